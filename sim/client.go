@@ -1,0 +1,727 @@
+package sim
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+)
+
+// watchType is the kind of a client-side watcher, as go-zookeeper/zk keys
+// them: exists on a missing node, data (exists on an existing node, getData),
+// children.
+type watchType uint8
+
+const (
+	watchExist watchType = iota
+	watchData
+	watchChild
+)
+
+type watchKey struct {
+	path string
+	typ  watchType
+}
+
+// call is one request from a client, in flight or queued.
+type call struct {
+	req  *request
+	rep  *reply
+	err  error
+	done bool
+}
+
+// Client is one simulated client process and its ZooKeeper session. It
+// implements client.Conn, and on the client side it behaves as
+// go-zookeeper/zk does:
+//
+//   - It connects to the servers in an order drawn from the run's source,
+//     moving on to the next after a connection is lost; when it comes back
+//     round to the server it last had a session with, it first fails the
+//     requests queued meanwhile with zk.ErrNoServer and waits a second.
+//   - It pings every third of the negotiated session timeout and declares
+//     the connection lost after two thirds of it without hearing from the
+//     server, failing in-flight requests with zk.ErrConnectionClosed.
+//   - Requests made while disconnected are queued and sent on reconnection.
+//   - On reconnection it re-registers its watches with the last zxid it saw;
+//     the server fires those whose nodes changed meanwhile.
+//   - It learns that its session expired only when it reconnects: it then
+//     reports zk.StateExpired, fires every watcher with an
+//     zk.EventNotWatching event carrying zk.ErrSessionExpired, and opens a
+//     new session.
+//   - A watch event goes to every watcher the library would give it to:
+//     NodeCreated to exists watchers, NodeDataChanged to exists and data
+//     watchers, NodeChildrenChanged to child watchers, NodeDeleted to all.
+type Client struct {
+	w     *World
+	idx   int
+	name  string
+	actor Actor
+	t     *Task
+
+	hosts      []int // server indices in connection order
+	curr, last int
+	cn         *conn
+	state      zk.State
+	sessionID  int64
+	timeoutMs  int32
+	recvTO     Time
+	pingEvery  Time
+	lastZxid   int64
+	xid        int32
+	inflight   []*call
+	queued     []*call
+	watchers   map[watchKey][]*simWatch
+	subs       []*subscription
+	lastRecv   Time
+	connGen    uint64
+	paused     bool
+	buffered   []func()
+	exited     bool
+}
+
+var _ client.Conn = (*Client)(nil)
+
+// Name is the client's name in traces and reports.
+func (c *Client) Name() string { return c.name }
+
+// ---- session state and connection ----------------------------------------
+
+func (c *Client) setState(st zk.State) {
+	c.state = st
+	c.w.s.record(Record{Kind: KState, From: c.actor, Arg: int64(st), Sess: c.sessionID})
+	server := ""
+	if c.curr >= 0 {
+		server = c.w.trace.ActorName(ServerActor(c.hosts[c.curr]))
+	}
+	ev := zk.Event{Type: zk.EventSession, State: st, Server: server}
+	for _, s := range c.subs {
+		if !s.closed {
+			s.queue = append(s.queue, ev)
+		}
+	}
+	if len(c.subs) > 0 {
+		c.t.wake()
+	}
+}
+
+// connectNext moves to the next server, as go-zookeeper/zk's host provider
+// does, and dials it.
+func (c *Client) connectNext() {
+	if c.exited {
+		return
+	}
+	c.curr = (c.curr + 1) % len(c.hosts)
+	retryStart := c.curr == c.last
+	if c.last == -1 {
+		c.last = 0
+	}
+	c.setState(zk.StateConnecting)
+	if retryStart {
+		c.flushQueued(zk.ErrNoServer)
+		c.w.s.after(Time(time.Second), c.dial)
+		return
+	}
+	c.dial()
+}
+
+// dial opens a TCP connection (one round trip) and sends the connect request.
+func (c *Client) dial() {
+	if c.exited {
+		return
+	}
+	srv := c.w.servers[c.hosts[c.curr]]
+	c.connGen++
+	gen := c.connGen
+	c.w.s.after(2*c.w.linkLatency(), func() {
+		if c.exited || c.connGen != gen {
+			return
+		}
+		c.cn = &conn{srv: srv, client: c, open: true}
+		c.setState(zk.StateConnected)
+		c.cn.toServer(false, &request{op: OpCreateSession, sessionID: c.sessionID,
+			timeoutMs: c.timeoutMs, lastZxid: c.lastZxid})
+	})
+}
+
+func (c *Client) onConnect(rep *reply) {
+	if rep.sessionID == 0 {
+		// The session expired while we were away.
+		c.sessionID, c.lastZxid = 0, 0
+		c.setState(zk.StateExpired)
+		c.invalidateWatches(zk.ErrSessionExpired)
+		c.drop(zk.ErrSessionExpired)
+		return
+	}
+	c.sessionID = rep.sessionID
+	c.timeoutMs = rep.timeoutMs
+	timeout := Time(rep.timeoutMs) * Time(time.Millisecond)
+	c.recvTO = timeout * 2 / 3
+	c.pingEvery = c.recvTO / 2
+	c.setState(zk.StateHasSession)
+	c.last = c.curr
+	c.lastRecv = c.w.s.now
+	c.startHeartbeat()
+	queued := c.queued
+	c.queued = nil
+	for _, cl := range queued {
+		c.send(cl)
+	}
+	c.sendSetWatches()
+}
+
+// startHeartbeat runs, for the current connection, the ping ticker and the
+// receive deadline.
+func (c *Client) startHeartbeat() {
+	cn, gen := c.cn, c.connGen
+	var ping, recv func()
+	ping = func() {
+		if c.exited || c.cn != cn || c.connGen != gen {
+			return
+		}
+		if !c.paused {
+			c.w.s.record(Record{Kind: KPing, From: c.actor, To: cn.srv.actor})
+			c.xid++
+			cn.toServer(true, &request{op: OpPing, xid: -2})
+		}
+		c.w.s.background(c.w.s.now+c.pingEvery, ping)
+	}
+	recv = func() {
+		if c.exited || c.cn != cn || c.connGen != gen || c.paused {
+			return // a paused process notices on resume
+		}
+		if idle := c.w.s.now - c.lastRecv; idle >= c.recvTO {
+			c.w.s.record(Record{Kind: KTimeout, From: c.actor, To: cn.srv.actor, Arg: int64(idle)})
+			c.drop(zk.ErrConnectionClosed)
+			return
+		}
+		c.w.s.background(c.lastRecv+c.recvTO, recv)
+	}
+	c.w.s.background(c.w.s.now+c.pingEvery, ping)
+	c.w.s.background(c.lastRecv+c.recvTO, recv)
+}
+
+// drop ends the current connection: in-flight requests fail with err
+// (zk.ErrConnectionClosed, or zk.ErrSessionExpired after an expiry), the
+// state goes to Disconnected, and the client connects again.
+func (c *Client) drop(err error) {
+	if c.cn != nil {
+		c.cn.toServer(false, nil)
+		c.cn = nil
+	}
+	c.connGen++
+	c.setState(zk.StateDisconnected)
+	inflight := c.inflight
+	c.inflight = nil
+	for _, cl := range inflight {
+		c.complete(cl, nil, err)
+	}
+	c.connectNext()
+}
+
+func (c *Client) flushQueued(err error) {
+	queued := c.queued
+	c.queued = nil
+	for _, cl := range queued {
+		c.complete(cl, nil, err)
+	}
+}
+
+func (c *Client) complete(cl *call, rep *reply, err error) {
+	cl.rep, cl.err, cl.done = rep, err, true
+	c.t.wake()
+}
+
+// deliver handles a message from the server on connection cn (rep nil: the
+// server closed the connection).
+func (c *Client) deliver(cn *conn, rep *reply) {
+	if c.exited || cn != c.cn {
+		return
+	}
+	if c.paused {
+		c.buffered = append(c.buffered, func() { c.deliver(cn, rep) })
+		return
+	}
+	c.lastRecv = c.w.s.now
+	if rep == nil {
+		c.drop(zk.ErrConnectionClosed)
+		return
+	}
+	if rep.zxid > 0 {
+		c.lastZxid = rep.zxid
+	}
+	switch {
+	case rep.op == OpCreateSession:
+		c.onConnect(rep)
+	case rep.xid == -1:
+		c.onWatchEvent(rep.path, zk.EventType(rep.code))
+	case rep.op == OpPing:
+	default:
+		if len(c.inflight) == 0 || c.inflight[0].req.xid != rep.xid {
+			panic(fmt.Sprintf("sim: client %s got a reply #%d out of order", c.name, rep.xid))
+		}
+		cl := c.inflight[0]
+		c.inflight = c.inflight[1:]
+		c.complete(cl, rep, nil)
+	}
+}
+
+func (c *Client) send(cl *call) {
+	c.inflight = append(c.inflight, cl)
+	r := cl.req
+	c.w.s.record(Record{Kind: KSend, From: c.actor, To: c.cn.srv.actor, Op: r.op, Path: sendPath(r), Arg: int64(r.xid)})
+	c.cn.toServer(false, r)
+}
+
+func sendPath(r *request) string {
+	if r.op == OpMulti && len(r.ops) > 0 {
+		return r.ops[0].path + " …"
+	}
+	return r.path
+}
+
+// ---- watches -----------------------------------------------------------
+
+// simWatch is a client.Watch of the simulated world.
+type simWatch struct {
+	c     *Client
+	op    Op
+	path  string
+	ev    zk.Event
+	fired bool
+}
+
+func (w *simWatch) Wait(ctx context.Context) (zk.Event, error) {
+	for !w.fired {
+		if err := w.c.t.park(ctx, waitWatch, w.op, w.path); err != nil {
+			return zk.Event{}, err
+		}
+	}
+	return w.ev, nil
+}
+
+func (c *Client) addWatcher(path string, typ watchType, op Op) *simWatch {
+	w := &simWatch{c: c, op: op, path: path}
+	k := watchKey{path, typ}
+	c.watchers[k] = append(c.watchers[k], w)
+	return w
+}
+
+var eventWatchTypes = map[zk.EventType][]watchType{
+	zk.EventNodeCreated:         {watchExist},
+	zk.EventNodeDataChanged:     {watchExist, watchData},
+	zk.EventNodeChildrenChanged: {watchChild},
+	zk.EventNodeDeleted:         {watchExist, watchData, watchChild},
+}
+
+func (c *Client) onWatchEvent(path string, typ zk.EventType) {
+	ev := zk.Event{Type: typ, State: zk.StateSyncConnected, Path: path}
+	for _, wt := range eventWatchTypes[typ] {
+		k := watchKey{path, wt}
+		for _, w := range c.watchers[k] {
+			w.ev, w.fired = ev, true
+		}
+		delete(c.watchers, k)
+	}
+	c.t.wake()
+}
+
+// invalidateWatches fires every watcher with a NotWatching event, in path
+// order, when the session has expired.
+func (c *Client) invalidateWatches(err error) {
+	keys := make([]watchKey, 0, len(c.watchers))
+	for k := range c.watchers {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b watchKey) int {
+		if r := cmp.Compare(a.path, b.path); r != 0 {
+			return r
+		}
+		return cmp.Compare(a.typ, b.typ)
+	})
+	for _, k := range keys {
+		ev := zk.Event{Type: zk.EventNotWatching, State: zk.StateDisconnected, Path: k.path, Err: err}
+		for _, w := range c.watchers[k] {
+			w.ev, w.fired = ev, true
+		}
+	}
+	clear(c.watchers)
+	c.t.wake()
+}
+
+// sendSetWatches re-registers the client's watches after a reconnection.
+func (c *Client) sendSetWatches() {
+	if len(c.watchers) == 0 {
+		return
+	}
+	req := &request{op: OpSetWatches, relZxid: c.lastZxid}
+	for k := range c.watchers {
+		switch k.typ {
+		case watchData:
+			req.dataW = append(req.dataW, k.path)
+		case watchExist:
+			req.existW = append(req.existW, k.path)
+		case watchChild:
+			req.childW = append(req.childW, k.path)
+		}
+	}
+	slices.Sort(req.dataW)
+	slices.Sort(req.existW)
+	slices.Sort(req.childW)
+	c.xid++
+	req.xid = c.xid
+	c.send(&call{req: req})
+}
+
+// ---- subscriptions -----------------------------------------------------
+
+type subscription struct {
+	c      *Client
+	queue  []zk.Event
+	closed bool
+}
+
+func (s *subscription) Next(ctx context.Context) (zk.Event, error) {
+	for len(s.queue) == 0 {
+		if s.closed {
+			return zk.Event{}, fmt.Errorf("sim: subscription closed")
+		}
+		if err := s.c.t.park(ctx, waitSession, 0, ""); err != nil {
+			return zk.Event{}, err
+		}
+	}
+	ev := s.queue[0]
+	s.queue = s.queue[1:]
+	return ev, nil
+}
+
+func (s *subscription) Close() {
+	s.closed = true
+	s.queue = nil
+}
+
+// SessionEvents implements client.Conn.
+func (c *Client) SessionEvents() client.Subscription {
+	s := &subscription{c: c}
+	c.subs = append(c.subs, s)
+	return s
+}
+
+// SessionID implements client.Conn.
+func (c *Client) SessionID() int64 { return c.sessionID }
+
+// State implements client.Conn.
+func (c *Client) State() zk.State { return c.state }
+
+// ---- time --------------------------------------------------------------
+
+// Now implements client.Clock: the virtual time as a wall-clock instant.
+func (c *Client) Now() time.Time { return c.w.s.now.Wall() }
+
+// Sleep implements client.Clock in virtual time.
+func (c *Client) Sleep(ctx context.Context, d time.Duration) error {
+	return c.t.sleep(ctx, Time(d))
+}
+
+// WithTimeout implements client.Clock in virtual time.
+func (c *Client) WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return c.w.s.withTimeout(ctx, Time(d))
+}
+
+// ---- pauses (a process stopped, as by a long garbage collection) ----------
+
+// Pause stops the client's process for d of virtual time: its code does not
+// run, it sends no heartbeats and handles nothing it receives until it
+// resumes. On resuming it first notices a connection silent for longer than
+// its receive timeout, as a real client whose read deadline passed would.
+func (c *Client) Pause(d time.Duration) {
+	if c.exited || c.paused {
+		return
+	}
+	c.paused = true
+	c.t.freeze()
+	c.w.s.record(Record{Kind: KPause, From: c.actor, Arg: int64(d)})
+	c.w.s.after(Time(d), c.resume)
+}
+
+func (c *Client) resume() {
+	if !c.paused {
+		return
+	}
+	c.paused = false
+	c.w.s.record(Record{Kind: KResume, From: c.actor})
+	c.t.thaw()
+	buffered := c.buffered
+	c.buffered = nil
+	if c.cn != nil && c.state == zk.StateHasSession {
+		if idle := c.w.s.now - c.lastRecv; idle >= c.recvTO {
+			c.w.s.record(Record{Kind: KTimeout, From: c.actor, To: c.cn.srv.actor, Arg: int64(idle)})
+			c.drop(zk.ErrConnectionClosed)
+			return
+		}
+		c.startHeartbeat()
+	}
+	for _, fn := range buffered {
+		fn()
+	}
+}
+
+// exit closes the session when the client's process returns, as a client
+// calling Close does: a closeSession request if it has a session and a
+// connection, otherwise nothing (a session left behind expires).
+func (c *Client) exit() {
+	if c.cn != nil && c.state == zk.StateHasSession {
+		c.xid++
+		c.w.s.record(Record{Kind: KSend, From: c.actor, To: c.cn.srv.actor, Op: OpCloseSession, Arg: int64(c.xid)})
+		c.cn.toServer(false, &request{op: OpCloseSession, xid: c.xid})
+	}
+	c.exited = true
+	c.setState(zk.StateDisconnected)
+}
+
+// ---- the operations ------------------------------------------------------
+
+// do sends req (or queues it while disconnected) and waits for its reply.
+// It returns the reply, or the client-side error that ended the call.
+func (c *Client) do(ctx context.Context, req *request) (*reply, error) {
+	c.t.checkCurrent()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c.xid++
+	req.xid = c.xid
+	cl := &call{req: req}
+	if c.cn != nil && c.state == zk.StateHasSession {
+		c.send(cl)
+	} else {
+		c.queued = append(c.queued, cl)
+	}
+	for !cl.done {
+		if err := c.t.park(ctx, waitReply, req.op, req.path); err != nil {
+			return nil, err
+		}
+	}
+	c.w.ops++
+	return cl.rep, cl.err
+}
+
+// Create implements client.Conn.
+func (c *Client) Create(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error) {
+	switch flags {
+	case 0, zk.FlagEphemeral, zk.FlagSequence, zk.FlagEphemeralSequential:
+	case zk.FlagContainer, zk.FlagTTL, 6:
+		return "", fmt.Errorf("sim: containers and TTL nodes are not modelled: %w", zk.ErrInvalidFlags)
+	default:
+		return "", fmt.Errorf("invalid flag value: [%v]: %w", flags, zk.ErrInvalidFlags)
+	}
+	if !validClientPath(path, flags&zk.FlagSequence != 0) {
+		return "", zk.ErrInvalidPath
+	}
+	rep, err := c.do(ctx, &request{op: OpCreate, path: path, data: clone(data), flags: flags, acl: acl})
+	if err == nil {
+		err = errOf(rep.code)
+	}
+	if err != nil {
+		return "", err
+	}
+	return rep.path, nil
+}
+
+// Delete implements client.Conn.
+func (c *Client) Delete(ctx context.Context, path string, version int32) error {
+	if !validClientPath(path, false) {
+		return zk.ErrInvalidPath
+	}
+	rep, err := c.do(ctx, &request{op: OpDelete, path: path, version: version})
+	if err != nil {
+		return err
+	}
+	return errOf(rep.code)
+}
+
+func (c *Client) exists(ctx context.Context, path string, watch bool) (bool, *zk.Stat, client.Watch, error) {
+	if !validClientPath(path, false) {
+		return false, nil, nil, zk.ErrInvalidPath
+	}
+	rep, err := c.do(ctx, &request{op: OpExists, path: path, watch: watch})
+	if err != nil {
+		return false, nil, nil, err
+	}
+	st := rep.stat
+	switch rep.code {
+	case codeOK:
+		var w client.Watch
+		if watch {
+			w = c.addWatcher(path, watchData, OpExists)
+		}
+		return true, &st, w, nil
+	case codeNoNode:
+		var w client.Watch
+		if watch {
+			w = c.addWatcher(path, watchExist, OpExists)
+		}
+		return false, &st, w, nil
+	default:
+		if watch {
+			return false, nil, nil, errOf(rep.code)
+		}
+		return true, &st, nil, errOf(rep.code) // as the library reports it
+	}
+}
+
+// Exists implements client.Conn.
+func (c *Client) Exists(ctx context.Context, path string) (bool, *zk.Stat, error) {
+	ok, st, _, err := c.exists(ctx, path, false)
+	return ok, st, err
+}
+
+// ExistsW implements client.Conn.
+func (c *Client) ExistsW(ctx context.Context, path string) (bool, *zk.Stat, client.Watch, error) {
+	return c.exists(ctx, path, true)
+}
+
+func (c *Client) get(ctx context.Context, path string, watch bool) ([]byte, *zk.Stat, client.Watch, error) {
+	if !validClientPath(path, false) {
+		return nil, nil, nil, zk.ErrInvalidPath
+	}
+	rep, err := c.do(ctx, &request{op: OpGetData, path: path, watch: watch})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st := rep.stat
+	if err := errOf(rep.code); err != nil {
+		if watch {
+			return nil, nil, nil, err
+		}
+		return nil, &st, nil, err
+	}
+	var w client.Watch
+	if watch {
+		w = c.addWatcher(path, watchData, OpGetData)
+	}
+	return clone(rep.data), &st, w, nil
+}
+
+// Get implements client.Conn.
+func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
+	d, st, _, err := c.get(ctx, path, false)
+	return d, st, err
+}
+
+// GetW implements client.Conn.
+func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, client.Watch, error) {
+	return c.get(ctx, path, true)
+}
+
+// Set implements client.Conn.
+func (c *Client) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
+	if !validClientPath(path, false) {
+		return nil, zk.ErrInvalidPath
+	}
+	rep, err := c.do(ctx, &request{op: OpSetData, path: path, data: clone(data), version: version})
+	if err != nil {
+		return nil, err
+	}
+	st := rep.stat
+	return &st, errOf(rep.code)
+}
+
+func (c *Client) children(ctx context.Context, path string, watch bool) ([]string, *zk.Stat, client.Watch, error) {
+	if !validClientPath(path, false) {
+		return nil, nil, nil, zk.ErrInvalidPath
+	}
+	rep, err := c.do(ctx, &request{op: OpGetChildren, path: path, watch: watch})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st := rep.stat
+	if err := errOf(rep.code); err != nil {
+		if watch {
+			return nil, nil, nil, err
+		}
+		return nil, &st, nil, err
+	}
+	var w client.Watch
+	if watch {
+		w = c.addWatcher(path, watchChild, OpGetChildren)
+	}
+	return rep.children, &st, w, nil
+}
+
+// Children implements client.Conn.
+func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat, error) {
+	ch, st, _, err := c.children(ctx, path, false)
+	return ch, st, err
+}
+
+// ChildrenW implements client.Conn.
+func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, client.Watch, error) {
+	return c.children(ctx, path, true)
+}
+
+// Sync implements client.Conn.
+func (c *Client) Sync(ctx context.Context, path string) (string, error) {
+	if !validClientPath(path, false) {
+		return "", zk.ErrInvalidPath
+	}
+	rep, err := c.do(ctx, &request{op: OpSync, path: path})
+	if err != nil {
+		return "", err
+	}
+	return rep.path, errOf(rep.code)
+}
+
+// Multi implements client.Conn. Like the library it checks no path before
+// sending; the server does.
+func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error) {
+	sub := make([]subOp, 0, len(ops))
+	for _, op := range ops {
+		switch o := op.(type) {
+		case *zk.CreateRequest:
+			sub = append(sub, subOp{op: OpCreate, path: o.Path, data: clone(o.Data), flags: o.Flags, acl: o.Acl})
+		case *zk.DeleteRequest:
+			sub = append(sub, subOp{op: OpDelete, path: o.Path, version: o.Version})
+		case *zk.SetDataRequest:
+			sub = append(sub, subOp{op: OpSetData, path: o.Path, data: clone(o.Data), version: o.Version})
+		case *zk.CheckVersionRequest:
+			sub = append(sub, subOp{op: OpCheck, path: o.Path, version: o.Version})
+		default:
+			return nil, fmt.Errorf("unknown operation type %T", op)
+		}
+	}
+	rep, err := c.do(ctx, &request{op: OpMulti, ops: sub})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]zk.MultiResponse, len(rep.multi))
+	var first error
+	for i, r := range rep.multi {
+		if rep.code != codeOK {
+			out[i].Error = errOf(r.code)
+			if first == nil && out[i].Error != nil {
+				first = out[i].Error
+			}
+			continue
+		}
+		switch r.op {
+		case OpCreate:
+			out[i].String = r.path
+		case OpSetData:
+			st := r.stat
+			out[i].Stat = &st
+		}
+	}
+	return out, first
+}
+
+func clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte(nil), b...)
+}

@@ -1,0 +1,115 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Op is a request type, numbered as ZooKeeper's wire protocol numbers them.
+type Op int8
+
+// The request types the simulated server understands.
+const (
+	OpCreate        Op = 1
+	OpDelete        Op = 2
+	OpExists        Op = 3
+	OpGetData       Op = 4
+	OpSetData       Op = 5
+	OpGetChildren   Op = 12
+	OpSync          Op = 9
+	OpPing          Op = 11
+	OpCheck         Op = 13
+	OpMulti         Op = 14
+	OpSetWatches    Op = 101
+	OpCreateSession Op = -10
+	OpCloseSession  Op = -11
+)
+
+var opNames = map[Op]string{
+	OpCreate: "create", OpDelete: "delete", OpExists: "exists", OpGetData: "getData",
+	OpSetData: "setData", OpGetChildren: "getChildren", OpSync: "sync", OpPing: "ping",
+	OpCheck: "check", OpMulti: "multi", OpSetWatches: "setWatches", OpCreateSession: "createSession",
+	OpCloseSession: "closeSession",
+}
+
+func (o Op) String() string {
+	if s, ok := opNames[o]; ok {
+		return s
+	}
+	return "op?"
+}
+
+// isWrite reports whether o changes the tree and so goes through the write
+// pipeline with a zxid of its own.
+func (o Op) isWrite() bool {
+	switch o {
+	case OpCreate, OpDelete, OpSetData, OpCheck, OpMulti, OpCreateSession, OpCloseSession:
+		return true
+	}
+	return false
+}
+
+// Error codes as ZooKeeper numbers them. The simulator carries codes inside
+// the world and turns them into go-zookeeper's error values at the client.
+const (
+	codeOK                     int32 = 0
+	codeRuntimeInconsistency   int32 = -2
+	codeConnectionLoss         int32 = -4
+	codeBadArguments           int32 = -8
+	codeNoNode                 int32 = -101
+	codeNoAuth                 int32 = -102
+	codeBadVersion             int32 = -103
+	codeNoChildrenForEphemeral int32 = -108
+	codeNodeExists             int32 = -110
+	codeNotEmpty               int32 = -111
+	codeSessionExpired         int32 = -112
+	codeInvalidACL             int32 = -114
+	codeInvalidFlags           int32 = -1000 // client side only
+	codeInvalidPath            int32 = -1001 // client side only
+)
+
+var codeErrors = map[int32]error{
+	codeConnectionLoss:         zk.ErrConnectionClosed,
+	codeBadArguments:           zk.ErrBadArguments,
+	codeNoNode:                 zk.ErrNoNode,
+	codeNoAuth:                 zk.ErrNoAuth,
+	codeBadVersion:             zk.ErrBadVersion,
+	codeNoChildrenForEphemeral: zk.ErrNoChildrenForEphemerals,
+	codeNodeExists:             zk.ErrNodeExists,
+	codeNotEmpty:               zk.ErrNotEmpty,
+	codeSessionExpired:         zk.ErrSessionExpired,
+	codeInvalidACL:             zk.ErrInvalidACL,
+	codeInvalidFlags:           zk.ErrInvalidFlags,
+	codeInvalidPath:            zk.ErrInvalidPath,
+}
+
+// errOf turns a code into the error go-zookeeper/zk returns for it. Codes it
+// has no value for (a multi's runtime inconsistency, -2) become the plain
+// "unknown error: N" that library makes of them.
+func errOf(code int32) error {
+	if code == codeOK {
+		return nil
+	}
+	if err, ok := codeErrors[code]; ok {
+		return err
+	}
+	return fmt.Errorf("unknown error: %d", code)
+}
+
+func codeText(c int32) string {
+	if c == codeOK {
+		return "ok"
+	}
+	if c == codeRuntimeInconsistency {
+		return "runtime inconsistency"
+	}
+	if err, ok := codeErrors[c]; ok {
+		return err.Error()
+	}
+	return "error"
+}
+
+func eventTypeName(t int64) string { return zk.EventType(t).String() }
+
+func stateName(s int64) string { return zk.State(s).String() }

@@ -1,0 +1,384 @@
+package sim
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+)
+
+// event is something due at a virtual time. Events at the same time fire in
+// the order they were scheduled (seq).
+type event struct {
+	at  Time
+	seq uint64
+	fn  func()
+	bg  bool // background: heartbeats and housekeeping that change nothing by themselves
+}
+
+// eventQueue is a binary min-heap of events ordered by (at, seq).
+type eventQueue []event
+
+func (q eventQueue) less(i, j int) bool {
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
+	}
+	return q[i].seq < q[j].seq
+}
+
+func (q *eventQueue) push(e event) {
+	*q = append(*q, e)
+	h := *q
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (q *eventQueue) pop() event {
+	h := *q
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h[n] = event{}
+	h = h[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*q = h
+	return top
+}
+
+// Scheduler is the heart of a run: a virtual clock, the event queue, the
+// runnable clients, the source of choices and the trace. Its loop fires every
+// event that is due, else steps one runnable client, else advances the clock
+// to the next event. Nothing here runs concurrently: clients are coroutines and
+// exactly one of them, or the loop itself, runs at any moment.
+type Scheduler struct {
+	now     Time
+	seq     uint64
+	q       eventQueue
+	runq    []*Task
+	runHead int
+	tasks   []*Task
+	cur     *Task
+	live    int
+	fg      int // pending foreground events
+
+	src   Source
+	trace *Trace
+
+	cancelable []*Task // parked tasks whose context can end
+
+	parkSeq  uint64
+	steps    uint64
+	maxSteps uint64
+	maxTime  Time
+
+	progress atomic.Uint64 // steps, published for the stall watchdog
+	running  atomic.Int64  // id+1 of the client running now, 0 when none
+	stalled  atomic.Bool   // set by the watchdog; the loop is abandoned
+
+	failure error // first failure of a client (error, panic)
+
+	// quiet reports whether, with no foreground event pending, the world
+	// can still change by itself; nil means it cannot.
+	quiet func() bool
+}
+
+// Progress implements stall.Probe.
+func (s *Scheduler) Progress() uint64 { return s.progress.Load() }
+
+// Busy implements stall.Probe.
+func (s *Scheduler) Busy() bool { return s.running.Load() != 0 }
+
+func newScheduler(src Source, trace *Trace, maxSteps uint64, maxTime Time) *Scheduler {
+	return &Scheduler{src: src, trace: trace, maxSteps: maxSteps, maxTime: maxTime}
+}
+
+// Now is the current virtual time.
+func (s *Scheduler) Now() Time { return s.now }
+
+// choose draws a value in [0, n) from the run's source and hashes it into the
+// trace, so that every decision is covered by the trace hash.
+func (s *Scheduler) choose(n int) int {
+	if n <= 1 {
+		return 0
+	}
+	v := s.src.Choose(n)
+	if v < 0 || v >= n {
+		panic(fmt.Sprintf("sim: source answered %d to a choice in [0,%d)", v, n))
+	}
+	s.trace.choice(n, v)
+	return v
+}
+
+// at schedules fn at virtual time t (not earlier than now).
+func (s *Scheduler) at(t Time, fn func()) {
+	if t < s.now {
+		t = s.now
+	}
+	s.seq++
+	s.fg++
+	s.q.push(event{at: t, seq: s.seq, fn: fn})
+}
+
+// after schedules fn d after now.
+func (s *Scheduler) after(d Time, fn func()) { s.at(s.now+d, fn) }
+
+// background schedules housekeeping fn at t: an event that by itself cannot
+// make a blocked client runnable (a heartbeat). Pending background events do
+// not keep a deadlock from being reported.
+func (s *Scheduler) background(t Time, fn func()) {
+	if t < s.now {
+		t = s.now
+	}
+	s.seq++
+	s.q.push(event{at: t, seq: s.seq, fn: fn, bg: true})
+}
+
+func (s *Scheduler) record(r Record) {
+	r.At = s.now
+	s.trace.add(r)
+}
+
+// makeRunnable puts t at the end of the run queue.
+func (s *Scheduler) makeRunnable(t *Task) {
+	s.runq = append(s.runq, t)
+}
+
+func (s *Scheduler) popRunnable() *Task {
+	t := s.runq[s.runHead]
+	s.runq[s.runHead] = nil
+	s.runHead++
+	if s.runHead == len(s.runq) {
+		s.runq = s.runq[:0]
+		s.runHead = 0
+	}
+	return t
+}
+
+// loop runs until every client has returned, or a failure, deadlock or
+// budget ends the run.
+func (s *Scheduler) loop() error {
+	for {
+		if s.failure != nil {
+			return s.failure
+		}
+		if s.stalled.Load() {
+			return nil // abandoned; the caller reports the stall
+		}
+		if s.live == 0 {
+			return nil
+		}
+		s.steps++
+		if s.steps&1023 == 0 {
+			s.progress.Store(s.steps)
+		}
+		if s.maxSteps > 0 && s.steps > s.maxSteps {
+			return &BudgetError{What: "steps", Limit: fmt.Sprint(s.maxSteps), At: s.now}
+		}
+		if len(s.q) > 0 && s.q[0].at <= s.now {
+			e := s.q.pop()
+			if !e.bg {
+				s.fg--
+			}
+			e.fn()
+			continue
+		}
+		if s.runHead < len(s.runq) {
+			s.step(s.popRunnable())
+			continue
+		}
+		// The current instant is over: contexts ended by code that ran in it
+		// now wake the clients parked on them.
+		if s.wakeCancelled() {
+			continue
+		}
+		if len(s.q) == 0 || (s.fg == 0 && (s.quiet == nil || s.quiet())) {
+			return s.deadlock()
+		}
+		next := s.q[0].at
+		if s.maxTime > 0 && next > s.maxTime {
+			return &BudgetError{What: "virtual time", Limit: s.maxTime.Std().String(), At: s.now}
+		}
+		s.now = next
+	}
+}
+
+// step resumes t until it blocks again or returns.
+func (s *Scheduler) step(t *Task) {
+	if t.state != taskRunnable || t.frozen {
+		return
+	}
+	s.cur = t
+	t.state = taskRunning
+	s.running.Store(int64(t.id) + 1)
+	s.progress.Store(s.steps)
+	_, alive := t.next()
+	s.running.Store(0)
+	s.cur = nil
+	if s.stalled.Load() {
+		return
+	}
+	if !alive {
+		s.finish(t)
+	}
+}
+
+// wakeCancelled wakes every parked task whose context has ended, in the order
+// they parked. It reports whether it woke any.
+func (s *Scheduler) wakeCancelled() bool {
+	var woken []*Task
+	for i := 0; i < len(s.cancelable); {
+		t := s.cancelable[i]
+		select {
+		case <-t.ctxDone:
+			s.unlistCancelable(t) // moves the last entry to i
+			woken = append(woken, t)
+		default:
+			i++
+		}
+	}
+	slices.SortFunc(woken, func(a, b *Task) int { return cmp.Compare(a.parkSeq, b.parkSeq) })
+	for _, t := range woken {
+		t.cancelled = true
+		t.wake()
+	}
+	return len(woken) > 0
+}
+
+func (s *Scheduler) listCancelable(t *Task) {
+	t.cancelIdx = len(s.cancelable)
+	s.cancelable = append(s.cancelable, t)
+}
+
+func (s *Scheduler) unlistCancelable(t *Task) {
+	i := t.cancelIdx
+	if i < 0 {
+		return
+	}
+	last := len(s.cancelable) - 1
+	s.cancelable[i] = s.cancelable[last]
+	s.cancelable[i].cancelIdx = i
+	s.cancelable[last] = nil
+	s.cancelable = s.cancelable[:last]
+	t.cancelIdx = -1
+}
+
+func (s *Scheduler) deadlock() error {
+	d := &DeadlockError{At: s.now}
+	for _, t := range s.tasks {
+		if t.state == taskDone {
+			continue
+		}
+		d.Waiting = append(d.Waiting, fmt.Sprintf("%s: %s", t.name, t.waitingOn()))
+	}
+	return d
+}
+
+// DeadlockError reports a run in which no client could run and nothing that
+// could wake one was pending. Waiting says what each client waited on.
+type DeadlockError struct {
+	At      Time
+	Waiting []string
+}
+
+func (e *DeadlockError) Error() string {
+	return fmt.Sprintf("deadlock at %s: no client can run and nothing pending can wake one\n  %s",
+		strings.TrimSpace(e.At.String()), strings.Join(e.Waiting, "\n  "))
+}
+
+// BudgetError reports a run stopped at its step or virtual-time budget.
+type BudgetError struct {
+	What  string
+	Limit string
+	At    Time
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("run stopped at %s: past its %s budget of %s",
+		strings.TrimSpace(e.At.String()), e.What, e.Limit)
+}
+
+// StallError reports a client that did not hand control back to the
+// simulator: it blocked outside it (a raw channel, a mutex, real time) or ran
+// without end.
+type StallError struct {
+	Client string
+	For    string // how long, in real time, it was waited for
+}
+
+func (e *StallError) Error() string {
+	return fmt.Sprintf("client %s blocked outside the simulator: it did not return control for %s "+
+		"(a raw channel, a mutex, time.Sleep or an endless loop; wait only through client.Conn)",
+		e.Client, e.For)
+}
+
+// ClientError reports a client process that returned an error or panicked.
+type ClientError struct {
+	Client string
+	At     Time
+	Err    error
+	Stack  string // for a panic
+}
+
+func (e *ClientError) Error() string {
+	msg := fmt.Sprintf("client %s failed at %s: %v", e.Client, strings.TrimSpace(e.At.String()), e.Err)
+	if e.Stack != "" {
+		msg += "\n" + e.Stack
+	}
+	return msg
+}
+
+func (e *ClientError) Unwrap() error { return e.Err }
+
+// timer is a foreground event that can be stopped before it fires; a stopped
+// timer no longer keeps a deadlock from being reported.
+type timer struct {
+	fn   func()
+	dead bool
+}
+
+// timerAfter arms fn to run d after now, unless stopped first.
+func (s *Scheduler) timerAfter(d Time, fn func()) *timer {
+	tm := &timer{fn: fn}
+	s.fg++
+	s.background(s.now+d, func() {
+		if !tm.dead {
+			tm.dead = true
+			s.fg--
+			tm.fn()
+		}
+	})
+	return tm
+}
+
+// stop disarms tm; it reports whether tm had not fired yet.
+func (s *Scheduler) stopTimer(tm *timer) bool {
+	if tm.dead {
+		return false
+	}
+	tm.dead = true
+	s.fg--
+	return true
+}

@@ -1,0 +1,250 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"runtime/debug"
+	"strings"
+)
+
+type taskState uint8
+
+const (
+	taskRunnable taskState = iota
+	taskRunning
+	taskParked
+	taskDone
+)
+
+// waitKind says what a parked task waits for, for deadlock reports.
+type waitKind uint8
+
+const (
+	waitNothing waitKind = iota
+	waitReply
+	waitWatch
+	waitSleep
+	waitSession
+	waitConnect
+)
+
+// Task is one simulated client process: a coroutine the scheduler resumes
+// until it parks at a blocking point. All parking goes through park, so the
+// scheduler always knows what a task waits on.
+type Task struct {
+	s     *Scheduler
+	id    int
+	name  string
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
+	state taskState
+
+	waitKind waitKind
+	waitOp   Op
+	waitPath string
+	waitTill Time
+
+	ctxDone   <-chan struct{}
+	cancelIdx int
+	cancelled bool
+	parkSeq   uint64
+	killed    bool
+	frozen    bool // its process is paused: it does not run even if woken
+	thawWake  bool // woken while frozen
+
+	result   error
+	panicked any
+	stack    string
+	onExit   func()
+}
+
+// errKilled unwinds a task's stack when the run ends while it is parked.
+type killedSignal struct{}
+
+// spawn starts a task running body. It becomes runnable at once.
+func (s *Scheduler) spawn(name string, body func(t *Task) error) *Task {
+	t := &Task{s: s, id: len(s.tasks), name: name, cancelIdx: -1}
+	t.next, t.stop = iter.Pull(func(yield func(struct{}) bool) {
+		t.yield = yield
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(killedSignal); ok {
+					return
+				}
+				t.panicked = r
+				t.stack = string(debug.Stack())
+			}
+		}()
+		t.result = body(t)
+	})
+	s.tasks = append(s.tasks, t)
+	s.live++
+	s.makeRunnable(t)
+	return t
+}
+
+// finish records a task's end and reports a failure to the scheduler.
+func (s *Scheduler) finish(t *Task) {
+	t.state = taskDone
+	s.live--
+	switch {
+	case t.panicked != nil:
+		s.record(Record{Kind: KExit, From: ClientActor(t.id), Code: 1, Path: fmt.Sprint("panic: ", t.panicked)})
+		if s.failure == nil {
+			s.failure = &ClientError{Client: t.name, At: s.now, Err: fmt.Errorf("panic: %v", t.panicked), Stack: t.stack}
+		}
+	case t.result != nil:
+		s.record(Record{Kind: KExit, From: ClientActor(t.id), Code: 1, Path: t.result.Error()})
+		if s.failure == nil {
+			s.failure = &ClientError{Client: t.name, At: s.now, Err: t.result}
+		}
+	default:
+		s.record(Record{Kind: KExit, From: ClientActor(t.id)})
+	}
+	if t.onExit != nil {
+		t.onExit()
+	}
+}
+
+// shutdown unwinds every task still parked when the run ends.
+func (s *Scheduler) shutdown() {
+	for _, t := range s.tasks {
+		if t.state != taskDone {
+			t.killed = true
+			t.stop()
+			t.state = taskDone
+		}
+	}
+}
+
+// checkCurrent panics unless t is the task running now: a session used from
+// outside its own client's coroutine (another goroutine, another client) would
+// break the one-at-a-time rule silently.
+func (t *Task) checkCurrent() {
+	if t.killed {
+		panic(killedSignal{})
+	}
+	if t.s.cur != t {
+		panic(fmt.Sprintf("sim: client %s's session used outside its own process "+
+			"(from another goroutine or another client)", t.name))
+	}
+}
+
+// park blocks t until wake is called or ctx ends. Wake-ups may be spurious:
+// every caller re-checks what it waits for in a loop. It returns ctx's error
+// when the context ended first.
+func (t *Task) park(ctx context.Context, kind waitKind, op Op, path string) error {
+	t.checkCurrent()
+	s := t.s
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+	}
+	if done != nil {
+		select {
+		case <-done:
+			return ctx.Err()
+		default:
+		}
+		t.ctxDone = done
+		s.listCancelable(t)
+	}
+	t.waitKind, t.waitOp, t.waitPath = kind, op, path
+	t.state = taskParked
+	s.parkSeq++
+	t.parkSeq = s.parkSeq
+	if !t.yield(struct{}{}) {
+		t.killed = true
+		panic(killedSignal{})
+	}
+	if t.killed {
+		panic(killedSignal{})
+	}
+	t.waitKind = waitNothing
+	if done != nil {
+		s.unlistCancelable(t)
+		t.ctxDone = nil
+	}
+	if t.cancelled {
+		t.cancelled = false
+		return ctx.Err()
+	}
+	return nil
+}
+
+// wake makes a parked task runnable. Waking a task that is not parked does
+// nothing; waking a frozen one takes effect when it thaws.
+func (t *Task) wake() {
+	if t.frozen {
+		t.thawWake = true
+		return
+	}
+	if t.state == taskParked {
+		t.state = taskRunnable
+		t.s.makeRunnable(t)
+	}
+}
+
+// freeze stops t from running until thaw: a paused process.
+func (t *Task) freeze() {
+	t.frozen = true
+	if t.state == taskRunnable {
+		// Already queued: it will be skipped and woken again on thaw.
+		t.thawWake = true
+	}
+}
+
+// thaw lets a frozen task run again, waking it if it was woken meanwhile.
+func (t *Task) thaw() {
+	t.frozen = false
+	if t.thawWake {
+		t.thawWake = false
+		if t.state == taskRunnable {
+			t.s.makeRunnable(t)
+		} else {
+			t.wake()
+		}
+	}
+}
+
+// sleep parks t for d of virtual time.
+func (t *Task) sleep(ctx context.Context, d Time) error {
+	fired := false
+	t.waitTill = t.s.now + d
+	tm := t.s.timerAfter(d, func() { fired = true; t.wake() })
+	for !fired {
+		if err := t.park(ctx, waitSleep, 0, ""); err != nil {
+			t.s.stopTimer(tm)
+			return err
+		}
+	}
+	return nil
+}
+
+// waitingOn says, for a deadlock report, what t waits for.
+func (t *Task) waitingOn() string {
+	switch t.state {
+	case taskRunnable, taskRunning:
+		return "runnable"
+	case taskDone:
+		return "finished"
+	}
+	var b strings.Builder
+	switch t.waitKind {
+	case waitReply:
+		fmt.Fprintf(&b, "waiting for the reply to %s %s", t.waitOp, t.waitPath)
+	case waitWatch:
+		fmt.Fprintf(&b, "waiting on a watch (set by %s) on %s", t.waitOp, t.waitPath)
+	case waitSleep:
+		fmt.Fprintf(&b, "sleeping until %s", strings.TrimSpace(t.waitTill.String()))
+	case waitSession:
+		b.WriteString("waiting for a session event")
+	case waitConnect:
+		b.WriteString("waiting for its session to connect")
+	default:
+		b.WriteString("parked")
+	}
+	return b.String()
+}

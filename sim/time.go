@@ -1,0 +1,33 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+)
+
+// Time is virtual time: nanoseconds since the start of a run.
+type Time int64
+
+// Epoch is the wall-clock instant virtual time 0 stands for. Znode ctime and
+// mtime, and Conn.Now, are Epoch plus the virtual time.
+var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Duration converts a time.Duration to virtual time.
+func Duration(d time.Duration) Time { return Time(d) }
+
+// Std is t as a time.Duration since the start of the run.
+func (t Time) Std() time.Duration { return time.Duration(t) }
+
+// Wall is the wall-clock instant t stands for.
+func (t Time) Wall() time.Time { return Epoch.Add(time.Duration(t)) }
+
+// Millis is t as milliseconds since the Unix epoch, as ZooKeeper stores ctime
+// and mtime.
+func (t Time) Millis() int64 { return t.Wall().UnixMilli() }
+
+// String renders t as seconds with microsecond precision, fixed width, the
+// way the trace prints it.
+func (t Time) String() string {
+	us := int64(t) / 1000
+	return fmt.Sprintf("%4d.%06ds", us/1e6, us%1e6)
+}

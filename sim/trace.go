@@ -1,0 +1,207 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Actor names who did something in a trace record: the world itself, a
+// client, or a server.
+type Actor uint32
+
+const (
+	// World is the simulator itself (faults, the end of a run).
+	WorldActor Actor = 0
+	// serverBase separates server actors from client actors.
+	serverBase Actor = 1 << 20
+)
+
+// ClientActor is the actor of client i (0-based).
+func ClientActor(i int) Actor { return Actor(1 + i) }
+
+// ServerActor is the actor of server i (0-based).
+func ServerActor(i int) Actor { return serverBase + Actor(i) }
+
+// Kind is what a trace record says happened.
+type Kind uint8
+
+// The record kinds. Each renders as one line; see Record.Format.
+const (
+	KSpawn   Kind = iota + 1 // a client process starts
+	KExit                    // a client process returns (Code: 0, or 1 on error)
+	KSend                    // client sends a request (Op, Path, Arg=xid)
+	KApply                   // server applies a transaction (Op, Path, Zxid, Sess)
+	KReply                   // server replies to a request (Op, Path, Code, Arg=xid, Zxid)
+	KReceive                 // client receives a reply (Op, Path, Code, Arg=xid)
+	KNotify                  // server sends a watch event (Arg=event type, Path)
+	KEvent                   // client receives a watch event (Arg=event type, Path)
+	KState                   // client session state changes (Arg=zk.State, Sess)
+	KExpire                  // server expires a session (Sess)
+	KPause                   // client process pauses (Arg=duration ns)
+	KResume                  // client process resumes
+	KPing                    // client sends a heartbeat
+	KTimeout                 // client declares the connection lost
+	KNote                    // free text (Path holds the text)
+)
+
+// Record is one event of a run. It is kept compact and rendered to text only
+// when a trace is printed; the running hash covers every field.
+type Record struct {
+	At   Time
+	Kind Kind
+	From Actor
+	To   Actor
+	Op   Op
+	Code int32
+	Path string
+	Zxid int64
+	Sess int64
+	Arg  int64
+}
+
+// Trace accumulates a run's records into a running hash, and keeps them when
+// asked to (for printing a timeline).
+type Trace struct {
+	hash  uint64
+	count uint64
+	keep  bool
+	recs  []Record
+	names []string // client names by index
+}
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func newTrace(keep bool) *Trace { return &Trace{hash: fnvOffset, keep: keep} }
+
+func (t *Trace) mix(v uint64) {
+	t.hash = (t.hash ^ v) * fnvPrime
+}
+
+func (t *Trace) mixString(s string) {
+	t.mix(uint64(len(s)))
+	for len(s) >= 8 {
+		t.mix(uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56)
+		s = s[8:]
+	}
+	var w uint64
+	for i := 0; i < len(s); i++ {
+		w |= uint64(s[i]) << (8 * i)
+	}
+	t.mix(w)
+}
+
+// add hashes r and keeps it if the trace keeps records.
+func (t *Trace) add(r Record) {
+	t.count++
+	t.mix(uint64(r.At))
+	t.mix(uint64(r.Kind) | uint64(r.Op)<<8 | uint64(uint32(r.Code))<<32)
+	t.mix(uint64(r.From) | uint64(r.To)<<32)
+	t.mixString(r.Path)
+	t.mix(uint64(r.Zxid))
+	t.mix(uint64(r.Sess))
+	t.mix(uint64(r.Arg))
+	if t.keep {
+		t.recs = append(t.recs, r)
+	}
+}
+
+// choice hashes one decision drawn from the run's Source.
+func (t *Trace) choice(n, v int) {
+	t.mix(0xc4 ^ uint64(n)<<8)
+	t.mix(uint64(v))
+}
+
+// Hash is the running hash of every record and every choice so far.
+func (t *Trace) Hash() uint64 { return t.hash }
+
+// Len is the number of records so far, kept or not.
+func (t *Trace) Len() uint64 { return t.count }
+
+// Records are the kept records (none unless the run kept its trace).
+func (t *Trace) Records() []Record { return t.recs }
+
+// ActorName renders an actor as the trace prints it: c1 is the first client
+// by its given name, s1 the first server.
+func (t *Trace) ActorName(a Actor) string {
+	switch {
+	case a == WorldActor:
+		return "world"
+	case a >= serverBase:
+		return fmt.Sprintf("s%d", int(a-serverBase)+1)
+	default:
+		i := int(a) - 1
+		if i < len(t.names) && t.names[i] != "" {
+			return t.names[i]
+		}
+		return fmt.Sprintf("c%d", i+1)
+	}
+}
+
+// WriteTo prints the kept records, one line each.
+func (t *Trace) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	for i := range t.recs {
+		k, err := io.WriteString(w, t.Format(&t.recs[i])+"\n")
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// Format renders one record as a line: virtual time, actor, what happened.
+func (t *Trace) Format(r *Record) string {
+	var b strings.Builder
+	b.WriteString(r.At.String())
+	b.WriteString("  ")
+	who := t.ActorName(r.From)
+	if r.To != WorldActor && r.Kind != KApply && r.Kind != KExpire {
+		who += " → " + t.ActorName(r.To)
+	}
+	fmt.Fprintf(&b, "%-14s ", who)
+	switch r.Kind {
+	case KSpawn:
+		b.WriteString("start")
+	case KExit:
+		if r.Code != 0 {
+			fmt.Fprintf(&b, "exit with error: %s", r.Path)
+		} else {
+			b.WriteString("exit")
+		}
+	case KSend:
+		fmt.Fprintf(&b, "%s %s  #%d", r.Op, r.Path, r.Arg)
+	case KApply:
+		fmt.Fprintf(&b, "apply zxid=%#x %s %s  (session %#x)", r.Zxid, r.Op, r.Path, r.Sess)
+	case KReply:
+		fmt.Fprintf(&b, "reply %s %s: %s  #%d", r.Op, r.Path, codeText(r.Code), r.Arg)
+	case KReceive:
+		fmt.Fprintf(&b, "got %s %s: %s  #%d", r.Op, r.Path, codeText(r.Code), r.Arg)
+	case KNotify:
+		fmt.Fprintf(&b, "notify %s %s", eventTypeName(r.Arg), r.Path)
+	case KEvent:
+		fmt.Fprintf(&b, "watch fired %s %s", eventTypeName(r.Arg), r.Path)
+	case KState:
+		fmt.Fprintf(&b, "session %#x %s", r.Sess, stateName(r.Arg))
+	case KExpire:
+		fmt.Fprintf(&b, "expire session %#x", r.Sess)
+	case KPause:
+		fmt.Fprintf(&b, "process paused for %s", Time(r.Arg).Std())
+	case KResume:
+		b.WriteString("process resumed")
+	case KPing:
+		b.WriteString("ping")
+	case KTimeout:
+		fmt.Fprintf(&b, "no answer for %s: connection lost", Time(r.Arg).Std())
+	case KNote:
+		b.WriteString(r.Path)
+	default:
+		fmt.Fprintf(&b, "record kind %d", r.Kind)
+	}
+	return b.String()
+}

@@ -1,0 +1,457 @@
+package sim
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// znode is one node of the data tree.
+type znode struct {
+	data     []byte
+	stat     zk.Stat // Cversion unused: see creates
+	creates  int32   // the server's internal cversion: creates ever done under this node
+	children map[string]*znode
+	order    []string // children as getChildren lists them; nil when stale
+}
+
+// visibleStat is the Stat a client sees. ZooKeeper keeps only the count of
+// creates under a node and shows cversion as 2·creates − children, which is
+// creates plus deletes (and -1 for a fresh root, whose child was never
+// created by a request).
+func (n *znode) visibleStat() zk.Stat {
+	st := n.stat
+	st.Cversion = 2*n.creates - st.NumChildren
+	return st
+}
+
+// trigger is a watch event a write causes: the event type on a path. The
+// server's watch table decides who hears it.
+type trigger struct {
+	path string
+	typ  zk.EventType
+}
+
+// Tree is a server's data tree. It applies ZooKeeper's rules for each write,
+// checked in the order the server checks them, and answers with ZooKeeper's
+// error codes. It does no I/O and knows nothing of sessions beyond the owners
+// of ephemeral nodes.
+//
+// Every write appends the watch triggers it causes to fired, in the order the
+// server fires them; the caller drains it.
+type Tree struct {
+	nodes      map[string]*znode
+	ephemerals map[int64]map[string]struct{}
+	salt       uint64
+	fired      []trigger
+}
+
+// specialPaths are the nodes every fresh server has; delete refuses them.
+var specialPaths = map[string]bool{
+	"/": true, "/zookeeper": true, "/zookeeper/quota": true, "/zookeeper/config": true,
+}
+
+// readOnlyPath carries a read-only ACL on a real server: writes to it, and
+// creates under it, are refused with NoAuth.
+const readOnlyPath = "/zookeeper/config"
+
+// newTree returns a fresh tree holding the root and ZooKeeper's own nodes,
+// all with zero stats as a new server has them (so the root shows cversion
+// -1 and one child). salt fixes the order in which children are listed.
+func newTree(salt uint64) *Tree {
+	t := &Tree{nodes: map[string]*znode{}, ephemerals: map[int64]map[string]struct{}{}, salt: salt}
+	t.nodes["/"] = &znode{children: map[string]*znode{}}
+	for _, p := range []string{"/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
+		n := &znode{children: map[string]*znode{}}
+		parent, name := parentOf(p)
+		t.nodes[parent].children[name] = n
+		t.nodes[parent].stat.NumChildren++
+		t.nodes[p] = n
+	}
+	return t
+}
+
+// sequenceName is the name a sequential create gets: the requested path and
+// the parent's internal cversion (its count of creates), ten digits,
+// zero-padded. Deleting children does not advance it.
+func sequenceName(path string, creates int32) string {
+	var buf [24]byte
+	digits := strconv.AppendInt(buf[:0], int64(creates), 10)
+	b := make([]byte, 0, len(path)+10)
+	b = append(b, path...)
+	for i := len(digits); i < 10; i++ {
+		b = append(b, '0')
+	}
+	return string(append(b, digits...))
+}
+
+// parentForWrite is the server's first look at a create or delete path: a
+// path without '/' or with a NUL is refused with BadArguments; otherwise the
+// parent is everything before the last '/' ("" for a child of the root,
+// which the tree keys as "/").
+func parentForWrite(path string) (string, bool) {
+	i := -1
+	for j := 0; j < len(path); j++ {
+		switch path[j] {
+		case 0:
+			return "", false
+		case '/':
+			i = j
+		}
+	}
+	if i < 0 {
+		return "", false
+	}
+	if i == 0 {
+		return "/", true
+	}
+	return path[:i], true
+}
+
+// create makes a node, checking in the server's order: the path has a '/'
+// and no NUL; the ACL is not empty; the parent exists (NoNode); the parent is
+// writable; a sequential create appends the parent's create count; the full
+// path is valid (BadArguments); it does not exist yet (NodeExists); the
+// parent is not ephemeral (NoChildrenForEphemerals).
+//
+// On success the node has czxid=mzxid=pzxid=zxid, ctime=mtime=now, versions
+// 0, and its ephemeral owner if flags say ephemeral; the parent counts one
+// more create and child and its pzxid becomes zxid. Fires NodeCreated on the
+// path, then NodeChildrenChanged on the parent.
+func (t *Tree) create(path string, data []byte, flags int32, acl []zk.ACL, owner int64, zxid int64, now Time) (string, int32) {
+	switch flags {
+	case 0, zk.FlagEphemeral, zk.FlagSequence, zk.FlagEphemeral | zk.FlagSequence:
+	default:
+		return "", codeBadArguments // containers and TTL nodes are not modelled
+	}
+	parentPath, ok := parentForWrite(path)
+	if !ok {
+		return "", codeBadArguments
+	}
+	if len(acl) == 0 {
+		return "", codeInvalidACL
+	}
+	parent := t.nodes[parentPath]
+	if parent == nil {
+		return "", codeNoNode
+	}
+	if parentPath == readOnlyPath {
+		return "", codeNoAuth
+	}
+	if flags&zk.FlagSequence != 0 {
+		path = sequenceName(path, parent.creates)
+	}
+	if !validServerPath(path, false) {
+		return "", codeBadArguments
+	}
+	if t.nodes[path] != nil {
+		return "", codeNodeExists
+	}
+	if parent.stat.EphemeralOwner != 0 {
+		return "", codeNoChildrenForEphemeral
+	}
+	if flags&zk.FlagEphemeral == 0 {
+		owner = 0
+	}
+	ms := now.Millis()
+	n := &znode{data: data, children: map[string]*znode{}}
+	n.stat = zk.Stat{Czxid: zxid, Mzxid: zxid, Pzxid: zxid, Ctime: ms, Mtime: ms,
+		EphemeralOwner: owner, DataLength: int32(len(data))}
+	_, name := parentOf(path)
+	parent.children[name] = n
+	parent.order = nil
+	parent.creates++
+	parent.stat.NumChildren++
+	parent.stat.Pzxid = zxid
+	t.nodes[path] = n
+	if owner != 0 {
+		set := t.ephemerals[owner]
+		if set == nil {
+			set = map[string]struct{}{}
+			t.ephemerals[owner] = set
+		}
+		set[path] = struct{}{}
+	}
+	t.fired = append(t.fired, trigger{path, zk.EventNodeCreated}, trigger{parentPath, zk.EventNodeChildrenChanged})
+	return path, codeOK
+}
+
+// delete removes a node, checking in the server's order: the path has a '/'
+// and no NUL and is not one of ZooKeeper's own nodes (BadArguments); the
+// parent exists, then the node (NoNode); the version matches, -1 matching any
+// (BadVersion); it has no children (NotEmpty). The server runs no further
+// path validation on delete. The parent's pzxid becomes zxid (if larger) and
+// its visible cversion goes up by one. Fires NodeDeleted on the path, then
+// NodeChildrenChanged on the parent.
+func (t *Tree) delete(path string, version int32, zxid int64) int32 {
+	parentPath, ok := parentForWrite(path)
+	if !ok || specialPaths[path] {
+		return codeBadArguments
+	}
+	parent := t.nodes[parentPath]
+	if parent == nil {
+		return codeNoNode
+	}
+	n := t.nodes[path]
+	if n == nil {
+		return codeNoNode
+	}
+	if version != -1 && version != n.stat.Version {
+		return codeBadVersion
+	}
+	if len(n.children) > 0 {
+		return codeNotEmpty
+	}
+	_, name := parentOf(path)
+	delete(parent.children, name)
+	parent.order = nil
+	parent.stat.NumChildren--
+	if zxid > parent.stat.Pzxid {
+		parent.stat.Pzxid = zxid
+	}
+	delete(t.nodes, path)
+	if owner := n.stat.EphemeralOwner; owner != 0 {
+		delete(t.ephemerals[owner], path)
+		if len(t.ephemerals[owner]) == 0 {
+			delete(t.ephemerals, owner)
+		}
+	}
+	t.fired = append(t.fired, trigger{path, zk.EventNodeDeleted}, trigger{parentPath, zk.EventNodeChildrenChanged})
+	return codeOK
+}
+
+// setData replaces a node's data, checking in the server's order: a valid
+// path (BadArguments), the node exists (NoNode), it is writable (NoAuth), the
+// version matches, -1 matching any (BadVersion). Its version goes up by one,
+// mzxid becomes zxid, mtime now. Fires NodeDataChanged.
+func (t *Tree) setData(path string, data []byte, version int32, zxid int64, now Time) (zk.Stat, int32) {
+	if !validServerPath(path, false) {
+		return zk.Stat{}, codeBadArguments
+	}
+	n := t.nodes[path]
+	if n == nil {
+		return zk.Stat{}, codeNoNode
+	}
+	if path == readOnlyPath {
+		return zk.Stat{}, codeNoAuth
+	}
+	if version != -1 && version != n.stat.Version {
+		return zk.Stat{}, codeBadVersion
+	}
+	n.data = data
+	n.stat.Version++
+	n.stat.Mzxid = zxid
+	n.stat.Mtime = now.Millis()
+	n.stat.DataLength = int32(len(data))
+	t.fired = append(t.fired, trigger{path, zk.EventNodeDataChanged})
+	return n.visibleStat(), codeOK
+}
+
+// check is a multi's version check: a valid path (BadArguments), the node
+// exists (NoNode), the version matches, -1 matching any (BadVersion).
+func (t *Tree) check(path string, version int32) int32 {
+	if !validServerPath(path, false) {
+		return codeBadArguments
+	}
+	n := t.nodes[path]
+	if n == nil {
+		return codeNoNode
+	}
+	if version != -1 && version != n.stat.Version {
+		return codeBadVersion
+	}
+	return codeOK
+}
+
+// get returns a node's data and stat. Reads run no path validation on the
+// server: a malformed path is simply not found.
+func (t *Tree) get(path string) ([]byte, zk.Stat, int32) {
+	n := t.nodes[path]
+	if n == nil {
+		return nil, zk.Stat{}, codeNoNode
+	}
+	return n.data, n.visibleStat(), codeOK
+}
+
+// children returns a node's child names in the tree's listing order: not
+// sorted, as a real server's are not, but fixed for a given run and salt.
+// Recipes must sort them themselves.
+func (t *Tree) children(path string) ([]string, zk.Stat, int32) {
+	n := t.nodes[path]
+	if n == nil {
+		return nil, zk.Stat{}, codeNoNode
+	}
+	if n.order == nil {
+		n.order = make([]string, 0, len(n.children))
+		for name := range n.children {
+			n.order = append(n.order, name)
+		}
+		salt := t.salt
+		slices.SortFunc(n.order, func(a, b string) int {
+			if c := cmp.Compare(nameHash(a, salt), nameHash(b, salt)); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+	}
+	return slices.Clone(n.order), n.visibleStat(), codeOK
+}
+
+func nameHash(s string, salt uint64) uint64 {
+	h := uint64(fnvOffset) ^ salt
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return h
+}
+
+// sessionEphemerals lists the paths of a session's ephemeral nodes, sorted:
+// the order in which closing the session deletes them.
+func (t *Tree) sessionEphemerals(owner int64) []string {
+	set := t.ephemerals[owner]
+	paths := make([]string, 0, len(set))
+	for p := range set {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	return paths
+}
+
+// subOp is one operation of a multi.
+type subOp struct {
+	op      Op
+	path    string
+	data    []byte
+	flags   int32
+	acl     []zk.ACL
+	version int32
+}
+
+// subResult is one op's outcome within a multi.
+type subResult struct {
+	op   Op
+	code int32
+	path string
+	stat zk.Stat
+}
+
+// multi applies ops all or nothing, as one transaction with one zxid and one
+// time. Each op is checked against the tree as the earlier ops left it. If
+// one fails, every op is undone, no watch fires, and the results say what
+// ZooKeeper says of a failed multi: the ops before it 0 (ok), the failing op
+// its error, the ops after it runtime inconsistency (-2).
+func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResult, int32) {
+	results := make([]subResult, len(ops))
+	firedBefore := len(t.fired)
+	var undo []func()
+	failed := -1
+	for i, op := range ops {
+		results[i].op = op.op
+		restore := t.snapshot(op.path)
+		var code int32
+		switch op.op {
+		case OpCreate:
+			var p string
+			p, code = t.create(op.path, op.data, op.flags, op.acl, owner, zxid, now)
+			if code == codeOK {
+				results[i].path = p
+				// The parent was captured before; the node is new.
+				restore.path, restore.node = p, nil
+			}
+		case OpDelete:
+			code = t.delete(op.path, op.version, zxid)
+		case OpSetData:
+			results[i].stat, code = t.setData(op.path, op.data, op.version, zxid, now)
+		case OpCheck:
+			code = t.check(op.path, op.version)
+		default:
+			code = codeBadArguments
+		}
+		if code != codeOK {
+			failed = i
+			results[i].code = code
+			break
+		}
+		undo = append(undo, restore.apply)
+	}
+	if failed < 0 {
+		return results, codeOK
+	}
+	for i := len(undo) - 1; i >= 0; i-- {
+		undo[i]()
+	}
+	t.fired = t.fired[:firedBefore]
+	for i := range results {
+		results[i].path = ""
+		results[i].stat = zk.Stat{}
+		if i > failed {
+			results[i].code = codeRuntimeInconsistency
+		}
+	}
+	return results, results[failed].code
+}
+
+// nodeSnapshot holds what a write can change about a node and its parent, so
+// that a failed multi can put them back exactly.
+type nodeSnapshot struct {
+	t                *Tree
+	path, parentPath string
+	node             *znode
+	data             []byte
+	stat             zk.Stat
+	parent           *znode
+	parentStat       zk.Stat
+	parentCreates    int32
+}
+
+func (t *Tree) snapshot(path string) nodeSnapshot {
+	s := nodeSnapshot{t: t, path: path, node: t.nodes[path]}
+	if s.node != nil {
+		s.data, s.stat = s.node.data, s.node.stat
+	}
+	s.parentPath, _ = parentOf(path)
+	if s.parent = t.nodes[s.parentPath]; s.parent != nil {
+		s.parentStat, s.parentCreates = s.parent.stat, s.parent.creates
+	}
+	return s
+}
+
+// apply puts the node and its parent back as they were when s was taken.
+func (s nodeSnapshot) apply() {
+	t := s.t
+	_, name := parentOf(s.path)
+	if cur := t.nodes[s.path]; cur != nil && cur != s.node {
+		// created since: unlink it
+		delete(t.nodes, s.path)
+		if s.parent != nil {
+			delete(s.parent.children, name)
+		}
+		if owner := cur.stat.EphemeralOwner; owner != 0 {
+			delete(t.ephemerals[owner], s.path)
+			if len(t.ephemerals[owner]) == 0 {
+				delete(t.ephemerals, owner)
+			}
+		}
+	}
+	if s.node != nil {
+		s.node.data, s.node.stat = s.data, s.stat
+		if t.nodes[s.path] == nil { // deleted since: link it again
+			t.nodes[s.path] = s.node
+			s.parent.children[name] = s.node
+			if owner := s.node.stat.EphemeralOwner; owner != 0 {
+				set := t.ephemerals[owner]
+				if set == nil {
+					set = map[string]struct{}{}
+					t.ephemerals[owner] = set
+				}
+				set[s.path] = struct{}{}
+			}
+		}
+	}
+	if s.parent != nil {
+		s.parent.stat, s.parent.creates = s.parentStat, s.parentCreates
+		s.parent.order = nil
+	}
+}

@@ -1,0 +1,249 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/internal/stall"
+)
+
+// Config describes a run. The zero value of a field means its default.
+type Config struct {
+	// Seed drives every choice of the run, unless Source is set.
+	Seed uint64
+	// Source replaces the seeded source, e.g. with an explicit Sequence.
+	Source Source
+
+	// Servers in the ensemble. This version models one.
+	Servers int
+	// TickTime is the servers' tick (default 2s); session timeouts are
+	// negotiated within [2, 20] ticks and expire on tick boundaries.
+	TickTime time.Duration
+	// SessionTimeout is what clients ask for (default 10s).
+	SessionTimeout time.Duration
+
+	// Latency is the one-way client–server latency (default 100µs), plus up
+	// to Jitter (default 100µs) drawn per message.
+	Latency, Jitter time.Duration
+	// WriteDelay is how long the server takes to order, log and apply a
+	// write (default 800µs, so a write takes about 1 ms end to end), plus up
+	// to WriteJitter (default 200µs). Writes apply one after another.
+	WriteDelay, WriteJitter time.Duration
+	// ReadDelay is how long the server takes to answer a read (default 20µs).
+	ReadDelay time.Duration
+
+	// MaxTime stops a run at this virtual time (default 1h).
+	MaxTime time.Duration
+	// MaxSteps stops a run after this many scheduler steps (default 50M).
+	MaxSteps uint64
+	// StallTimeout is how long, in real time, a client may keep control
+	// without handing it back before the run is abandoned with a StallError
+	// (default 5s; negative disables the watchdog).
+	StallTimeout time.Duration
+
+	// KeepTrace keeps every record for printing; the hash is computed
+	// either way.
+	KeepTrace bool
+}
+
+func (c *Config) defaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	if c.Servers == 0 {
+		c.Servers = 1
+	}
+	def(&c.TickTime, 2*time.Second)
+	def(&c.SessionTimeout, 10*time.Second)
+	def(&c.Latency, 100*time.Microsecond)
+	def(&c.Jitter, 100*time.Microsecond)
+	def(&c.WriteDelay, 800*time.Microsecond)
+	def(&c.WriteJitter, 200*time.Microsecond)
+	def(&c.ReadDelay, 20*time.Microsecond)
+	def(&c.MaxTime, time.Hour)
+	def(&c.StallTimeout, 5*time.Second)
+	if c.MaxSteps == 0 {
+		c.MaxSteps = 50_000_000
+	}
+}
+
+// World is one simulated run: servers, clients, the scheduler and the trace.
+type World struct {
+	cfg     Config
+	s       *Scheduler
+	trace   *Trace
+	salt    uint64
+	servers []*server
+	clients []*Client
+	ops     uint64
+	ran     bool
+}
+
+// New builds a world from cfg. Nothing runs until Run.
+func New(cfg Config) (*World, error) {
+	cfg.defaults()
+	if cfg.Servers != 1 {
+		return nil, fmt.Errorf("sim: %d servers asked for; this version models exactly 1", cfg.Servers)
+	}
+	src := cfg.Source
+	if src == nil {
+		src = NewSeeded(cfg.Seed)
+	}
+	tr := newTrace(cfg.KeepTrace)
+	w := &World{cfg: cfg, trace: tr}
+	w.s = newScheduler(src, tr, cfg.MaxSteps, Time(cfg.MaxTime))
+	w.salt = cfg.Seed*0x9e3779b97f4a7c15 + 1
+	for i := 0; i < cfg.Servers; i++ {
+		w.servers = append(w.servers, newServer(w, i))
+	}
+	return w, nil
+}
+
+// Spawn adds a client process running body with its own session. The
+// session starts connecting when the run starts; body's calls wait for it.
+// A client whose body returns closes its session; one that returns an error
+// or panics ends the run with a ClientError.
+func (w *World) Spawn(name string, body func(ctx context.Context, conn client.Conn) error) *Client {
+	idx := len(w.clients)
+	if name == "" {
+		name = fmt.Sprintf("c%d", idx+1)
+	}
+	c := &Client{
+		w: w, idx: idx, name: name, actor: ClientActor(idx),
+		curr: -1, last: -1, state: zk.StateDisconnected,
+		timeoutMs: int32(w.cfg.SessionTimeout / time.Millisecond),
+		watchers:  map[watchKey][]*simWatch{},
+	}
+	w.trace.names = append(w.trace.names, name)
+	w.clients = append(w.clients, c)
+	c.t = w.s.spawn(name, func(t *Task) error {
+		return body(context.Background(), c)
+	})
+	c.t.onExit = c.exit
+	return c
+}
+
+// At schedules fn (a fault, a check) at virtual time t after the start.
+func (w *World) At(t time.Duration, fn func()) { w.s.at(Time(t), fn) }
+
+// Now is the current virtual time.
+func (w *World) Now() Time { return w.s.now }
+
+// Trace is the run's trace.
+func (w *World) Trace() *Trace { return w.trace }
+
+// Result is what a run ends with.
+type Result struct {
+	// Err is nil when every client returned nil; otherwise a ClientError,
+	// DeadlockError, BudgetError or StallError.
+	Err error
+	// Hash covers every record and every choice of the run.
+	Hash uint64
+	// Records is the number of trace records.
+	Records uint64
+	// Ops is the number of client operations that completed.
+	Ops uint64
+	// Steps is the number of scheduler steps.
+	Steps uint64
+	// End is the virtual time the run ended at.
+	End Time
+}
+
+// Run runs the world to its end. A world runs once.
+func (w *World) Run() Result {
+	if w.ran {
+		panic("sim: a World runs once")
+	}
+	w.ran = true
+	for _, c := range w.clients {
+		c.hosts = make([]int, len(w.servers))
+		for i := range c.hosts {
+			c.hosts[i] = i
+		}
+		// Shuffle as the library's host provider does, from the run's source.
+		for i := len(c.hosts) - 1; i > 0; i-- {
+			j := w.s.choose(i + 1)
+			c.hosts[i], c.hosts[j] = c.hosts[j], c.hosts[i]
+		}
+		w.s.record(Record{Kind: KSpawn, From: c.actor})
+		c.connectNext()
+	}
+	w.s.quiet = w.quiet
+	var err error
+	if w.cfg.StallTimeout < 0 {
+		err = w.s.loop()
+	} else {
+		err = w.runWatched()
+	}
+	if _, stalled := err.(*StallError); !stalled {
+		w.s.shutdown()
+	}
+	return Result{Err: err, Hash: w.trace.hash, Records: w.trace.count, Ops: w.ops, Steps: w.s.steps, End: w.s.now}
+}
+
+// runWatched runs the loop on its own goroutine while the stall watchdog
+// looks on. If a client never hands control back, the run is abandoned:
+// that client's goroutine is left blocked where it is.
+func (w *World) runWatched() error {
+	done := make(chan error, 1)
+	finished := make(chan struct{})
+	stalled := make(chan struct{})
+	go func() { done <- w.s.loop() }()
+	go stall.Watch(w.s, w.cfg.StallTimeout, finished, func() {
+		w.s.stalled.Store(true)
+		close(stalled)
+	})
+	select {
+	case err := <-done:
+		close(finished)
+		return err
+	case <-stalled:
+		name := "?"
+		if id := w.s.running.Load(); id > 0 {
+			name = w.s.tasks[id-1].name
+		}
+		return &StallError{Client: name, For: w.cfg.StallTimeout.String()}
+	}
+}
+
+// quiet reports whether nothing can change by itself any more: every client
+// that still runs holds a live, heartbeating session on a connected server,
+// and every session a server holds belongs to such a client. Background
+// events (heartbeats) then go on forever without effect.
+func (w *World) quiet() bool {
+	for _, c := range w.clients {
+		if c.exited {
+			continue
+		}
+		if c.paused || c.cn == nil || !c.cn.open || c.state != zk.StateHasSession {
+			return false
+		}
+	}
+	for _, s := range w.servers {
+		for _, sess := range s.sessions {
+			if sess.conn == nil || !sess.conn.open || sess.conn.client.exited {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// linkLatency draws the one-way latency of a message.
+func (w *World) linkLatency() Time {
+	return Time(w.cfg.Latency) + w.jitter(w.cfg.Jitter)
+}
+
+// jitter draws a value in [0, j] in eighths.
+func (w *World) jitter(j time.Duration) Time {
+	if j <= 0 {
+		return 0
+	}
+	return Time(j) * Time(w.s.choose(9)) / 8
+}
