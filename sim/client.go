@@ -124,7 +124,13 @@ func (c *Client) connectNext() {
 	c.setState(zk.StateConnecting)
 	if retryStart {
 		c.flushQueued(zk.ErrNoServer)
-		c.w.s.after(Time(time.Second), c.dial)
+		c.w.s.after(Time(time.Second), func() {
+			if c.paused {
+				c.buffered = append(c.buffered, c.dial)
+				return
+			}
+			c.dial()
+		})
 		return
 	}
 	c.dial()
@@ -140,6 +146,10 @@ func (c *Client) dial() {
 	gen := c.connGen
 	c.w.s.after(2*c.w.linkLatency(), func() {
 		if c.exited || c.connGen != gen {
+			return
+		}
+		if c.paused {
+			c.buffered = append(c.buffered, c.dial) // a stopped process dials nothing
 			return
 		}
 		c.cn = &conn{srv: srv, client: c, open: true}
@@ -410,6 +420,12 @@ func (c *Client) SessionEvents() client.Subscription {
 	s := &subscription{c: c}
 	c.subs = append(c.subs, s)
 	return s
+}
+
+// SessionTimeout is the session timeout the server negotiated, or before
+// the first session the one the client asks for.
+func (c *Client) SessionTimeout() time.Duration {
+	return time.Duration(c.timeoutMs) * time.Millisecond
 }
 
 // SessionID implements client.Conn.

@@ -189,12 +189,20 @@ func (w *World) Run() Result {
 
 // runWatched runs the loop on its own goroutine while the stall watchdog
 // looks on. If a client never hands control back, the run is abandoned:
-// that client's goroutine is left blocked where it is.
+// that client's goroutine, and the loop waiting for it, stay blocked where
+// they are; should the client ever return, the loop unwinds every client.
 func (w *World) runWatched() error {
 	done := make(chan error, 1)
 	finished := make(chan struct{})
 	stalled := make(chan struct{})
-	go func() { done <- w.s.loop() }()
+	go func() {
+		err := w.s.loop()
+		if w.s.stalled.Load() {
+			// The stuck client came back after all: unwind the others.
+			w.s.shutdown()
+		}
+		done <- err
+	}()
 	go stall.Watch(w.s, w.cfg.StallTimeout, finished, func() {
 		w.s.stalled.Store(true)
 		close(stalled)

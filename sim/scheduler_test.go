@@ -1,0 +1,256 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/goleak"
+
+	"github.com/zksim/zksim/client"
+)
+
+func TestEventQueueOrdersByTimeThenSequence(t *testing.T) {
+	var q eventQueue
+	var got []int
+	push := func(at Time, seq uint64, id int) {
+		q.push(event{at: at, seq: seq, fn: func() { got = append(got, id) }})
+	}
+	push(5, 1, 1)
+	push(3, 2, 2)
+	push(5, 3, 3)
+	push(1, 4, 4)
+	push(3, 5, 5)
+	for len(q) > 0 {
+		q.pop().fn()
+	}
+	want := []int{4, 2, 5, 1, 3}
+	if !equalInts(got, want) {
+		t.Fatalf("fired %v, want %v", got, want)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestSleepAdvancesVirtualTimeOnly(t *testing.T) {
+	var before, after time.Time
+	start := time.Now()
+	_, res := run(t, Config{Seed: 1}, func(ctx context.Context, c client.Conn) error {
+		before = c.Now()
+		if err := c.Sleep(ctx, time.Hour/2); err != nil {
+			return err
+		}
+		after = c.Now()
+		return nil
+	})
+	if got := after.Sub(before); got != time.Hour/2 {
+		t.Fatalf("virtual sleep lasted %v, want 30m", got)
+	}
+	if res.End < Time(time.Hour/2) {
+		t.Fatalf("run ended at %v, before the sleep did", res.End)
+	}
+	if real := time.Since(start); real > 20*time.Second {
+		t.Fatalf("half an hour of virtual sleep took %v of real time", real)
+	}
+}
+
+func TestWithTimeoutEndsInVirtualTime(t *testing.T) {
+	run(t, Config{Seed: 1}, func(ctx context.Context, c client.Conn) error {
+		tctx, cancel := c.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		dl, ok := tctx.Deadline()
+		if !ok || !dl.Equal(c.Now().Add(5*time.Second)) {
+			return errors.New("deadline is not now + 5s in virtual time")
+		}
+		t0 := c.Now()
+		err := c.Sleep(tctx, time.Minute)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			return errors.New("sleep past the deadline did not end with DeadlineExceeded: " + errString(err))
+		}
+		if d := c.Now().Sub(t0); d != 5*time.Second {
+			return errors.New("the deadline ended the sleep after " + d.String())
+		}
+		// A context derived with the standard library is cancelled with it.
+		child, cancelChild := context.WithCancel(tctx)
+		defer cancelChild()
+		if child.Err() == nil {
+			return errors.New("a child of an expired virtual context is not done")
+		}
+		return nil
+	})
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
+}
+
+func TestCancelWakesParkedClient(t *testing.T) {
+	// c2 waits on a watch that never fires; c1 cancels c2's context.
+	var cancel context.CancelFunc
+	var waitErr error
+	run(t, Config{Seed: 3},
+		func(ctx context.Context, c client.Conn) error {
+			if err := c.Sleep(ctx, 10*time.Millisecond); err != nil {
+				return err
+			}
+			cancel()
+			return nil
+		},
+		func(ctx context.Context, c client.Conn) error {
+			var cctx context.Context
+			cctx, cancel = context.WithCancel(ctx)
+			_, _, w, err := c.ExistsW(cctx, "/never")
+			if err != nil {
+				return err
+			}
+			_, waitErr = w.Wait(cctx)
+			return nil
+		})
+	if !errors.Is(waitErr, context.Canceled) {
+		t.Fatalf("Wait returned %v, want context.Canceled", waitErr)
+	}
+}
+
+func TestDeadlockIsReportedWithWhatEachClientWaitsOn(t *testing.T) {
+	// Each client waits for a node only the other would create after its
+	// own wait: neither ever runs again.
+	waitFor := func(mine, theirs string) body {
+		return func(ctx context.Context, c client.Conn) error {
+			ok, _, w, err := c.ExistsW(ctx, theirs)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				if _, err := w.Wait(ctx); err != nil {
+					return err
+				}
+			}
+			_, err = c.Create(ctx, mine, nil, 0, acl)
+			return err
+		}
+	}
+	_, res := runAllowingFailure(t, Config{Seed: 1}, waitFor("/a", "/b"), waitFor("/b", "/a"))
+	var d *DeadlockError
+	if !errors.As(res.Err, &d) {
+		t.Fatalf("run ended with %v, want a DeadlockError", res.Err)
+	}
+	msg := d.Error()
+	for _, want := range []string{"c1: waiting on a watch (set by exists) on /b", "c2: waiting on a watch (set by exists) on /a"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("deadlock report lacks %q:\n%s", want, msg)
+		}
+	}
+	// Heartbeats went on while nothing else could happen: the report came
+	// as soon as the world was quiet, not at the time budget.
+	if res.End > Time(time.Second) {
+		t.Errorf("deadlock reported at %v, want soon after the clients parked", res.End)
+	}
+}
+
+func TestClientBlockedOnRawChannelIsReported(t *testing.T) {
+	// Once the stuck client is released, every goroutine of the run must
+	// end: nothing leaks but what the stuck client itself holds.
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	never := make(chan struct{})
+	defer close(never)
+	_, res := runAllowingFailure(t, Config{Seed: 1, StallTimeout: 300 * time.Millisecond},
+		func(ctx context.Context, c client.Conn) error {
+			_, err := c.Create(ctx, "/x", nil, 0, acl)
+			return err
+		},
+		func(ctx context.Context, c client.Conn) error {
+			<-never // blocks outside the simulator
+			return nil
+		})
+	var s *StallError
+	if !errors.As(res.Err, &s) {
+		t.Fatalf("run ended with %v, want a StallError", res.Err)
+	}
+	if s.Client != "c2" || !strings.Contains(s.Error(), "client c2 blocked outside the simulator") {
+		t.Fatalf("stall report %q does not name client c2", s.Error())
+	}
+}
+
+func TestClientErrorAndPanicEndTheRun(t *testing.T) {
+	boom := errors.New("boom")
+	_, res := runAllowingFailure(t, Config{Seed: 1}, func(ctx context.Context, c client.Conn) error {
+		return boom
+	})
+	var ce *ClientError
+	if !errors.As(res.Err, &ce) || ce.Client != "c1" || !errors.Is(res.Err, boom) {
+		t.Fatalf("run ended with %v, want c1's error", res.Err)
+	}
+
+	_, res = runAllowingFailure(t, Config{Seed: 1}, func(ctx context.Context, c client.Conn) error {
+		var m map[string]int
+		m["x"] = 1 // panics
+		return nil
+	})
+	if !errors.As(res.Err, &ce) || ce.Client != "c1" || !strings.Contains(ce.Error(), "panic: assignment to entry in nil map") {
+		t.Fatalf("run ended with %v, want c1's panic", res.Err)
+	}
+}
+
+func TestBudgetsStopEndlessRuns(t *testing.T) {
+	spin := func(ctx context.Context, c client.Conn) error {
+		for {
+			if err := c.Sleep(ctx, time.Second); err != nil {
+				return err
+			}
+		}
+	}
+	_, res := runAllowingFailure(t, Config{Seed: 1, MaxTime: time.Minute}, spin)
+	var b *BudgetError
+	if !errors.As(res.Err, &b) || b.What != "virtual time" {
+		t.Fatalf("run ended with %v, want a virtual-time BudgetError", res.Err)
+	}
+	_, res = runAllowingFailure(t, Config{Seed: 1, MaxSteps: 1000}, spin)
+	if !errors.As(res.Err, &b) || b.What != "steps" {
+		t.Fatalf("run ended with %v, want a step BudgetError", res.Err)
+	}
+}
+
+func TestSessionUsedFromAnotherClientPanics(t *testing.T) {
+	var first client.Conn
+	_, res := runAllowingFailure(t, Config{Seed: 1},
+		func(ctx context.Context, c client.Conn) error {
+			first = c
+			return c.Sleep(ctx, time.Second)
+		},
+		func(ctx context.Context, c client.Conn) error {
+			if err := c.Sleep(ctx, time.Millisecond); err != nil {
+				return err
+			}
+			_, _, err := first.Exists(ctx, "/")
+			return err
+		})
+	if res.Err == nil || !strings.Contains(res.Err.Error(), "client c1's session used outside its own process") {
+		t.Fatalf("run ended with %v, want a misuse report", res.Err)
+	}
+}
+
+func TestRunEndsWhenEveryClientReturns(t *testing.T) {
+	_, res := run(t, Config{Seed: 9}, func(ctx context.Context, c client.Conn) error {
+		_, err := c.Create(ctx, "/x", []byte("v"), zk.FlagEphemeral, acl)
+		return err
+	})
+	if res.Ops != 1 {
+		t.Fatalf("ops = %d, want 1", res.Ops)
+	}
+}
