@@ -28,14 +28,6 @@ type watchKey struct {
 	typ  watchType
 }
 
-// call is one request from a client, in flight or queued.
-type call struct {
-	req  *request
-	rep  *reply
-	err  error
-	done bool
-}
-
 // Client is one simulated client process and its ZooKeeper session. It
 // implements client.Conn, and on the client side it behaves as
 // go-zookeeper/zk does:
@@ -74,8 +66,8 @@ type Client struct {
 	pingEvery  Time
 	lastZxid   int64
 	xid        int32
-	inflight   []*call
-	queued     []*call
+	inflight   []*request
+	queued     []*request
 	watchers   map[watchKey][]*simWatch
 	subs       []*subscription
 	lastRecv   Time
@@ -179,8 +171,8 @@ func (c *Client) onConnect(rep *reply) {
 	c.startHeartbeat()
 	queued := c.queued
 	c.queued = nil
-	for _, cl := range queued {
-		c.send(cl)
+	for _, r := range queued {
+		c.send(r)
 	}
 	c.sendSetWatches()
 }
@@ -228,8 +220,8 @@ func (c *Client) drop(err error) {
 	c.setState(zk.StateDisconnected)
 	inflight := c.inflight
 	c.inflight = nil
-	for _, cl := range inflight {
-		c.complete(cl, nil, err)
+	for _, r := range inflight {
+		c.complete(r, err)
 	}
 	c.connectNext()
 }
@@ -237,13 +229,14 @@ func (c *Client) drop(err error) {
 func (c *Client) flushQueued(err error) {
 	queued := c.queued
 	c.queued = nil
-	for _, cl := range queued {
-		c.complete(cl, nil, err)
+	for _, r := range queued {
+		c.complete(r, err)
 	}
 }
 
-func (c *Client) complete(cl *call, rep *reply, err error) {
-	cl.rep, cl.err, cl.done = rep, err, true
+// complete ends a call: answered (err nil, the reply in r.rep) or failed.
+func (c *Client) complete(r *request, err error) {
+	r.err, r.done = err, true
 	c.t.wake()
 }
 
@@ -258,7 +251,7 @@ func (c *Client) deliver(cn *conn, rep *reply) {
 		return
 	}
 	c.lastRecv = c.w.s.now
-	if rep == nil {
+	if rep.eof {
 		c.drop(zk.ErrConnectionClosed)
 		return
 	}
@@ -272,18 +265,19 @@ func (c *Client) deliver(cn *conn, rep *reply) {
 		c.onWatchEvent(rep.path, zk.EventType(rep.code))
 	case rep.op == OpPing:
 	default:
-		if len(c.inflight) == 0 || c.inflight[0].req.xid != rep.xid {
+		if len(c.inflight) == 0 || c.inflight[0].xid != rep.xid {
 			panic(fmt.Sprintf("sim: client %s got a reply #%d out of order", c.name, rep.xid))
 		}
-		cl := c.inflight[0]
-		c.inflight = c.inflight[1:]
-		c.complete(cl, rep, nil)
+		r := c.inflight[0]
+		n := copy(c.inflight, c.inflight[1:]) // usually none: keep the backing array
+		c.inflight[n] = nil
+		c.inflight = c.inflight[:n]
+		c.complete(r, nil)
 	}
 }
 
-func (c *Client) send(cl *call) {
-	c.inflight = append(c.inflight, cl)
-	r := cl.req
+func (c *Client) send(r *request) {
+	c.inflight = append(c.inflight, r)
 	c.w.s.record(Record{Kind: KSend, From: c.actor, To: c.cn.srv.actor, Op: r.op, Path: sendPath(r), Arg: int64(r.xid)})
 	c.cn.toServer(false, r)
 }
@@ -385,7 +379,7 @@ func (c *Client) sendSetWatches() {
 	slices.Sort(req.childW)
 	c.xid++
 	req.xid = c.xid
-	c.send(&call{req: req})
+	c.send(req)
 }
 
 // ---- subscriptions -----------------------------------------------------
@@ -511,19 +505,18 @@ func (c *Client) do(ctx context.Context, req *request) (*reply, error) {
 	}
 	c.xid++
 	req.xid = c.xid
-	cl := &call{req: req}
 	if c.cn != nil && c.state == zk.StateHasSession {
-		c.send(cl)
+		c.send(req)
 	} else {
-		c.queued = append(c.queued, cl)
+		c.queued = append(c.queued, req)
 	}
-	for !cl.done {
+	for !req.done {
 		if err := c.t.park(ctx, waitReply, req.op, req.path); err != nil {
 			return nil, err
 		}
 	}
 	c.w.ops++
-	return cl.rep, cl.err
+	return &req.rep, req.err
 }
 
 // Create implements client.Conn.
@@ -568,25 +561,25 @@ func (c *Client) exists(ctx context.Context, path string, watch bool) (bool, *zk
 	if err != nil {
 		return false, nil, nil, err
 	}
-	st := rep.stat
+	st := &rep.stat
 	switch rep.code {
 	case codeOK:
 		var w client.Watch
 		if watch {
 			w = c.addWatcher(path, watchData, OpExists)
 		}
-		return true, &st, w, nil
+		return true, st, w, nil
 	case codeNoNode:
 		var w client.Watch
 		if watch {
 			w = c.addWatcher(path, watchExist, OpExists)
 		}
-		return false, &st, w, nil
+		return false, st, w, nil
 	default:
 		if watch {
 			return false, nil, nil, errOf(rep.code)
 		}
-		return true, &st, nil, errOf(rep.code) // as the library reports it
+		return true, st, nil, errOf(rep.code) // as the library reports it
 	}
 }
 
@@ -609,18 +602,18 @@ func (c *Client) get(ctx context.Context, path string, watch bool) ([]byte, *zk.
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	st := rep.stat
+	st := &rep.stat
 	if err := errOf(rep.code); err != nil {
 		if watch {
 			return nil, nil, nil, err
 		}
-		return nil, &st, nil, err
+		return nil, st, nil, err
 	}
 	var w client.Watch
 	if watch {
 		w = c.addWatcher(path, watchData, OpGetData)
 	}
-	return clone(rep.data), &st, w, nil
+	return clone(rep.data), st, w, nil
 }
 
 // Get implements client.Conn.
@@ -643,8 +636,7 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 	if err != nil {
 		return nil, err
 	}
-	st := rep.stat
-	return &st, errOf(rep.code)
+	return &rep.stat, errOf(rep.code)
 }
 
 func (c *Client) children(ctx context.Context, path string, watch bool) ([]string, *zk.Stat, client.Watch, error) {
@@ -655,18 +647,18 @@ func (c *Client) children(ctx context.Context, path string, watch bool) ([]strin
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	st := rep.stat
+	st := &rep.stat
 	if err := errOf(rep.code); err != nil {
 		if watch {
 			return nil, nil, nil, err
 		}
-		return nil, &st, nil, err
+		return nil, st, nil, err
 	}
 	var w client.Watch
 	if watch {
 		w = c.addWatcher(path, watchChild, OpGetChildren)
 	}
-	return rep.children, &st, w, nil
+	return rep.children, st, w, nil
 }
 
 // Children implements client.Conn.

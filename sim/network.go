@@ -19,31 +19,30 @@ func (c *conn) toServer(bg bool, req *request) {
 	w := c.client.w
 	at := max(w.s.now+w.linkLatency(), c.upAt)
 	c.upAt = at
-	fn := func() {
-		if req == nil {
-			c.srv.detach(c)
-			return
-		}
-		c.srv.receive(c, req)
+	if req == nil {
+		w.s.schedule(at, funcHandler(func() { c.srv.detach(c) }), bg)
+		return
 	}
-	if bg {
-		w.s.background(at, fn)
-	} else {
-		w.s.at(at, fn)
-	}
+	req.cn, req.stage = c, toServer
+	w.s.schedule(at, req, bg)
 }
 
-// toClient sends rep (nil: the server closed the connection).
+// toClient sends a message of the server's own.
 func (c *conn) toClient(bg bool, rep *reply) {
 	w := c.client.w
 	at := max(w.s.now+w.linkLatency(), c.downAt)
 	c.downAt = at
-	fn := func() { c.client.deliver(c, rep) }
-	if bg {
-		w.s.background(at, fn)
-	} else {
-		w.s.at(at, fn)
-	}
+	rep.cn = c
+	w.s.schedule(at, rep, bg)
+}
+
+// answer sends req's reply back.
+func (c *conn) answer(req *request) {
+	w := c.client.w
+	at := max(w.s.now+w.linkLatency(), c.downAt)
+	c.downAt = at
+	req.rep.cn, req.stage = c, toClient
+	w.s.schedule(at, req, false)
 }
 
 // detach handles a connection the client closed: its session stays, without

@@ -8,32 +8,59 @@ import (
 	"sync/atomic"
 )
 
+// handler is what an event does when it fires. Messages implement it
+// themselves, so that sending one costs no closure.
+type handler interface{ handle() }
+
+// funcHandler makes a function a handler.
+type funcHandler func()
+
+func (f funcHandler) handle() { f() }
+
 // event is something due at a virtual time. Events at the same time fire in
-// the order they were scheduled (seq).
+// the order they were scheduled (seq). The heap holds no pointers (the
+// handler sits in a slot table), so sifting it costs no write barriers.
 type event struct {
-	at  Time
-	seq uint64
-	fn  func()
-	bg  bool // background: heartbeats and housekeeping that change nothing by themselves
+	at   Time
+	seq  uint64
+	slot uint32
+	bg   bool // background: heartbeats and housekeeping that change nothing by themselves
 }
 
-// eventQueue is a binary min-heap of events ordered by (at, seq).
-type eventQueue []event
+// eventQueue is a binary min-heap of events ordered by (at, seq), with the
+// handlers of pending events in slots (free slots are reused).
+type eventQueue struct {
+	heap  []event
+	slots []handler
+	free  []uint32
+}
 
-func (q eventQueue) less(i, j int) bool {
-	if q[i].at != q[j].at {
-		return q[i].at < q[j].at
+func (q *eventQueue) len() int { return len(q.heap) }
+
+func (q *eventQueue) less(i, j int) bool {
+	h := q.heap
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
 	}
-	return q[i].seq < q[j].seq
+	return h[i].seq < h[j].seq
 }
 
-func (q *eventQueue) push(e event) {
-	*q = append(*q, e)
-	h := *q
+func (q *eventQueue) push(at Time, seq uint64, hd handler, bg bool) {
+	var slot uint32
+	if n := len(q.free); n > 0 {
+		slot = q.free[n-1]
+		q.free = q.free[:n-1]
+		q.slots[slot] = hd
+	} else {
+		slot = uint32(len(q.slots))
+		q.slots = append(q.slots, hd)
+	}
+	q.heap = append(q.heap, event{at: at, seq: seq, slot: slot, bg: bg})
+	h := q.heap
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !h.less(i, p) {
+		if !q.less(i, p) {
 			break
 		}
 		h[i], h[p] = h[p], h[i]
@@ -41,13 +68,14 @@ func (q *eventQueue) push(e event) {
 	}
 }
 
-func (q *eventQueue) pop() event {
-	h := *q
+// pop removes the earliest event and returns it with its handler.
+func (q *eventQueue) pop() (event, handler) {
+	h := q.heap
 	top := h[0]
 	n := len(h) - 1
 	h[0] = h[n]
-	h[n] = event{}
 	h = h[:n]
+	q.heap = h
 	i := 0
 	for {
 		l := 2*i + 1
@@ -55,17 +83,19 @@ func (q *eventQueue) pop() event {
 			break
 		}
 		m := l
-		if r := l + 1; r < n && h.less(r, l) {
+		if r := l + 1; r < n && q.less(r, l) {
 			m = r
 		}
-		if !h.less(m, i) {
+		if !q.less(m, i) {
 			break
 		}
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
-	*q = h
-	return top
+	hd := q.slots[top.slot]
+	q.slots[top.slot] = nil
+	q.free = append(q.free, top.slot)
+	return top, hd
 }
 
 // Scheduler is the heart of a run: a virtual clock, the event queue, the
@@ -132,29 +162,29 @@ func (s *Scheduler) choose(n int) int {
 	return v
 }
 
-// at schedules fn at virtual time t (not earlier than now).
-func (s *Scheduler) at(t Time, fn func()) {
+// schedule makes h fire at virtual time t (not earlier than now). A
+// background event is housekeeping that by itself cannot make a blocked
+// client runnable (a heartbeat): pending background events do not keep a
+// deadlock from being reported.
+func (s *Scheduler) schedule(t Time, h handler, bg bool) {
 	if t < s.now {
 		t = s.now
 	}
 	s.seq++
-	s.fg++
-	s.q.push(event{at: t, seq: s.seq, fn: fn})
+	if !bg {
+		s.fg++
+	}
+	s.q.push(t, s.seq, h, bg)
 }
+
+// at schedules fn at virtual time t.
+func (s *Scheduler) at(t Time, fn func()) { s.schedule(t, funcHandler(fn), false) }
 
 // after schedules fn d after now.
 func (s *Scheduler) after(d Time, fn func()) { s.at(s.now+d, fn) }
 
-// background schedules housekeeping fn at t: an event that by itself cannot
-// make a blocked client runnable (a heartbeat). Pending background events do
-// not keep a deadlock from being reported.
-func (s *Scheduler) background(t Time, fn func()) {
-	if t < s.now {
-		t = s.now
-	}
-	s.seq++
-	s.q.push(event{at: t, seq: s.seq, fn: fn, bg: true})
-}
+// background schedules housekeeping fn at t.
+func (s *Scheduler) background(t Time, fn func()) { s.schedule(t, funcHandler(fn), true) }
 
 func (s *Scheduler) record(r Record) {
 	r.At = s.now
@@ -197,12 +227,12 @@ func (s *Scheduler) loop() error {
 		if s.maxSteps > 0 && s.steps > s.maxSteps {
 			return &BudgetError{What: "steps", Limit: fmt.Sprint(s.maxSteps), At: s.now}
 		}
-		if len(s.q) > 0 && s.q[0].at <= s.now {
-			e := s.q.pop()
+		if s.q.len() > 0 && s.q.heap[0].at <= s.now {
+			e, h := s.q.pop()
 			if !e.bg {
 				s.fg--
 			}
-			e.fn()
+			h.handle()
 			continue
 		}
 		if s.runHead < len(s.runq) {
@@ -214,10 +244,10 @@ func (s *Scheduler) loop() error {
 		if s.wakeCancelled() {
 			continue
 		}
-		if len(s.q) == 0 || (s.fg == 0 && (s.quiet == nil || s.quiet())) {
+		if s.q.len() == 0 || (s.fg == 0 && (s.quiet == nil || s.quiet())) {
 			return s.deadlock()
 		}
-		next := s.q[0].at
+		next := s.q.heap[0].at
 		if s.maxTime > 0 && next > s.maxTime {
 			return &BudgetError{What: "virtual time", Limit: s.maxTime.Std().String(), At: s.now}
 		}

@@ -17,15 +17,16 @@ func TestEventQueueOrdersByTimeThenSequence(t *testing.T) {
 	var q eventQueue
 	var got []int
 	push := func(at Time, seq uint64, id int) {
-		q.push(event{at: at, seq: seq, fn: func() { got = append(got, id) }})
+		q.push(at, seq, funcHandler(func() { got = append(got, id) }), false)
 	}
 	push(5, 1, 1)
 	push(3, 2, 2)
 	push(5, 3, 3)
 	push(1, 4, 4)
 	push(3, 5, 5)
-	for len(q) > 0 {
-		q.pop().fn()
+	for q.len() > 0 {
+		_, h := q.pop()
+		h.handle()
 	}
 	want := []int{4, 2, 5, 1, 3}
 	if !equalInts(got, want) {

@@ -4,8 +4,17 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// request is what a client sends a server.
+// request is what a client sends a server. It travels as its own event
+// (stage says where it is), and carries the server's answer back in rep,
+// so that one request costs one allocation.
 type request struct {
+	cn    *conn
+	sess  *session
+	stage stage
+	rep   reply
+	err   error // a client-side failure (connection lost, ...)
+	done  bool  // answered or failed; the caller may go on
+
 	op      Op
 	xid     int32
 	path    string
@@ -26,8 +35,32 @@ type request struct {
 	dataW, existW, childW []string
 }
 
-// reply is what a server answers.
+// stage is where a request is on its way.
+type stage uint8
+
+const (
+	toServer stage = iota // travelling to the server
+	inServer              // queued in the server's pipeline
+	toClient              // its reply travelling back
+)
+
+func (r *request) handle() {
+	switch r.stage {
+	case toServer:
+		r.cn.srv.receive(r.cn, r)
+	case inServer:
+		r.cn.srv.process(r.cn, r.sess, r)
+	case toClient:
+		r.cn.client.deliver(r.cn, &r.rep)
+	}
+}
+
+// reply is what a server answers: a request's reply, or a message of its
+// own (a watch event, a connect answer, the end of the connection).
 type reply struct {
+	cn  *conn
+	eof bool // the server closed the connection
+
 	xid      int32
 	op       Op
 	code     int32
@@ -42,6 +75,8 @@ type reply struct {
 	sessionID int64
 	timeoutMs int32
 }
+
+func (r *reply) handle() { r.cn.client.deliver(r.cn, r) }
 
 // session is a server's record of a client session.
 type session struct {
@@ -161,7 +196,8 @@ func (s *server) receive(c *conn, req *request) {
 	}
 	at = max(at, sess.lastDone)
 	sess.lastDone = at
-	s.w.s.at(at, func() { s.process(c, sess, req) })
+	req.sess, req.stage = sess, inServer
+	s.w.s.schedule(at, req, false)
 }
 
 // connect answers a connect request: a new session, a session resumed on a
@@ -205,7 +241,8 @@ func (s *server) connect(c *conn, req *request) {
 func (s *server) process(c *conn, sess *session, req *request) {
 	now := s.w.s.now
 	t := s.tree
-	rep := &reply{xid: req.xid, op: req.op, path: req.path}
+	rep := &req.rep
+	rep.xid, rep.op, rep.path = req.xid, req.op, req.path
 	if req.op.isWrite() {
 		if req.op == OpCloseSession {
 			s.closeSession(sess, c)
@@ -252,7 +289,7 @@ func (s *server) process(c *conn, sess *session, req *request) {
 		}
 	}
 	s.w.s.record(Record{Kind: KReply, From: s.actor, To: c.client.actor, Op: req.op, Path: rep.path, Code: rep.code, Arg: int64(req.xid), Zxid: rep.zxid})
-	c.toClient(false, rep)
+	c.answer(req)
 }
 
 func applyPath(req *request, rep *reply) string {
@@ -308,7 +345,7 @@ func (s *server) closeConn(c *conn) {
 	if !c.open {
 		return
 	}
-	c.toClient(false, nil) // nil: end of stream
+	c.toClient(false, &reply{eof: true})
 	c.open = false
 	if c.sess != nil && c.sess.conn == c {
 		c.sess.conn = nil

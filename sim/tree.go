@@ -11,10 +11,45 @@ import (
 // znode is one node of the data tree.
 type znode struct {
 	data     []byte
-	stat     zk.Stat // Cversion unused: see creates
-	creates  int32   // the server's internal cversion: creates ever done under this node
-	children map[string]*znode
-	order    []string // children as getChildren lists them; nil when stale
+	stat     zk.Stat           // Cversion unused: see creates
+	creates  int32             // the server's internal cversion: creates ever done under this node
+	children map[string]*znode // nil until the first child
+	listing  listing           // the children in the order getChildren lists them
+}
+
+// listing keeps a node's child names sorted by a salted hash of the name,
+// the order getChildren answers in: unsorted by name, as a real server's
+// hash order is, but fixed for a run. It is kept up to date on every create
+// and delete, so listing costs one copy.
+type listing struct {
+	keys  []uint64
+	names []string
+}
+
+func (l *listing) find(key uint64, name string) (int, bool) {
+	i, _ := slices.BinarySearch(l.keys, key) // the first entry with this key
+	for ; i < len(l.keys) && l.keys[i] == key; i++ {
+		if c := cmp.Compare(l.names[i], name); c >= 0 {
+			return i, c == 0
+		}
+	}
+	return i, false
+}
+
+func (l *listing) add(key uint64, name string) {
+	i, found := l.find(key, name)
+	if found {
+		return
+	}
+	l.keys = slices.Insert(l.keys, i, key)
+	l.names = slices.Insert(l.names, i, name)
+}
+
+func (l *listing) remove(key uint64, name string) {
+	if i, found := l.find(key, name); found {
+		l.keys = slices.Delete(l.keys, i, i+1)
+		l.names = slices.Delete(l.names, i, i+1)
+	}
 }
 
 // visibleStat is the Stat a client sees. ZooKeeper keeps only the count of
@@ -62,11 +97,11 @@ const readOnlyPath = "/zookeeper/config"
 // -1 and one child). salt fixes the order in which children are listed.
 func newTree(salt uint64) *Tree {
 	t := &Tree{nodes: map[string]*znode{}, ephemerals: map[int64]map[string]struct{}{}, salt: salt}
-	t.nodes["/"] = &znode{children: map[string]*znode{}}
+	t.nodes["/"] = &znode{}
 	for _, p := range []string{"/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
-		n := &znode{children: map[string]*znode{}}
+		n := &znode{}
 		parent, name := parentOf(p)
-		t.nodes[parent].children[name] = n
+		t.link(t.nodes[parent], name, n)
 		t.nodes[parent].stat.NumChildren++
 		t.nodes[p] = n
 	}
@@ -156,12 +191,11 @@ func (t *Tree) create(path string, data []byte, flags int32, acl []zk.ACL, owner
 		owner = 0
 	}
 	ms := now.Millis()
-	n := &znode{data: data, children: map[string]*znode{}}
+	n := &znode{data: data}
 	n.stat = zk.Stat{Czxid: zxid, Mzxid: zxid, Pzxid: zxid, Ctime: ms, Mtime: ms,
 		EphemeralOwner: owner, DataLength: int32(len(data))}
 	_, name := parentOf(path)
-	parent.children[name] = n
-	parent.order = nil
+	t.link(parent, name, n)
 	parent.creates++
 	parent.stat.NumChildren++
 	parent.stat.Pzxid = zxid
@@ -205,8 +239,7 @@ func (t *Tree) delete(path string, version int32, zxid int64) int32 {
 		return codeNotEmpty
 	}
 	_, name := parentOf(path)
-	delete(parent.children, name)
-	parent.order = nil
+	t.unlink(parent, name)
 	parent.stat.NumChildren--
 	if zxid > parent.stat.Pzxid {
 		parent.stat.Pzxid = zxid
@@ -283,20 +316,22 @@ func (t *Tree) children(path string) ([]string, zk.Stat, int32) {
 	if n == nil {
 		return nil, zk.Stat{}, codeNoNode
 	}
-	if n.order == nil {
-		n.order = make([]string, 0, len(n.children))
-		for name := range n.children {
-			n.order = append(n.order, name)
-		}
-		salt := t.salt
-		slices.SortFunc(n.order, func(a, b string) int {
-			if c := cmp.Compare(nameHash(a, salt), nameHash(b, salt)); c != 0 {
-				return c
-			}
-			return cmp.Compare(a, b)
-		})
+	return slices.Clone(n.listing.names), n.visibleStat(), codeOK
+}
+
+// link makes n the child name of parent.
+func (t *Tree) link(parent *znode, name string, n *znode) {
+	if parent.children == nil {
+		parent.children = map[string]*znode{}
 	}
-	return slices.Clone(n.order), n.visibleStat(), codeOK
+	parent.children[name] = n
+	parent.listing.add(nameHash(name, t.salt), name)
+}
+
+// unlink removes the child name of parent.
+func (t *Tree) unlink(parent *znode, name string) {
+	delete(parent.children, name)
+	parent.listing.remove(nameHash(name, t.salt), name)
 }
 
 func nameHash(s string, salt uint64) uint64 {
@@ -426,7 +461,7 @@ func (s nodeSnapshot) apply() {
 		// created since: unlink it
 		delete(t.nodes, s.path)
 		if s.parent != nil {
-			delete(s.parent.children, name)
+			t.unlink(s.parent, name)
 		}
 		if owner := cur.stat.EphemeralOwner; owner != 0 {
 			delete(t.ephemerals[owner], s.path)
@@ -439,7 +474,7 @@ func (s nodeSnapshot) apply() {
 		s.node.data, s.node.stat = s.data, s.stat
 		if t.nodes[s.path] == nil { // deleted since: link it again
 			t.nodes[s.path] = s.node
-			s.parent.children[name] = s.node
+			t.link(s.parent, name, s.node)
 			if owner := s.node.stat.EphemeralOwner; owner != 0 {
 				set := t.ephemerals[owner]
 				if set == nil {
@@ -452,6 +487,5 @@ func (s nodeSnapshot) apply() {
 	}
 	if s.parent != nil {
 		s.parent.stat, s.parent.creates = s.parentStat, s.parentCreates
-		s.parent.order = nil
 	}
 }

@@ -1,0 +1,79 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+)
+
+// lockContention is the brief's lock-contention workload, written directly
+// against client.Conn: clients × rounds acquisitions of one lock made of
+// ephemeral sequential nodes, each waiter watching the next lower node.
+func lockContention(seed uint64, clients, rounds int) *World {
+	w, err := New(Config{Seed: seed})
+	if err != nil {
+		panic(err)
+	}
+	for i := 0; i < clients; i++ {
+		w.Spawn("", func(ctx context.Context, c client.Conn) error {
+			if _, err := c.Create(ctx, "/lock", nil, 0, acl); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+				return err
+			}
+			for r := 0; r < rounds; r++ {
+				me, err := c.Create(ctx, "/lock/guid-lock-", nil, zk.FlagEphemeralSequential, acl)
+				if err != nil {
+					return err
+				}
+				mine := strings.TrimPrefix(me, "/lock/")
+				for {
+					kids, _, err := c.Children(ctx, "/lock")
+					if err != nil {
+						return err
+					}
+					slices.Sort(kids)
+					i := slices.Index(kids, mine)
+					if i == 0 {
+						break
+					}
+					ok, _, watch, err := c.ExistsW(ctx, "/lock/"+kids[i-1])
+					if err != nil {
+						return err
+					}
+					if ok {
+						if _, err := watch.Wait(ctx); err != nil {
+							return err
+						}
+					}
+				}
+				if err := c.Delete(ctx, me, -1); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	return w
+}
+
+// BenchmarkLockContention reports simulated client operations per second of
+// wall time on one core: 10 clients × 100 acquisitions, one server.
+func BenchmarkLockContention(b *testing.B) {
+	var ops uint64
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		w := lockContention(uint64(i+1), 10, 100)
+		res := w.Run()
+		if res.Err != nil {
+			b.Fatal(res.Err)
+		}
+		ops += res.Ops
+	}
+	b.ReportMetric(float64(ops)/b.Elapsed().Seconds(), "ops/s")
+	b.ReportMetric(float64(ops)/float64(b.N), "ops/run")
+}
