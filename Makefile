@@ -15,7 +15,7 @@ test:
 
 ## bench: the performance benchmarks (simulated operations per second, ...)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./...
 
 ## lint: formatting, vet, staticcheck, and the determinism rules
 lint:

@@ -5,11 +5,11 @@ go 1.26
 require (
 	github.com/go-zookeeper/zk v1.0.4
 	github.com/spf13/cobra v1.10.2
+	go.uber.org/goleak v1.3.0
+	pgregory.net/rapid v1.3.0
 )
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
-	pgregory.net/rapid v1.3.0 // indirect
 )

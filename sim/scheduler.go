@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
 // handler is what an event does when it fires. Messages implement it
@@ -121,6 +122,7 @@ type Scheduler struct {
 
 	parkSeq  uint64
 	steps    uint64
+	lastExit Time // when the last client returned; -1 before
 	maxSteps uint64
 	maxTime  Time
 
@@ -142,7 +144,7 @@ func (s *Scheduler) Progress() uint64 { return s.progress.Load() }
 func (s *Scheduler) Busy() bool { return s.running.Load() != 0 }
 
 func newScheduler(src Source, trace *Trace, maxSteps uint64, maxTime Time) *Scheduler {
-	return &Scheduler{src: src, trace: trace, maxSteps: maxSteps, maxTime: maxTime}
+	return &Scheduler{src: src, trace: trace, maxSteps: maxSteps, maxTime: maxTime, lastExit: -1}
 }
 
 // Now is the current virtual time.
@@ -217,7 +219,7 @@ func (s *Scheduler) loop() error {
 		if s.stalled.Load() {
 			return nil // abandoned; the caller reports the stall
 		}
-		if s.live == 0 {
+		if s.live == 0 && s.drained() {
 			return nil
 		}
 		s.steps++
@@ -253,6 +255,21 @@ func (s *Scheduler) loop() error {
 		}
 		s.now = next
 	}
+}
+
+// drainWindow is how long after the last client returns the run goes on,
+// so that what is in flight (a closing session, its ephemerals' deletion)
+// lands: far longer than any message takes, and bounded, so that a timer a
+// client left behind does not stretch the run.
+const drainWindow = Time(time.Second)
+
+// drained reports, once every client has returned, whether the run may end:
+// no foreground event is pending, or the drain window has passed.
+func (s *Scheduler) drained() bool {
+	if s.lastExit < 0 {
+		s.lastExit = s.now
+	}
+	return s.fg == 0 || s.q.len() == 0 || s.q.heap[0].at > s.lastExit+drainWindow
 }
 
 // step resumes t until it blocks again or returns.

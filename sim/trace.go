@@ -175,13 +175,17 @@ func (t *Trace) Format(r *Record) string {
 			b.WriteString("exit")
 		}
 	case KSend:
-		fmt.Fprintf(&b, "%s %s  #%d", r.Op, r.Path, r.Arg)
+		fmt.Fprintf(&b, "%s  #%d", opPath(r.Op, r.Path), r.Arg)
 	case KApply:
-		fmt.Fprintf(&b, "apply zxid=%#x %s %s  (session %#x)", r.Zxid, r.Op, r.Path, r.Sess)
+		fmt.Fprintf(&b, "apply zxid=%#x %s", r.Zxid, opPath(r.Op, r.Path))
+		if r.Code != 0 {
+			fmt.Fprintf(&b, ": %s", codeText(r.Code))
+		}
+		fmt.Fprintf(&b, "  (session %#x)", r.Sess)
 	case KReply:
-		fmt.Fprintf(&b, "reply %s %s: %s  #%d", r.Op, r.Path, codeText(r.Code), r.Arg)
+		fmt.Fprintf(&b, "reply %s: %s  #%d", opPath(r.Op, r.Path), codeText(r.Code), r.Arg)
 	case KReceive:
-		fmt.Fprintf(&b, "got %s %s: %s  #%d", r.Op, r.Path, codeText(r.Code), r.Arg)
+		fmt.Fprintf(&b, "got %s: %s  #%d", opPath(r.Op, r.Path), codeText(r.Code), r.Arg)
 	case KNotify:
 		fmt.Fprintf(&b, "notify %s %s", eventTypeName(r.Arg), r.Path)
 	case KEvent:
@@ -204,4 +208,11 @@ func (t *Trace) Format(r *Record) string {
 		fmt.Fprintf(&b, "record kind %d", r.Kind)
 	}
 	return b.String()
+}
+
+func opPath(op Op, path string) string {
+	if path == "" {
+		return op.String()
+	}
+	return op.String() + " " + path
 }
