@@ -521,15 +521,26 @@ func (c *Client) do(ctx context.Context, req *request) (*reply, error) {
 
 // Create implements client.Conn.
 func (c *Client) Create(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error) {
+	// The library parses the flags, then checks the path, then refuses TTL
+	// modes (which need CreateTTL).
+	sequential := false
 	switch flags {
-	case 0, zk.FlagEphemeral, zk.FlagSequence, zk.FlagEphemeralSequential:
-	case zk.FlagContainer, zk.FlagTTL, 6:
-		return "", fmt.Errorf("sim: containers and TTL nodes are not modelled: %w", zk.ErrInvalidFlags)
+	case zk.FlagPersistent, zk.FlagEphemeral, zk.FlagContainer, zk.FlagTTL:
+	case zk.FlagSequence, zk.FlagEphemeralSequential, zk.FlagPersistentSequentialWithTTL:
+		sequential = true
 	default:
-		return "", fmt.Errorf("invalid flag value: [%v]: %w", flags, zk.ErrInvalidFlags)
+		return "", fmt.Errorf("invalid flag value: [%v]", flags)
 	}
-	if !validClientPath(path, flags&zk.FlagSequence != 0) {
+	if !validClientPath(path, sequential) {
 		return "", zk.ErrInvalidPath
+	}
+	switch flags {
+	case zk.FlagTTL, zk.FlagPersistentSequentialWithTTL:
+		return "", fmt.Errorf("Create with TTL flag disallowed: %w", zk.ErrInvalidFlags)
+	case zk.FlagContainer:
+		// A real server would make a container node; the simulator does not
+		// model them, and says so rather than pretend.
+		return "", fmt.Errorf("sim: container nodes are not modelled: %w", zk.ErrInvalidFlags)
 	}
 	rep, err := c.do(ctx, &request{op: OpCreate, path: path, data: clone(data), flags: flags, acl: acl})
 	if err == nil {

@@ -48,8 +48,10 @@ func validServerPath(path string, sequential bool) bool {
 // validClientPath mirrors go-zookeeper/zk's client-side check, which runs
 // before a request is sent and answers zk.ErrInvalidPath. It is deliberately
 // a faithful copy of that library's rules, quirks included: it lets "/./a"
-// through (the server then refuses it with BadArguments), and it does not
-// refuse U+D800–U+EFFF or U+FFFF as the server does.
+// through (the server then answers a create NoNode, as it looks the parent
+// "/." up before validating the path, and a setData BadArguments), and it
+// does not refuse U+D800–U+EFFF, U+FFFF or characters beyond U+FFFF as the
+// server does.
 func validClientPath(path string, sequential bool) bool {
 	if path == "" || path[0] != '/' {
 		return false
@@ -97,11 +99,14 @@ func validClientPath(path string, sequential bool) bool {
 	return true
 }
 
-// parentOf splits an absolute path into its parent and last component. The
-// root's parent is "" (as the server's tree keys it).
+// parentOf splits a path into its parent and last component: a child of the
+// root has the parent "/"; a path without '/' has the parent "".
 func parentOf(path string) (parent, name string) {
 	i := strings.LastIndexByte(path, '/')
-	if i <= 0 {
+	switch {
+	case i < 0:
+		return "", path
+	case i == 0:
 		return "/", path[1:]
 	}
 	return path[:i], path[i+1:]

@@ -111,12 +111,22 @@ func newTree(salt uint64) *Tree {
 // sequenceName is the name a sequential create gets: the requested path and
 // the parent's internal cversion (its count of creates), ten digits,
 // zero-padded. Deleting children does not advance it.
+//
+// Like Java's String.format("%010d"), a negative count (after 2³¹ creates)
+// keeps its sign first: -1 is "-000000001".
 func sequenceName(path string, creates int32) string {
 	var buf [24]byte
-	digits := strconv.AppendInt(buf[:0], int64(creates), 10)
-	b := make([]byte, 0, len(path)+10)
+	v := int64(creates)
+	b := make([]byte, 0, len(path)+11)
 	b = append(b, path...)
-	for i := len(digits); i < 10; i++ {
+	width := 10
+	if v < 0 {
+		b = append(b, '-')
+		v = -v
+		width--
+	}
+	digits := strconv.AppendInt(buf[:0], v, 10)
+	for i := len(digits); i < width; i++ {
 		b = append(b, '0')
 	}
 	return string(append(b, digits...))
