@@ -300,10 +300,10 @@ type mtNode struct {
 // mtTree is the reference model: path → node.
 type mtTree map[string]*mtNode
 
-// mtErrRuntimeInconsistency stands for the -2 a failed multi reports for the
+// errMtRuntimeInconsistency stands for the -2 a failed multi reports for the
 // ops after the failing one; go-zookeeper/zk has no value for it and reports
 // "unknown error: -2".
-var mtErrRuntimeInconsistency = errors.New("unknown error: -2")
+var errMtRuntimeInconsistency = errors.New("unknown error: -2")
 
 // mtNewTree is a fresh server's tree: the root and ZooKeeper's own nodes,
 // all with zero stats.
@@ -477,7 +477,7 @@ func (t mtTree) multi(subs []mtOp, sess, zxid, ms int64) mtResult {
 	for i := range res {
 		res[i].String, res[i].Stat = "", nil
 		if i > failed {
-			res[i].Error = mtErrRuntimeInconsistency
+			res[i].Error = errMtRuntimeInconsistency
 		}
 	}
 	return mtResult{multi: res, err: res[failed].Error}
@@ -540,7 +540,7 @@ func mtErrMatch(got, want error) bool {
 	switch {
 	case want == nil:
 		return got == nil
-	case want == mtErrRuntimeInconsistency:
+	case want == errMtRuntimeInconsistency:
 		return got != nil && got.Error() == want.Error()
 	default:
 		return errors.Is(got, want)
