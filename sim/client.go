@@ -73,6 +73,7 @@ type Client struct {
 	lastRecv   Time
 	connGen    uint64
 	paused     bool
+	pingOwed   bool // a ping fell due while paused
 	buffered   []func()
 	exited     bool
 }
@@ -180,32 +181,54 @@ func (c *Client) onConnect(rep *reply) {
 // startHeartbeat runs, for the current connection, the ping ticker and the
 // receive deadline.
 func (c *Client) startHeartbeat() {
+	c.startPings()
+	c.startReceiveDeadline()
+}
+
+// startPings sends a ping every third of the session timeout while the
+// connection lasts, as the library's ticker does. A paused process sends
+// none; like a time.Ticker's channel, it keeps one tick owed and sends that
+// ping as soon as it resumes.
+func (c *Client) startPings() {
 	cn, gen := c.cn, c.connGen
-	var ping, recv func()
-	ping = func() {
+	var tick func()
+	tick = func() {
 		if c.exited || c.cn != cn || c.connGen != gen {
 			return
 		}
-		if !c.paused {
-			c.w.s.record(Record{Kind: KPing, From: c.actor, To: cn.srv.actor})
-			c.xid++
-			cn.toServer(true, &request{op: OpPing, xid: -2})
+		if c.paused {
+			c.pingOwed = true
+		} else {
+			c.ping()
 		}
-		c.w.s.background(c.w.s.now+c.pingEvery, ping)
+		c.w.s.background(c.w.s.now+c.pingEvery, tick)
 	}
-	recv = func() {
+	c.w.s.background(c.w.s.now+c.pingEvery, tick)
+}
+
+func (c *Client) ping() {
+	c.w.s.record(Record{Kind: KPing, From: c.actor, To: c.cn.srv.actor})
+	c.cn.toServer(true, &request{op: OpPing, xid: -2})
+}
+
+// startReceiveDeadline declares the connection lost once nothing has come
+// from the server for the receive timeout. A paused process does not
+// notice; it checks again when it resumes.
+func (c *Client) startReceiveDeadline() {
+	cn, gen := c.cn, c.connGen
+	var check func()
+	check = func() {
 		if c.exited || c.cn != cn || c.connGen != gen || c.paused {
-			return // a paused process notices on resume
+			return
 		}
 		if idle := c.w.s.now - c.lastRecv; idle >= c.recvTO {
 			c.w.s.record(Record{Kind: KTimeout, From: c.actor, To: cn.srv.actor, Arg: int64(idle)})
 			c.drop(zk.ErrConnectionClosed)
 			return
 		}
-		c.w.s.background(c.lastRecv+c.recvTO, recv)
+		c.w.s.background(c.lastRecv+c.recvTO, check)
 	}
-	c.w.s.background(c.w.s.now+c.pingEvery, ping)
-	c.w.s.background(c.lastRecv+c.recvTO, recv)
+	c.w.s.background(c.lastRecv+c.recvTO, check)
 }
 
 // drop ends the current connection: in-flight requests fail with err
@@ -474,8 +497,12 @@ func (c *Client) resume() {
 			c.drop(zk.ErrConnectionClosed)
 			return
 		}
-		c.startHeartbeat()
+		c.startReceiveDeadline()
+		if c.pingOwed {
+			c.ping()
+		}
 	}
+	c.pingOwed = false
 	for _, fn := range buffered {
 		fn()
 	}

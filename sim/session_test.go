@@ -283,3 +283,42 @@ func TestWatchesReRegisteredOnReconnect(t *testing.T) {
 		t.Fatalf("%d notifications to the client, want 2: one lost with the old connection, one from setWatches", notifies)
 	}
 }
+
+// A short pause (ending before the receive deadline) costs the client
+// nothing: it keeps its connection and session, and its ping ticker goes on
+// at the same pace; the tick that fell due while it was stopped is sent on
+// resuming, as a time.Ticker's buffered tick would be.
+func TestShortPauseKeepsConnectionAndPingPace(t *testing.T) {
+	w := newWorld(t, Config{Seed: 8})
+	var before, after int64
+	a := w.Spawn("", func(ctx context.Context, c client.Conn) error {
+		if _, _, err := c.Exists(ctx, "/"); err != nil {
+			return err
+		}
+		before = c.SessionID()
+		if err := c.Sleep(ctx, time.Minute); err != nil {
+			return err
+		}
+		after = c.SessionID()
+		return nil
+	})
+	// Pings at 3.33s and 6.67s; paused through the one due at 10s.
+	w.At(10*time.Second, func() { a.Pause(3 * time.Second) })
+	mustRun(t, w)
+	pings, lost := 0, 0
+	for _, r := range w.Trace().Records() {
+		switch r.Kind {
+		case KPing:
+			pings++
+		case KTimeout, KExpire:
+			lost++
+		}
+	}
+	if before == 0 || before != after || lost != 0 {
+		t.Fatalf("session %#x then %#x, %d losses: want the same session and none", before, after, lost)
+	}
+	// 18 pings in a minute at 10s/3; the one due in the pause is sent late.
+	if pings < 17 || pings > 19 {
+		t.Fatalf("%d pings in a minute with a 3s pause, want about 18", pings)
+	}
+}
