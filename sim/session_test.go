@@ -322,3 +322,27 @@ func TestShortPauseKeepsConnectionAndPingPace(t *testing.T) {
 		t.Fatalf("%d pings in a minute with a 3s pause, want about 18", pings)
 	}
 }
+
+// A client spawned by an event while the run goes on connects and works
+// like the others.
+func TestSpawnDuringTheRun(t *testing.T) {
+	w := newWorld(t, Config{Seed: 9})
+	var got []byte
+	w.Spawn("first", func(ctx context.Context, c client.Conn) error {
+		if _, err := c.Create(ctx, "/x", []byte("hello"), 0, acl); err != nil {
+			return err
+		}
+		return c.Sleep(ctx, time.Second)
+	})
+	w.At(500*time.Millisecond, func() {
+		w.Spawn("late", func(ctx context.Context, c client.Conn) error {
+			var err error
+			got, _, err = c.Get(ctx, "/x")
+			return err
+		})
+	})
+	mustRun(t, w)
+	if string(got) != "hello" {
+		t.Fatalf("the late client read %q, want hello", got)
+	}
+}

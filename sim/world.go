@@ -106,7 +106,8 @@ func New(cfg Config) (*World, error) {
 }
 
 // Spawn adds a client process running body with its own session. The
-// session starts connecting when the run starts; body's calls wait for it.
+// session starts connecting when the run starts (at once, for a client
+// spawned by an event during the run); body's calls wait for it.
 // A client whose body returns closes its session; one that returns an error
 // or panics ends the run with a ClientError.
 func (w *World) Spawn(name string, body func(ctx context.Context, conn client.Conn) error) *Client {
@@ -126,7 +127,26 @@ func (w *World) Spawn(name string, body func(ctx context.Context, conn client.Co
 		return body(context.Background(), c)
 	})
 	c.t.onExit = c.exit
+	if w.ran {
+		c.start() // spawned while the run goes on (by an event)
+	}
 	return c
+}
+
+// start orders the servers as the library's host provider does (shuffled,
+// here from the run's source) and starts connecting.
+func (c *Client) start() {
+	w := c.w
+	c.hosts = make([]int, len(w.servers))
+	for i := range c.hosts {
+		c.hosts[i] = i
+	}
+	for i := len(c.hosts) - 1; i > 0; i-- {
+		j := w.s.choose(i + 1)
+		c.hosts[i], c.hosts[j] = c.hosts[j], c.hosts[i]
+	}
+	w.s.record(Record{Kind: KSpawn, From: c.actor})
+	c.connectNext()
 }
 
 // At schedules fn (a fault, a check) at virtual time t after the start.
@@ -162,17 +182,7 @@ func (w *World) Run() Result {
 	}
 	w.ran = true
 	for _, c := range w.clients {
-		c.hosts = make([]int, len(w.servers))
-		for i := range c.hosts {
-			c.hosts[i] = i
-		}
-		// Shuffle as the library's host provider does, from the run's source.
-		for i := len(c.hosts) - 1; i > 0; i-- {
-			j := w.s.choose(i + 1)
-			c.hosts[i], c.hosts[j] = c.hosts[j], c.hosts[i]
-		}
-		w.s.record(Record{Kind: KSpawn, From: c.actor})
-		c.connectNext()
+		c.start()
 	}
 	w.s.quiet = w.quiet
 	var err error
