@@ -71,6 +71,7 @@ type Client struct {
 	watchers   map[watchKey][]*simWatch
 	subs       []*subscription
 	lastRecv   Time
+	links      []linkPair // to each server
 	connGen    uint64
 	paused     bool
 	pingOwed   bool // a ping fell due while paused
@@ -117,26 +118,38 @@ func (c *Client) connectNext() {
 	c.setState(zk.StateConnecting)
 	if retryStart {
 		c.flushQueued(zk.ErrNoServer)
-		c.w.s.after(Time(time.Second), func() {
-			if c.paused {
-				c.buffered = append(c.buffered, c.dial)
-				return
-			}
-			c.dial()
-		})
+		c.w.s.after(Time(time.Second), func() { c.act(c.dial) })
 		return
 	}
 	c.dial()
 }
 
-// dial opens a TCP connection (one round trip) and sends the connect request.
+// linkPair is the network between a client and one server.
+type linkPair struct{ up, down link }
+
+// dial opens a TCP connection (one round trip) and sends the connect
+// request. A crashed server refuses the connection; across a cut link the
+// attempt gets no answer and is given up after the connect timeout. Either
+// way the client moves on to the next server.
 func (c *Client) dial() {
 	if c.exited {
 		return
 	}
-	srv := c.w.servers[c.hosts[c.curr]]
+	si := c.hosts[c.curr]
+	srv := c.w.servers[si]
+	lp := &c.links[si]
 	c.connGen++
 	gen := c.connGen
+	if lp.up.cut || lp.down.cut {
+		c.w.s.after(Time(c.w.cfg.ConnectTimeout), func() {
+			if c.exited || c.connGen != gen {
+				return
+			}
+			c.w.s.record(Record{Kind: KNote, From: c.actor, To: srv.actor, Path: "connection attempt timed out"})
+			c.act(c.connectNext)
+		})
+		return
+	}
 	c.w.s.after(2*c.w.linkLatency(), func() {
 		if c.exited || c.connGen != gen {
 			return
@@ -145,11 +158,26 @@ func (c *Client) dial() {
 			c.buffered = append(c.buffered, c.dial) // a stopped process dials nothing
 			return
 		}
-		c.cn = &conn{srv: srv, client: c, open: true}
+		cn := &conn{srv: srv, client: c, up: &lp.up, down: &lp.down}
+		if !srv.accept(cn) {
+			c.w.s.record(Record{Kind: KNote, From: c.actor, To: srv.actor, Path: "connection refused"})
+			c.connectNext()
+			return
+		}
+		c.cn = cn
 		c.setState(zk.StateConnected)
 		c.cn.toServer(false, &request{op: OpCreateSession, sessionID: c.sessionID,
 			timeoutMs: c.timeoutMs, lastZxid: c.lastZxid})
 	})
+}
+
+// act runs fn now, or when the process resumes if it is paused.
+func (c *Client) act(fn func()) {
+	if c.paused {
+		c.buffered = append(c.buffered, fn)
+		return
+	}
+	fn()
 }
 
 func (c *Client) onConnect(rep *reply) {
@@ -295,6 +323,9 @@ func (c *Client) deliver(cn *conn, rep *reply) {
 		n := copy(c.inflight, c.inflight[1:]) // usually none: keep the backing array
 		c.inflight[n] = nil
 		c.inflight = c.inflight[:n]
+		if r.watch {
+			c.registerWatch(r)
+		}
 		c.complete(r, nil)
 	}
 }
@@ -330,6 +361,23 @@ func (w *simWatch) Wait(ctx context.Context) (zk.Event, error) {
 		}
 	}
 	return w.ev, nil
+}
+
+// registerWatch adds the watcher a watching read asked for, as its reply
+// arrives and before anything after it is handled (the library does it in
+// its receive loop): exists leaves a data watcher on an existing node and an
+// exists watcher on a missing one; getData and getChildren leave one only on
+// success.
+func (c *Client) registerWatch(r *request) {
+	code := r.rep.code
+	switch {
+	case r.op == OpExists && code == codeOK, r.op == OpGetData && code == codeOK:
+		r.watcher = c.addWatcher(r.path, watchData, r.op)
+	case r.op == OpExists && code == codeNoNode:
+		r.watcher = c.addWatcher(r.path, watchExist, r.op)
+	case r.op == OpGetChildren && code == codeOK:
+		r.watcher = c.addWatcher(r.path, watchChild, r.op)
+	}
 }
 
 func (c *Client) addWatcher(path string, typ watchType, op Op) *simWatch {
@@ -595,24 +643,17 @@ func (c *Client) exists(ctx context.Context, path string, watch bool) (bool, *zk
 	if !validClientPath(path, false) {
 		return false, nil, nil, zk.ErrInvalidPath
 	}
-	rep, err := c.do(ctx, &request{op: OpExists, path: path, watch: watch})
+	req := &request{op: OpExists, path: path, watch: watch}
+	rep, err := c.do(ctx, req)
 	if err != nil {
 		return false, nil, nil, err
 	}
 	st := &rep.stat
 	switch rep.code {
 	case codeOK:
-		var w client.Watch
-		if watch {
-			w = c.addWatcher(path, watchData, OpExists)
-		}
-		return true, st, w, nil
+		return true, st, req.leftWatch(), nil
 	case codeNoNode:
-		var w client.Watch
-		if watch {
-			w = c.addWatcher(path, watchExist, OpExists)
-		}
-		return false, st, w, nil
+		return false, st, req.leftWatch(), nil
 	default:
 		if watch {
 			return false, nil, nil, errOf(rep.code)
@@ -636,7 +677,8 @@ func (c *Client) get(ctx context.Context, path string, watch bool) ([]byte, *zk.
 	if !validClientPath(path, false) {
 		return nil, nil, nil, zk.ErrInvalidPath
 	}
-	rep, err := c.do(ctx, &request{op: OpGetData, path: path, watch: watch})
+	req := &request{op: OpGetData, path: path, watch: watch}
+	rep, err := c.do(ctx, req)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -647,11 +689,7 @@ func (c *Client) get(ctx context.Context, path string, watch bool) ([]byte, *zk.
 		}
 		return nil, st, nil, err
 	}
-	var w client.Watch
-	if watch {
-		w = c.addWatcher(path, watchData, OpGetData)
-	}
-	return clone(rep.data), st, w, nil
+	return clone(rep.data), st, req.leftWatch(), nil
 }
 
 // Get implements client.Conn.
@@ -681,7 +719,8 @@ func (c *Client) children(ctx context.Context, path string, watch bool) ([]strin
 	if !validClientPath(path, false) {
 		return nil, nil, nil, zk.ErrInvalidPath
 	}
-	rep, err := c.do(ctx, &request{op: OpGetChildren, path: path, watch: watch})
+	req := &request{op: OpGetChildren, path: path, watch: watch}
+	rep, err := c.do(ctx, req)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -692,11 +731,7 @@ func (c *Client) children(ctx context.Context, path string, watch bool) ([]strin
 		}
 		return nil, st, nil, err
 	}
-	var w client.Watch
-	if watch {
-		w = c.addWatcher(path, watchChild, OpGetChildren)
-	}
-	return rep.children, st, w, nil
+	return rep.children, st, req.leftWatch(), nil
 }
 
 // Children implements client.Conn.

@@ -1,56 +1,94 @@
 package sim
 
-// conn is one client connection to one server: two FIFO directions whose
-// messages take a latency drawn from the run's source, never overtaking
-// each other. A message sent on a connection that has since closed is
-// dropped at the receiving end.
+// link is one direction of the network between two actors. Messages on it
+// arrive in the order they were sent, each after a latency drawn from the
+// run's source plus any latency spike in force. While the link is cut,
+// messages wait, as TCP would keep retransmitting them, and go out in order
+// when it heals; a message for a connection that has closed meanwhile is
+// dropped by its receiver.
+type link struct {
+	lastAt     Time // when the last message sent on it arrives
+	cut        bool
+	held       []heldMsg
+	spike      Time // extra latency
+	spikeUntil Time
+}
+
+type heldMsg struct {
+	h  handler
+	bg bool
+}
+
+// send puts h on link l.
+func (w *World) send(l *link, h handler, bg bool) {
+	if l.cut {
+		l.held = append(l.held, heldMsg{h, bg})
+		return
+	}
+	d := w.linkLatency()
+	if w.s.now < l.spikeUntil {
+		d += l.spike
+	}
+	at := max(w.s.now+d, l.lastAt)
+	l.lastAt = at
+	w.s.schedule(at, h, bg)
+}
+
+// heal reopens l and sends what waited on it, in order.
+func (w *World) heal(l *link) {
+	if !l.cut {
+		return
+	}
+	l.cut = false
+	held := l.held
+	l.held = nil
+	for _, m := range held {
+		w.send(l, m.h, m.bg)
+	}
+}
+
+// conn is one client connection to one server, over the links between them.
 type conn struct {
 	srv    *server
 	client *Client
 	open   bool     // from the server's side
 	sess   *session // the session attached to it, on the server
-	upAt   Time     // when the last client→server message arrives
-	downAt Time     // when the last server→client message arrives
+	up     *link    // client → server
+	down   *link    // server → client
 }
 
 // toServer sends req (nil: the client closed the connection). Heartbeats
 // travel as background events.
 func (c *conn) toServer(bg bool, req *request) {
 	w := c.client.w
-	at := max(w.s.now+w.linkLatency(), c.upAt)
-	c.upAt = at
 	if req == nil {
-		w.s.schedule(at, funcHandler(func() { c.srv.detach(c) }), bg)
+		w.send(c.up, funcHandler(func() { c.srv.detach(c) }), bg)
 		return
 	}
 	req.cn, req.stage = c, toServer
-	w.s.schedule(at, req, bg)
+	w.send(c.up, req, bg)
 }
 
 // toClient sends a message of the server's own.
 func (c *conn) toClient(bg bool, rep *reply) {
-	w := c.client.w
-	at := max(w.s.now+w.linkLatency(), c.downAt)
-	c.downAt = at
 	rep.cn = c
-	w.s.schedule(at, rep, bg)
+	c.client.w.send(c.down, rep, bg)
 }
 
 // answer sends req's reply back.
 func (c *conn) answer(req *request) {
-	w := c.client.w
-	at := max(w.s.now+w.linkLatency(), c.downAt)
-	c.downAt = at
 	req.rep.cn, req.stage = c, toClient
-	w.s.schedule(at, req, false)
+	c.client.w.send(c.down, req, false)
 }
 
-// detach handles a connection the client closed: its session stays, without
-// a connection, until it reconnects or expires.
-func (s *server) detach(c *conn) {
+// close closes a connection from the server's side (the server shut down,
+// refused the client, or expired its session); the client learns of it when
+// the close reaches it, after whatever was sent before.
+func (c *conn) close() {
 	if !c.open {
 		return
 	}
+	c.toClient(false, &reply{eof: true})
 	c.open = false
 	if c.sess != nil && c.sess.conn == c {
 		c.sess.conn = nil

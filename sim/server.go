@@ -1,7 +1,11 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
 )
 
 // request is what a client sends a server. It travels as its own event
@@ -14,6 +18,13 @@ type request struct {
 	rep   reply
 	err   error // a client-side failure (connection lost, ...)
 	done  bool  // answered or failed; the caller may go on
+
+	watcher *simWatch // the watcher a watching read left, set as its reply arrived
+
+	ready   bool // the server has its answer (in rep)
+	readyAt Time // a read: not answered before this
+	due     bool // a read: a wake-up is scheduled for readyAt
+	syncTo  int64
 
 	op      Op
 	xid     int32
@@ -40,7 +51,7 @@ type stage uint8
 
 const (
 	toServer stage = iota // travelling to the server
-	inServer              // queued in the server's pipeline
+	inServer              // queued at the server, waiting for its turn
 	toClient              // its reply travelling back
 )
 
@@ -49,10 +60,21 @@ func (r *request) handle() {
 	case toServer:
 		r.cn.srv.receive(r.cn, r)
 	case inServer:
-		r.cn.srv.process(r.cn, r.sess, r)
+		r.due = false
+		r.cn.srv.pump(r.sess)
 	case toClient:
 		r.cn.client.deliver(r.cn, &r.rep)
 	}
+}
+
+// isRead reports whether the session's server answers r from its own tree,
+// without the leader.
+func (r *request) isRead() bool {
+	switch r.op {
+	case OpExists, OpGetData, OpGetChildren, OpSetWatches:
+		return true
+	}
+	return false
 }
 
 // reply is what a server answers: a request's reply, or a message of its
@@ -78,53 +100,109 @@ type reply struct {
 
 func (r *reply) handle() { r.cn.client.deliver(r.cn, r) }
 
-// session is a server's record of a client session.
+// leftWatch is the watcher r left, if it was a watching read that left one.
+func (r *request) leftWatch() client.Watch {
+	if r.watcher == nil {
+		return nil
+	}
+	return r.watcher
+}
+
+// session is a server's record of a client session attached to one of its
+// connections: the requests it has not answered yet, in order, and the
+// watches the session set on this server.
 type session struct {
-	id       int64
-	timeout  Time
-	conn     *conn // the connection it is attached to, nil when none
-	expireAt Time
-	checkAt  Time // when an expiry check is scheduled, 0 when none
-	closing  bool
-	lastDone Time // when its last request is processed: its requests stay in order
+	id      int64
+	timeout Time
+	conn    *conn
+	queue   []*request
 
 	dataWatches  map[string]bool
 	childWatches map[string]bool
 }
 
-// server is one simulated ZooKeeper server. In this version it is the whole
-// ensemble: it orders every write, applies it, and answers reads.
+// role is what a server is doing in the ensemble.
+type role uint8
+
+const (
+	roleDown      role = iota // crashed
+	roleLooking               // electing, or cut off from a quorum: serves no client
+	roleFollowing             // synced with a leader: serves clients
+	roleLeading               // orders writes: serves clients
+)
+
+func (r role) String() string {
+	return [...]string{"down", "looking", "following", "leading"}[r]
+}
+
+// server is one simulated ZooKeeper server.
+//
+// What survives a crash is its log of accepted proposals (up to durable,
+// the entries its disk write finished) and its epoch; its tree is rebuilt
+// from the log when it rejoins. Everything else (sessions attached to its
+// connections, watches, queued requests, a leader's bookkeeping) is lost.
 type server struct {
-	w        *World
-	idx      int
-	actor    Actor
-	tree     *Tree
-	epoch    int64
-	counter  int64
-	sessions map[int64]*session
-	watches  watchTable
-	nextSess int64
-	writeAt  Time // when the write pipeline is free
+	w     *World
+	idx   int
+	actor Actor
+	role  role
+	gen   uint64 // bumps on every role change: messages of an older regime are ignored
+
+	// durable
+	log           []*txn
+	durable       int
+	acceptedEpoch int64
+
+	// volatile
+	tree        *Tree
+	applied     int // log entries applied to tree
+	commit      int // log entries known committed
+	leader      *server
+	leaderGen   uint64
+	heardLeader Time
+	ld          *leaderState
+	sessions    map[int64]*session
+	conns       []*conn
+	watches     watchTable
+	touched     []int64 // sessions heard from since the last report to the leader
+	diskAt      Time    // when the last log write finishes
+	syncWaits   []*request
 }
 
 func newServer(w *World, idx int) *server {
-	return &server{
-		w: w, idx: idx, actor: ServerActor(idx),
-		tree:     newTree(w.salt),
-		epoch:    1,
-		sessions: map[int64]*session{},
-		watches:  newWatchTable(),
-	}
+	s := &server{w: w, idx: idx, actor: ServerActor(idx), role: roleLooking}
+	s.reset()
+	return s
 }
 
-func (s *server) lastZxid() int64 { return s.epoch<<32 | s.counter }
+// reset clears the volatile state.
+func (s *server) reset() {
+	s.tree = newTree(s.w.salt)
+	s.applied, s.commit = 0, 0
+	s.leader, s.ld = nil, nil
+	s.sessions = map[int64]*session{}
+	s.conns = nil
+	s.watches = newWatchTable()
+	s.touched = nil
+	s.syncWaits = nil
+}
 
-// nextZxid numbers the next write. Every write takes one, including one
-// that fails its checks, as ZooKeeper logs a failed write as an error
-// transaction.
-func (s *server) nextZxid() int64 {
-	s.counter++
-	return s.lastZxid()
+func (s *server) serving() bool { return s.role == roleFollowing || s.role == roleLeading }
+
+// lastLogged is the zxid of the last proposal in the log.
+func (s *server) lastLogged() int64 {
+	if len(s.log) == 0 {
+		return 0
+	}
+	return s.log[len(s.log)-1].zxid
+}
+
+// lastApplied is the zxid of the last transaction applied to the tree.
+func (s *server) lastApplied() int64 {
+	if s.applied == 0 {
+		return 0
+	}
+	return s.log[s.applied-1].zxid
 }
 
 // negotiate clamps a requested session timeout to [2, 20] × tickTime.
@@ -140,35 +218,35 @@ func (s *server) negotiate(ms int32) Time {
 	return t
 }
 
-// touch extends a session's life: it now expires at the first tickTime
-// boundary after now + timeout, as ZooKeeper's expiry queue rounds it.
-func (s *server) touch(sess *session) {
-	tick := Time(s.w.cfg.TickTime)
-	sess.expireAt = ((s.w.s.now+sess.timeout)/tick + 1) * tick
-	if sess.checkAt == 0 {
-		s.scheduleExpiryCheck(sess)
+// touch notes that a session was heard from: the leader extends its life at
+// once, a follower reports it to the leader with its next ping answer.
+func (s *server) touch(id int64) {
+	if s.role == roleLeading {
+		s.ld.touch(id)
+		return
 	}
+	s.touched = append(s.touched, id)
 }
 
-func (s *server) scheduleExpiryCheck(sess *session) {
-	sess.checkAt = sess.expireAt
-	s.w.s.background(sess.expireAt, func() {
-		sess.checkAt = 0
-		if sess.closing || s.sessions[sess.id] != sess {
-			return
-		}
-		if sess.expireAt > s.w.s.now {
-			s.scheduleExpiryCheck(sess)
-			return
-		}
-		s.w.s.record(Record{Kind: KExpire, From: s.actor, Sess: sess.id})
-		s.closeSession(sess, nil)
-	})
+// accept opens a client connection, or refuses it: a crashed server refuses
+// the TCP connection; a server that is not serving accepts it and closes it
+// at once, as ZooKeeper does while it has no quorum.
+func (s *server) accept(c *conn) bool {
+	if s.role == roleDown {
+		return false
+	}
+	c.open = true
+	s.conns = append(s.conns, c)
+	return true
 }
 
 // receive handles a request arriving on c.
 func (s *server) receive(c *conn, req *request) {
-	if !c.open {
+	if !c.open || s.role == roleDown {
+		return
+	}
+	if !s.serving() {
+		c.close()
 		return
 	}
 	if req.op == OpCreateSession {
@@ -176,125 +254,244 @@ func (s *server) receive(c *conn, req *request) {
 		return
 	}
 	sess := c.sess
-	if sess == nil || sess.closing || s.sessions[sess.id] != sess {
-		return // ZooKeeper drops requests of unknown or closing sessions unanswered
+	if sess == nil {
+		return // ZooKeeper drops requests of a connection without a session
 	}
-	s.touch(sess)
+	s.touch(sess.id)
 	if req.op == OpPing {
-		c.toClient(true, &reply{xid: req.xid, op: OpPing, zxid: s.lastZxid()})
+		c.toClient(true, &reply{xid: req.xid, op: OpPing, zxid: s.lastApplied()})
 		return
 	}
-	cfg := &s.w.cfg
-	var at Time
-	if req.op.isWrite() || req.op == OpSync {
-		at = max(s.w.s.now, s.writeAt) + Time(cfg.WriteDelay) + s.w.jitter(cfg.WriteJitter)
-		if req.op != OpSync {
-			s.writeAt = at
-		}
-	} else {
-		at = s.w.s.now + Time(cfg.ReadDelay)
-	}
-	at = max(at, sess.lastDone)
-	sess.lastDone = at
 	req.sess, req.stage = sess, inServer
-	s.w.s.schedule(at, req, false)
+	sess.queue = append(sess.queue, req)
+	switch {
+	case req.isRead():
+		req.readyAt = s.w.s.now + Time(s.w.cfg.ReadDelay)
+	case req.op == OpSync:
+		s.submitSync(req)
+	default:
+		if req.op == OpCloseSession && s.role == roleLeading {
+			s.ld.closing(sess.id)
+		}
+		s.submit(&txn{op: req.op, sess: sess.id, req: req, origin: s.idx})
+	}
+	s.pump(sess)
 }
 
-// connect answers a connect request: a new session, a session resumed on a
-// new connection, or (for a session the server no longer has) the session
-// id 0 that tells the client its session expired, after which the server
-// closes the connection.
-func (s *server) connect(c *conn, req *request) {
-	if req.sessionID != 0 {
-		sess := s.sessions[req.sessionID]
-		if sess == nil || sess.closing {
-			c.toClient(false, &reply{op: OpCreateSession, sessionID: 0})
-			s.closeConn(c)
+// pump answers the session's requests that are ready, in order: a read
+// runs when every earlier request of its session has been answered, so a
+// session always reads its own writes.
+func (s *server) pump(sess *session) {
+	for len(sess.queue) > 0 {
+		r := sess.queue[0]
+		if r.isRead() && !r.ready {
+			if now := s.w.s.now; now < r.readyAt {
+				if !r.due {
+					r.due = true
+					s.w.s.schedule(r.readyAt, r, false)
+				}
+				return
+			}
+			s.read(sess, r)
+		}
+		if !r.ready {
 			return
 		}
-		if old := sess.conn; old != nil && old != c {
-			s.closeConn(old)
-		}
-		sess.conn = c
-		c.sess = sess
-		s.touch(sess)
-		c.toClient(false, &reply{op: OpCreateSession, sessionID: sess.id, timeoutMs: int32(sess.timeout / 1e6)})
-		return
+		sess.queue[0] = nil
+		sess.queue = sess.queue[1:]
+		s.answer(r)
 	}
-	timeout := s.negotiate(req.timeoutMs)
-	s.nextSess++
-	sess := &session{
-		id:          int64(s.idx+1)<<56 | s.nextSess,
-		timeout:     timeout,
-		conn:        c,
-		dataWatches: map[string]bool{}, childWatches: map[string]bool{},
-	}
-	zxid := s.nextZxid()
-	s.sessions[sess.id] = sess
-	c.sess = sess
-	s.w.s.record(Record{Kind: KApply, From: s.actor, Op: OpCreateSession, Zxid: zxid, Sess: sess.id})
-	s.touch(sess)
-	c.toClient(false, &reply{op: OpCreateSession, zxid: zxid, sessionID: sess.id, timeoutMs: int32(timeout / 1e6)})
 }
 
-// process carries out a request at its turn and answers it.
-func (s *server) process(c *conn, sess *session, req *request) {
-	now := s.w.s.now
+// read serves a read from this server's tree, as it stands: possibly behind
+// the leader.
+func (s *server) read(sess *session, req *request) {
 	t := s.tree
 	rep := &req.rep
-	rep.xid, rep.op, rep.path = req.xid, req.op, req.path
-	if req.op.isWrite() {
-		if req.op == OpCloseSession {
-			s.closeSession(sess, c)
-			return
+	rep.xid, rep.op, rep.path, rep.zxid = req.xid, req.op, req.path, s.lastApplied()
+	switch req.op {
+	case OpExists:
+		if req.watch {
+			s.watches.addData(req.path, sess)
 		}
-		rep.zxid = s.nextZxid()
-		switch req.op {
-		case OpCreate:
-			rep.path, rep.code = t.create(req.path, req.data, req.flags, req.acl, sess.id, rep.zxid, now)
-			if rep.code != codeOK {
-				rep.path = ""
-			}
-		case OpDelete:
-			rep.code = t.delete(req.path, req.version, rep.zxid)
-		case OpSetData:
-			rep.stat, rep.code = t.setData(req.path, req.data, req.version, rep.zxid, now)
-		case OpMulti:
-			rep.multi, rep.code = t.multi(req.ops, sess.id, rep.zxid, now)
+		_, rep.stat, rep.code = t.get(req.path)
+	case OpGetData:
+		rep.data, rep.stat, rep.code = t.get(req.path)
+		if req.watch && rep.code == codeOK {
+			s.watches.addData(req.path, sess)
 		}
-		s.w.s.record(Record{Kind: KApply, From: s.actor, Op: req.op, Path: applyPath(req, rep), Zxid: rep.zxid, Sess: sess.id, Code: rep.code})
-		s.notify()
-	} else {
-		rep.zxid = s.lastZxid()
-		switch req.op {
-		case OpExists:
-			if req.watch {
-				s.watches.addData(req.path, sess)
-			}
-			_, rep.stat, rep.code = t.get(req.path)
-		case OpGetData:
-			rep.data, rep.stat, rep.code = t.get(req.path)
-			if req.watch && rep.code == codeOK {
-				s.watches.addData(req.path, sess)
-			}
-		case OpGetChildren:
-			rep.children, rep.stat, rep.code = t.children(req.path)
-			if req.watch && rep.code == codeOK {
-				s.watches.addChild(req.path, sess)
-			}
-		case OpSync:
-			// One server is always up to date with itself.
-		case OpSetWatches:
-			s.setWatches(c, req)
+	case OpGetChildren:
+		rep.children, rep.stat, rep.code = t.children(req.path)
+		if req.watch && rep.code == codeOK {
+			s.watches.addChild(req.path, sess)
 		}
+	case OpSetWatches:
+		s.setWatches(req.cn, req)
 	}
+	req.ready = true
+}
+
+// answer sends a ready request's reply, unless its connection is gone.
+func (s *server) answer(req *request) {
+	c := req.cn
+	if !c.open {
+		return
+	}
+	rep := &req.rep
 	s.w.s.record(Record{Kind: KReply, From: s.actor, To: c.client.actor, Op: req.op, Path: rep.path, Code: rep.code, Arg: int64(req.xid), Zxid: rep.zxid})
+	if s.w.faults != nil && s.w.faults.onReply(s, req) {
+		return
+	}
 	c.answer(req)
 }
 
-func applyPath(req *request, rep *reply) string {
-	if rep.path != "" {
-		return rep.path
+// connect answers a connect request (the answer carries no zxid, as
+// ZooKeeper's does not): a new session is created through the leader; a session resumed on a new connection is checked with the leader,
+// which answers session id 0 for one it no longer has (the client then
+// knows its session expired) before the connection is closed.
+func (s *server) connect(c *conn, req *request) {
+	if req.lastZxid > s.lastApplied() {
+		// The client has seen more than this server has applied: it must
+		// not go back in time. ZooKeeper refuses it; the client moves on.
+		s.w.s.record(Record{Kind: KNote, From: s.actor, To: c.client.actor,
+			Path: fmt.Sprintf("refused: client has seen zxid %#x, server is at %#x", req.lastZxid, s.lastApplied())})
+		s.closeConn(c)
+		return
+	}
+	if req.sessionID == 0 {
+		timeout := s.negotiate(req.timeoutMs)
+		s.w.nextSession++
+		sess := &session{id: int64(s.idx+1)<<56 | s.w.nextSession, timeout: timeout, conn: c,
+			dataWatches: map[string]bool{}, childWatches: map[string]bool{}}
+		c.sess = sess
+		s.sessions[sess.id] = sess
+		s.submit(&txn{op: OpCreateSession, sess: sess.id, timeout: timeout, req: req, origin: s.idx})
+		return
+	}
+	if s.role == roleLeading {
+		timeout, ok := s.ld.revalidate(req.sessionID)
+		s.resumed(c, req.sessionID, timeout, ok)
+		return
+	}
+	s.toLeader(&peerMsg{kind: pmRevalidate, sess: req.sessionID, cn: c})
+}
+
+// resumed finishes a reconnection once the leader has answered.
+func (s *server) resumed(c *conn, id int64, timeout Time, ok bool) {
+	if !c.open {
+		return
+	}
+	if !ok {
+		c.toClient(false, &reply{op: OpCreateSession, sessionID: 0})
+		s.closeConn(c)
+		return
+	}
+	if old := s.sessions[id]; old != nil && old.conn != nil && old.conn != c {
+		s.closeConn(old.conn)
+	}
+	sess := &session{id: id, timeout: timeout, conn: c,
+		dataWatches: map[string]bool{}, childWatches: map[string]bool{}}
+	s.sessions[id] = sess
+	c.sess = sess
+	c.toClient(false, &reply{op: OpCreateSession, sessionID: id, timeoutMs: int32(timeout / 1e6)})
+}
+
+// closeConn closes a client connection from the server's side and forgets
+// the session's watches here.
+func (s *server) closeConn(c *conn) {
+	if sess := c.sess; sess != nil && s.sessions[sess.id] == sess {
+		s.watches.drop(sess)
+		delete(s.sessions, sess.id)
+	}
+	c.close()
+}
+
+// detach handles a connection the client closed: its session stays, without
+// a connection, until it reconnects or expires.
+func (s *server) detach(c *conn) {
+	if !c.open {
+		return
+	}
+	if sess := c.sess; sess != nil && s.sessions[sess.id] == sess {
+		s.watches.drop(sess)
+		delete(s.sessions, sess.id)
+	}
+	c.open = false
+}
+
+// stopServing closes every client connection, as a server leaving the
+// quorum (or crashing) does, and forgets what it held for them.
+func (s *server) stopServing() {
+	conns := s.conns
+	s.conns = nil
+	for _, c := range conns {
+		c.sess = nil
+		c.close()
+	}
+	s.sessions = map[int64]*session{}
+	s.watches = newWatchTable()
+	s.touched = nil
+	s.syncWaits = nil
+}
+
+// applyUpTo applies committed log entries up to n, in zxid order: the tree
+// changes, watchers here are notified, sessions opened or closed here are
+// answered, and the server the client sent a write to answers it.
+func (s *server) applyUpTo(n int) {
+	for s.applied < n {
+		t := s.log[s.applied]
+		s.applied++
+		res := s.tree.apply(t)
+		path := ""
+		if t.req != nil {
+			path = applyPath(t.req, res.path)
+		}
+		s.w.s.record(Record{Kind: KApply, From: s.actor, Op: t.op, Path: path, Zxid: t.zxid, Sess: t.sess, Code: res.code})
+		s.notify()
+		switch t.op {
+		case OpCreateSession:
+			if s.role == roleLeading {
+				s.ld.track(t.sess, t.timeout)
+			}
+			if t.origin == s.idx {
+				if sess := s.sessions[t.sess]; sess != nil && sess.conn != nil && sess.conn.open {
+					sess.conn.toClient(false, &reply{op: OpCreateSession, sessionID: t.sess, timeoutMs: int32(t.timeout / 1e6)})
+				}
+			}
+			continue
+		case OpCloseSession:
+			if s.role == roleLeading {
+				s.ld.untrack(t.sess)
+			}
+			if sess := s.sessions[t.sess]; sess != nil {
+				if t.origin == s.idx && t.req != nil && sess.conn != nil && sess.conn.open {
+					sess.conn.toClient(false, &reply{op: OpCloseSession, zxid: t.zxid})
+				}
+				if sess.conn != nil {
+					s.closeConn(sess.conn)
+				}
+			}
+			continue
+		}
+		// The server the client asked answers, if it still holds the session
+		// that asked (not after a crash, nor for an abandoned connection).
+		if r := t.req; t.origin == s.idx && r != nil && r.sess != nil && s.sessions[r.sess.id] == r.sess {
+			rep := &r.rep
+			rep.xid, rep.op, rep.zxid, rep.code = r.xid, r.op, t.zxid, res.code
+			rep.path, rep.stat, rep.multi = res.path, res.stat, res.multi
+			if rep.code != codeOK && r.op == OpCreate {
+				rep.path = ""
+			}
+			r.ready = true
+			s.pump(r.sess)
+		}
+	}
+	s.releaseSyncs()
+}
+
+func applyPath(req *request, created string) string {
+	if created != "" {
+		return created
 	}
 	if req.op == OpMulti && len(req.ops) > 0 {
 		return req.ops[0].path + " …"
@@ -302,54 +499,19 @@ func applyPath(req *request, rep *reply) string {
 	return req.path
 }
 
-// notify sends the watch events the last write caused, in the order the
-// tree fired them, each to the current connection of every session watching.
+// notify sends the watch events the last transaction caused, in the order
+// the tree fired them, to every session watching on this server.
 func (s *server) notify() {
 	t := s.tree
 	for _, tr := range t.fired {
 		for _, sess := range s.watches.fire(tr) {
 			if c := sess.conn; c != nil && c.open {
 				s.w.s.record(Record{Kind: KNotify, From: s.actor, To: c.client.actor, Path: tr.path, Arg: int64(tr.typ)})
-				c.toClient(false, &reply{xid: -1, op: 0, path: tr.path, code: int32(tr.typ)})
+				c.toClient(false, &reply{xid: -1, path: tr.path, code: int32(tr.typ)})
 			}
 		}
 	}
 	t.fired = t.fired[:0]
-}
-
-// closeSession ends a session, on the client's request (c is its
-// connection) or on expiry (c is nil): a closeSession transaction deletes the
-// session's ephemeral nodes, in path order, firing their watches; the client
-// is answered if it asked; the connection is closed.
-func (s *server) closeSession(sess *session, c *conn) {
-	sess.closing = true
-	zxid := s.nextZxid()
-	for _, p := range s.tree.sessionEphemerals(sess.id) {
-		s.tree.delete(p, -1, zxid)
-	}
-	s.w.s.record(Record{Kind: KApply, From: s.actor, Op: OpCloseSession, Zxid: zxid, Sess: sess.id})
-	s.notify()
-	s.watches.drop(sess)
-	delete(s.sessions, sess.id)
-	if c != nil {
-		c.toClient(false, &reply{op: OpCloseSession, zxid: zxid})
-	}
-	if sess.conn != nil {
-		s.closeConn(sess.conn)
-	}
-}
-
-// closeConn closes a connection from the server's side; the client learns
-// of it when the close reaches it, after whatever was sent before.
-func (s *server) closeConn(c *conn) {
-	if !c.open {
-		return
-	}
-	c.toClient(false, &reply{eof: true})
-	c.open = false
-	if c.sess != nil && c.sess.conn == c {
-		c.sess.conn = nil
-	}
 }
 
 // setWatches re-registers a reconnected client's watches, firing at once

@@ -238,7 +238,7 @@ func TestConnectionLossFailsInFlightRequestButSessionSurvives(t *testing.T) {
 // it was away (DataTree.setWatches); a change made while the client is
 // disconnected reaches it only after it reconnects.
 func TestWatchesReRegisteredOnReconnect(t *testing.T) {
-	w := newWorld(t, Config{Seed: 6})
+	w := newWorld(t, Config{Seed: 6, Servers: 1})
 	var ev zk.Event
 	var evAt, resumedAt time.Duration
 	a := w.Spawn("", func(ctx context.Context, c client.Conn) error {

@@ -43,6 +43,9 @@ const (
 	KPing                    // client sends a heartbeat
 	KTimeout                 // client declares the connection lost
 	KNote                    // free text (Path holds the text)
+	KRole                    // a server's role changes (Arg=role, Path=why)
+	KPropose                 // the leader orders a write (Op, Path, Zxid, Sess)
+	KFault                   // a fault is injected (Path describes it)
 )
 
 // Record is one event of a run. It is kept compact and rendered to text only
@@ -161,7 +164,7 @@ func (t *Trace) Format(r *Record) string {
 	b.WriteString(r.At.String())
 	b.WriteString("  ")
 	who := t.ActorName(r.From)
-	if r.To != WorldActor && r.Kind != KApply && r.Kind != KExpire {
+	if r.To != WorldActor && r.Kind != KApply && r.Kind != KExpire && r.Kind != KRole {
 		who += " → " + t.ActorName(r.To)
 	}
 	fmt.Fprintf(&b, "%-14s ", who)
@@ -204,6 +207,12 @@ func (t *Trace) Format(r *Record) string {
 		fmt.Fprintf(&b, "no answer for %s: connection lost", Time(r.Arg).Std())
 	case KNote:
 		b.WriteString(r.Path)
+	case KRole:
+		fmt.Fprintf(&b, "%s: %s", role(r.Arg), r.Path)
+	case KPropose:
+		fmt.Fprintf(&b, "propose zxid=%#x %s  (session %#x)", r.Zxid, opPath(r.Op, r.Path), r.Sess)
+	case KFault:
+		fmt.Fprintf(&b, "fault: %s", r.Path)
 	default:
 		fmt.Fprintf(&b, "record kind %d", r.Kind)
 	}

@@ -69,16 +69,17 @@ type trigger struct {
 	typ  zk.EventType
 }
 
-// Tree is a server's data tree. It applies ZooKeeper's rules for each write,
-// checked in the order the server checks them, and answers with ZooKeeper's
-// error codes. It does no I/O and knows nothing of sessions beyond the owners
-// of ephemeral nodes.
+// Tree is a server's replicated state: the data tree, and the table of live
+// sessions that createSession and closeSession transactions keep. It applies
+// ZooKeeper's rules for each write, checked in the order the server checks
+// them, and answers with ZooKeeper's error codes. It does no I/O.
 //
 // Every write appends the watch triggers it causes to fired, in the order the
 // server fires them; the caller drains it.
 type Tree struct {
 	nodes      map[string]*znode
 	ephemerals map[int64]map[string]struct{}
+	sessions   map[int64]Time // the live sessions and their timeouts
 	salt       uint64
 	fired      []trigger
 }
@@ -96,7 +97,8 @@ const readOnlyPath = "/zookeeper/config"
 // all with zero stats as a new server has them (so the root shows cversion
 // -1 and one child). salt fixes the order in which children are listed.
 func newTree(salt uint64) *Tree {
-	t := &Tree{nodes: map[string]*znode{}, ephemerals: map[int64]map[string]struct{}{}, salt: salt}
+	t := &Tree{nodes: map[string]*znode{}, ephemerals: map[int64]map[string]struct{}{},
+		sessions: map[int64]Time{}, salt: salt}
 	t.nodes["/"] = &znode{}
 	for _, p := range []string{"/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
 		n := &znode{}
@@ -498,4 +500,14 @@ func (s nodeSnapshot) apply() {
 	if s.parent != nil {
 		s.parent.stat, s.parent.creates = s.parentStat, s.parentCreates
 	}
+}
+
+// sortedSessions lists session ids in order.
+func sortedSessions(m map[int64]Time) []int64 {
+	ids := make([]int64, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }

@@ -18,23 +18,33 @@ type Config struct {
 	// Source replaces the seeded source, e.g. with an explicit Sequence.
 	Source Source
 
-	// Servers in the ensemble. This version models one.
+	// Servers in the ensemble: 1, 3, 5 or 7 (default 3).
 	Servers int
 	// TickTime is the servers' tick (default 2s); session timeouts are
 	// negotiated within [2, 20] ticks and expire on tick boundaries.
 	TickTime time.Duration
+	// SyncLimit is how many ticks a follower and its leader go without
+	// hearing from each other before giving up (default 5).
+	SyncLimit int
 	// SessionTimeout is what clients ask for (default 10s).
 	SessionTimeout time.Duration
 
-	// Latency is the one-way client–server latency (default 100µs), plus up
-	// to Jitter (default 100µs) drawn per message.
+	// Latency is the one-way latency of every link, client–server and
+	// server–server (default 100µs), plus up to Jitter (default 100µs)
+	// drawn per message.
 	Latency, Jitter time.Duration
-	// WriteDelay is how long the server takes to order, log and apply a
-	// write (default 800µs, so a write takes about 1 ms end to end), plus up
-	// to WriteJitter (default 200µs). Writes apply one after another.
-	WriteDelay, WriteJitter time.Duration
-	// ReadDelay is how long the server takes to answer a read (default 20µs).
+	// DiskDelay is how long a server takes to write a proposal to its log
+	// (default 300µs), plus up to DiskJitter (default 100µs). With the
+	// latencies, a write on three servers takes about 1 ms end to end.
+	DiskDelay, DiskJitter time.Duration
+	// ReadDelay is how long a server takes to answer a read (default 20µs).
 	ReadDelay time.Duration
+	// ElectionTime is how long a leader election takes (default 200ms),
+	// plus up to ElectionJitter (default 200ms).
+	ElectionTime, ElectionJitter time.Duration
+	// ConnectTimeout is how long a client waits for a TCP connection that
+	// gets no answer, as across a cut link (default 1s, the library's).
+	ConnectTimeout time.Duration
 
 	// MaxTime stops a run at this virtual time (default 1h).
 	MaxTime time.Duration
@@ -57,15 +67,21 @@ func (c *Config) defaults() {
 		}
 	}
 	if c.Servers == 0 {
-		c.Servers = 1
+		c.Servers = 3
+	}
+	if c.SyncLimit == 0 {
+		c.SyncLimit = 5
 	}
 	def(&c.TickTime, 2*time.Second)
 	def(&c.SessionTimeout, 10*time.Second)
 	def(&c.Latency, 100*time.Microsecond)
 	def(&c.Jitter, 100*time.Microsecond)
-	def(&c.WriteDelay, 800*time.Microsecond)
-	def(&c.WriteJitter, 200*time.Microsecond)
+	def(&c.DiskDelay, 300*time.Microsecond)
+	def(&c.DiskJitter, 100*time.Microsecond)
 	def(&c.ReadDelay, 20*time.Microsecond)
+	def(&c.ElectionTime, 200*time.Millisecond)
+	def(&c.ElectionJitter, 200*time.Millisecond)
+	def(&c.ConnectTimeout, time.Second)
 	def(&c.MaxTime, time.Hour)
 	def(&c.StallTimeout, 5*time.Second)
 	if c.MaxSteps == 0 {
@@ -80,16 +96,23 @@ type World struct {
 	trace   *Trace
 	salt    uint64
 	servers []*server
+	peers   [][]*link // peers[a][b]: server a → server b
 	clients []*Client
 	ops     uint64
 	ran     bool
+
+	electionAt  Time  // when the next election round is due
+	nextSession int64 // session ids are unique across the ensemble
+	faults      *faultPlan
 }
 
 // New builds a world from cfg. Nothing runs until Run.
 func New(cfg Config) (*World, error) {
 	cfg.defaults()
-	if cfg.Servers != 1 {
-		return nil, fmt.Errorf("sim: %d servers asked for; this version models exactly 1", cfg.Servers)
+	switch cfg.Servers {
+	case 1, 3, 5, 7:
+	default:
+		return nil, fmt.Errorf("sim: an ensemble of %d servers; want 1, 3, 5 or 7", cfg.Servers)
 	}
 	src := cfg.Source
 	if src == nil {
@@ -101,6 +124,11 @@ func New(cfg Config) (*World, error) {
 	w.salt = cfg.Seed*0x9e3779b97f4a7c15 + 1
 	for i := 0; i < cfg.Servers; i++ {
 		w.servers = append(w.servers, newServer(w, i))
+		row := make([]*link, cfg.Servers)
+		for j := range row {
+			row[j] = &link{}
+		}
+		w.peers = append(w.peers, row)
 	}
 	return w, nil
 }
@@ -118,6 +146,7 @@ func (w *World) Spawn(name string, body func(ctx context.Context, conn client.Co
 	c := &Client{
 		w: w, idx: idx, name: name, actor: ClientActor(idx),
 		curr: -1, last: -1, state: zk.StateDisconnected,
+		links:     make([]linkPair, len(w.servers)),
 		timeoutMs: int32(w.cfg.SessionTimeout / time.Millisecond),
 		watchers:  map[watchKey][]*simWatch{},
 	}
@@ -181,6 +210,9 @@ func (w *World) Run() Result {
 		panic("sim: a World runs once")
 	}
 	w.ran = true
+	// The ensemble is up before the clients start: the servers have
+	// elected their first leader.
+	w.elect(w.servers)
 	for _, c := range w.clients {
 		c.start()
 	}
@@ -230,11 +262,22 @@ func (w *World) runWatched() error {
 	}
 }
 
-// quiet reports whether nothing can change by itself any more: every client
-// that still runs holds a live, heartbeating session on a connected server,
-// and every session a server holds belongs to such a client. Background
-// events (heartbeats) then go on forever without effect.
+// quiet reports whether nothing can change by itself any more: every server
+// is up and in an ensemble, no link is cut, every client that still runs
+// holds a live, heartbeating session on a connected server, and every
+// session belongs to such a client. Background events (heartbeats) then go
+// on forever without effect.
 func (w *World) quiet() bool {
+	for _, s := range w.servers {
+		if !s.serving() {
+			return false
+		}
+		for _, l := range w.peers[s.idx] {
+			if l.cut {
+				return false
+			}
+		}
+	}
 	for _, c := range w.clients {
 		if c.exited {
 			continue
@@ -242,15 +285,33 @@ func (w *World) quiet() bool {
 		if c.paused || c.cn == nil || !c.cn.open || c.state != zk.StateHasSession {
 			return false
 		}
+		for i := range c.links {
+			if c.links[i].up.cut || c.links[i].down.cut {
+				return false
+			}
+		}
 	}
 	for _, s := range w.servers {
-		for _, sess := range s.sessions {
-			if sess.conn == nil || !sess.conn.open || sess.conn.client.exited {
+		if s.role != roleLeading {
+			continue
+		}
+		for _, t := range s.ld.tracker {
+			if !t.closing && !w.heartbeating(t.id) {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// heartbeating reports whether some running client holds session id.
+func (w *World) heartbeating(id int64) bool {
+	for _, c := range w.clients {
+		if !c.exited && c.sessionID == id && c.cn != nil && c.cn.open {
+			return true
+		}
+	}
+	return false
 }
 
 // linkLatency draws the one-way latency of a message.

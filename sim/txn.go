@@ -1,0 +1,63 @@
+package sim
+
+import "github.com/go-zookeeper/zk"
+
+// txn is one proposal of the ensemble: a write the leader has ordered with a
+// zxid. It carries the client's request as it was sent, and every server
+// applies it by executing that request against its own tree, in zxid order:
+// the tree is deterministic, so every server reaches the same state and the
+// same result (a sequential name, an error) that ZooKeeper's leader would
+// have computed when it prepared the transaction. A write that fails its
+// checks still takes its zxid, as ZooKeeper logs an error transaction.
+type txn struct {
+	zxid    int64
+	time    Time  // the leader's clock when it ordered the write
+	op      Op    // the request type, or createSession / closeSession
+	sess    int64 // the session that asked, or whose life it changes
+	timeout Time  // createSession: the negotiated timeout
+	req     *request
+	origin  int    // the server the client sent it to, which replies; -1 for none
+	acks    uint32 // servers that have logged it (on the leader)
+}
+
+// applyResult is what applying a txn gives the server that will reply.
+type applyResult struct {
+	code  int32
+	path  string
+	stat  zk.Stat
+	multi []subResult
+}
+
+// apply executes t on the tree. Writes from a session the replicated state
+// no longer holds (it expired or closed) fail with SessionExpired and change
+// nothing, as ZooKeeper's leader refuses them when it prepares them.
+func (tr *Tree) apply(t *txn) applyResult {
+	var res applyResult
+	switch t.op {
+	case OpCreateSession:
+		tr.sessions[t.sess] = t.timeout
+		return res
+	case OpCloseSession:
+		for _, p := range tr.sessionEphemerals(t.sess) {
+			tr.delete(p, -1, t.zxid)
+		}
+		delete(tr.sessions, t.sess)
+		return res
+	}
+	if _, ok := tr.sessions[t.sess]; !ok {
+		res.code = codeSessionExpired
+		return res
+	}
+	r := t.req
+	switch t.op {
+	case OpCreate:
+		res.path, res.code = tr.create(r.path, r.data, r.flags, r.acl, t.sess, t.zxid, t.time)
+	case OpDelete:
+		res.code = tr.delete(r.path, r.version, t.zxid)
+	case OpSetData:
+		res.stat, res.code = tr.setData(r.path, r.data, r.version, t.zxid, t.time)
+	case OpMulti:
+		res.multi, res.code = tr.multi(r.ops, t.sess, t.zxid, t.time)
+	}
+	return res
+}

@@ -1,0 +1,419 @@
+package sim
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// peerKind is the type of a message between servers.
+type peerKind uint8
+
+const (
+	pmForward     peerKind = iota // follower → leader: a client's write
+	pmPropose                     // leader → follower: log this proposal
+	pmAck                         // follower → leader: logged
+	pmCommit                      // leader → follower: committed up to zxid
+	pmSync                        // follower → leader: a client's sync
+	pmSyncDone                    // leader → follower: committed up to zxid at the sync
+	pmRevalidate                  // follower → leader: may this session reconnect?
+	pmRevalidated                 // leader → follower: the answer
+	pmPing                        // leader → follower: heartbeat
+	pmPong                        // follower → leader: heartbeat, with the sessions heard from
+	pmClosed                      // the peer's end of the connection closed (it crashed or left)
+)
+
+// peerMsg is a message between two servers, over their link. It belongs to
+// the connection between them of one regime (gen): a message from an older
+// regime is ignored, as one from a closed TCP connection would be.
+type peerMsg struct {
+	kind    peerKind
+	from    *server
+	to      *server
+	gen     uint64 // the sender's regime when sent
+	txn     *txn
+	zxid    int64
+	req     *request
+	sess    int64
+	timeout Time
+	ok      bool
+	cn      *conn
+	touched []int64
+}
+
+func (m *peerMsg) handle() { m.to.onPeer(m) }
+
+// sendPeer sends m from s to m.to.
+func (s *server) sendPeer(m *peerMsg) {
+	m.from, m.gen = s, s.gen
+	s.w.send(s.w.peers[s.idx][m.to.idx], m, m.kind == pmPing || m.kind == pmPong)
+}
+
+// toLeader sends m to the leader this server follows.
+func (s *server) toLeader(m *peerMsg) {
+	if s.leader == nil {
+		return
+	}
+	m.to = s.leader
+	s.sendPeer(m)
+}
+
+// leaderState is what a leader keeps: its epoch and counter, its synced
+// followers, the session tracker, and the syncs waiting for commits.
+type leaderState struct {
+	s         *server
+	epoch     int64
+	counter   int64
+	followers []*server
+	gens      map[*server]uint64 // each follower's regime when it joined
+	heard     map[*server]Time
+	tracker   map[int64]*tracked
+	syncs     []pendingSync
+}
+
+type pendingSync struct {
+	upTo   int // log entries that must be committed
+	origin *server
+	req    *request
+}
+
+// tracked is the leader's view of a session's life.
+type tracked struct {
+	id       int64
+	timeout  Time
+	expireAt Time
+	checkAt  Time
+	closing  bool
+}
+
+func (w *World) quorum() int { return len(w.servers)/2 + 1 }
+
+// submit sends a write (or a session's creation or close) to be ordered.
+func (s *server) submit(t *txn) {
+	if s.role == roleLeading {
+		s.propose(t)
+		return
+	}
+	s.toLeader(&peerMsg{kind: pmForward, txn: t})
+}
+
+// propose orders t: the leader gives it the next zxid, logs it, and sends
+// it to every follower; it commits once a quorum has logged it.
+func (s *server) propose(t *txn) {
+	ld := s.ld
+	ld.counter++
+	t.zxid = ld.epoch<<32 | ld.counter
+	t.time = s.w.s.now
+	t.acks = 0
+	s.log = append(s.log, t)
+	path := ""
+	if t.req != nil {
+		path = applyPath(t.req, "")
+	}
+	s.w.s.record(Record{Kind: KPropose, From: s.actor, Op: t.op, Path: path, Zxid: t.zxid, Sess: t.sess})
+	if t.op == OpCloseSession {
+		ld.closing(t.sess)
+	}
+	s.writeLog(len(s.log), func() { s.ackFrom(s, t.zxid) })
+	for _, f := range ld.followers {
+		s.sendPeer(&peerMsg{kind: pmPropose, to: f, txn: t})
+	}
+}
+
+// writeLog writes the log up to entry n to disk; done runs once it is
+// durable. Writes finish in order (a group commit may finish several).
+func (s *server) writeLog(n int, done func()) {
+	cfg := &s.w.cfg
+	at := max(s.w.s.now+Time(cfg.DiskDelay)+s.w.jitter(cfg.DiskJitter), s.diskAt)
+	s.diskAt = at
+	gen := s.gen
+	s.w.s.at(at, func() {
+		if s.gen != gen || s.role == roleDown {
+			return
+		}
+		s.durable = max(s.durable, min(n, len(s.log)))
+		done()
+	})
+}
+
+// indexOf finds the log entry with zxid z.
+func (s *server) indexOf(z int64) (int, bool) {
+	return slices.BinarySearchFunc(s.log, z, func(t *txn, z int64) int {
+		switch {
+		case t.zxid < z:
+			return -1
+		case t.zxid > z:
+			return 1
+		}
+		return 0
+	})
+}
+
+// ackFrom records that server f logged z, and commits what a quorum has.
+func (s *server) ackFrom(f *server, z int64) {
+	if s.role != roleLeading {
+		return
+	}
+	i, ok := s.indexOf(z)
+	if !ok {
+		return
+	}
+	s.log[i].acks |= 1 << uint(f.idx)
+	q := s.w.quorum()
+	for s.commit < len(s.log) && bits.OnesCount32(s.log[s.commit].acks) >= q {
+		s.commit++
+		z := s.log[s.commit-1].zxid
+		for _, fl := range s.ld.followers {
+			s.sendPeer(&peerMsg{kind: pmCommit, to: fl, zxid: z})
+		}
+	}
+	s.applyUpTo(s.commit)
+}
+
+// submitSync handles a client's sync: answered once this server has applied
+// everything the leader had committed or proposed when the sync reached it.
+func (s *server) submitSync(req *request) {
+	if s.role == roleLeading {
+		s.ld.syncs = append(s.ld.syncs, pendingSync{upTo: len(s.log), origin: s, req: req})
+		s.releaseSyncs()
+		return
+	}
+	s.toLeader(&peerMsg{kind: pmSync, req: req})
+}
+
+// releaseSyncs answers the syncs whose point is now committed (on a leader)
+// and applied (on the server the client asked).
+func (s *server) releaseSyncs() {
+	if s.role == roleLeading {
+		ld := s.ld
+		kept := ld.syncs[:0]
+		for _, p := range ld.syncs {
+			if p.upTo > s.commit {
+				kept = append(kept, p)
+				continue
+			}
+			z := int64(0)
+			if p.upTo > 0 {
+				z = s.log[p.upTo-1].zxid
+			}
+			if p.origin == s {
+				s.syncReached(p.req, z)
+			} else {
+				s.sendPeer(&peerMsg{kind: pmSyncDone, to: p.origin, req: p.req, zxid: z})
+			}
+		}
+		ld.syncs = kept
+	}
+	kept := s.syncWaits[:0]
+	for _, r := range s.syncWaits {
+		if s.lastApplied() >= r.syncTo {
+			s.syncDone(r)
+		} else {
+			kept = append(kept, r)
+		}
+	}
+	s.syncWaits = kept
+}
+
+func (s *server) syncReached(r *request, z int64) {
+	r.syncTo = z
+	if s.lastApplied() >= z {
+		s.syncDone(r)
+		return
+	}
+	s.syncWaits = append(s.syncWaits, r)
+}
+
+func (s *server) syncDone(r *request) {
+	rep := &r.rep
+	rep.xid, rep.op, rep.path, rep.zxid = r.xid, r.op, r.path, s.lastApplied()
+	r.ready = true
+	if r.sess != nil {
+		s.pump(r.sess)
+	}
+}
+
+// onPeer handles a message from another server.
+func (s *server) onPeer(m *peerMsg) {
+	if s.role == roleDown {
+		return
+	}
+	from := m.from
+	if s.role == roleLeading {
+		ld := s.ld
+		if gen, ok := ld.gens[from]; !ok || gen != m.gen {
+			return // not one of this regime's followers
+		}
+		ld.heard[from] = s.w.s.now
+		switch m.kind {
+		case pmForward:
+			s.propose(m.txn)
+		case pmAck:
+			s.ackFrom(from, m.zxid)
+		case pmSync:
+			ld.syncs = append(ld.syncs, pendingSync{upTo: len(s.log), origin: from, req: m.req})
+			s.releaseSyncs()
+		case pmRevalidate:
+			timeout, ok := ld.revalidate(m.sess)
+			s.sendPeer(&peerMsg{kind: pmRevalidated, to: from, sess: m.sess, timeout: timeout, ok: ok, cn: m.cn})
+		case pmPong:
+			for _, id := range m.touched {
+				ld.touch(id)
+			}
+		case pmClosed:
+			s.dropFollower(from)
+		}
+		return
+	}
+	if s.role != roleFollowing || from != s.leader || m.gen != s.leaderGen {
+		return
+	}
+	s.heardLeader = s.w.s.now
+	switch m.kind {
+	case pmPropose:
+		s.log = append(s.log, m.txn)
+		z := m.txn.zxid
+		s.writeLog(len(s.log), func() { s.toLeader(&peerMsg{kind: pmAck, zxid: z}) })
+	case pmCommit:
+		if i, ok := s.indexOf(m.zxid); ok {
+			s.commit = max(s.commit, i+1)
+			s.applyUpTo(s.commit)
+		}
+	case pmSyncDone:
+		s.syncReached(m.req, m.zxid)
+	case pmRevalidated:
+		s.resumed(m.cn, m.sess, m.timeout, m.ok)
+	case pmPing:
+		touched := s.touched
+		s.touched = nil
+		s.toLeader(&peerMsg{kind: pmPong, touched: touched})
+	case pmClosed:
+		s.w.lookForLeader(s, "lost its leader")
+	}
+}
+
+// dropFollower forgets a follower whose connection closed.
+func (s *server) dropFollower(f *server) {
+	ld := s.ld
+	delete(ld.gens, f)
+	delete(ld.heard, f)
+	ld.followers = slices.DeleteFunc(ld.followers, func(x *server) bool { return x == f })
+}
+
+// ---- the session tracker (on the leader) ----------------------------------
+
+// track starts tracking a session, expiring at the first tick boundary after
+// now + timeout, as ZooKeeper's expiry queue rounds it.
+func (ld *leaderState) track(id int64, timeout Time) {
+	t := &tracked{id: id, timeout: timeout}
+	ld.tracker[id] = t
+	ld.touch(id)
+}
+
+func (ld *leaderState) untrack(id int64) { delete(ld.tracker, id) }
+
+func (ld *leaderState) closing(id int64) {
+	if t := ld.tracker[id]; t != nil {
+		t.closing = true
+	}
+}
+
+// touch extends a session's life.
+func (ld *leaderState) touch(id int64) {
+	t := ld.tracker[id]
+	if t == nil || t.closing {
+		return
+	}
+	w := ld.s.w
+	tick := Time(w.cfg.TickTime)
+	t.expireAt = ((w.s.now+t.timeout)/tick + 1) * tick
+	if t.checkAt == 0 {
+		ld.scheduleCheck(t)
+	}
+}
+
+// scheduleCheck looks at t when it is due to expire; if nothing touched it
+// meanwhile, the leader proposes closing the session.
+func (ld *leaderState) scheduleCheck(t *tracked) {
+	s := ld.s
+	w := s.w
+	t.checkAt = t.expireAt
+	gen := s.gen
+	w.s.background(t.expireAt, func() {
+		t.checkAt = 0
+		if s.gen != gen || s.ld != ld || ld.tracker[t.id] != t || t.closing {
+			return
+		}
+		if t.expireAt > w.s.now {
+			ld.scheduleCheck(t)
+			return
+		}
+		w.s.record(Record{Kind: KExpire, From: s.actor, Sess: t.id})
+		t.closing = true
+		s.propose(&txn{op: OpCloseSession, sess: t.id, origin: -1})
+	})
+}
+
+// revalidate answers whether a session may reconnect, touching it if so.
+func (ld *leaderState) revalidate(id int64) (Time, bool) {
+	t := ld.tracker[id]
+	if t == nil || t.closing {
+		return 0, false
+	}
+	ld.touch(id)
+	return t.timeout, true
+}
+
+// ---- heartbeats between servers ---------------------------------------------
+
+// startLeading begins the leader's heartbeat: every half tick it pings its
+// followers, and it steps down when it has not heard from a quorum (itself
+// included) for syncLimit ticks.
+func (s *server) startLeading() {
+	gen := s.gen
+	w := s.w
+	half := Time(w.cfg.TickTime) / 2
+	limit := Time(w.cfg.TickTime) * Time(w.cfg.SyncLimit)
+	var beat func()
+	beat = func() {
+		if s.gen != gen || s.role != roleLeading {
+			return
+		}
+		ld := s.ld
+		alive := 1
+		for _, f := range ld.followers {
+			if w.s.now-ld.heard[f] <= limit {
+				alive++
+			}
+		}
+		if alive < w.quorum() {
+			w.lookForLeader(s, "lost its quorum")
+			return
+		}
+		for _, f := range ld.followers {
+			s.sendPeer(&peerMsg{kind: pmPing, to: f})
+		}
+		w.s.background(w.s.now+half, beat)
+	}
+	w.s.background(w.s.now+half, beat)
+}
+
+// startFollowing begins a follower's watch on its leader: silent for
+// syncLimit ticks, the leader is given up.
+func (s *server) startFollowing() {
+	gen := s.gen
+	w := s.w
+	half := Time(w.cfg.TickTime) / 2
+	limit := Time(w.cfg.TickTime) * Time(w.cfg.SyncLimit)
+	var check func()
+	check = func() {
+		if s.gen != gen || s.role != roleFollowing {
+			return
+		}
+		if w.s.now-s.heardLeader > limit {
+			w.lookForLeader(s, "heard nothing from its leader")
+			return
+		}
+		w.s.background(w.s.now+half, check)
+	}
+	w.s.background(w.s.now+half, check)
+}
