@@ -493,6 +493,15 @@ func (c *Client) SessionTimeout() time.Duration {
 	return time.Duration(c.timeoutMs) * time.Millisecond
 }
 
+// Server names the server the client is connected to ("s2"), or "" when it
+// has no connection, as go-zookeeper/zk's Server names its host.
+func (c *Client) Server() string {
+	if c.cn == nil {
+		return ""
+	}
+	return c.w.trace.ActorName(c.cn.srv.actor)
+}
+
 // SessionID implements client.Conn.
 func (c *Client) SessionID() int64 { return c.sessionID }
 

@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -255,6 +256,18 @@ func (s *Scheduler) loop() error {
 		}
 		s.now = next
 	}
+}
+
+// guardedLoop runs the loop and turns a panic in an event (not in a client:
+// those are ClientErrors) into an error, so that a broken fault or hook
+// fails the run instead of the whole program.
+func (s *Scheduler) guardedLoop() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("sim: panic in an event at %s: %v\n%s", strings.TrimSpace(s.now.String()), r, debug.Stack())
+		}
+	}()
+	return s.loop()
 }
 
 // drainWindow is how long after the last client returns the run goes on,

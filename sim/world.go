@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -219,7 +220,7 @@ func (w *World) Run() Result {
 	w.s.quiet = w.quiet
 	var err error
 	if w.cfg.StallTimeout < 0 {
-		err = w.s.loop()
+		err = w.s.guardedLoop()
 	} else {
 		err = w.runWatched()
 	}
@@ -238,12 +239,14 @@ func (w *World) runWatched() error {
 	finished := make(chan struct{})
 	stalled := make(chan struct{})
 	go func() {
-		err := w.s.loop()
+		err := fmt.Errorf("sim: the scheduler's goroutine was stopped at %s (runtime.Goexit: t.Fatal or t.Skip called from an event?)",
+			strings.TrimSpace(w.s.now.String()))
+		defer func() { done <- err }()
+		err = w.s.guardedLoop()
 		if w.s.stalled.Load() {
 			// The stuck client came back after all: unwind the others.
 			w.s.shutdown()
 		}
-		done <- err
 	}()
 	go stall.Watch(w.s, w.cfg.StallTimeout, finished, func() {
 		w.s.stalled.Store(true)
