@@ -20,10 +20,19 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden traces under testdata/")
 
+// everyFault strikes often enough that a few hundred seeds see every kind.
+var everyFault = Rates{Crash: 0.3, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, Pause: 0.3, Spike: 0.3, LoseReply: 1}
+
 // randomWorkload is a multi-client workload whose every decision comes from
 // the seed: clients create, read, write and delete under /w, wait on
-// watches, and one of them may be paused long enough to lose its session.
+// watches, pause between operations, and run under a random fault schedule
+// drawn from the seed (every kind of fault, some seeds none).
 func randomWorkload(seed uint64, clients, ops int) *World {
+	w, _ := randomWorkloadWithFaults(seed, clients, ops)
+	return w
+}
+
+func randomWorkloadWithFaults(seed uint64, clients, ops int) (*World, Schedule) {
 	w, err := New(Config{Seed: seed, KeepTrace: true})
 	if err != nil {
 		panic(err)
@@ -72,22 +81,29 @@ func randomWorkload(seed uint64, clients, ops int) *World {
 				if !expected(err) {
 					return fmt.Errorf("op %d: %w", k, err)
 				}
+				if err := c.Sleep(ctx, time.Duration(r.IntN(100))*time.Millisecond); err != nil {
+					return err
+				}
 			}
 			return nil
 		}))
 	}
-	r := rand.New(rand.NewPCG(seed, 99))
-	if r.IntN(4) == 0 {
-		victim := spawned[r.IntN(len(spawned))]
-		at := time.Duration(r.IntN(20)) * time.Millisecond
-		w.At(at, func() { victim.Pause(time.Duration(5+r.IntN(10)) * time.Second) })
+	var sched Schedule
+	if seed%4 != 0 {
+		sched = RandomSchedule(NewSeeded(seed^0xfa17), everyFault, 2*time.Second, len(w.servers), len(spawned))
 	}
-	return w
+	if err := w.Inject(sched); err != nil {
+		panic(err)
+	}
+	return w, sched
 }
 
 // expected reports whether err is one a ZooKeeper client must expect from
 // the workload's operations, faults included.
 func expected(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
 	for _, e := range []error{zk.ErrNoNode, zk.ErrNodeExists, zk.ErrNotEmpty, zk.ErrBadVersion,
 		zk.ErrNoChildrenForEphemerals, zk.ErrConnectionClosed, zk.ErrNoServer, zk.ErrSessionExpired} {
 		if errors.Is(err, e) {
@@ -108,14 +124,16 @@ func runWorkload(t testing.TB, seed uint64) (uint64, []byte) {
 	return res.Hash, buf.Bytes()
 }
 
-// Same seed, same workload: the same trace, byte for byte, and the same
-// hash. Different seeds: different traces.
+// Same seed, same workload, same faults: the same trace, byte for byte, and
+// the same hash. Different seeds: different traces. The seeds cover every
+// kind of fault.
 func TestSameSeedSameTrace(t *testing.T) {
 	seeds := 1000
 	if testing.Short() {
 		seeds = 100
 	}
 	seen := map[uint64]uint64{}
+	kinds := map[FaultKind]int{}
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
 		h1, text1 := runWorkload(t, seed)
 		h2, text2 := runWorkload(t, seed)
@@ -126,6 +144,15 @@ func TestSameSeedSameTrace(t *testing.T) {
 			t.Fatalf("seeds %d and %d gave the same trace hash %016x", other, seed, h1)
 		}
 		seen[h1] = seed
+		_, sched := randomWorkloadWithFaults(seed, 3, 25)
+		for _, f := range sched {
+			kinds[f.Kind]++
+		}
+	}
+	for k, name := range faultNames {
+		if kinds[k] == 0 {
+			t.Errorf("no seed had a %s fault", name)
+		}
 	}
 }
 
@@ -175,8 +202,8 @@ func randomWorkloadWithSource(seed uint64, src Source) *World {
 // change to what it does shows up here. Regenerate with
 // go test ./sim -run TestGoldenTrace -update, and read the diff.
 func TestGoldenTrace(t *testing.T) {
-	_, text := runWorkload(t, 4)
-	golden := filepath.Join("testdata", "workload-seed4.trace")
+	_, text := runWorkload(t, 7)
+	golden := filepath.Join("testdata", "workload-seed7.trace")
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)

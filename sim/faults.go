@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -489,4 +490,91 @@ func (w *World) eachLink(fn func(*link)) {
 			fn(&c.links[i].down)
 		}
 	}
+}
+
+// Rates are how often each kind of fault strikes, per second of virtual
+// time, for RandomSchedule.
+type Rates struct {
+	Crash       float64 // a server crashes, and restarts 1–10s later
+	LeaderCrash float64 // the leader crashes, and restarts 1–10s later
+	Partition   float64 // two servers, or a client and a server, are cut apart, healed 1–10s later
+	Isolate     float64 // a server is cut from everyone, healed 1–10s later
+	Pause       float64 // a client process pauses for 0.1–20s
+	Spike       float64 // every link slows by 10–100ms for 0.5–3s
+	LoseReply   float64 // a client's write is applied and its reply lost
+}
+
+// RandomSchedule draws a schedule of faults over the first horizon of a run
+// from src, at the given rates: in each tenth of a second, each kind strikes
+// with probability rate/10. The result is an explicit schedule: it prints,
+// and replays without src.
+func RandomSchedule(src Source, r Rates, horizon time.Duration, servers, clients int) Schedule {
+	var out Schedule
+	chance := func(rate float64) bool {
+		return rate > 0 && float64(src.Choose(10000)) < rate*1000
+	}
+	between := func(lo, hi time.Duration) time.Duration {
+		steps := int((hi - lo) / (10 * time.Millisecond))
+		return lo + time.Duration(src.Choose(steps+1))*10*time.Millisecond
+	}
+	server := func() Target { return Target{Kind: ServerT, Index: src.Choose(servers)} }
+	client := func() Target { return Target{Kind: ClientT, Index: src.Choose(clients)} }
+	writes := []Op{OpCreate, OpDelete, OpSetData}
+	for at := time.Duration(0); at < horizon; at += 100 * time.Millisecond {
+		if chance(r.Crash) {
+			s := server()
+			out = append(out, Fault{At: at, Kind: Crash, A: s},
+				Fault{At: at + between(time.Second, 10*time.Second), Kind: Restart, A: s})
+		}
+		if chance(r.LeaderCrash) {
+			out = append(out, Fault{At: at, Kind: Crash, A: Target{Kind: LeaderT}})
+			// Which server led is known only when it strikes: restart all
+			// later (restarting a running server does nothing).
+			back := at + between(time.Second, 10*time.Second)
+			for i := 0; i < servers; i++ {
+				out = append(out, Fault{At: back, Kind: Restart, A: Target{Kind: ServerT, Index: i}})
+			}
+		}
+		if chance(r.Partition) && servers > 1 {
+			a := server()
+			var b Target
+			if clients > 0 && src.Choose(2) == 0 {
+				b = client()
+			} else {
+				b = Target{Kind: ServerT, Index: (a.Index + 1 + src.Choose(servers-1)) % servers}
+			}
+			out = append(out, Fault{At: at, Kind: Partition, A: a, B: b},
+				Fault{At: at + between(time.Second, 10*time.Second), Kind: Heal, A: a, B: b})
+		}
+		if chance(r.Isolate) {
+			s := server()
+			out = append(out, Fault{At: at, Kind: Isolate, A: s},
+				Fault{At: at + between(time.Second, 10*time.Second), Kind: Heal})
+		}
+		if chance(r.Pause) && clients > 0 {
+			out = append(out, Fault{At: at, Kind: Pause, A: client(), D: between(100*time.Millisecond, 20*time.Second)})
+		}
+		if chance(r.Spike) {
+			out = append(out, Fault{At: at, Kind: Spike, D: between(10*time.Millisecond, 100*time.Millisecond),
+				For: between(500*time.Millisecond, 3*time.Second)})
+		}
+		if chance(r.LoseReply) && clients > 0 {
+			tr := Trigger{Client: src.Choose(clients), Op: writes[src.Choose(len(writes))], Nth: 1 + src.Choose(5)}
+			out = append(out, Fault{When: &tr, Kind: LoseReply})
+		}
+	}
+	// Faults at a time in time order, then those tied to events.
+	slices.SortStableFunc(out, func(a, b Fault) int {
+		switch {
+		case (a.When == nil) != (b.When == nil):
+			if a.When == nil {
+				return -1
+			}
+			return 1
+		case a.When != nil:
+			return 0
+		}
+		return cmp.Compare(a.At, b.At)
+	})
+	return out
 }
