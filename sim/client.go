@@ -307,6 +307,10 @@ func (c *Client) deliver(cn *conn, rep *reply) {
 		return
 	}
 	if rep.zxid > 0 {
+		// A client's view never goes back in time, not even across servers.
+		if rep.zxid < c.lastZxid && c.lastZxid != 0 {
+			c.w.violate(fmt.Sprintf("%s got zxid %#x from %s after having seen %#x", c.name, rep.zxid, c.Server(), c.lastZxid))
+		}
 		c.lastZxid = rep.zxid
 	}
 	switch {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,6 +119,9 @@ func runWorkload(t testing.TB, seed uint64) (uint64, []byte) {
 	res := w.Run()
 	if res.Err != nil {
 		t.Fatalf("seed %d: %v", seed, res.Err)
+	}
+	if len(res.Violations) > 0 {
+		t.Fatalf("seed %d: the simulator's self-checks failed:\n%s", seed, strings.Join(res.Violations, "\n"))
 	}
 	var buf bytes.Buffer
 	w.Trace().WriteTo(&buf)

@@ -135,8 +135,10 @@ func (w *World) elect(group []*server) {
 	// Everything in the new leader's log is committed in the new epoch.
 	l.durable = len(l.log)
 	l.catchUp(len(l.log))
+	// The sessions' servers are not known yet: a session is owned by the
+	// server it next connects or reconnects through.
 	for _, id := range sortedSessions(l.tree.sessions) {
-		l.ld.track(id, l.tree.sessions[id])
+		l.ld.track(id, l.tree.sessions[id], -1)
 	}
 	l.startLeading()
 	for _, s := range group {

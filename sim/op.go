@@ -65,6 +65,7 @@ const (
 	codeNotEmpty               int32 = -111
 	codeSessionExpired         int32 = -112
 	codeInvalidACL             int32 = -114
+	codeSessionMoved           int32 = -118
 	codeInvalidFlags           int32 = -1000 // client side only
 	codeInvalidPath            int32 = -1001 // client side only
 )
@@ -80,6 +81,7 @@ var codeErrors = map[int32]error{
 	codeNotEmpty:               zk.ErrNotEmpty,
 	codeSessionExpired:         zk.ErrSessionExpired,
 	codeInvalidACL:             zk.ErrInvalidACL,
+	codeSessionMoved:           zk.ErrSessionMoved,
 	codeInvalidFlags:           zk.ErrInvalidFlags,
 	codeInvalidPath:            zk.ErrInvalidPath,
 }

@@ -164,8 +164,9 @@ type server struct {
 	sessions    map[int64]*session
 	conns       []*conn
 	watches     watchTable
-	touched     []int64 // sessions heard from since the last report to the leader
-	diskAt      Time    // when the last log write finishes
+	touched     []int64         // sessions heard from since the last report to the leader
+	lastXid     map[int64]int32 // per session, the last request applied (a self-check)
+	diskAt      Time            // when the last log write finishes
 	syncWaits   []*request
 }
 
@@ -178,6 +179,7 @@ func newServer(w *World, idx int) *server {
 // reset clears the volatile state.
 func (s *server) reset() {
 	s.tree = newTree(s.w.salt)
+	s.lastXid = map[int64]int32{}
 	s.applied, s.commit = 0, 0
 	s.leader, s.ld = nil, nil
 	s.sessions = map[int64]*session{}
@@ -369,7 +371,7 @@ func (s *server) connect(c *conn, req *request) {
 		return
 	}
 	if s.role == roleLeading {
-		timeout, ok := s.ld.revalidate(req.sessionID)
+		timeout, ok := s.ld.revalidate(req.sessionID, s.idx)
 		s.resumed(c, req.sessionID, timeout, ok)
 		return
 	}
@@ -445,13 +447,22 @@ func (s *server) applyUpTo(n int) {
 		path := ""
 		if t.req != nil {
 			path = applyPath(t.req, res.path)
+			// A session's writes take effect in the order it sent them (one
+			// refused because the session moved or ended takes no effect: a
+			// request delayed in the network may arrive that late).
+			if res.code != codeSessionMoved && res.code != codeSessionExpired {
+				if last, ok := s.lastXid[t.sess]; ok && t.req.xid <= last {
+					s.w.violate(fmt.Sprintf("s%d applied request #%d of session %#x after #%d", s.idx+1, t.req.xid, t.sess, last))
+				}
+				s.lastXid[t.sess] = t.req.xid
+			}
 		}
 		s.w.s.record(Record{Kind: KApply, From: s.actor, Op: t.op, Path: path, Zxid: t.zxid, Sess: t.sess, Code: res.code})
 		s.notify()
 		switch t.op {
 		case OpCreateSession:
 			if s.role == roleLeading {
-				s.ld.track(t.sess, t.timeout)
+				s.ld.track(t.sess, t.timeout, t.origin)
 			}
 			if t.origin == s.idx {
 				if sess := s.sessions[t.sess]; sess != nil && sess.conn != nil && sess.conn.open {

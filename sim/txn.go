@@ -18,6 +18,7 @@ type txn struct {
 	req     *request
 	origin  int    // the server the client sent it to, which replies; -1 for none
 	acks    uint32 // servers that have logged it (on the leader)
+	moved   bool   // the session had moved to another server when the leader ordered it
 }
 
 // applyResult is what applying a txn gives the server that will reply.
@@ -29,8 +30,10 @@ type applyResult struct {
 }
 
 // apply executes t on the tree. Writes from a session the replicated state
-// no longer holds (it expired or closed) fail with SessionExpired and change
-// nothing, as ZooKeeper's leader refuses them when it prepares them.
+// no longer holds (it expired or closed) fail with SessionExpired, and
+// writes that reached the leader through a server the session has since
+// left fail with SessionMoved; neither changes anything, as ZooKeeper's
+// leader refuses them when it prepares them.
 func (tr *Tree) apply(t *txn) applyResult {
 	var res applyResult
 	switch t.op {
@@ -46,6 +49,10 @@ func (tr *Tree) apply(t *txn) applyResult {
 	}
 	if _, ok := tr.sessions[t.sess]; !ok {
 		res.code = codeSessionExpired
+		return res
+	}
+	if t.moved {
+		res.code = codeSessionMoved
 		return res
 	}
 	r := t.req

@@ -102,6 +102,8 @@ type World struct {
 	ops     uint64
 	ran     bool
 
+	violations []string // broken self-checks (see Result.Violations)
+
 	electionAt  Time  // when the next election round is due
 	nextSession int64 // session ids are unique across the ensemble
 	faults      *faultPlan
@@ -203,6 +205,16 @@ type Result struct {
 	Steps uint64
 	// End is the virtual time the run ended at.
 	End Time
+	// Violations are the simulator's self-checks that failed: a client
+	// that saw the zxid of its answers go back, or a session's writes
+	// applied out of order. Either is a bug in the simulator.
+	Violations []string
+}
+
+// violate records a broken self-check.
+func (w *World) violate(what string) {
+	w.s.record(Record{Kind: KNote, From: WorldActor, Path: "SELF-CHECK FAILED: " + what})
+	w.violations = append(w.violations, fmt.Sprintf("%s: %s", strings.TrimSpace(w.s.now.String()), what))
 }
 
 // Run runs the world to its end. A world runs once.
@@ -227,7 +239,8 @@ func (w *World) Run() Result {
 	if _, stalled := err.(*StallError); !stalled {
 		w.s.shutdown()
 	}
-	return Result{Err: err, Hash: w.trace.hash, Records: w.trace.count, Ops: w.ops, Steps: w.s.steps, End: w.s.now}
+	return Result{Err: err, Hash: w.trace.hash, Records: w.trace.count, Ops: w.ops, Steps: w.s.steps, End: w.s.now,
+		Violations: w.violations}
 }
 
 // runWatched runs the loop on its own goroutine while the stall watchdog

@@ -79,6 +79,7 @@ type pendingSync struct {
 // tracked is the leader's view of a session's life.
 type tracked struct {
 	id       int64
+	owner    int // the server the session is attached to
 	timeout  Time
 	expireAt Time
 	checkAt  Time
@@ -112,6 +113,11 @@ func (s *server) propose(t *txn) {
 	s.w.s.record(Record{Kind: KPropose, From: s.actor, Op: t.op, Path: path, Zxid: t.zxid, Sess: t.sess})
 	if t.op == OpCloseSession {
 		ld.closing(t.sess)
+	}
+	if tr := ld.tracker[t.sess]; tr != nil && t.req != nil && t.op != OpCreateSession && t.origin >= 0 && tr.owner != t.origin {
+		// A request that reached the leader through a server the session
+		// has moved away from (an old connection's, delivered late).
+		t.moved = true
 	}
 	s.writeLog(len(s.log), func() { s.ackFrom(s, t.zxid) })
 	for _, f := range ld.followers {
@@ -253,7 +259,7 @@ func (s *server) onPeer(m *peerMsg) {
 			ld.syncs = append(ld.syncs, pendingSync{upTo: len(s.log), origin: from, req: m.req})
 			s.releaseSyncs()
 		case pmRevalidate:
-			timeout, ok := ld.revalidate(m.sess)
+			timeout, ok := ld.revalidate(m.sess, from.idx)
 			s.sendPeer(&peerMsg{kind: pmRevalidated, to: from, sess: m.sess, timeout: timeout, ok: ok, cn: m.cn})
 		case pmPong:
 			for _, id := range m.touched {
@@ -303,8 +309,8 @@ func (s *server) dropFollower(f *server) {
 
 // track starts tracking a session, expiring at the first tick boundary after
 // now + timeout, as ZooKeeper's expiry queue rounds it.
-func (ld *leaderState) track(id int64, timeout Time) {
-	t := &tracked{id: id, timeout: timeout}
+func (ld *leaderState) track(id int64, timeout Time, owner int) {
+	t := &tracked{id: id, timeout: timeout, owner: owner}
 	ld.tracker[id] = t
 	ld.touch(id)
 }
@@ -353,12 +359,14 @@ func (ld *leaderState) scheduleCheck(t *tracked) {
 	})
 }
 
-// revalidate answers whether a session may reconnect, touching it if so.
-func (ld *leaderState) revalidate(id int64) (Time, bool) {
+// revalidate answers whether a session may reconnect through server
+// owner, touching it and making owner its server if so.
+func (ld *leaderState) revalidate(id int64, owner int) (Time, bool) {
 	t := ld.tracker[id]
 	if t == nil || t.closing {
 		return 0, false
 	}
+	t.owner = owner
 	ld.touch(id)
 	return t.timeout, true
 }
