@@ -1,5 +1,8 @@
-// Package scenarios holds the scenario format, the workloads that drive each
-// recipe kind, and the built-in scenario library.
+// Package scenarios holds the workloads that drive the simulated ensemble
+// and record what clients observed, and the scenarios built from them.
 //
-// It is empty in this version; the scenarios issue fills it.
+// Today it holds the store workload (store.go), which checks the znode
+// store itself under faults, and the two read scenarios that show
+// ZooKeeper's read guarantee (staleread.go). The recipe workloads and the
+// scenario file format come later.
 package scenarios

@@ -57,6 +57,7 @@ type Client struct {
 	t     *Task
 
 	hosts      []int // server indices in connection order
+	only       []int // the servers its connect string names (nil: all)
 	curr, last int
 	cn         *conn
 	state      zk.State

@@ -142,6 +142,17 @@ func New(cfg Config) (*World, error) {
 // A client whose body returns closes its session; one that returns an error
 // or panics ends the run with a ClientError.
 func (w *World) Spawn(name string, body func(ctx context.Context, conn client.Conn) error) *Client {
+	return w.SpawnOn(name, nil, body)
+}
+
+// SpawnOn is Spawn for a client whose connect string names only some
+// servers (0-based indexes); nil or empty means all of them.
+func (w *World) SpawnOn(name string, servers []int, body func(ctx context.Context, conn client.Conn) error) *Client {
+	for _, si := range servers {
+		if si < 0 || si >= len(w.servers) {
+			panic(fmt.Sprintf("sim: client's connect string names server %d of an ensemble of %d", si+1, len(w.servers)))
+		}
+	}
 	idx := len(w.clients)
 	if name == "" {
 		name = fmt.Sprintf("c%d", idx+1)
@@ -152,6 +163,7 @@ func (w *World) Spawn(name string, body func(ctx context.Context, conn client.Co
 		links:     make([]linkPair, len(w.servers)),
 		timeoutMs: int32(w.cfg.SessionTimeout / time.Millisecond),
 		watchers:  map[watchKey][]*simWatch{},
+		only:      servers,
 	}
 	w.trace.names = append(w.trace.names, name)
 	w.clients = append(w.clients, c)
@@ -172,6 +184,9 @@ func (c *Client) start() {
 	c.hosts = make([]int, len(w.servers))
 	for i := range c.hosts {
 		c.hosts[i] = i
+	}
+	if len(c.only) > 0 {
+		c.hosts = append([]int(nil), c.only...)
 	}
 	for i := len(c.hosts) - 1; i > 0; i-- {
 		j := w.s.choose(i + 1)
