@@ -40,16 +40,6 @@ func (o Op) String() string {
 	return "op?"
 }
 
-// isWrite reports whether o changes the tree and so goes through the write
-// pipeline with a zxid of its own.
-func (o Op) isWrite() bool {
-	switch o {
-	case OpCreate, OpDelete, OpSetData, OpCheck, OpMulti, OpCreateSession, OpCloseSession:
-		return true
-	}
-	return false
-}
-
 // Error codes as ZooKeeper numbers them. The simulator carries codes inside
 // the world and turns them into go-zookeeper's error values at the client.
 const (
