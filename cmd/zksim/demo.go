@@ -17,8 +17,9 @@ import (
 
 func demoCmd() *cobra.Command {
 	var seed uint64
-	var clients int
+	var clients, servers int
 	var hold time.Duration
+	var faults string
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run a small multi-client workload in the simulator and print its timeline",
@@ -31,19 +32,30 @@ seed always prints the same timeline.`,
 			if clients < 1 || clients > 1000 {
 				return usageError{fmt.Errorf("--clients: want 1 to 1000, got %d", clients)}
 			}
-			return runDemo(seed, clients, hold)
+			switch servers {
+			case 1, 3, 5, 7:
+			default:
+				return usageError{fmt.Errorf("--servers: want 1, 3, 5 or 7, got %d", servers)}
+			}
+			sched, err := sim.ParseSchedule(faults)
+			if err != nil {
+				return usageError{fmt.Errorf("--faults: %w", err)}
+			}
+			return runDemo(seed, servers, clients, hold, sched)
 		},
 	}
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the run")
 	cmd.Flags().IntVar(&clients, "clients", 3, "number of clients")
+	cmd.Flags().IntVar(&servers, "servers", 3, "servers in the ensemble: 1, 3, 5 or 7")
 	cmd.Flags().DurationVar(&hold, "hold", 5*time.Millisecond, "how long each client holds the lock (virtual time)")
+	cmd.Flags().StringVar(&faults, "faults", "", `faults to inject, e.g. "at 6ms crash leader; at 2s restart s3"`)
 	return cmd
 }
 
 // runDemo is the interim main job: until the recipes and the scenario
 // library exist, it runs a small turn-taking workload and shows its trace.
-func runDemo(seed uint64, clients int, hold time.Duration) error {
-	w, err := sim.New(sim.Config{Seed: seed, KeepTrace: true})
+func runDemo(seed uint64, servers, clients int, hold time.Duration, faults sim.Schedule) error {
+	w, err := sim.New(sim.Config{Seed: seed, Servers: servers, KeepTrace: true})
 	if err != nil {
 		return err
 	}
@@ -86,6 +98,9 @@ func runDemo(seed uint64, clients int, hold time.Duration) error {
 			}
 			return c.Delete(ctx, me, -1)
 		})
+	}
+	if err := w.Inject(faults); err != nil {
+		return usageError{fmt.Errorf("--faults: %w", err)}
 	}
 	res := w.Run()
 	if _, err := w.Trace().WriteTo(os.Stdout); err != nil {
