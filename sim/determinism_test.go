@@ -34,15 +34,32 @@ func randomWorkload(seed uint64, clients, ops int) *World {
 }
 
 func randomWorkloadWithFaults(seed uint64, clients, ops int) (*World, Schedule) {
+	w := workloadWithoutFaults(seed, clients, ops)
+	sched := workloadFaults(seed, len(w.servers), clients)
+	if err := w.Inject(sched); err != nil {
+		panic(err)
+	}
+	return w, sched
+}
+
+// workloadFaults is the schedule randomWorkload runs under: none for one
+// seed in four, else drawn from the seed.
+func workloadFaults(seed uint64, servers, clients int) Schedule {
+	if seed%4 == 0 {
+		return nil
+	}
+	return RandomSchedule(NewSeeded(seed^0xfa17), everyFault, 2*time.Second, servers, clients)
+}
+
+func workloadWithoutFaults(seed uint64, clients, ops int) *World {
 	w, err := New(Config{Seed: seed, KeepTrace: true})
 	if err != nil {
 		panic(err)
 	}
 	paths := []string{"/w/a", "/w/b", "/w/c", "/w/a/x"}
-	var spawned []*Client
 	for i := 0; i < clients; i++ {
 		r := rand.New(rand.NewPCG(seed, uint64(i)))
-		spawned = append(spawned, w.Spawn("", func(ctx context.Context, c client.Conn) error {
+		w.Spawn("", func(ctx context.Context, c client.Conn) error {
 			if _, err := c.Create(ctx, "/w", nil, 0, acl); !expected(err) {
 				return err
 			}
@@ -87,16 +104,9 @@ func randomWorkloadWithFaults(seed uint64, clients, ops int) (*World, Schedule) 
 				}
 			}
 			return nil
-		}))
+		})
 	}
-	var sched Schedule
-	if seed%4 != 0 {
-		sched = RandomSchedule(NewSeeded(seed^0xfa17), everyFault, 2*time.Second, len(w.servers), len(spawned))
-	}
-	if err := w.Inject(sched); err != nil {
-		panic(err)
-	}
-	return w, sched
+	return w
 }
 
 // expected reports whether err is one a ZooKeeper client must expect from

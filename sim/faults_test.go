@@ -424,3 +424,24 @@ func TestLatencySpikeSlowsWrites(t *testing.T) {
 		t.Fatalf("write took %v normally and %v in the spike", normal, spiked)
 	}
 }
+
+// A schedule printed and parsed back replays the run exactly.
+func TestPrintedScheduleReplaysExactly(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		w1, sched := randomWorkloadWithFaults(seed, 3, 15)
+		r1 := w1.Run()
+		parsed, err := ParseSchedule(sched.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		w2 := workloadWithoutFaults(seed, 3, 15)
+		if err := w2.Inject(parsed); err != nil {
+			t.Fatal(err)
+		}
+		r2 := w2.Run()
+		if r1.Err != nil || r2.Err != nil || r1.Hash != r2.Hash {
+			t.Fatalf("seed %d: run with the schedule %016x (%v), with it printed and parsed %016x (%v)\n%s",
+				seed, r1.Hash, r1.Err, r2.Hash, r2.Err, sched)
+		}
+	}
+}

@@ -294,12 +294,15 @@ func (w *World) runWatched() error {
 }
 
 // quiet reports whether nothing can change by itself any more: every server
-// is up and in an ensemble, no link is cut, every client that still runs
+// that is up is in an ensemble, no link of one is cut, every client that still runs
 // holds a live, heartbeating session on a connected server, and every
 // session belongs to such a client. Background events (heartbeats) then go
 // on forever without effect.
 func (w *World) quiet() bool {
 	for _, s := range w.servers {
+		if s.role == roleDown {
+			continue // stays down until a fault restarts it
+		}
 		if !s.serving() {
 			return false
 		}
