@@ -1,7 +1,17 @@
-// Package recipes holds the ZooKeeper recipes, each written once against
-// client.Conn, and the deliberately broken teaching variants.
+// Package recipes holds the ZooKeeper recipes ("ZooKeeper Recipes and
+// Solutions"), each written once in plain blocking Go against client.Conn,
+// one file each, citing the recipe steps it implements; and the teaching
+// variants, deliberately broken, each with the lesson it teaches
+// (variants.go lists them).
 //
-// It is empty in this version; the recipes issue fills it. A recipe must
-// never read the wall clock, sleep, or wait on a raw channel: every blocking
-// point goes through its client.Conn.
+// kinds.go declares an interface per recipe kind (Locker, SharedLocker,
+// Elector, Queue, ...), so that workloads and checks work on any
+// implementation of the kind: ours, a teaching variant, or a user's own.
+//
+// What a recipe must never do: read the wall clock, sleep, start a
+// goroutine, or wait on a raw channel or a mutex. Every blocking point goes
+// through its client.Conn (a call, a Watch, Sleep, WithTimeout), so that the
+// same code runs in virtual time in the simulator and in real time against
+// a live ensemble. Every blocking call takes a context; when the context
+// ends, the recipe removes the nodes it created for that call.
 package recipes

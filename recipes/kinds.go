@@ -1,0 +1,95 @@
+package recipes
+
+import (
+	"context"
+	"time"
+)
+
+// Locker is an exclusive lock.
+type Locker interface {
+	// Lock blocks until the caller holds the lock, and returns its Lease.
+	Lock(ctx context.Context) (*Lease, error)
+	// Unlock releases the lock.
+	Unlock(ctx context.Context) error
+}
+
+// SharedLocker is a read-write lock: any number of readers, or one writer.
+type SharedLocker interface {
+	// RLock blocks until the caller holds a read lock.
+	RLock(ctx context.Context) (*Lease, error)
+	// Lock blocks until the caller holds the write lock.
+	Lock(ctx context.Context) (*Lease, error)
+	// Unlock releases whichever lock the caller holds.
+	Unlock(ctx context.Context) error
+}
+
+// Elector is one candidate in a leader election.
+type Elector interface {
+	// Campaign blocks until the candidate leads, and returns its Lease on
+	// leadership.
+	Campaign(ctx context.Context) (*Lease, error)
+	// Resign gives leadership (or candidacy) up.
+	Resign(ctx context.Context) error
+}
+
+// Barrier holds processes until it is removed.
+type Barrier interface {
+	// Set raises the barrier.
+	Set(ctx context.Context) error
+	// Remove lowers it, letting every waiting process through.
+	Remove(ctx context.Context) error
+	// Wait blocks while the barrier is up.
+	Wait(ctx context.Context) error
+}
+
+// DoubleBarrier synchronises the start and the end of a computation among
+// a fixed number of processes.
+type DoubleBarrier interface {
+	// Enter blocks until enough processes have entered.
+	Enter(ctx context.Context) error
+	// Leave blocks until every process has left.
+	Leave(ctx context.Context) error
+}
+
+// Queue is a distributed FIFO queue.
+type Queue interface {
+	// Put appends an item.
+	Put(ctx context.Context, data []byte) error
+	// Take removes and returns the oldest item, blocking while the queue is
+	// empty.
+	Take(ctx context.Context) ([]byte, error)
+}
+
+// PriorityQueue is a distributed queue ordered by priority, lower first,
+// and by age within a priority.
+type PriorityQueue interface {
+	Put(ctx context.Context, data []byte, priority int) error
+	Take(ctx context.Context) ([]byte, error)
+}
+
+// Decision is the outcome of a two-phased commit.
+type Decision string
+
+// The outcomes.
+const (
+	Commit Decision = "commit"
+	Abort  Decision = "abort"
+)
+
+// Coordinator runs two-phased commits.
+type Coordinator interface {
+	// Propose starts transaction tx among sites and blocks until it is
+	// decided.
+	Propose(ctx context.Context, tx string, sites []string) (Decision, error)
+}
+
+// Site takes part in two-phased commits.
+type Site interface {
+	// Vote votes on transaction tx (commit true, abort false) and blocks
+	// until it is decided.
+	Vote(ctx context.Context, tx string, commit bool) (Decision, error)
+}
+
+// cleanupTimeout bounds how long a recipe tries to remove its nodes after
+// its caller's context ended.
+const cleanupTimeout = 30 * time.Second

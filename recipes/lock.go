@@ -1,0 +1,222 @@
+package recipes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+)
+
+// ErrNodeVanished says a recipe's own ephemeral node disappeared while it
+// waited: its session expired.
+var ErrNodeVanished = errors.New("recipes: our node vanished (the session expired)")
+
+// Lock is the lock recipe ("Locks"): fully distributed, no herd effect,
+// fair (first come, first served), with the guid that makes it safe
+// against a lost create() reply.
+type Lock struct {
+	conn client.Conn
+	dir  string
+	acl  []zk.ACL
+
+	tries int
+	node  string
+	lease *Lease
+
+	// watchAll makes every waiter watch the lock node's children (the herd
+	// lock's mistake); noGUID retries create() blindly after a connection
+	// loss (the orphaned node's mistake); unsorted trusts getChildren's
+	// order. Only the teaching variants set them.
+	watchAll, noGUID, unsorted bool
+}
+
+var _ Locker = (*Lock)(nil)
+
+// NewLock returns the lock whose node is dir ("_locknode_" in the recipe).
+func NewLock(conn client.Conn, dir string) *Lock {
+	return &Lock{conn: conn, dir: dir, acl: zk.WorldACL(zk.PermAll)}
+}
+
+// Lock acquires the lock:
+//
+//  1. create "guid-lock-" under the lock node, sequential and ephemeral;
+//  2. getChildren on the lock node, without a watch;
+//  3. if our node has the lowest sequence number, we hold the lock;
+//  4. otherwise exists(), with a watch, on the node with the next lower
+//     sequence number;
+//  5. if it does not exist, go to 2; otherwise wait for its notification
+//     and go to 2.
+//
+// If create() fails with a recoverable error (the connection was lost and
+// the node may exist), we look for our node by its guid before creating
+// another. If ctx ends first, our node is deleted.
+func (l *Lock) Lock(ctx context.Context) (*Lease, error) {
+	if err := ensurePath(ctx, l.conn, l.dir); err != nil {
+		return nil, err
+	}
+	l.tries++
+	guid := fmt.Sprintf("%016x%04x", l.conn.SessionID(), l.tries)
+	node, err := l.create(ctx, guid) // step 1
+	if err != nil {
+		return nil, err
+	}
+	l.node = node
+	lease, err := l.await(ctx, node)
+	if err != nil {
+		l.abandon(ctx, node)
+		return nil, err
+	}
+	l.lease = lease
+	return lease, nil
+}
+
+// create is step 1, with the guid recovery.
+func (l *Lock) create(ctx context.Context, guid string) (string, error) {
+	prefix := l.dir + "/" + guid + "-lock-"
+	for {
+		node, err := l.conn.Create(ctx, prefix, nil, zk.FlagEphemeralSequential, l.acl)
+		switch {
+		case err == nil:
+			return node, nil
+		case retryable(err):
+			continue // not sent: send again
+		case !recoverable(err):
+			return "", err
+		case l.noGUID:
+			continue // the teaching variant's mistake: create again, blindly
+		}
+		// The create may have been applied: look for our node by its guid.
+		if node, err := l.findOwn(ctx, guid); err != nil || node != "" {
+			return node, err
+		}
+	}
+}
+
+// findOwn lists the lock node for a child carrying guid.
+func (l *Lock) findOwn(ctx context.Context, guid string) (string, error) {
+	for {
+		kids, _, err := l.conn.Children(ctx, l.dir)
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		for _, k := range kids {
+			if strings.HasPrefix(k, guid+"-lock-") {
+				return l.dir + "/" + k, nil
+			}
+		}
+		return "", nil
+	}
+}
+
+// await is steps 2 to 5: it returns once node is the lowest.
+func (l *Lock) await(ctx context.Context, node string) (*Lease, error) {
+	mine := base(node)
+	for {
+		var kids []string
+		var watch client.Watch
+		var err error
+		if l.watchAll {
+			kids, _, watch, err = l.conn.ChildrenW(ctx, l.dir)
+		} else {
+			kids, _, err = l.conn.Children(ctx, l.dir) // step 2
+		}
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !l.unsorted {
+			slices.SortFunc(kids, bySequence)
+		}
+		i := slices.Index(kids, mine)
+		if i < 0 {
+			return nil, ErrNodeVanished
+		}
+		if i == 0 { // step 3
+			return l.grant(ctx, node)
+		}
+		if l.watchAll {
+			if _, err := watch.Wait(ctx); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		ok, _, w, err := l.conn.ExistsW(ctx, l.dir+"/"+kids[i-1]) // step 4
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue // step 5: gone already
+		}
+		if _, err := w.Wait(ctx); err != nil { // step 5: wait, then step 2
+			return nil, err
+		}
+	}
+}
+
+// grant makes the lease of a holder of node.
+func (l *Lock) grant(ctx context.Context, node string) (*Lease, error) {
+	for {
+		ok, st, err := l.conn.Exists(ctx, node)
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, ErrNodeVanished
+		}
+		return newLease(l.conn, node, st.Czxid), nil
+	}
+}
+
+// abandon deletes our node after a failed or cancelled acquisition.
+func (l *Lock) abandon(ctx context.Context, node string) {
+	cctx, cancel := cleanup(ctx, l.conn)
+	defer cancel()
+	_ = deleteNode(cctx, l.conn, node)
+	l.node = ""
+}
+
+// Unlock releases the lock: delete our node.
+func (l *Lock) Unlock(ctx context.Context) error {
+	if l.node == "" {
+		return errors.New("recipes: Unlock without Lock")
+	}
+	err := deleteNode(ctx, l.conn, l.node)
+	l.node = ""
+	if l.lease != nil {
+		l.lease.release()
+		l.lease = nil
+	}
+	return err
+}
+
+// deleteNode deletes path, retrying through connection losses; a node that
+// is already gone (deleted by an earlier attempt, or with its session) is
+// not an error.
+func deleteNode(ctx context.Context, conn client.Conn, path string) error {
+	for {
+		err := conn.Delete(ctx, path, -1)
+		switch {
+		case err == nil, errors.Is(err, zk.ErrNoNode):
+			return nil
+		case recoverable(err), retryable(err):
+			continue
+		}
+		return err
+	}
+}

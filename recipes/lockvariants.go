@@ -1,0 +1,74 @@
+package recipes
+
+import (
+	"context"
+
+	"github.com/zksim/zksim/client"
+)
+
+// The lock's teaching variants.
+
+func init() {
+	register(Variant{Name: "lock-herd", Kind: "lock", Fails: "herd",
+		Lesson: "Every waiter watches the lock node's children, so every release wakes every waiter, " +
+			"which all call getChildren again to find that one of them got the lock: the herd effect. " +
+			"The recipe has each waiter watch only the next lower node, so a release wakes one client."})
+	register(Variant{Name: "lock-noguid", Kind: "lock", Fails: "liveness",
+		Lesson: "After a connection loss during create() it creates again, blindly. If the first create " +
+			"was applied, its node is orphaned: nobody will delete it while the session lives, and every " +
+			"later waiter, its own creator included, waits for it forever. The recipe puts a guid in the " +
+			"node's name and looks for its own node before creating another."})
+	register(Variant{Name: "lock-ignores-session-loss", Kind: "lock", Fails: "safety",
+		Lesson: "The holder never checks its lease, so after a disconnect or an expiry (a partition, a " +
+			"long pause) it goes on acting as the holder while the next client holds the lock. The recipe's " +
+			"lease reports a disconnect (suspended) and an expiry (lost); a holder must stop, and a fenced " +
+			"resource must reject its stale token."})
+	register(Variant{Name: "lock-unsorted", Kind: "lock", Fails: "safety",
+		Lesson: "It takes getChildren's answer to be in sequence order. ZooKeeper lists children in no " +
+			"particular order, so a client can see its node first while it is not the lowest, and two " +
+			"clients hold the lock at once. The recipe sorts by sequence number."})
+}
+
+// NewHerdLock is the lock-herd teaching variant.
+func NewHerdLock(conn client.Conn, dir string) *Lock {
+	l := NewLock(conn, dir)
+	l.watchAll = true
+	return l
+}
+
+// NewNoGUIDLock is the lock-noguid teaching variant.
+func NewNoGUIDLock(conn client.Conn, dir string) *Lock {
+	l := NewLock(conn, dir)
+	l.noGUID = true
+	return l
+}
+
+// NewUnsortedLock is the lock-unsorted teaching variant.
+func NewUnsortedLock(conn client.Conn, dir string) *Lock {
+	l := NewLock(conn, dir)
+	l.unsorted = true
+	return l
+}
+
+// CarelessLock is the lock-ignores-session-loss teaching variant: the
+// recipe's lock, whose leases never report a loss.
+type CarelessLock struct{ lock *Lock }
+
+var _ Locker = (*CarelessLock)(nil)
+
+// NewCarelessLock returns the lock-ignores-session-loss teaching variant.
+func NewCarelessLock(conn client.Conn, dir string) *CarelessLock {
+	return &CarelessLock{NewLock(conn, dir)}
+}
+
+// Lock acquires the lock and returns a lease that ignores the session.
+func (l *CarelessLock) Lock(ctx context.Context) (*Lease, error) {
+	lease, err := l.lock.Lock(ctx)
+	if lease != nil {
+		lease.careless = true
+	}
+	return lease, err
+}
+
+// Unlock releases the lock.
+func (l *CarelessLock) Unlock(ctx context.Context) error { return l.lock.Unlock(ctx) }

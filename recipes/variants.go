@@ -1,0 +1,38 @@
+package recipes
+
+import (
+	"slices"
+	"strings"
+)
+
+// Variant is a teaching variant: a recipe with one classic mistake, and
+// the lesson the mistake teaches. The tool lists them; the checks catch
+// each one the way its lesson says.
+type Variant struct {
+	// Name is how the tool and the scenarios refer to it, e.g. "lock-herd".
+	Name string
+	// Kind is the recipe kind it implements, e.g. "lock".
+	Kind string
+	// Lesson says what goes wrong and why the recipe avoids it.
+	Lesson string
+	// Fails names the property a check finds broken: "safety", "liveness"
+	// or "herd".
+	Fails string
+}
+
+var variants []Variant
+
+// register adds a teaching variant; each recipe file registers its own.
+func register(v Variant) { variants = append(variants, v) }
+
+// Variants lists every teaching variant, by kind then name.
+func Variants() []Variant {
+	out := slices.Clone(variants)
+	slices.SortFunc(out, func(a, b Variant) int {
+		if c := strings.Compare(a.Kind, b.Kind); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out
+}
