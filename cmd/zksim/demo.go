@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -41,7 +41,7 @@ seed always prints the same timeline.`,
 			if err != nil {
 				return usageError{fmt.Errorf("--faults: %w", err)}
 			}
-			return runDemo(seed, servers, clients, hold, sched)
+			return runDemo(cmd.OutOrStdout(), seed, servers, clients, hold, sched)
 		},
 	}
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the run")
@@ -54,7 +54,7 @@ seed always prints the same timeline.`,
 
 // runDemo is the interim main job: until the recipes and the scenario
 // library exist, it runs a small turn-taking workload and shows its trace.
-func runDemo(seed uint64, servers, clients int, hold time.Duration, faults sim.Schedule) error {
+func runDemo(out io.Writer, seed uint64, servers, clients int, hold time.Duration, faults sim.Schedule) error {
 	w, err := sim.New(sim.Config{Seed: seed, Servers: servers, KeepTrace: true})
 	if err != nil {
 		return err
@@ -103,11 +103,11 @@ func runDemo(seed uint64, servers, clients int, hold time.Duration, faults sim.S
 		return usageError{fmt.Errorf("--faults: %w", err)}
 	}
 	res := w.Run()
-	if _, err := w.Trace().WriteTo(os.Stdout); err != nil {
+	if _, err := w.Trace().WriteTo(out); err != nil {
 		return err
 	}
-	fmt.Printf("\nturns taken in order: %s\n", strings.Join(order, ", "))
-	fmt.Printf("seed %d: %d operations, %d trace records, virtual time %s, trace hash %016x\n",
+	fmt.Fprintf(out, "\nturns taken in order: %s\n", strings.Join(order, ", "))
+	fmt.Fprintf(out, "seed %d: %d operations, %d trace records, virtual time %s, trace hash %016x\n",
 		seed, res.Ops, res.Records, strings.TrimSpace(res.End.String()), res.Hash)
 	if res.Err != nil {
 		return res.Err

@@ -8,6 +8,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -18,22 +19,31 @@ import (
 type usageError struct{ error }
 
 func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run runs the command line args and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
 	root := &cobra.Command{
 		Use:           "zksim",
 		Short:         "Deterministic simulation of the ZooKeeper recipes",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(demoCmd())
+	root.AddCommand(demoCmd(), listCmd())
 	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "zksim:", err)
+		fmt.Fprintln(stderr, "zksim:", err)
 		var u usageError
 		if errors.As(err, &u) || isCobraUsage(err) {
-			os.Exit(2)
+			return 2
 		}
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 // isCobraUsage recognises cobra's own argument errors (unknown command,

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/zksim/zksim/recipes"
+)
+
+func listCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the teaching variants of the recipes and the fault kinds",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return writeList(cmd.OutOrStdout())
+		},
+	}
+}
+
+// faultKinds documents the fault schedule's syntax, one line a kind.
+var faultKinds = [][2]string{
+	{"crash sN | crash leader", "a server crashes: it keeps its log, loses everything else"},
+	{"restart sN", "a crashed server comes back and catches up from the leader"},
+	{"partition A B", "cut both directions between two servers, or a client and a server"},
+	{"isolate sN", "cut a server from every server and client"},
+	{"heal A B | heal", "reopen links (all of them when none is named)"},
+	{"pause cN DURATION", "a client process stops, heartbeats included (a long GC pause)"},
+	{"spike EXTRA for DURATION", "every link gets slower for a while"},
+	{"lose-reply", "(when cN OP#K applied:) the reply is lost and the connection drops"},
+	{"crash applier", "(when cN OP#K applied:) the server that applied it crashes before answering"},
+}
+
+func writeList(out io.Writer) error {
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TEACHING VARIANT\tKIND\tFAILS\tLESSON")
+	for _, v := range recipes.Variants() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Name, v.Kind, v.Fails, firstSentence(v.Lesson))
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "FAULT\tWHAT IT DOES")
+	for _, f := range faultKinds {
+		fmt.Fprintf(tw, "%s\t%s\n", f[0], f[1])
+	}
+	fmt.Fprintln(tw, "\nA fault strikes \"at TIME\" or \"when cN OP#K applied:\"; see docs/ARCHITECTURE.md.")
+	return tw.Flush()
+}
+
+func firstSentence(s string) string {
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i+1]
+	}
+	return s
+}
