@@ -26,10 +26,15 @@ func validServerPath(path string, sequential bool) bool {
 	if path[len(path)-1] == '/' {
 		return false
 	}
-	for _, comp := range strings.Split(path[1:], "/") {
+	for rest := path[1:]; ; {
+		comp, after, more := strings.Cut(rest, "/")
 		if comp == "" || comp == "." || comp == ".." {
 			return false
 		}
+		if !more {
+			break
+		}
+		rest = after
 	}
 	for _, r := range path {
 		switch {

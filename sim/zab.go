@@ -119,26 +119,42 @@ func (s *server) propose(t *txn) {
 		// has moved away from (an old connection's, delivered late).
 		t.moved = true
 	}
-	s.writeLog(len(s.log), func() { s.ackFrom(s, t.zxid) })
+	s.writeLog(len(s.log), t.zxid)
 	for _, f := range ld.followers {
 		s.sendPeer(&peerMsg{kind: pmPropose, to: f, txn: t})
 	}
 }
 
-// writeLog writes the log up to entry n to disk; done runs once it is
-// durable. Writes finish in order (a group commit may finish several).
-func (s *server) writeLog(n int, done func()) {
+// writeLog writes the log up to entry n (the proposal zxid) to disk; once
+// it is durable the server acknowledges it (to itself, as the leader, or
+// to its leader). Writes finish in order (a group commit may finish
+// several).
+func (s *server) writeLog(n int, zxid int64) {
 	cfg := &s.w.cfg
 	at := max(s.w.s.now+Time(cfg.DiskDelay)+s.w.jitter(cfg.DiskJitter), s.diskAt)
 	s.diskAt = at
-	gen := s.gen
-	s.w.s.at(at, func() {
-		if s.gen != gen || s.role == roleDown {
-			return
-		}
-		s.durable = max(s.durable, min(n, len(s.log)))
-		done()
-	})
+	s.w.s.schedule(at, &logWrite{s: s, gen: s.gen, n: n, zxid: zxid}, false)
+}
+
+// logWrite is a log write finishing.
+type logWrite struct {
+	s    *server
+	gen  uint64
+	n    int
+	zxid int64
+}
+
+func (lw *logWrite) handle() {
+	s := lw.s
+	if s.gen != lw.gen || s.role == roleDown {
+		return
+	}
+	s.durable = max(s.durable, min(lw.n, len(s.log)))
+	if s.role == roleLeading {
+		s.ackFrom(s, lw.zxid)
+	} else {
+		s.toLeader(&peerMsg{kind: pmAck, zxid: lw.zxid})
+	}
 }
 
 // indexOf finds the log entry with zxid z.
@@ -277,8 +293,7 @@ func (s *server) onPeer(m *peerMsg) {
 	switch m.kind {
 	case pmPropose:
 		s.log = append(s.log, m.txn)
-		z := m.txn.zxid
-		s.writeLog(len(s.log), func() { s.toLeader(&peerMsg{kind: pmAck, zxid: z}) })
+		s.writeLog(len(s.log), m.txn.zxid)
 	case pmCommit:
 		if i, ok := s.indexOf(m.zxid); ok {
 			s.commit = max(s.commit, i+1)
