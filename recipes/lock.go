@@ -24,6 +24,7 @@ type Lock struct {
 	dir  string
 	acl  []zk.ACL
 
+	ready bool // the lock node exists (made once, by the first Lock)
 	tries int
 	node  string
 	lease *Lease
@@ -56,8 +57,11 @@ func NewLock(conn client.Conn, dir string) *Lock {
 // the node may exist), we look for our node by its guid before creating
 // another. If ctx ends first, our node is deleted.
 func (l *Lock) Lock(ctx context.Context) (*Lease, error) {
-	if err := ensurePath(ctx, l.conn, l.dir); err != nil {
-		return nil, err
+	if !l.ready {
+		if err := ensurePath(ctx, l.conn, l.dir); err != nil {
+			return nil, err
+		}
+		l.ready = true
 	}
 	l.tries++
 	guid := fmt.Sprintf("%016x%04x", l.conn.SessionID(), l.tries)

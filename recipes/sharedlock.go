@@ -1,0 +1,292 @@
+package recipes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+)
+
+// The prefixes of the shared lock's nodes: after the guid, "read-" for a
+// reader and "write-" for a writer ("guid-/read-", "guid-/write-").
+const (
+	sharedRead  = "read-"
+	sharedWrite = "write-"
+)
+
+// SharedLock is the shared lock recipe ("Shared Locks"): a read-write lock
+// in which any number of readers, or one writer, hold the lock. Like the
+// lock it is fully distributed, free of the herd effect and fair: a reader
+// waits only for the writers that came before it, a writer for everyone
+// that came before it. The guid in the node's name makes it safe against a
+// lost create() reply.
+type SharedLock struct {
+	conn client.Conn
+	dir  string
+	acl  []zk.ACL
+
+	ready bool // the lock node exists (made once, by the first acquisition)
+	tries int
+	node  string
+	lease *Lease
+
+	// onCreate, when set, runs right after step 1 with the node created
+	// (the revocable lock's getData() with a watch).
+	onCreate func(ctx context.Context, node string) error
+
+	// readerWaitsForAll makes a reader wait for the next lower node of any
+	// kind (the shared-lock-readers-queue variant); writerIgnoresReaders
+	// makes a writer look only at the write- nodes (the
+	// shared-lock-writer-ignores-readers variant). Only the teaching
+	// variants set them.
+	readerWaitsForAll, writerIgnoresReaders bool
+}
+
+var _ SharedLocker = (*SharedLock)(nil)
+
+// NewSharedLock returns the shared lock whose lock node is dir.
+func NewSharedLock(conn client.Conn, dir string) *SharedLock {
+	return &SharedLock{conn: conn, dir: dir, acl: zk.WorldACL(zk.PermAll)}
+}
+
+// RLock obtains a read lock:
+//
+//  1. create "guid-/read-" under the lock node, sequential and ephemeral;
+//  2. getChildren on the lock node, without a watch;
+//  3. if no child starting with "write-" has a lower sequence number than
+//     ours, we hold the read lock;
+//  4. otherwise exists(), with a watch, on the "write-" node with the next
+//     lower sequence number;
+//  5. if it does not exist, go to 2;
+//  6. otherwise wait for its notification and go to 2.
+//
+// If create() fails with a recoverable error we look for our node by its
+// guid before creating another. If ctx ends first, our node is deleted.
+func (l *SharedLock) RLock(ctx context.Context) (*Lease, error) {
+	return l.acquire(ctx, sharedRead)
+}
+
+// Lock obtains the write lock:
+//
+//  1. create "guid-/write-" under the lock node, sequential and ephemeral;
+//  2. getChildren on the lock node, without a watch;
+//  3. if no child has a lower sequence number than ours, we hold the
+//     write lock;
+//  4. otherwise exists(), with a watch, on the node with the next lower
+//     sequence number;
+//  5. if it does not exist, go to 2; otherwise wait for its notification
+//     and go to 2.
+//
+// The guid recovery and the cleanup are RLock's.
+func (l *SharedLock) Lock(ctx context.Context) (*Lease, error) {
+	return l.acquire(ctx, sharedWrite)
+}
+
+// acquire runs the protocol for a node of kind sharedRead or sharedWrite.
+func (l *SharedLock) acquire(ctx context.Context, kind string) (*Lease, error) {
+	if l.node != "" {
+		return nil, errors.New("recipes: the shared lock is already held or sought")
+	}
+	if !l.ready {
+		if err := ensurePath(ctx, l.conn, l.dir); err != nil {
+			return nil, err
+		}
+		l.ready = true
+	}
+	l.tries++
+	guid := fmt.Sprintf("%016x%04x", l.conn.SessionID(), l.tries)
+	node, err := l.create(ctx, guid+"-"+kind) // step 1
+	if err != nil {
+		return nil, err
+	}
+	l.node = node
+	if l.onCreate != nil {
+		if err := l.onCreate(ctx, node); err != nil {
+			l.abandon(ctx, node)
+			return nil, err
+		}
+	}
+	lease, err := l.await(ctx, node, kind == sharedWrite)
+	if err != nil {
+		l.abandon(ctx, node)
+		return nil, err
+	}
+	l.lease = lease
+	return lease, nil
+}
+
+// create is step 1, with the guid recovery: prefix is "guid-read-" or
+// "guid-write-".
+func (l *SharedLock) create(ctx context.Context, prefix string) (string, error) {
+	for {
+		node, err := l.conn.Create(ctx, l.dir+"/"+prefix, nil, zk.FlagEphemeralSequential, l.acl)
+		switch {
+		case err == nil:
+			return node, nil
+		case retryable(err):
+			continue // not sent: send again
+		case !recoverable(err):
+			return "", err
+		}
+		// The create may have been applied: look for our node by its guid.
+		if node, err := l.findOwn(ctx, prefix); err != nil || node != "" {
+			return node, err
+		}
+	}
+}
+
+// findOwn lists the lock node for a child whose name starts with prefix,
+// which carries our guid.
+func (l *SharedLock) findOwn(ctx context.Context, prefix string) (string, error) {
+	for {
+		kids, _, err := l.conn.Children(ctx, l.dir)
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		for _, k := range kids {
+			if strings.HasPrefix(k, prefix) {
+				return l.dir + "/" + k, nil
+			}
+		}
+		return "", nil
+	}
+}
+
+// sharedIsWrite reports whether a child of a shared lock's node is a
+// writer's: its name, before the sequence number, is "write-" or ends in
+// "-write-".
+func sharedIsWrite(name string) bool {
+	if len(name) < 10 {
+		return false
+	}
+	p := name[:len(name)-10]
+	return p == sharedWrite || strings.HasSuffix(p, "-"+sharedWrite)
+}
+
+// sharedBlocker is the node that keeps the node at index i of the sorted
+// children kids from holding the lock (steps 3 and 4): for a writer the
+// next lower node, for a reader the next lower "write-" node; "" if there
+// is none and i holds the lock.
+func sharedBlocker(kids []string, i int, write, anyKind, writesOnly bool) string {
+	for j := i - 1; j >= 0; j-- {
+		switch {
+		case write && writesOnly, !write && !anyKind:
+			if sharedIsWrite(kids[j]) {
+				return kids[j]
+			}
+		default:
+			return kids[j]
+		}
+	}
+	return ""
+}
+
+// await is steps 2 to 6: it returns once node holds the lock.
+func (l *SharedLock) await(ctx context.Context, node string, write bool) (*Lease, error) {
+	mine := base(node)
+	for {
+		kids, _, err := l.conn.Children(ctx, l.dir) // step 2
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		slices.SortFunc(kids, bySequence)
+		i := slices.Index(kids, mine)
+		if i < 0 {
+			return nil, ErrNodeVanished
+		}
+		prev := sharedBlocker(kids, i, write, l.readerWaitsForAll, l.writerIgnoresReaders)
+		if prev == "" { // step 3
+			return sharedGrant(ctx, l.conn, node)
+		}
+		ok, _, w, err := l.conn.ExistsW(ctx, l.dir+"/"+prev) // step 4
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue // step 5: gone already
+		}
+		if _, err := w.Wait(ctx); err != nil { // step 6: wait, then step 2
+			return nil, err
+		}
+	}
+}
+
+// sharedGrant makes the lease of a holder of node.
+func sharedGrant(ctx context.Context, conn client.Conn, node string) (*Lease, error) {
+	for {
+		ok, st, err := conn.Exists(ctx, node)
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, ErrNodeVanished
+		}
+		return newLease(conn, node, st.Czxid), nil
+	}
+}
+
+// abandon deletes our node after a failed or cancelled acquisition.
+func (l *SharedLock) abandon(ctx context.Context, node string) {
+	cctx, cancel := cleanup(ctx, l.conn)
+	defer cancel()
+	_ = deleteNode(cctx, l.conn, node)
+	l.node = ""
+}
+
+// Unlock releases the read or write lock: delete our node.
+func (l *SharedLock) Unlock(ctx context.Context) error {
+	if l.node == "" {
+		return errors.New("recipes: Unlock without RLock or Lock")
+	}
+	err := deleteNode(ctx, l.conn, l.node)
+	l.node = ""
+	if l.lease != nil {
+		l.lease.release()
+		l.lease = nil
+	}
+	return err
+}
+
+// Holders lists the nodes (full paths) that hold the lock now, by the
+// recipe's rules: the lowest node if it is a writer's, else every reader's
+// node below the lowest writer's. A revoker uses it to find whom to ask.
+func (l *SharedLock) Holders(ctx context.Context) ([]string, error) {
+	for {
+		kids, _, err := l.conn.Children(ctx, l.dir)
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if errors.Is(err, zk.ErrNoNode) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		slices.SortFunc(kids, bySequence)
+		var out []string
+		for i, k := range kids {
+			if sharedBlocker(kids, i, sharedIsWrite(k), false, false) != "" {
+				break
+			}
+			out = append(out, l.dir+"/"+k)
+		}
+		return out, nil
+	}
+}
