@@ -1,0 +1,73 @@
+package recipes
+
+import "github.com/zksim/zksim/client"
+
+// The queues' teaching variants.
+
+func init() {
+	register(Variant{Name: "queue-unchecked-delete", Kind: "queue", Fails: "safety",
+		Lesson: "A consumer reads the lowest item and deletes it, but does not look at what the delete " +
+			"answered. Consumers go for the same lowest item at the same time; every one of them reads it, " +
+			"only one delete succeeds, and the others' answer NoNode: all of them process the item. " +
+			"The recipe's consumer owns an item only if its own delete succeeded, and moves on otherwise."})
+	register(Variant{Name: "queue-plain-delete", Kind: "queue", Fails: "safety",
+		Lesson: "It takes an item with a plain delete, as the recipe's text does. When the delete's reply " +
+			"is lost, the retried delete answers NoNode whether this consumer's first delete or another " +
+			"consumer's removed the item: it cannot tell. It assumes another consumer took it, so when it " +
+			"was its own delete the item is lost (assuming the opposite would deliver some items twice). " +
+			"Our queue deletes the item and writes a record into the consumer's receipt in one multi, and " +
+			"after a lost reply reads the receipt to know."})
+	register(Variant{Name: "queue-blind-put", Kind: "queue", Fails: "safety",
+		Lesson: "After a connection loss during the create() that puts an item, it creates the item again, " +
+			"blindly. If the first create was applied, the item is in the queue twice and is processed " +
+			"twice. Searching for a guid in the children, as the lock does, is not enough here: a consumer " +
+			"may already have taken the item. Our queue writes a record into the producer's receipt in the " +
+			"same multi as the create, and reads it after a lost reply."})
+	register(Variant{Name: "queue-relist", Kind: "queue", Fails: "herd",
+		Lesson: "It calls getChildren at every take. The list of a queue node is as long as the queue, so " +
+			"taking n items costs n listings of up to n names each: traffic quadratic in the backlog. The " +
+			"recipe works through the list from one getChildren until it is exhausted, and trying an item " +
+			"that another consumer took costs one small read that answers NoNode."})
+	register(Variant{Name: "priorityqueue-stale-list", Kind: "priorityqueue", Fails: "safety",
+		Lesson: "It keeps its children list until it is exhausted, as the plain queue does, and ignores " +
+			"the watch on the queue node. An urgent item put meanwhile is not in that list, so the consumer " +
+			"serves every less urgent item of its old list first. The recipe drops its list when the " +
+			"watch fires and lists again, so it serves the most urgent item present."})
+}
+
+// NewUncheckedQueue is the queue-unchecked-delete teaching variant.
+func NewUncheckedQueue(conn client.Conn, dir string) *DistributedQueue {
+	q := NewQueue(conn, dir)
+	q.core.unchecked = true
+	return q
+}
+
+// NewPlainDeleteQueue is the queue-plain-delete teaching variant: the
+// recipe's take as its text has it.
+func NewPlainDeleteQueue(conn client.Conn, dir string) *DistributedQueue {
+	q := NewQueue(conn, dir)
+	q.core.plainDelete = true
+	return q
+}
+
+// NewBlindPutQueue is the queue-blind-put teaching variant.
+func NewBlindPutQueue(conn client.Conn, dir string) *DistributedQueue {
+	q := NewQueue(conn, dir)
+	q.core.blindPut = true
+	return q
+}
+
+// NewRelistQueue is the queue-relist teaching variant.
+func NewRelistQueue(conn client.Conn, dir string) *DistributedQueue {
+	q := NewQueue(conn, dir)
+	q.core.relist = true
+	return q
+}
+
+// NewStaleListPriorityQueue is the priorityqueue-stale-list teaching
+// variant.
+func NewStaleListPriorityQueue(conn client.Conn, dir string) *DistributedPriorityQueue {
+	q := NewPriorityQueue(conn, dir)
+	q.core.fresh = false
+	return q
+}
