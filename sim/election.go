@@ -211,6 +211,9 @@ func (w *World) crash(s *server) {
 	w.s.record(Record{Kind: KRole, From: s.actor, Arg: int64(roleDown), Path: "crashed"})
 	s.closePeers()
 	s.stopServing()
+	// What it sent that still waits on a cut link is not lost: its
+	// machine's TCP stack goes on sending it, then the close, when the link
+	// heals.
 	s.role = roleDown
 	s.gen++
 	s.log = s.log[:s.durable]

@@ -445,3 +445,31 @@ func TestPrintedScheduleReplaysExactly(t *testing.T) {
 		}
 	}
 }
+
+// A session must never get stuck answering SessionMoved. Here a
+// revalidation a server forwarded before it crashed reaches the leader when
+// a cut link heals, and moves the session to the dead server. A request
+// refused because the session moved closes its connection (ZooKeeper's fix
+// for ZOOKEEPER-710), so the client reconnects and the session follows it.
+func TestSessionNeverStuckMoved(t *testing.T) {
+	w := newWorld(t, Config{Seed: 1})
+	var errs []error
+	w.SpawnOn("", []int{0, 1}, func(ctx context.Context, c client.Conn) error {
+		if err := c.Sleep(ctx, 4*time.Second); err != nil {
+			return err
+		}
+		for i := 0; i < 3; i++ {
+			_, err := c.Create(ctx, "/x", nil, 0, acl)
+			errs = append(errs, err)
+			if err == nil {
+				return nil
+			}
+		}
+		return nil
+	})
+	inject(t, w, "at 100ms partition s2 s3; at 100ms crash s1; at 150ms restart s1; at 800ms crash s2; at 3s heal s2 s3")
+	mustRun(t, w)
+	if len(errs) == 0 || errs[len(errs)-1] != nil {
+		t.Fatalf("creates answered %v: want the session to recover and a create to succeed", errs)
+	}
+}

@@ -340,6 +340,14 @@ func (s *server) answer(req *request) {
 		return
 	}
 	rep := &req.rep
+	if rep.code == codeSessionMoved {
+		// A connection-level error: ZooKeeper closes the connection rather
+		// than answer, so the client reconnects and the session follows it.
+		s.w.s.record(Record{Kind: KNote, From: s.actor, To: c.client.actor,
+			Path: fmt.Sprintf("request #%d refused: session moved; connection closed", req.xid)})
+		s.closeConn(c)
+		return
+	}
 	s.w.s.record(Record{Kind: KReply, From: s.actor, To: c.client.actor, Op: req.op, Path: rep.path, Code: rep.code, Arg: int64(req.xid), Zxid: rep.zxid})
 	if s.w.faults != nil && s.w.faults.onReply(s, req) {
 		return

@@ -306,6 +306,9 @@ func (w *World) quiet() bool {
 		if !s.serving() {
 			return false
 		}
+		if s.role == roleFollowing && (s.leader.role != roleLeading || s.leader.gen != s.leaderGen) {
+			return false // it will give its lost leader up (SyncLimit ticks)
+		}
 		for _, l := range w.peers[s.idx] {
 			if l.cut {
 				return false
