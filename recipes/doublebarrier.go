@@ -1,0 +1,435 @@
+package recipes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+)
+
+// ErrBarrierNameTaken says another live session holds a process node of the
+// same name in the double barrier: two processes were given one name.
+var ErrBarrierNameTaken = errors.New("recipes: another process entered the double barrier under this name")
+
+// doubleBarrierReady is the name of the ready node, the flag Enter waits
+// for. It is a child of the barrier node but never a process node.
+const doubleBarrierReady = "ready"
+
+// NodeDoubleBarrier is the double barrier recipe ("Double Barriers"): size
+// processes (the recipe's x) enter the barrier node (b) together, compute,
+// and leave together. (The kind's interface, in kinds.go, is
+// DoubleBarrier.)
+//
+// Process nodes. Process p's node is b/p, named for the process as in the
+// recipe's step 1 (n = b+"/"+p), ephemeral and not sequential; every other
+// child of b except "ready" is a process node. "Lowest" and "highest" in
+// Leave compare process names (byte order): any order every process agrees
+// on does, since it only picks which process plays the lowest. Names must
+// be distinct, non-empty, without '/', and not "ready".
+//
+// Failures. Process nodes are ephemeral, so a process whose session
+// expires (it crashed, or was paused or cut off past its session timeout)
+// loses its node and stops counting: the others, who wait on process nodes
+// going away, are not blocked by it. Such a process learns it from Enter
+// or Leave as ErrNodeVanished: the others did not wait for it.
+//
+// One round per barrier node: the ready node is never deleted, so a barrier
+// node that was entered once stays open. Use a fresh path for each round
+// (b/round-1, b/round-2, ...).
+type NodeDoubleBarrier struct {
+	conn client.Conn
+	dir  string
+	name string
+	size int
+	acl  []zk.ACL
+
+	node    string // b/p while entered
+	session int64  // the session that created node
+
+	// herd makes every leaving process watch b's children; trustLowest
+	// leaves as soon as the lowest process node goes; countReady takes the
+	// ready node for a process node. Only the teaching variants set them.
+	herd, trustLowest, countReady bool
+}
+
+var _ DoubleBarrier = (*NodeDoubleBarrier)(nil)
+
+// NewDoubleBarrier returns process name's handle on the double barrier
+// whose node is path, which size processes must enter before any computes.
+func NewDoubleBarrier(conn client.Conn, path, name string, size int) *NodeDoubleBarrier {
+	return &NodeDoubleBarrier{conn: conn, dir: path, name: name, size: size, acl: zk.WorldACL(zk.PermAll)}
+}
+
+// Enter blocks until size processes have entered:
+//
+//  1. create a name n = b+"/"+p;
+//  2. set a watch: exists(b+"/ready", true);
+//  3. create the child: create(n, EPHEMERAL);
+//  4. L = getChildren(b, false);
+//  5. if L holds fewer process nodes than x, wait for the watch event;
+//  6. else create(b+"/ready", REGULAR).
+//
+// If ready already exists at step 2 the barrier is open: Enter returns once
+// its node is created. A create() whose reply was lost is retried, and a
+// NodeExists answer owned by our own session is our node. If our session
+// expires meanwhile, Enter returns ErrNodeVanished (or the session's error);
+// the caller may Enter again. If ctx ends, our node is deleted.
+func (d *NodeDoubleBarrier) Enter(ctx context.Context) error {
+	if err := d.check(); err != nil {
+		return err
+	}
+	if d.node != "" {
+		return errors.New("recipes: Enter while already in the double barrier")
+	}
+	if err := ensurePath(ctx, d.conn, d.dir); err != nil {
+		return err
+	}
+	node := d.dir + "/" + d.name // step 1
+	ready := d.dir + "/" + doubleBarrierReady
+	open, w, err := d.watchReady(ctx, ready) // step 2
+	if err != nil {
+		return err
+	}
+	if err := d.create(ctx, node); err != nil { // step 3
+		if ctx.Err() != nil {
+			d.abandon(ctx, node)
+			return ctx.Err()
+		}
+		return err
+	}
+	d.node, d.session = node, d.conn.SessionID()
+	if open {
+		return nil
+	}
+	if err := d.await(ctx, ready, w); err != nil {
+		// Our node is normally gone with our session; but a create queued
+		// across an expiry runs in the next session, so delete it if ours.
+		d.abandon(ctx, node)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return err
+	}
+	return nil
+}
+
+// check validates the process name and the size.
+func (d *NodeDoubleBarrier) check() error {
+	if d.name == "" || d.name == "." || d.name == ".." || d.name == doubleBarrierReady ||
+		strings.ContainsAny(d.name, "/\x00") {
+		return fmt.Errorf("recipes: %q cannot name a process of a double barrier", d.name)
+	}
+	if d.size < 1 {
+		return fmt.Errorf("recipes: a double barrier for %d processes", d.size)
+	}
+	return nil
+}
+
+// watchReady is step 2: exists(b+"/ready", true). It reports whether ready
+// exists, and the watch.
+func (d *NodeDoubleBarrier) watchReady(ctx context.Context, ready string) (bool, client.Watch, error) {
+	for {
+		ok, _, w, err := d.conn.ExistsW(ctx, ready)
+		if barrierTransient(err) {
+			continue
+		}
+		return ok, w, err
+	}
+}
+
+// create is step 3, with the recovery of a lost reply: create again, and a
+// NodeExists whose node our session owns means the first create was applied.
+func (d *NodeDoubleBarrier) create(ctx context.Context, node string) error {
+	for {
+		_, err := d.conn.Create(ctx, node, nil, zk.FlagEphemeral, d.acl)
+		switch {
+		case err == nil:
+			return nil
+		case barrierTransient(err):
+			continue
+		case !errors.Is(err, zk.ErrNodeExists):
+			return err
+		}
+		ok, st, err := d.conn.Exists(ctx, node)
+		switch {
+		case barrierTransient(err):
+			continue
+		case err != nil:
+			return err
+		case !ok:
+			continue // gone meanwhile: create it
+		case st.EphemeralOwner == d.conn.SessionID():
+			return nil // our own, from the attempt whose reply was lost
+		}
+		return fmt.Errorf("%w: %s", ErrBarrierNameTaken, node)
+	}
+}
+
+// await is steps 4 to 6.
+func (d *NodeDoubleBarrier) await(ctx context.Context, ready string, w client.Watch) error {
+	for {
+		kids, err := d.children(ctx) // step 4
+		if err != nil {
+			return err
+		}
+		if d.conn.SessionID() != d.session {
+			return ErrNodeVanished
+		}
+		procs := d.processes(kids)
+		if !slices.Contains(procs, d.name) {
+			return ErrNodeVanished
+		}
+		if len(procs) >= d.size { // step 6
+			return d.createReady(ctx, ready)
+		}
+		ev, err := w.Wait(ctx) // step 5
+		if err != nil {
+			return err
+		}
+		switch ev.Type {
+		case zk.EventNodeCreated:
+			return nil
+		case zk.EventNotWatching: // the session expired, and our node with it
+			return ErrNodeVanished
+		}
+		// Another event on ready (it was changed or deleted): watch again.
+		open, nw, err := d.watchReady(ctx, ready)
+		if err != nil || open {
+			return err
+		}
+		w = nw
+	}
+}
+
+// createReady is step 6: create(b+"/ready", REGULAR). Whoever creates it
+// first wins; NodeExists is success.
+func (d *NodeDoubleBarrier) createReady(ctx context.Context, ready string) error {
+	for {
+		_, err := d.conn.Create(ctx, ready, nil, 0, d.acl)
+		switch {
+		case err == nil, errors.Is(err, zk.ErrNodeExists):
+			return nil
+		case barrierTransient(err):
+			continue
+		}
+		return err
+	}
+}
+
+// children lists b, retrying through connection losses. A missing b has no
+// children.
+func (d *NodeDoubleBarrier) children(ctx context.Context) ([]string, error) {
+	for {
+		kids, _, err := d.conn.Children(ctx, d.dir)
+		switch {
+		case err == nil:
+			return kids, nil
+		case errors.Is(err, zk.ErrNoNode):
+			return nil, nil
+		case barrierTransient(err):
+			continue
+		}
+		return nil, err
+	}
+}
+
+// processes is the process nodes among b's children, lowest first. The
+// ready node is not one (unless the counts-ready variant says so).
+func (d *NodeDoubleBarrier) processes(kids []string) []string {
+	var procs []string
+	for _, k := range kids {
+		if k != doubleBarrierReady || d.countReady {
+			procs = append(procs, k)
+		}
+	}
+	slices.Sort(procs)
+	return procs
+}
+
+// Leave blocks until every process has left:
+//
+//  1. L = getChildren(b, false);
+//  2. if L has no process node, return;
+//  3. if p is the only process node in L, delete(n) and return;
+//  4. if p is the lowest process node in L, wait on the highest one;
+//  5. else delete(n) if it still exists, and wait on the lowest one;
+//  6. go to 1.
+//
+// "Wait on" is exists() with a watch, then its event. The lowest process
+// node is the exit flag: the others, done, wait for it alone, and its owner
+// waits for the others one at a time; so each deletion wakes one process,
+// except the last, which wakes all.
+//
+// If our node is gone by the time Leave first reads the children (our
+// session expired, likely during the computation), the others may not have
+// waited for us: Leave returns ErrNodeVanished at once. A session that expires during Leave does not
+// matter (we were done): Leave syncs the new session's server, so that it
+// reads nothing older than what the old session saw, and goes on. If ctx
+// ends, our node is deleted.
+func (d *NodeDoubleBarrier) Leave(ctx context.Context) error {
+	if d.node == "" {
+		return errors.New("recipes: Leave without Enter")
+	}
+	if d.herd {
+		return d.leaveHerd(ctx)
+	}
+	session, first := d.session, true
+	for {
+		if s := d.conn.SessionID(); s != session {
+			if first {
+				d.node = ""
+				return ErrNodeVanished
+			}
+			if err := barrierSync(ctx, d.conn, d.dir); err != nil {
+				return d.quit(ctx, err)
+			}
+			session = s
+		}
+		kids, err := d.children(ctx) // step 1
+		if errors.Is(err, zk.ErrSessionExpired) {
+			continue
+		}
+		if err != nil {
+			return d.quit(ctx, err)
+		}
+		if d.conn.SessionID() != session {
+			continue // the answer may come from the new session: see above
+		}
+		procs := d.processes(kids)
+		i := slices.Index(procs, d.name)
+		if first && i < 0 {
+			d.node = ""
+			return ErrNodeVanished
+		}
+		first = false
+		switch {
+		case len(procs) == 0: // step 2
+			d.node = ""
+			return nil
+		case i == 0 && len(procs) == 1: // step 3
+			if err := doubleBarrierDelete(ctx, d.conn, d.node); err != nil {
+				return d.quit(ctx, err)
+			}
+			d.node = ""
+			return nil
+		}
+		target := procs[0]
+		if i == 0 {
+			target = procs[len(procs)-1] // step 4
+		} else if i > 0 {
+			if err := doubleBarrierDelete(ctx, d.conn, d.node); err != nil { // step 5
+				return d.quit(ctx, err)
+			}
+		}
+		ok, _, w, err := d.conn.ExistsW(ctx, d.dir+"/"+target)
+		if barrierTransient(err) || errors.Is(err, zk.ErrSessionExpired) {
+			continue
+		}
+		if err != nil {
+			return d.quit(ctx, err)
+		}
+		if !ok {
+			continue // gone already: step 6
+		}
+		ev, err := w.Wait(ctx)
+		if err != nil {
+			return d.quit(ctx, err)
+		}
+		if d.trustLowest && i != 0 && ev.Type == zk.EventNodeDeleted {
+			// The teaching variant's mistake: the lowest node is gone, so
+			// everyone must be done. (Not if its owner failed.)
+			d.node = ""
+			return nil
+		}
+		// step 6: go to 1
+	}
+}
+
+// leaveHerd is the doublebarrier-herd variant's Leave: delete our node,
+// then watch b's children until no process node is left. Every deletion
+// wakes every process still waiting.
+func (d *NodeDoubleBarrier) leaveHerd(ctx context.Context) error {
+	if d.conn.SessionID() != d.session {
+		d.node = ""
+		return ErrNodeVanished
+	}
+	if err := doubleBarrierDelete(ctx, d.conn, d.node); err != nil {
+		return d.quit(ctx, err)
+	}
+	for {
+		kids, _, w, err := d.conn.ChildrenW(ctx, d.dir)
+		if barrierTransient(err) || errors.Is(err, zk.ErrSessionExpired) {
+			continue
+		}
+		if errors.Is(err, zk.ErrNoNode) {
+			kids, err = nil, nil
+		}
+		if err != nil {
+			return d.quit(ctx, err)
+		}
+		if len(d.processes(kids)) == 0 {
+			d.node = ""
+			return nil
+		}
+		if _, err := w.Wait(ctx); err != nil {
+			return d.quit(ctx, err)
+		}
+	}
+}
+
+// quit ends a Leave that failed or whose ctx ended: our node is deleted, so
+// that the others are not held by a process that gave up leaving, and the
+// context's error wins over err.
+func (d *NodeDoubleBarrier) quit(ctx context.Context, err error) error {
+	d.abandon(ctx, d.node)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// abandon deletes our node, if our session still owns it, after a failed or
+// cancelled call.
+func (d *NodeDoubleBarrier) abandon(ctx context.Context, node string) {
+	d.node = ""
+	if node == "" {
+		return
+	}
+	cctx, cancel := cleanup(ctx, d.conn)
+	defer cancel()
+	for {
+		ok, st, err := d.conn.Exists(cctx, node)
+		if barrierTransient(err) {
+			continue
+		}
+		if err != nil || !ok || st.EphemeralOwner != d.conn.SessionID() {
+			return
+		}
+		err = d.conn.Delete(cctx, node, st.Version)
+		if barrierTransient(err) {
+			continue
+		}
+		return
+	}
+}
+
+// doubleBarrierDelete deletes our process node, retrying through connection
+// losses. Gone already is success, and so is an expired session: an
+// ephemeral node goes with its session.
+func doubleBarrierDelete(ctx context.Context, conn client.Conn, node string) error {
+	for {
+		err := conn.Delete(ctx, node, -1)
+		switch {
+		case err == nil, errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrSessionExpired):
+			return nil
+		case barrierTransient(err):
+			continue
+		}
+		return err
+	}
+}
