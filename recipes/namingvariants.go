@@ -1,0 +1,23 @@
+package recipes
+
+import "github.com/zksim/zksim/client"
+
+// The name service's teaching variants.
+
+func init() {
+	register(Variant{Name: "naming-no-recovery", Kind: "naming", Fails: "liveness",
+		Lesson: "When create() fails with a connection loss it tries again, and takes the NodeExists " +
+			"that answers for someone else's registration. But the first create may have been applied: the " +
+			"node is its own. It reports the name taken, and every later try says the same while its own " +
+			"node sits there. The recipe looks at the node (its data, and for an ephemeral name its owner " +
+			"session) to recognise its own registration."})
+}
+
+// NewNoRecoveryNameRegistry returns the naming-no-recovery teaching
+// variant: a registry that does not recognise its own node after a lost
+// create() reply.
+func NewNoRecoveryNameRegistry(conn client.Conn, dir string, ephemeral bool) *NameRegistry {
+	r := NewNameRegistry(conn, dir, ephemeral)
+	r.noRecovery = true
+	return r
+}
