@@ -793,6 +793,17 @@ func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, err
 	if err != nil {
 		return nil, err
 	}
+	return multiResult(rep)
+}
+
+// multiResult turns a multi's reply into what the library returns: one
+// response per op, and the first op's error.
+func multiResult(rep *reply) ([]zk.MultiResponse, error) {
+	if rep.code != codeOK && len(rep.multi) == 0 {
+		// Refused as a whole (the session expired): an error in the reply's
+		// header, and no per-op results, as the library reports it.
+		return []zk.MultiResponse{}, errOf(rep.code)
+	}
 	out := make([]zk.MultiResponse, len(rep.multi))
 	var first error
 	for i, r := range rep.multi {

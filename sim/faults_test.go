@@ -473,3 +473,21 @@ func TestSessionNeverStuckMoved(t *testing.T) {
 		t.Fatalf("creates answered %v: want the session to recover and a create to succeed", errs)
 	}
 }
+
+// A multi refused as a whole (its session expired before it was applied)
+// fails with the header's error; it does not answer success. A failed multi
+// answers per op.
+func TestMultiResult(t *testing.T) {
+	out, err := multiResult(&reply{code: codeSessionExpired})
+	if !errors.Is(err, zk.ErrSessionExpired) || len(out) != 0 {
+		t.Fatalf("refused multi: %v %v, want no results and ErrSessionExpired", out, err)
+	}
+	out, err = multiResult(&reply{code: codeNoNode, multi: []subResult{{op: OpCreate, code: codeOK}, {op: OpDelete, code: codeNoNode}}})
+	if !errors.Is(err, zk.ErrNoNode) || len(out) != 2 || out[0].Error != nil || !errors.Is(out[1].Error, zk.ErrNoNode) {
+		t.Fatalf("failed multi: %v %v", out, err)
+	}
+	out, err = multiResult(&reply{multi: []subResult{{op: OpCreate, path: "/a"}, {op: OpSetData, stat: zk.Stat{Version: 2}}}})
+	if err != nil || out[0].String != "/a" || out[1].Stat.Version != 2 {
+		t.Fatalf("multi: %v %v", out, err)
+	}
+}
