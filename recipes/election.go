@@ -1,0 +1,371 @@
+package recipes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+)
+
+// Election is the leader election recipe ("Leader Election"): every
+// candidate creates a sequential ephemeral node under the election node,
+// the one with the lowest sequence number leads, and each of the others
+// watches only the node just below its own, so a leader change wakes one
+// candidate (no herd effect). As the recipe suggests, the leader then
+// acknowledges, in a separate node, that it has executed its leader
+// procedure, so that others learn who leads from that node (Leader,
+// LeaderW) rather than from the list of candidates.
+//
+// One Election is one candidate: campaign, lead, resign, campaign again.
+// Use one Election per session and election node (its guid is made of the
+// session id and a count of its campaigns).
+type Election struct {
+	conn client.Conn
+	dir  string
+	id   string
+	acl  []zk.ACL
+
+	// Procedure, if set, is the leader procedure: Campaign runs it once the
+	// candidate leads, before acknowledging its leadership, and gives up
+	// the candidacy if it fails. It should check the lease it is given
+	// before each step that relies on leading.
+	Procedure func(ctx context.Context, lease *Lease) error
+
+	tries int
+	node  string
+	lease *Lease
+	acked bool
+
+	// watchLeader makes every candidate watch the leader's node (the herd
+	// election's mistake). Only the teaching variant sets it.
+	watchLeader bool
+}
+
+var _ Elector = (*Election)(nil)
+
+// NewElection returns a candidate, named id, in the election whose node is
+// dir ("ELECTION" in the recipe). id is what the candidate's node and, once
+// it leads, the acknowledgement node hold. An observer that never
+// campaigns may use any id and call only Leader or LeaderW.
+func NewElection(conn client.Conn, dir, id string) *Election {
+	return &Election{conn: conn, dir: dir, id: id, acl: zk.WorldACL(zk.PermAll)}
+}
+
+// AckPath is the acknowledgement node: the election node's sibling named
+// after it with "-leader" appended. It exists, ephemeral and holding the
+// leader's id, while a leader that has executed its leader procedure leads.
+func (e *Election) AckPath() string { return e.dir + "-leader" }
+
+// Campaign runs for leadership and returns once the candidate leads:
+//
+//  1. create "ELECTION/guid-n_" with both SEQUENCE and EPHEMERAL flags
+//     (z, whose sequence number is i);
+//  2. let C be the children of ELECTION;
+//  3. if z is the lowest node in C, execute the leader procedure;
+//  4. otherwise watch for changes on "ELECTION/guid-n_j", where j is the
+//     largest sequence number such that j < i and n_j is in C;
+//  5. upon receiving a notification of that node's deletion (or if it is
+//     gone already), go to 2 with the new set of children.
+//
+// The leader procedure is Procedure, if set, followed by creating the
+// acknowledgement node (AckPath). If create() fails with a recoverable
+// error, the candidate looks for its node by its guid before creating
+// another. If ctx ends first, or the procedure fails, the candidate's node
+// is deleted and the error returned. The returned Lease's Token is the
+// sequence number of z.
+func (e *Election) Campaign(ctx context.Context) (*Lease, error) {
+	if e.node != "" {
+		return nil, errors.New("recipes: Campaign while campaigning or leading: Resign first")
+	}
+	if err := ensurePath(ctx, e.conn, e.dir); err != nil {
+		return nil, err
+	}
+	e.tries++
+	guid := fmt.Sprintf("%016x%04x", e.conn.SessionID(), e.tries)
+	node, err := e.create(ctx, guid) // step 1
+	if err != nil {
+		return nil, err
+	}
+	e.node = node
+	lease, err := e.await(ctx, node) // steps 2 to 5
+	if err == nil {
+		err = e.lead(ctx, lease) // the leader procedure
+	}
+	if err != nil {
+		if lease != nil {
+			lease.release()
+		}
+		e.abandon(ctx)
+		return nil, err
+	}
+	e.lease = lease
+	return lease, nil
+}
+
+// create is step 1, with the guid recovery.
+func (e *Election) create(ctx context.Context, guid string) (string, error) {
+	prefix := e.dir + "/" + guid + "-n_"
+	for {
+		node, err := e.conn.Create(ctx, prefix, []byte(e.id), zk.FlagEphemeralSequential, e.acl)
+		switch {
+		case err == nil:
+			return node, nil
+		case retryable(err):
+			continue // not sent: send again
+		case !recoverable(err):
+			return "", err
+		}
+		// The create may have been applied: look for our node by its guid.
+		if node, err := e.findOwn(ctx, guid); err != nil || node != "" {
+			return node, err
+		}
+	}
+}
+
+// findOwn lists the election node for a child carrying guid.
+func (e *Election) findOwn(ctx context.Context, guid string) (string, error) {
+	for {
+		kids, _, err := e.conn.Children(ctx, e.dir)
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		for _, k := range kids {
+			if strings.HasPrefix(k, guid+"-n_") {
+				return e.dir + "/" + k, nil
+			}
+		}
+		return "", nil
+	}
+}
+
+// await is steps 2 to 5: it returns the lease once node is the lowest.
+func (e *Election) await(ctx context.Context, node string) (*Lease, error) {
+	mine := base(node)
+	for {
+		kids, _, err := e.conn.Children(ctx, e.dir) // step 2
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		slices.SortFunc(kids, bySequence)
+		i := slices.Index(kids, mine)
+		if i < 0 {
+			return nil, ErrNodeVanished
+		}
+		if i == 0 { // step 3
+			return e.grant(ctx, node)
+		}
+		watched := kids[i-1] // step 4: the largest j < i
+		if e.watchLeader {
+			watched = kids[0] // the herd election's mistake
+		}
+		ok, _, w, err := e.conn.ExistsW(ctx, e.dir+"/"+watched)
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue // step 5: gone already
+		}
+		if _, err := w.Wait(ctx); err != nil { // step 5: wait, then step 2
+			return nil, err
+		}
+	}
+}
+
+// grant makes the lease of the leader whose node is node, checking that
+// the node is still there and still belongs to this session.
+func (e *Election) grant(ctx context.Context, node string) (*Lease, error) {
+	for {
+		ok, st, err := e.conn.Exists(ctx, node)
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !ok || st.EphemeralOwner != e.conn.SessionID() {
+			return nil, ErrNodeVanished
+		}
+		return newLease(e.conn, node, st.Czxid), nil
+	}
+}
+
+// lead is the leader procedure: Procedure, then the acknowledgement.
+func (e *Election) lead(ctx context.Context, lease *Lease) error {
+	if e.Procedure != nil {
+		if err := e.Procedure(ctx, lease); err != nil {
+			return err
+		}
+	}
+	return e.acknowledge(ctx, lease)
+}
+
+// acknowledge creates the acknowledgement node, holding our id, in one
+// multi with a check that our candidate node still exists: a candidate
+// whose session expired meanwhile (so that another may lead) cannot
+// acknowledge. An acknowledgement left by an earlier leader (which cannot
+// lead any more, since we do) is replaced in the same multi.
+func (e *Election) acknowledge(ctx context.Context, lease *Lease) error {
+	ack := e.AckPath()
+	for {
+		ok, st, err := e.conn.Exists(ctx, ack)
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if ok && st.EphemeralOwner == lease.session && e.conn.SessionID() == lease.session {
+			e.acked = true // ours: an earlier attempt whose reply was lost
+			return nil
+		}
+		ops := []any{&zk.CheckVersionRequest{Path: e.node, Version: -1}}
+		if ok {
+			ops = append(ops, &zk.DeleteRequest{Path: ack, Version: st.Version})
+		}
+		ops = append(ops, &zk.CreateRequest{Path: ack, Data: []byte(e.id), Acl: e.acl, Flags: zk.FlagEphemeral})
+		res, err := e.conn.Multi(ctx, ops...)
+		switch {
+		case err == nil:
+			e.acked = true
+			return nil
+		case recoverable(err), retryable(err):
+			continue // look again: the multi may have been applied
+		case len(res) > 0 && errors.Is(res[0].Error, zk.ErrNoNode):
+			return ErrNodeVanished // our node is gone: we do not lead
+		case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrNodeExists), errors.Is(err, zk.ErrBadVersion):
+			continue // the old acknowledgement changed under us: look again
+		}
+		return err
+	}
+}
+
+// abandon deletes our node (and our acknowledgement) after a failed or
+// cancelled campaign.
+func (e *Election) abandon(ctx context.Context) {
+	cctx, cancel := cleanup(ctx, e.conn)
+	defer cancel()
+	_ = e.unacknowledge(cctx)
+	_ = deleteNode(cctx, e.conn, e.node)
+	e.node = ""
+}
+
+// unacknowledge deletes our acknowledgement node, if we made one, in a
+// multi with a check that our candidate node still exists: while it does,
+// nobody else leads, so the acknowledgement is still ours.
+func (e *Election) unacknowledge(ctx context.Context) error {
+	if !e.acked {
+		return nil
+	}
+	for {
+		_, err := e.conn.Multi(ctx,
+			&zk.CheckVersionRequest{Path: e.node, Version: -1},
+			&zk.DeleteRequest{Path: e.AckPath(), Version: -1})
+		switch {
+		case err == nil, errors.Is(err, zk.ErrNoNode):
+			// Deleted; or our node is gone, and with it (the same session)
+			// our acknowledgement; or the acknowledgement is gone already.
+			e.acked = false
+			return nil
+		case recoverable(err), retryable(err):
+			continue
+		}
+		return err
+	}
+}
+
+// Resign gives leadership, or candidacy, up: it deletes the
+// acknowledgement node first (so that nobody reads an acknowledgement of a
+// leader that has gone), then the candidate's node, which wakes the next
+// candidate. Resigning without campaigning does nothing.
+func (e *Election) Resign(ctx context.Context) error {
+	if e.node == "" {
+		return nil
+	}
+	err := e.unacknowledge(ctx)
+	if err2 := deleteNode(ctx, e.conn, e.node); err == nil {
+		err = err2
+	}
+	e.node = ""
+	if e.lease != nil {
+		e.lease.release()
+		e.lease = nil
+	}
+	return err
+}
+
+// Leader reads the acknowledgement node: the id of the leader that has
+// executed its leader procedure, or "" when none has (no leader, or a new
+// one still running its procedure).
+func (e *Election) Leader(ctx context.Context) (string, error) {
+	for {
+		data, _, err := e.conn.Get(ctx, e.AckPath())
+		switch {
+		case err == nil:
+			return string(data), nil
+		case errors.Is(err, zk.ErrNoNode):
+			return "", nil
+		case recoverable(err), retryable(err):
+			continue
+		}
+		return "", err
+	}
+}
+
+// LeaderW is Leader leaving a watch that fires when the acknowledgement
+// changes: when the leader resigns or fails (deleted) or, if there is
+// none, when a new leader acknowledges (created).
+func (e *Election) LeaderW(ctx context.Context) (string, client.Watch, error) {
+	ack := e.AckPath()
+	for {
+		data, _, w, err := e.conn.GetW(ctx, ack)
+		switch {
+		case err == nil:
+			return string(data), w, nil
+		case recoverable(err), retryable(err):
+			continue
+		case !errors.Is(err, zk.ErrNoNode):
+			return "", nil, err
+		}
+		ok, _, w, err := e.conn.ExistsW(ctx, ack)
+		switch {
+		case err == nil && !ok:
+			return "", w, nil
+		case err == nil, recoverable(err), retryable(err):
+			continue // created meanwhile: read it
+		}
+		return "", nil, err
+	}
+}
+
+// The election's teaching variant.
+
+func init() {
+	register(Variant{Name: "election-herd", Kind: "election", Fails: "herd",
+		Lesson: "Every candidate watches the leader's node, so when the leader goes every candidate is " +
+			"woken, and all of them call getChildren again to find that one of them leads: the herd " +
+			"effect, one notification per candidate for each leader change. The recipe has each " +
+			"candidate watch only the node just below its own, so a leader change wakes one candidate."})
+}
+
+// NewHerdElection is the election-herd teaching variant: the recipe's
+// election, except that every candidate watches the leader's node instead
+// of its predecessor's.
+func NewHerdElection(conn client.Conn, dir, id string) *Election {
+	e := NewElection(conn, dir, id)
+	e.watchLeader = true
+	return e
+}
