@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/go-zookeeper/zk"
 
@@ -109,41 +108,7 @@ func (e *Election) Campaign(ctx context.Context) (*Lease, error) {
 
 // create is step 1, with the guid recovery.
 func (e *Election) create(ctx context.Context, guid string) (string, error) {
-	prefix := e.dir + "/" + guid + "-n_"
-	for {
-		node, err := e.conn.Create(ctx, prefix, []byte(e.id), zk.FlagEphemeralSequential, e.acl)
-		switch {
-		case err == nil:
-			return node, nil
-		case retryable(err):
-			continue // not sent: send again
-		case !recoverable(err):
-			return "", err
-		}
-		// The create may have been applied: look for our node by its guid.
-		if node, err := e.findOwn(ctx, guid); err != nil || node != "" {
-			return node, err
-		}
-	}
-}
-
-// findOwn lists the election node for a child carrying guid.
-func (e *Election) findOwn(ctx context.Context, guid string) (string, error) {
-	for {
-		kids, _, err := e.conn.Children(ctx, e.dir)
-		if recoverable(err) || retryable(err) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		for _, k := range kids {
-			if strings.HasPrefix(k, guid+"-n_") {
-				return e.dir + "/" + k, nil
-			}
-		}
-		return "", nil
-	}
+	return createGUIDNode(ctx, e.conn, e.dir, guid+"-n_", []byte(e.id), false)
 }
 
 // await is steps 2 to 5: it returns the lease once node is the lowest.

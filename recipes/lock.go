@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/go-zookeeper/zk"
 
@@ -22,7 +21,6 @@ var ErrNodeVanished = errors.New("recipes: our node vanished (the session expire
 type Lock struct {
 	conn client.Conn
 	dir  string
-	acl  []zk.ACL
 
 	ready bool // the lock node exists (made once, by the first Lock)
 	tries int
@@ -40,7 +38,7 @@ var _ Locker = (*Lock)(nil)
 
 // NewLock returns the lock whose node is dir ("_locknode_" in the recipe).
 func NewLock(conn client.Conn, dir string) *Lock {
-	return &Lock{conn: conn, dir: dir, acl: zk.WorldACL(zk.PermAll)}
+	return &Lock{conn: conn, dir: dir}
 }
 
 // Lock acquires the lock:
@@ -81,43 +79,7 @@ func (l *Lock) Lock(ctx context.Context) (*Lease, error) {
 
 // create is step 1, with the guid recovery.
 func (l *Lock) create(ctx context.Context, guid string) (string, error) {
-	prefix := l.dir + "/" + guid + "-lock-"
-	for {
-		node, err := l.conn.Create(ctx, prefix, nil, zk.FlagEphemeralSequential, l.acl)
-		switch {
-		case err == nil:
-			return node, nil
-		case retryable(err):
-			continue // not sent: send again
-		case !recoverable(err):
-			return "", err
-		case l.noGUID:
-			continue // the teaching variant's mistake: create again, blindly
-		}
-		// The create may have been applied: look for our node by its guid.
-		if node, err := l.findOwn(ctx, guid); err != nil || node != "" {
-			return node, err
-		}
-	}
-}
-
-// findOwn lists the lock node for a child carrying guid.
-func (l *Lock) findOwn(ctx context.Context, guid string) (string, error) {
-	for {
-		kids, _, err := l.conn.Children(ctx, l.dir)
-		if recoverable(err) || retryable(err) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		for _, k := range kids {
-			if strings.HasPrefix(k, guid+"-lock-") {
-				return l.dir + "/" + k, nil
-			}
-		}
-		return "", nil
-	}
+	return createGUIDNode(ctx, l.conn, l.dir, guid+"-lock-", nil, l.noGUID)
 }
 
 // await is steps 2 to 5: it returns once node is the lowest.

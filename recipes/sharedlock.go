@@ -28,7 +28,6 @@ const (
 type SharedLock struct {
 	conn client.Conn
 	dir  string
-	acl  []zk.ACL
 
 	ready bool // the lock node exists (made once, by the first acquisition)
 	tries int
@@ -51,7 +50,7 @@ var _ SharedLocker = (*SharedLock)(nil)
 
 // NewSharedLock returns the shared lock whose lock node is dir.
 func NewSharedLock(conn client.Conn, dir string) *SharedLock {
-	return &SharedLock{conn: conn, dir: dir, acl: zk.WorldACL(zk.PermAll)}
+	return &SharedLock{conn: conn, dir: dir}
 }
 
 // RLock obtains a read lock:
@@ -123,41 +122,7 @@ func (l *SharedLock) acquire(ctx context.Context, kind string) (*Lease, error) {
 // create is step 1, with the guid recovery: prefix is "guid-read-" or
 // "guid-write-".
 func (l *SharedLock) create(ctx context.Context, prefix string) (string, error) {
-	for {
-		node, err := l.conn.Create(ctx, l.dir+"/"+prefix, nil, zk.FlagEphemeralSequential, l.acl)
-		switch {
-		case err == nil:
-			return node, nil
-		case retryable(err):
-			continue // not sent: send again
-		case !recoverable(err):
-			return "", err
-		}
-		// The create may have been applied: look for our node by its guid.
-		if node, err := l.findOwn(ctx, prefix); err != nil || node != "" {
-			return node, err
-		}
-	}
-}
-
-// findOwn lists the lock node for a child whose name starts with prefix,
-// which carries our guid.
-func (l *SharedLock) findOwn(ctx context.Context, prefix string) (string, error) {
-	for {
-		kids, _, err := l.conn.Children(ctx, l.dir)
-		if recoverable(err) || retryable(err) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		for _, k := range kids {
-			if strings.HasPrefix(k, prefix) {
-				return l.dir + "/" + k, nil
-			}
-		}
-		return "", nil
-	}
+	return createGUIDNode(ctx, l.conn, l.dir, prefix, nil, false)
 }
 
 // sharedIsWrite reports whether a child of a shared lock's node is a

@@ -1,0 +1,59 @@
+package recipes
+
+import (
+	"context"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+)
+
+// createGUIDNode is the recipes' "Recoverable Errors and the GUID": it
+// creates the sequential ephemeral child dir/prefix, whose prefix carries
+// the caller's guid, holding data. When create() fails with a recoverable
+// error (the connection was lost after the request went out, so the node
+// may exist), it lists dir and looks for a child starting with prefix
+// before creating another; a request that was not sent is sent again. With
+// blind set (a teaching variant's mistake) it creates again without
+// looking, and may orphan a node.
+func createGUIDNode(ctx context.Context, conn client.Conn, dir, prefix string, data []byte, blind bool) (string, error) {
+	acl := zk.WorldACL(zk.PermAll)
+	for {
+		node, err := conn.Create(ctx, dir+"/"+prefix, data, zk.FlagEphemeralSequential, acl)
+		switch {
+		case err == nil:
+			return node, nil
+		case retryable(err):
+			continue // not sent: send again
+		case !recoverable(err):
+			return "", err
+		case blind:
+			continue
+		}
+		// The create may have been applied: look for our node by its guid.
+		if node, err := findGUIDNode(ctx, conn, dir, prefix); err != nil || node != "" {
+			return node, err
+		}
+	}
+}
+
+// findGUIDNode lists dir for a child whose name starts with prefix (which
+// carries a guid), and returns its path, or "" if there is none.
+func findGUIDNode(ctx context.Context, conn client.Conn, dir, prefix string) (string, error) {
+	for {
+		kids, _, err := conn.Children(ctx, dir)
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		for _, k := range kids {
+			if strings.HasPrefix(k, prefix) {
+				return dir + "/" + k, nil
+			}
+		}
+		return "", nil
+	}
+}
