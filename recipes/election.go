@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/go-zookeeper/zk"
 
@@ -111,61 +110,20 @@ func (e *Election) create(ctx context.Context, guid string) (string, error) {
 	return createGUIDNode(ctx, e.conn, e.dir, guid+"-n_", []byte(e.id), false)
 }
 
-// await is steps 2 to 5: it returns the lease once node is the lowest.
+// await is steps 2 to 5: it returns the lease once node is the lowest,
+// watching the next lower node (step 4: the largest j < i), or the
+// leader's node for the herd election.
 func (e *Election) await(ctx context.Context, node string) (*Lease, error) {
-	mine := base(node)
-	for {
-		kids, _, err := e.conn.Children(ctx, e.dir) // step 2
-		if recoverable(err) || retryable(err) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		slices.SortFunc(kids, bySequence)
-		i := slices.Index(kids, mine)
-		if i < 0 {
-			return nil, ErrNodeVanished
-		}
-		if i == 0 { // step 3
-			return e.grant(ctx, node)
-		}
-		watched := kids[i-1] // step 4: the largest j < i
-		if e.watchLeader {
-			watched = kids[0] // the herd election's mistake
-		}
-		ok, _, w, err := e.conn.ExistsW(ctx, e.dir+"/"+watched)
-		if recoverable(err) || retryable(err) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue // step 5: gone already
-		}
-		if _, err := w.Wait(ctx); err != nil { // step 5: wait, then step 2
-			return nil, err
+	blocker := predecessor
+	if e.watchLeader {
+		blocker = func(kids []string, i int) string { // the herd election's mistake
+			if i == 0 {
+				return ""
+			}
+			return kids[0]
 		}
 	}
-}
-
-// grant makes the lease of the leader whose node is node, checking that
-// the node is still there and still belongs to this session.
-func (e *Election) grant(ctx context.Context, node string) (*Lease, error) {
-	for {
-		ok, st, err := e.conn.Exists(ctx, node)
-		if recoverable(err) || retryable(err) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !ok || st.EphemeralOwner != e.conn.SessionID() {
-			return nil, ErrNodeVanished
-		}
-		return newLease(e.conn, node, st.Czxid), nil
-	}
+	return turn{blocker: blocker}.await(ctx, e.conn, e.dir, node)
 }
 
 // lead is the leader procedure: Procedure, then the acknowledgement.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/go-zookeeper/zk"
 
@@ -84,76 +83,12 @@ func (l *Lock) create(ctx context.Context, guid string) (string, error) {
 
 // await is steps 2 to 5: it returns once node is the lowest.
 func (l *Lock) await(ctx context.Context, node string) (*Lease, error) {
-	mine := base(node)
-	for {
-		var kids []string
-		var watch client.Watch
-		var err error
-		if l.watchAll {
-			kids, _, watch, err = l.conn.ChildrenW(ctx, l.dir)
-		} else {
-			kids, _, err = l.conn.Children(ctx, l.dir) // step 2
-		}
-		if recoverable(err) || retryable(err) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !l.unsorted {
-			slices.SortFunc(kids, bySequence)
-		}
-		i := slices.Index(kids, mine)
-		if i < 0 {
-			return nil, ErrNodeVanished
-		}
-		if i == 0 { // step 3
-			return l.grant(ctx, node)
-		}
-		if l.watchAll {
-			if _, err := watch.Wait(ctx); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		ok, _, w, err := l.conn.ExistsW(ctx, l.dir+"/"+kids[i-1]) // step 4
-		if recoverable(err) || retryable(err) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue // step 5: gone already
-		}
-		if _, err := w.Wait(ctx); err != nil { // step 5: wait, then step 2
-			return nil, err
-		}
-	}
-}
-
-// grant makes the lease of a holder of node.
-func (l *Lock) grant(ctx context.Context, node string) (*Lease, error) {
-	for {
-		ok, st, err := l.conn.Exists(ctx, node)
-		if recoverable(err) || retryable(err) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, ErrNodeVanished
-		}
-		return newLease(l.conn, node, st.Czxid), nil
-	}
+	return turn{blocker: predecessor, unsorted: l.unsorted, watchAll: l.watchAll}.await(ctx, l.conn, l.dir, node)
 }
 
 // abandon deletes our node after a failed or cancelled acquisition.
 func (l *Lock) abandon(ctx context.Context, node string) {
-	cctx, cancel := cleanup(ctx, l.conn)
-	defer cancel()
-	_ = deleteNode(cctx, l.conn, node)
+	abandonNode(ctx, l.conn, node)
 	l.node = ""
 }
 

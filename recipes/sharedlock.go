@@ -156,62 +156,15 @@ func sharedBlocker(kids []string, i int, write, anyKind, writesOnly bool) string
 
 // await is steps 2 to 6: it returns once node holds the lock.
 func (l *SharedLock) await(ctx context.Context, node string, write bool) (*Lease, error) {
-	mine := base(node)
-	for {
-		kids, _, err := l.conn.Children(ctx, l.dir) // step 2
-		if recoverable(err) || retryable(err) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		slices.SortFunc(kids, bySequence)
-		i := slices.Index(kids, mine)
-		if i < 0 {
-			return nil, ErrNodeVanished
-		}
-		prev := sharedBlocker(kids, i, write, l.readerWaitsForAll, l.writerIgnoresReaders)
-		if prev == "" { // step 3
-			return sharedGrant(ctx, l.conn, node)
-		}
-		ok, _, w, err := l.conn.ExistsW(ctx, l.dir+"/"+prev) // step 4
-		if recoverable(err) || retryable(err) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue // step 5: gone already
-		}
-		if _, err := w.Wait(ctx); err != nil { // step 6: wait, then step 2
-			return nil, err
-		}
+	blocker := func(kids []string, i int) string {
+		return sharedBlocker(kids, i, write, l.readerWaitsForAll, l.writerIgnoresReaders)
 	}
-}
-
-// sharedGrant makes the lease of a holder of node.
-func sharedGrant(ctx context.Context, conn client.Conn, node string) (*Lease, error) {
-	for {
-		ok, st, err := conn.Exists(ctx, node)
-		if recoverable(err) || retryable(err) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, ErrNodeVanished
-		}
-		return newLease(conn, node, st.Czxid), nil
-	}
+	return turn{blocker: blocker}.await(ctx, l.conn, l.dir, node)
 }
 
 // abandon deletes our node after a failed or cancelled acquisition.
 func (l *SharedLock) abandon(ctx context.Context, node string) {
-	cctx, cancel := cleanup(ctx, l.conn)
-	defer cancel()
-	_ = deleteNode(cctx, l.conn, node)
+	abandonNode(ctx, l.conn, node)
 	l.node = ""
 }
 

@@ -1,0 +1,109 @@
+package recipes
+
+import (
+	"context"
+	"slices"
+
+	"github.com/zksim/zksim/client"
+)
+
+// turn is how a recipe built on sequential nodes waits for its turn (the
+// lock's steps 2–5, the shared lock's 2–6, the election's): list the
+// children, sort them by sequence number, find our node; if nothing blocks
+// it, take the lease; otherwise watch the node that blocks it (exists with
+// a watch), and list again once it is gone.
+type turn struct {
+	// blocker names the child that keeps the node at index i of the sorted
+	// children kids from its turn, or "" if none does.
+	blocker func(kids []string, i int) string
+	// unsorted trusts getChildren's order (the lock-unsorted variant's
+	// mistake); watchAll watches the parent's children instead of the
+	// blocker (the lock-herd variant's mistake).
+	unsorted, watchAll bool
+}
+
+// predecessor is the usual blocker: the next lower node.
+func predecessor(kids []string, i int) string {
+	if i == 0 {
+		return ""
+	}
+	return kids[i-1]
+}
+
+// await waits until node, a child of dir, has its turn, and returns the
+// lease on it.
+func (t turn) await(ctx context.Context, conn client.Conn, dir, node string) (*Lease, error) {
+	mine := base(node)
+	for {
+		var kids []string
+		var all client.Watch
+		var err error
+		if t.watchAll {
+			kids, _, all, err = conn.ChildrenW(ctx, dir)
+		} else {
+			kids, _, err = conn.Children(ctx, dir)
+		}
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !t.unsorted {
+			slices.SortFunc(kids, bySequence)
+		}
+		i := slices.Index(kids, mine)
+		if i < 0 {
+			return nil, ErrNodeVanished
+		}
+		prev := t.blocker(kids, i)
+		if prev == "" {
+			return grantLease(ctx, conn, node)
+		}
+		if t.watchAll {
+			if _, err := all.Wait(ctx); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		ok, _, w, err := conn.ExistsW(ctx, dir+"/"+prev)
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue // gone already: list again
+		}
+		if _, err := w.Wait(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// grantLease makes the lease of the holder of node, after checking that
+// the node is still there and still belongs to this session.
+func grantLease(ctx context.Context, conn client.Conn, node string) (*Lease, error) {
+	for {
+		ok, st, err := conn.Exists(ctx, node)
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !ok || st.EphemeralOwner != conn.SessionID() {
+			return nil, ErrNodeVanished
+		}
+		return newLease(conn, node, st.Czxid), nil
+	}
+}
+
+// abandonNode deletes a node a call created, after that call's context
+// ended or it failed.
+func abandonNode(ctx context.Context, conn client.Conn, node string) {
+	cctx, cancel := cleanup(ctx, conn)
+	defer cancel()
+	_ = deleteNode(cctx, conn, node)
+}
