@@ -33,9 +33,7 @@ const (
 	KSend                    // client sends a request (Op, Path, Arg=xid)
 	KApply                   // server applies a transaction (Op, Path, Zxid, Sess)
 	KReply                   // server replies to a request (Op, Path, Code, Arg=xid, Zxid)
-	KReceive                 // client receives a reply (Op, Path, Code, Arg=xid)
 	KNotify                  // server sends a watch event (Arg=event type, Path)
-	KEvent                   // client receives a watch event (Arg=event type, Path)
 	KState                   // client session state changes (Arg=zk.State, Sess)
 	KExpire                  // server expires a session (Sess)
 	KPause                   // client process pauses (Arg=duration ns)
@@ -187,12 +185,8 @@ func (t *Trace) Format(r *Record) string {
 		fmt.Fprintf(&b, "  (session %#x)", r.Sess)
 	case KReply:
 		fmt.Fprintf(&b, "reply %s: %s  #%d", opPath(r.Op, r.Path), codeText(r.Code), r.Arg)
-	case KReceive:
-		fmt.Fprintf(&b, "got %s: %s  #%d", opPath(r.Op, r.Path), codeText(r.Code), r.Arg)
 	case KNotify:
 		fmt.Fprintf(&b, "notify %s %s", eventTypeName(r.Arg), r.Path)
-	case KEvent:
-		fmt.Fprintf(&b, "watch fired %s %s", eventTypeName(r.Arg), r.Path)
 	case KState:
 		fmt.Fprintf(&b, "session %#x %s", r.Sess, stateName(r.Arg))
 	case KExpire:
