@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/go-zookeeper/zk"
@@ -10,16 +11,81 @@ import (
 	"github.com/zksim/zksim/client"
 )
 
-// OpKind is the kind of a recorded store operation.
+// OpKind is the kind of a recorded operation. Each recipe kind has its own
+// vocabulary; the checkers of that kind read it.
 type OpKind string
 
-// The store operations a history records.
+// The znode store's operations (store.go).
 const (
 	Create OpKind = "create"
 	Delete OpKind = "delete"
 	Set    OpKind = "set"
 	Get    OpKind = "get"
 	Exists OpKind = "exists"
+)
+
+// The operations of a lock, a shared lock and a leader election (a
+// leadership is a lease, held like a lock). Path names the lock (its
+// directory).
+const (
+	// Acquire: Lock, RLock (Shared) or Campaign returned. Token is the
+	// fencing token granted. A call that failed is not recorded (the
+	// caller does not hold the lock); one still waiting when the run
+	// ended is Pending.
+	Acquire OpKind = "acquire"
+	// Use: the holder acted on the resource the lock protects, presenting
+	// Token. Call and Return are the instant the resource took it; Result
+	// is OK, or Rejected when a fenced resource refused a stale token.
+	Use OpKind = "use"
+	// Release: the holder let go. Call is the last moment it relied on the
+	// lock (its last accepted use, or its acquire's return when it used
+	// nothing), Return when it let go (Unlock returned, or it learned its
+	// lease was lost): its holding may have ended anywhere in between.
+	Release OpKind = "release"
+)
+
+// The operations of a queue and a priority queue. Path names the queue.
+const (
+	// Put: Data was put, with Priority. Unknown when the caller got an
+	// error (the item may be in the queue or not).
+	Put OpKind = "put"
+	// Take: OutData was taken. Unknown when the caller got an error (an
+	// item may have been removed).
+	Take OpKind = "take"
+)
+
+// The operations of a barrier and a double barrier. Path names the
+// barrier.
+const (
+	Raise OpKind = "raise" // Barrier.Set
+	Lower OpKind = "lower" // Barrier.Remove
+	Pass  OpKind = "pass"  // Barrier.Wait returned: the caller passed
+	Enter OpKind = "enter" // DoubleBarrier.Enter
+	Leave OpKind = "leave" // DoubleBarrier.Leave, Membership.Leave
+	// Fail: the client's process stopped for good at Call (it crashed, or
+	// the workload stopped it); what it held goes when its session
+	// expires. Data names what failed (a member, a site), if anything.
+	Fail OpKind = "fail"
+)
+
+// The operations of a two-phased commit. Path names the transaction.
+const (
+	// Propose: the coordinator started the transaction among the sites
+	// in Data (comma-separated) and got the decision in OutData.
+	Propose OpKind = "propose"
+	// Vote: a site voted Data ("commit" or "abort") and learnt the
+	// decision in OutData.
+	Vote OpKind = "vote"
+)
+
+// The operations of group membership, configuration and the name service.
+const (
+	Join     OpKind = "join"     // Data: the member
+	View     OpKind = "view"     // OutData: the members seen, sorted, comma-separated
+	Write    OpKind = "write"    // a configuration: Data written, OutVersion its version
+	Read     OpKind = "read"     // a configuration read: OutData, OutVersion
+	Register OpKind = "register" // Data: name=value; NodeExists when the name was taken
+	Resolve  OpKind = "resolve"  // Data: the name; OutData the value, NoNode when unknown
 )
 
 // Result is how an operation ended, in ZooKeeper's terms.
@@ -36,6 +102,11 @@ const (
 	NotEmpty   Result = "not-empty"
 	Unknown    Result = "unknown"
 	Failed     Result = "failed" // an error that says the operation did not happen
+	// Pending: the call had not returned when the run ended (its Return
+	// is the end of the run).
+	Pending Result = "pending"
+	// Rejected: a fenced resource refused the use (a stale token).
+	Rejected Result = "rejected"
 )
 
 // Operation is one client operation as the client saw it, with the times of
@@ -49,6 +120,10 @@ type Operation struct {
 	Version int32  `json:"version,omitempty"` // delete, set: the expected version
 	Synced  bool   `json:"synced,omitempty"`  // a read preceded by sync(), its call time the sync's
 
+	Token    int64 `json:"token,omitempty"`    // acquire: the fencing token granted; use: the one presented
+	Shared   bool  `json:"shared,omitempty"`   // acquire: a read (shared) lock
+	Priority int   `json:"priority,omitempty"` // put: the item's priority, lower first
+
 	Result     Result `json:"result"`
 	OutData    string `json:"out_data,omitempty"`    // get: the data read
 	OutVersion int32  `json:"out_version,omitempty"` // get, exists, set: the node's version after
@@ -56,6 +131,58 @@ type Operation struct {
 	Call   int64 `json:"call"`
 	Return int64 `json:"return"`
 }
+
+// Describe renders an operation as a person reads it, e.g.
+// `acquire /app/lock → ok token 3` or `take /app/queue → ok "item-7"`.
+func Describe(op Operation) string {
+	var s string
+	switch op.Kind {
+	case Create:
+		s = fmt.Sprintf("create %s %q", op.Path, op.Data)
+	case Delete:
+		s = fmt.Sprintf("delete %s v%d", op.Path, op.Version)
+	case Set:
+		s = fmt.Sprintf("set %s %q v%d", op.Path, op.Data, op.Version)
+	case Get, Exists:
+		s = fmt.Sprintf("%s %s", op.Kind, op.Path)
+		if op.Synced {
+			s = "sync+" + s
+		}
+	case Acquire:
+		s = "acquire " + op.Path
+		if op.Shared {
+			s = "acquire (shared) " + op.Path
+		}
+	case Use:
+		s = fmt.Sprintf("use %s with token %d", op.Path, op.Token)
+	case Put:
+		s = fmt.Sprintf("put %s %q", op.Path, op.Data)
+		if op.Priority != 0 {
+			s += fmt.Sprintf(" priority %d", op.Priority)
+		}
+	default:
+		s = fmt.Sprintf("%s %s", op.Kind, op.Path)
+		if op.Data != "" {
+			s += fmt.Sprintf(" %q", op.Data)
+		}
+	}
+	s += " → " + string(op.Result)
+	switch {
+	case op.Result != OK:
+	case op.Kind == Get || op.Kind == Read:
+		s += fmt.Sprintf(" %q v%d", op.OutData, op.OutVersion)
+	case op.Kind == Exists || op.Kind == Set || op.Kind == Write:
+		s += fmt.Sprintf(" v%d", op.OutVersion)
+	case op.Kind == Acquire:
+		s += fmt.Sprintf(" token %d", op.Token)
+	case op.OutData != "":
+		s += fmt.Sprintf(" %q", op.OutData)
+	}
+	return s
+}
+
+// Pending reports whether op had not returned when the run ended.
+func (op Operation) Pending() bool { return op.Result == Pending }
 
 // History is the operations of a run, in the order they returned. It is
 // safe for concurrent use, as live clients run in parallel.

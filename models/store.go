@@ -3,7 +3,6 @@ package models
 import (
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -94,69 +93,32 @@ func step(n node, op Operation) (bool, node) {
 	return false, n // a result the store cannot give
 }
 
-// Describe renders an operation as a person reads it.
-func Describe(op Operation) string {
-	var s string
-	switch op.Kind {
-	case Create:
-		s = fmt.Sprintf("create %s %q", op.Path, op.Data)
-	case Delete:
-		s = fmt.Sprintf("delete %s v%d", op.Path, op.Version)
-	case Set:
-		s = fmt.Sprintf("set %s %q v%d", op.Path, op.Data, op.Version)
-	case Get, Exists:
-		s = fmt.Sprintf("%s %s", op.Kind, op.Path)
-		if op.Synced {
-			s = "sync+" + s
-		}
-	}
-	s += " → " + string(op.Result)
-	switch {
-	case op.Kind == Get && op.Result == OK:
-		s += fmt.Sprintf(" %q v%d", op.OutData, op.OutVersion)
-	case (op.Kind == Exists || op.Kind == Set) && op.Result == OK:
-		s += fmt.Sprintf(" v%d", op.OutVersion)
-	}
-	return s
-}
-
 // StoreModel is the porcupine model of the znode store: each path a
-// register holding whether the node exists, its data and its version,
-// checked separately (a history is linearizable when every path's is).
-// Inputs and outputs are both the recorded Operation.
-var StoreModel = porcupine.Model{
-	Partition: func(history []porcupine.Operation) [][]porcupine.Operation {
-		byPath := map[string][]porcupine.Operation{}
-		var paths []string
-		for _, op := range history {
-			p := op.Input.(Operation).Path
-			if _, ok := byPath[p]; !ok {
-				paths = append(paths, p)
-			}
-			byPath[p] = append(byPath[p], op)
-		}
-		slices.Sort(paths)
-		out := make([][]porcupine.Operation, 0, len(paths))
-		for _, p := range paths {
-			out = append(out, byPath[p])
-		}
-		return out
-	},
-	Init: func() any { return node{} },
-	Step: func(state, input, _ any) (bool, any) {
-		return step(state.(node), input.(Operation))
-	},
-	DescribeOperation: func(input, _ any) string { return Describe(input.(Operation)) },
-	DescribeState:     func(state any) string { return state.(node).String() },
+// register holding whether the node exists, its data and its version.
+var StoreModel = Model{
+	Name:          "store",
+	Doc:           "znode store (every path a register: exists, data, version)",
+	Kinds:         []OpKind{Create, Delete, Set, Get, Exists},
+	Init:          func() any { return node{} },
+	Step:          func(state any, op Operation) (bool, any) { return step(state.(node), op) },
+	DescribeState: func(state any) string { return state.(node).String() },
 }
 
-// Porcupine turns a history into porcupine's operations.
-func Porcupine(ops []Operation) []porcupine.Operation {
-	out := make([]porcupine.Operation, len(ops))
-	for i, op := range ops {
-		out[i] = porcupine.Operation{ClientId: op.Client, Input: op, Call: op.Call, Output: op, Return: op.Return}
-	}
-	return out
+// StoreWritesModel is StoreModel on writes alone: ZooKeeper promises
+// linearizable writes, not reads (a follower may answer a read from an
+// older state; sync() first closes that gap).
+var StoreWritesModel = Model{
+	Name:          "store-writes",
+	Doc:           "znode store, writes only",
+	Kinds:         []OpKind{Create, Delete, Set},
+	Init:          StoreModel.Init,
+	Step:          StoreModel.Step,
+	DescribeState: StoreModel.DescribeState,
+}
+
+func init() {
+	registerModel(StoreModel)
+	registerModel(StoreWritesModel)
 }
 
 // Writes keeps the writes of a history: ZooKeeper promises linearizable
@@ -174,10 +136,10 @@ func Writes(ops []Operation) []Operation {
 // CheckStore decides whether ops are linearizable for the znode store. It
 // has no time limit, so it never answers porcupine.Unknown.
 func CheckStore(ops []Operation) (porcupine.CheckResult, porcupine.LinearizationInfo) {
-	return porcupine.CheckOperationsVerbose(StoreModel, Porcupine(ops), 0)
+	return Linearize(StoreModel, ops)
 }
 
-// Visualize writes porcupine's HTML visualization of a check.
+// Visualize writes porcupine's HTML visualization of a store check.
 func Visualize(info porcupine.LinearizationInfo, w io.Writer) error {
-	return porcupine.Visualize(StoreModel, info, w)
+	return porcupine.Visualize(StoreModel.Porcupine(), info, w)
 }

@@ -84,7 +84,7 @@ func TestStoreModel(t *testing.T) {
 
 func TestPartitionPerPath(t *testing.T) {
 	ops := Porcupine([]Operation{op(0, Get, "/b", 0, 1, NoNode), op(0, Get, "/a", 0, 1, NoNode), op(1, Get, "/b", 2, 3, NoNode)})
-	parts := StoreModel.Partition(ops)
+	parts := StoreModel.Porcupine().Partition(ops)
 	if len(parts) != 2 || len(parts[0]) != 1 || len(parts[1]) != 2 || parts[0][0].Input.(Operation).Path != "/a" {
 		t.Fatalf("partitions %v, want /a then /b", parts)
 	}

@@ -1,0 +1,182 @@
+package models
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// Model is a porcupine model for one kind of object, and which operations
+// of a history it judges. Every model's inputs and outputs are the recorded
+// Operation, and every model partitions the history per object (Path), so
+// each lock, queue or znode is checked on its own and checks stay fast.
+type Model struct {
+	// Name is how scenarios and `zksim check --model` refer to it.
+	Name string
+	// Doc says in a line what it models.
+	Doc string
+	// Kinds are the operations it judges; the others are left out.
+	Kinds []OpKind
+	// Init, Step and DescribeState define it for one object; Step must
+	// not change its arguments.
+	Init          func() any
+	Step          func(state any, op Operation) (bool, any)
+	DescribeState func(state any) string
+	// Prepare, when set, rewrites an object's operations before they are
+	// checked (for example to order them or drop what cannot matter).
+	Prepare func(ops []Operation) []Operation
+}
+
+// Porcupine is m as porcupine's model.
+func (m Model) Porcupine() porcupine.Model {
+	return porcupine.Model{
+		Partition: partitionByPath,
+		Init:      m.Init,
+		Step: func(state, input, _ any) (bool, any) {
+			return m.Step(state, input.(Operation))
+		},
+		DescribeOperation: func(input, _ any) string { return Describe(input.(Operation)) },
+		DescribeState:     m.DescribeState,
+	}
+}
+
+func partitionByPath(history []porcupine.Operation) [][]porcupine.Operation {
+	byPath := map[string][]porcupine.Operation{}
+	var paths []string
+	for _, op := range history {
+		p := op.Input.(Operation).Path
+		if _, ok := byPath[p]; !ok {
+			paths = append(paths, p)
+		}
+		byPath[p] = append(byPath[p], op)
+	}
+	slices.Sort(paths)
+	out := make([][]porcupine.Operation, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, byPath[p])
+	}
+	return out
+}
+
+var linearizableModels = map[string]Model{}
+
+// registerModel adds a model and the checker of the same name that runs it.
+func registerModel(m Model) {
+	linearizableModels[m.Name] = m
+	register(Checker{Name: m.Name, Kind: Safety, Doc: m.Doc, Check: func(in *Input) []Violation {
+		return CheckModel(m, in.Ops)
+	}})
+}
+
+// Models lists the porcupine models, by name.
+func Models() []Model {
+	out := make([]Model, 0, len(linearizableModels))
+	for _, m := range linearizableModels {
+		out = append(out, m)
+	}
+	slices.SortFunc(out, func(a, b Model) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// LookupModel finds a porcupine model by name.
+func LookupModel(name string) (Model, error) {
+	if m, ok := linearizableModels[name]; ok {
+		return m, nil
+	}
+	var names []string
+	for _, m := range Models() {
+		names = append(names, m.Name)
+	}
+	return Model{}, fmt.Errorf("no model named %q; want one of %s", name, strings.Join(names, ", "))
+}
+
+// Porcupine turns a history into porcupine's operations.
+func Porcupine(ops []Operation) []porcupine.Operation {
+	out := make([]porcupine.Operation, len(ops))
+	for i, op := range ops {
+		out[i] = porcupine.Operation{ClientId: op.Client, Input: op, Call: op.Call, Output: op, Return: op.Return}
+	}
+	return out
+}
+
+// Linearize checks ops (all of them, whatever their kind) against m. It
+// has no time limit, so it never answers porcupine.Unknown.
+func Linearize(m Model, ops []Operation) (porcupine.CheckResult, porcupine.LinearizationInfo) {
+	if m.Prepare != nil {
+		ops = m.Prepare(ops)
+	}
+	return porcupine.CheckOperationsVerbose(m.Porcupine(), Porcupine(ops), 0)
+}
+
+// CheckModel checks the operations of ops that m judges, object by object,
+// and reports each object whose history is not linearizable, with the
+// operation no linearization could get past.
+func CheckModel(m Model, ops []Operation) []Violation {
+	byPath := map[string][]Operation{}
+	var paths []string
+	for _, op := range Of(ops, m.Kinds...) {
+		if _, ok := byPath[op.Path]; !ok {
+			paths = append(paths, op.Path)
+		}
+		byPath[op.Path] = append(byPath[op.Path], op)
+	}
+	slices.Sort(paths)
+	var out []Violation
+	for _, p := range paths {
+		part := byPath[p]
+		if m.Prepare != nil {
+			part = m.Prepare(part)
+		}
+		res, info := porcupine.CheckOperationsVerbose(m.Porcupine(), Porcupine(part), 0)
+		if res == porcupine.Ok {
+			continue
+		}
+		v := Violation{Check: m.Name, Kind: Safety, Object: p, Linearization: &Linearization{Model: m.Porcupine(), Info: info}}
+		stuck := stuckAt(part, info)
+		if stuck >= 0 {
+			v.At, v.Ops = part[stuck].Return, []Operation{part[stuck]}
+			v.Message = fmt.Sprintf("%d operations on %s have no linearization as a %s: none gets past c%d's %s (called at %s, returned at %s)",
+				len(part), p, m.Doc, part[stuck].Client+1, Describe(part[stuck]), FormatTime(part[stuck].Call), FormatTime(part[stuck].Return))
+		} else {
+			v.Message = fmt.Sprintf("%d operations on %s have no linearization as a %s", len(part), p, m.Doc)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// stuckAt is the index of the operation the longest partial linearization
+// could not place: the earliest-returning operation left out of it.
+func stuckAt(ops []Operation, info porcupine.LinearizationInfo) int {
+	parts := info.PartialLinearizations()
+	if len(parts) == 0 {
+		return -1
+	}
+	var longest []int
+	for _, l := range parts[0] {
+		if len(l) > len(longest) {
+			longest = l
+		}
+	}
+	in := make([]bool, len(ops))
+	for _, i := range longest {
+		if i < len(in) {
+			in[i] = true
+		}
+	}
+	best := -1
+	for i, op := range ops {
+		if !in[i] && (best < 0 || op.Return < ops[best].Return) {
+			best = i
+		}
+	}
+	return best
+}
+
+// Visualize writes porcupine's HTML visualization of a failed check.
+func (l *Linearization) Visualize(w io.Writer) error {
+	return porcupine.Visualize(l.Model, l.Info, w)
+}
