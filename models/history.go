@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -110,8 +111,8 @@ const (
 )
 
 // Operation is one client operation as the client saw it, with the times of
-// its call and its return in the client's clock (virtual nanoseconds in the
-// simulator).
+// its call and its return: nanoseconds since the run's start, in the
+// client's clock (virtual time in the simulator).
 type Operation struct {
 	Client  int    `json:"client"`
 	Kind    OpKind `json:"kind"`
@@ -239,11 +240,14 @@ type Recorder struct {
 	// SyncReads makes every Get and Exists call Sync on the path first, and
 	// record the read as one operation starting at the sync.
 	SyncReads bool
+	// Origin is the instant the history's time 0 stands for (sim.Epoch in
+	// the simulator, the start of a live run): times are nanoseconds since.
+	Origin time.Time
 }
 
 var _ client.Conn = (*Recorder)(nil)
 
-func (r *Recorder) now() int64 { return r.Conn.Now().UnixNano() }
+func (r *Recorder) now() int64 { return int64(r.Conn.Now().Sub(r.Origin)) }
 
 func (r *Recorder) add(op Operation, call int64) {
 	op.Client, op.Call, op.Return = r.Client, call, r.now()

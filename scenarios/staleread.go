@@ -28,7 +28,7 @@ func RunStaleRead(seed uint64, withSync bool) (*StoreRun, error) {
 	}
 	h := &models.History{}
 	w.SpawnOn("writer", []int{2}, func(ctx context.Context, conn client.Conn) error {
-		rec := &models.Recorder{Conn: conn, Client: 0, H: h}
+		rec := &models.Recorder{Conn: conn, Client: 0, H: h, Origin: sim.Epoch}
 		if err := ensure(ctx, conn, "/store"); err != nil {
 			return err
 		}
@@ -42,7 +42,7 @@ func RunStaleRead(seed uint64, withSync bool) (*StoreRun, error) {
 		return err
 	})
 	w.SpawnOn("reader", []int{0}, func(ctx context.Context, conn client.Conn) error {
-		rec := &models.Recorder{Conn: conn, Client: 1, H: h, SyncReads: withSync}
+		rec := &models.Recorder{Conn: conn, Client: 1, H: h, SyncReads: withSync, Origin: sim.Epoch}
 		if err := conn.Sleep(ctx, 2*time.Second); err != nil {
 			return err
 		}
