@@ -1,0 +1,168 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/recipes"
+)
+
+// The workload of the kinds whose clients take turns holding something: a
+// lock, a shared lock, a leadership. Each client acquires Rounds times;
+// while it holds, it takes Steps steps: it checks its lease (a careful
+// holder stops when the lease may be lost), works for Step, and uses the
+// resource the lock protects, presenting its fencing token. The work
+// between the check and the use is the window a process pause falls into:
+// no check, however careful, closes it; a fenced resource does.
+//
+// Recorded: Acquire (with the token), Use (accepted or rejected), Release
+// (from the last use to Unlock's return).
+
+func init() {
+	registerKind(&kind{
+		name: "lock", doc: "exclusive lock (recipes.Locker)", clients: 5, minClients: 1,
+		recipe: Implementation{Locker: func(c client.Conn, p string) recipes.Locker { return recipes.NewLock(c, p) }},
+		variants: map[string]Implementation{
+			"lock-herd":   {Locker: func(c client.Conn, p string) recipes.Locker { return recipes.NewHerdLock(c, p) }},
+			"lock-noguid": {Locker: func(c client.Conn, p string) recipes.Locker { return recipes.NewNoGUIDLock(c, p) }},
+			"lock-unsorted": {Locker: func(c client.Conn, p string) recipes.Locker {
+				return recipes.NewUnsortedLock(c, p)
+			}},
+			"lock-ignores-session-loss": {Locker: func(c client.Conn, p string) recipes.Locker {
+				return recipes.NewCarelessLock(c, p)
+			}},
+		},
+		defaults: holdingDefaults,
+		checks:   func(s Spec) []string { return []string{mutexCheck(s, "mutex"), "liveness", "herd"} },
+		spawn: func(r *runner) {
+			spawnHolders(r, "/zksim/lock", func(conn client.Conn, i int) holder {
+				l := r.impl.Locker(conn, "/zksim/lock")
+				return holder{acquire: func(ctx context.Context) (*recipes.Lease, error) { return l.Lock(ctx) }, release: l.Unlock}
+			})
+		},
+		input: func(in *models.Input, s Spec) { in.Proceed = 1 },
+	})
+	registerKind(&kind{
+		name: "election", doc: "leader election, leadership held as a lease (recipes.Elector)", clients: 5, minClients: 1,
+		recipe: Implementation{Elector: func(c client.Conn, p, name string) recipes.Elector { return recipes.NewElection(c, p, name) }},
+		variants: map[string]Implementation{
+			"election-herd": {Elector: func(c client.Conn, p, name string) recipes.Elector {
+				return recipes.NewHerdElection(c, p, name)
+			}},
+		},
+		defaults: holdingDefaults,
+		checks:   func(s Spec) []string { return []string{mutexCheck(s, "election"), "liveness", "herd"} },
+		spawn: func(r *runner) {
+			spawnHolders(r, "/zksim/election", func(conn client.Conn, i int) holder {
+				e := r.impl.Elector(conn, "/zksim/election", fmt.Sprintf("c%d", i+1))
+				return holder{acquire: e.Campaign, release: e.Resign}
+			})
+		},
+		input: func(in *models.Input, s Spec) { in.Proceed = 1 },
+	})
+	registerKind(&kind{
+		name: "shared-lock", doc: "read-write lock (recipes.SharedLocker); the first Readers clients read, the others write",
+		clients: 5, minClients: 1,
+		recipe: Implementation{SharedLocker: func(c client.Conn, p string) recipes.SharedLocker { return recipes.NewSharedLock(c, p) }},
+		variants: map[string]Implementation{
+			"shared-lock-readers-queue": {SharedLocker: func(c client.Conn, p string) recipes.SharedLocker {
+				return recipes.NewReadersQueueSharedLock(c, p)
+			}},
+			"shared-lock-writer-ignores-readers": {SharedLocker: func(c client.Conn, p string) recipes.SharedLocker {
+				return recipes.NewWriterIgnoresReadersSharedLock(c, p)
+			}},
+		},
+		defaults: func(w *Workload, clients int) {
+			holdingDefaults(w, clients)
+			orDefault(&w.Readers, (clients+1)/2)
+		},
+		checks: func(s Spec) []string { return []string{"rwlock", "liveness"} },
+		spawn: func(r *runner) {
+			spawnHolders(r, "/zksim/shared-lock", func(conn client.Conn, i int) holder {
+				l := r.impl.SharedLocker(conn, "/zksim/shared-lock")
+				if i < r.spec.Workload.Readers {
+					return holder{acquire: l.RLock, release: l.Unlock, shared: true}
+				}
+				return holder{acquire: l.Lock, release: l.Unlock}
+			})
+		},
+	})
+}
+
+// holdingDefaults: 5 rounds of 3 steps of 10ms, no pause between rounds.
+func holdingDefaults(w *Workload, clients int) {
+	orDefault(&w.Rounds, 5)
+	orDefault(&w.Steps, 3)
+	orDefault(&w.Step, 10*time.Millisecond)
+}
+
+// mutexCheck is the lock's linearizability check: over a fenced resource
+// what must hold is what the resource accepted.
+func mutexCheck(s Spec, plain string) string {
+	if s.Workload.Fenced {
+		return "fenced-mutex"
+	}
+	return plain
+}
+
+// holder is one client's handle on what it holds in turn.
+type holder struct {
+	acquire func(ctx context.Context) (*recipes.Lease, error)
+	release func(ctx context.Context) error
+	shared  bool
+}
+
+// spawnHolders starts the clients of a holding workload on the object at
+// path.
+func spawnHolders(r *runner, path string, handle func(conn client.Conn, i int) holder) {
+	wl := r.spec.Workload
+	for i := 0; i < r.spec.Clients; i++ {
+		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
+			h := handle(conn, i)
+			for round := 0; round < wl.Rounds; {
+				a := r.rec.begin(conn, i, models.Acquire, path)
+				r.rec.op(a).Shared = h.shared
+				lease, err := h.acquire(ctx)
+				if err != nil {
+					r.rec.drop(a)
+					if expectedFault(err) {
+						continue
+					}
+					return fmt.Errorf("acquire: %w", err)
+				}
+				var token int64
+				if lease != nil {
+					token = lease.Token
+				}
+				r.rec.end(conn, a, models.OK).Token = token
+				last := now(conn)
+				for s := 0; s < wl.Steps; s++ {
+					if !wl.Careless && lease != nil && lease.Check() != nil {
+						break // the lease may be lost: stop acting on it
+					}
+					if err := pause(ctx, conn, wl.Step); err != nil {
+						return err
+					}
+					if !r.use(conn, i, path, token) {
+						break // refused: someone holds a newer lease
+					}
+					last = now(conn)
+				}
+				rel := r.rec.begin(conn, i, models.Release, path)
+				r.rec.op(rel).Call = last
+				if err := h.release(ctx); err != nil && !expectedFault(err) {
+					return fmt.Errorf("release: %w", err)
+				}
+				r.rec.end(conn, rel, models.OK)
+				round++
+				if err := pause(ctx, conn, wl.Think); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+}

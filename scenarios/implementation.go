@@ -1,0 +1,30 @@
+package scenarios
+
+import (
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/recipes"
+)
+
+// Implementation is the code under test: how a client gets its handle on
+// the recipe. A scenario uses the constructor of its kind and ignores the
+// others, so a user who brings their own lock sets Locker alone.
+//
+// Each constructor is called once per client process, inside that
+// process, with its own session; path is the object the clients share
+// (the lock's directory, the queue's node, ...), name the client's own
+// name where the recipe needs one.
+type Implementation struct {
+	Locker        func(conn client.Conn, path string) recipes.Locker
+	SharedLocker  func(conn client.Conn, path string) recipes.SharedLocker
+	Elector       func(conn client.Conn, path, name string) recipes.Elector
+	Barrier       func(conn client.Conn, path string) recipes.Barrier
+	DoubleBarrier func(conn client.Conn, path, name string, size int) recipes.DoubleBarrier
+	Queue         func(conn client.Conn, path string) recipes.Queue
+	PriorityQueue func(conn client.Conn, path string) recipes.PriorityQueue
+	Coordinator   func(conn client.Conn, path string) recipes.Coordinator
+	Site          func(conn client.Conn, path, name string) recipes.Site
+	Membership    func(conn client.Conn, path, name string) recipes.Membership
+	ConfigWriter  func(conn client.Conn, path string) recipes.ConfigWriter
+	ConfigReader  func(conn client.Conn, path string) recipes.ConfigReader
+	NameService   func(conn client.Conn, path string) recipes.NameService
+}

@@ -1,0 +1,187 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/sim"
+)
+
+// Options tune one run beyond its Spec and seed.
+type Options struct {
+	// KeepTrace keeps the run's trace, for a timeline. Runs whose checks
+	// count traffic (herd) keep it anyway.
+	KeepTrace bool
+	// Source, when set, takes the run's choices instead of the seed
+	// (shrinking and exploration drive runs this way). The seed still
+	// draws the random faults.
+	Source sim.Source
+}
+
+// Outcome is one run of a Spec and what the checks made of it.
+type Outcome struct {
+	// Spec is the spec that ran, its defaults filled in.
+	Spec Spec
+	Seed uint64
+	// Schedule is every fault of the run: the spec's and those drawn
+	// from the seed. Running the spec with Faults set to it and no Rates
+	// replays the run.
+	Schedule sim.Schedule
+	// Result is the simulator's account of the run.
+	Result sim.Result
+	// Input is what the checks judged: the history and the run around it.
+	Input *models.Input
+	// Violations are what the checks found, client failures included.
+	Violations []models.Violation
+	// World is the run's world, for its trace.
+	World *sim.World
+}
+
+// Failed reports whether a check found a violation.
+func (o *Outcome) Failed() bool { return len(o.Violations) > 0 }
+
+// runner carries one run: the spec, the implementation under test, the
+// world, and what the clients record.
+type runner struct {
+	spec      Spec
+	impl      Implementation
+	world     *sim.World
+	rec       *recording
+	resources map[string]*resource
+}
+
+// faultSeed separates the random faults' draws from the world's choices.
+const faultSeed = 0x6661756c74
+
+// Run runs spec once with seed and checks it. The error reports a spec
+// that cannot run or a simulator failure, not a violation: those are in
+// the Outcome.
+func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
+	spec, k, err := spec.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	herd := slices.Contains(spec.Checks, "herd")
+	for _, c := range spec.Checks {
+		if _, err := models.Lookup(c); err != nil {
+			return nil, fmt.Errorf("checks: %w", err)
+		}
+	}
+	cfg := spec.Ensemble
+	cfg.Seed, cfg.Source = seed, opt.Source
+	cfg.KeepTrace = opt.KeepTrace || herd
+	w, err := sim.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{spec: spec, impl: k.implementation(spec), world: w, rec: &recording{}, resources: map[string]*resource{}}
+	k.spawn(r)
+	sched := slices.Clone(spec.Faults)
+	if spec.Rates != nil {
+		servers := cfg.Servers
+		if servers == 0 {
+			servers = 3
+		}
+		sched = append(sched, sim.RandomSchedule(sim.NewSeeded(seed^faultSeed), *spec.Rates, spec.Horizon, servers, spec.Clients)...)
+	}
+	if err := w.Inject(sched); err != nil {
+		return nil, fmt.Errorf("faults: %w", err)
+	}
+	res := w.Run()
+	out := &Outcome{Spec: spec, Seed: seed, Schedule: sched, Result: res, World: w}
+	if len(res.Violations) > 0 {
+		return out, fmt.Errorf("the simulator's self-checks failed (a simulator bug): %v", res.Violations)
+	}
+	var stall *sim.StallError
+	if errors.As(res.Err, &stall) {
+		return out, stall
+	}
+	var dead *sim.DeadlockError
+	in := &models.Input{
+		Ops:            r.rec.history(int64(res.End)),
+		End:            int64(res.End),
+		Stuck:          errors.As(res.Err, &dead),
+		Bound:          spec.Bound,
+		SessionTimeout: cfg.SessionTimeout,
+	}
+	if k.input != nil {
+		k.input(in, spec)
+	}
+	if herd {
+		in.Traffic = Traffic(w.Trace())
+	}
+	out.Input = in
+	var failed *sim.ClientError
+	if errors.As(res.Err, &failed) {
+		out.Violations = append(out.Violations, models.Violation{Check: "client", Kind: models.Safety,
+			At: int64(failed.At), Message: fmt.Sprintf("%s failed: %v", failed.Client, failed.Err)})
+	}
+	vs, err := models.Run(in, spec.Checks...)
+	if err != nil {
+		return out, err
+	}
+	out.Violations = append(out.Violations, vs...)
+	return out, nil
+}
+
+// spawn starts client i running body.
+func (r *runner) spawn(i int, body func(ctx context.Context, conn client.Conn) error) {
+	r.world.Spawn(fmt.Sprintf("c%d", i+1), body)
+}
+
+// resource is what a lock or a leadership protects, shared by every
+// client of a run. Fenced, it remembers the highest token it accepted and
+// refuses lower ones.
+type resource struct {
+	fenced bool
+	max    int64
+}
+
+// use presents token to the resource at this instant and says whether it
+// was accepted.
+func (r *runner) use(conn client.Conn, c int, path string, token int64) bool {
+	res := r.resources[path]
+	if res == nil {
+		res = &resource{fenced: r.spec.Workload.Fenced}
+		r.resources[path] = res
+	}
+	op := models.Operation{Client: c, Kind: models.Use, Path: path, Token: token, Result: models.OK}
+	if res.fenced && token < res.max {
+		op.Result = models.Rejected
+	} else if token > res.max {
+		res.max = token
+	}
+	r.rec.instant(conn, op)
+	return op.Result == models.OK
+}
+
+// expected reports whether err is one a recipe's caller must expect under
+// faults: its session or its connection went away, or its lease may be
+// lost. The workloads retry such calls; any other error is the
+// implementation's failure.
+func expectedFault(err error) bool {
+	for _, e := range []error{zk.ErrSessionExpired, zk.ErrConnectionClosed, zk.ErrNoServer,
+		zk.ErrSessionMoved, recipes.ErrNodeVanished, recipes.ErrLost, recipes.ErrSuspended,
+		context.DeadlineExceeded} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// pause waits d in virtual time (nothing when d is zero).
+func pause(ctx context.Context, conn client.Conn, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	return conn.Sleep(ctx, d)
+}

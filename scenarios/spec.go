@@ -1,0 +1,111 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/zksim/zksim/sim"
+)
+
+// Spec is one experiment: an ensemble, a recipe kind and the
+// implementation under test, the workload that drives it, the faults, and
+// the checks that judge what the clients observed. A Spec and a seed make
+// a run; the same pair always makes the same run.
+type Spec struct {
+	// Name names the experiment in reports.
+	Name string
+	// Kind is the recipe kind: one of Kinds().
+	Kind string
+	// Variant is a teaching variant of the kind (see `zksim list`); empty
+	// for the recipe itself. Ignored when Impl is set.
+	Variant string
+	// Impl, when set, is the implementation under test (a user's own);
+	// only the constructor of the Spec's kind is used.
+	Impl *Implementation
+
+	// Ensemble is the simulated world's configuration; its Seed and
+	// Source are set per run, KeepTrace as the run needs.
+	Ensemble sim.Config
+	// Clients is the number of client processes (the kind's default when
+	// zero).
+	Clients int
+	// Workload tunes the workload; zero fields take the kind's defaults.
+	Workload Workload
+
+	// Faults strike in every run.
+	Faults sim.Schedule
+	// Rates, when set, adds faults drawn from each run's seed, within
+	// Horizon of the start (default 5s).
+	Rates   *sim.Rates
+	Horizon time.Duration
+
+	// Checks name the checkers that judge each run (models.Checks); the
+	// kind's defaults when empty.
+	Checks []string
+	// Bound is the liveness bound (default: three session timeouts).
+	Bound time.Duration
+}
+
+// Workload tunes how clients drive the recipe. Each kind reads the fields
+// it documents; zero means the kind's default.
+type Workload struct {
+	// Rounds each client runs: acquisitions of a lock, campaigns,
+	// barrier rounds, transactions, items put per producer, writes.
+	Rounds int
+	// Steps a holder (of a lock or a leadership) takes while it holds:
+	// at each one it checks its lease (unless Careless), works for Step,
+	// then uses the resource.
+	Steps int
+	// Step is how long one step's work takes (virtual time).
+	Step time.Duration
+	// Think is how long a client waits between rounds.
+	Think time.Duration
+	// Fenced puts the resource a lock or a leadership protects behind a
+	// fence: it remembers the highest token it accepted and refuses lower
+	// ones.
+	Fenced bool
+	// Careless holders never check their lease before using the resource.
+	Careless bool
+	// Readers is, for a shared lock, how many clients take read locks
+	// (the others take write locks); for a configuration, how many clients
+	// read (the others write); for membership, how many watch.
+	Readers int
+	// Consumers is, for a queue, how many clients take (the others put).
+	Consumers int
+	// Size is how many processes a double barrier waits for (default:
+	// every client).
+	Size int
+	// Failures is how many processes the workload stops for good in the
+	// middle of their work (a double barrier's process, a 2PC site, a
+	// group member), to show that a failed process does not block the
+	// rest.
+	Failures int
+}
+
+// withDefaults returns s with its kind's defaults filled in, or an error
+// naming what is wrong with it.
+func (s Spec) withDefaults() (Spec, *kind, error) {
+	k, err := lookupKind(s.Kind)
+	if err != nil {
+		return s, nil, err
+	}
+	if s.Impl == nil && s.Variant != "" {
+		if _, err := k.variant(s.Variant); err != nil {
+			return s, nil, err
+		}
+	}
+	if s.Clients == 0 {
+		s.Clients = k.clients
+	}
+	if s.Clients < k.minClients {
+		return s, nil, fmt.Errorf("clients: %d; a %s scenario needs at least %d", s.Clients, s.Kind, k.minClients)
+	}
+	if s.Horizon == 0 {
+		s.Horizon = 5 * time.Second
+	}
+	if len(s.Checks) == 0 {
+		s.Checks = k.checks(s)
+	}
+	k.defaults(&s.Workload, s.Clients)
+	return s, k, nil
+}
