@@ -22,12 +22,12 @@ import (
 //
 // Votes are commit, except in the second transaction of every three,
 // where one site (each time the next) votes abort, so that both decisions
-// show (see twoPhaseVote). The last Failures sites fail in the last transaction:
-// having received it, and before voting, each stops for good (see
-// stopForGood): its session is left to expire, and with it the ephemeral
-// node that told the coordinator it was alive. The recipe's coordinator
-// then aborts; the plain protocol's participants wait for its vote for
-// ever.
+// show (see twoPhaseVote). The last Failures sites fail in the last
+// transaction: having received it, and before voting, each stops for good
+// (see stopForGood): its session is left to expire, and with it the
+// ephemeral node that told the coordinator it was alive. The recipe's
+// coordinator then aborts; the plain protocol's participants wait for its
+// vote for ever.
 //
 // Recorded (Path = the transaction's node, root/tx-k): Propose by c1 (Data
 // the sites, comma-separated; OutData the decision), Vote by each site
@@ -87,8 +87,8 @@ func twoPhaseSiteName(i int) string { return fmt.Sprintf("c%d", i+1) }
 // twoPhaseTx is the k-th transaction's name (k from 0).
 func twoPhaseTx(k int) string { return fmt.Sprintf("tx-%d", k+1) }
 
-// twoPhaseVote is site i's vote (clients 1.. are sites 0..) in transaction
-// k (from 0), out of sites: commit, except in the second transaction of
+// twoPhaseVote is the vote of site i (client i, from 1, of sites) in
+// transaction k (from 0), true for commit: commit, except in the second transaction of
 // every three (tx-2, tx-5, ...), where one site votes abort, a different
 // one each time. The last transaction of the default six is all commit, so
 // that a site failing in it is what makes it abort.
