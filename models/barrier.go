@@ -74,7 +74,7 @@ func earlyPasses(in *Input, path string, ops []Operation) (Violation, bool) {
 		return cmp.Or(cmp.Compare(a.pass.Return, b.pass.Return), cmp.Compare(a.pass.Client, b.pass.Client))
 	})
 	first := found[0]
-	msg := fmt.Sprintf("c%d passed %s at %s (called at %s), but c%d had raised it at %s and nobody had called Lower since: nobody may pass while the barrier node exists",
+	msg := fmt.Sprintf("c%d passed %s at %s (called at %s), but c%d had raised it at %s and no Lower that could have removed it had been called: nobody may pass while the barrier node exists",
 		first.pass.Client+1, path, in.Since(first.pass.Return), in.Since(first.pass.Call), first.raise.Client+1, in.Since(first.raise.Return))
 	var ops2, passes []Operation
 	for _, f := range found {
