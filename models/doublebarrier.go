@@ -94,12 +94,11 @@ func earlyEnters(in *Input, path string, ops []Operation) (Violation, bool) {
 	}
 	slices.SortStableFunc(early, func(a, b Operation) int { return cmp.Compare(a.Return, b.Return) })
 	first := early[0]
-	sizeSays := fmt.Sprintf("%d", size)
+	msg := fmt.Sprintf("c%d entered %s at %s (called at %s) when only %d of the %d processes had called Enter (%s): nobody may compute before all have entered",
+		first.Client+1, path, in.Since(first.Return), in.Since(first.Call), len(entered), size, clientNames(entered))
 	if inferred {
-		sizeSays += " (the number of clients that tried to enter: no size was given)"
+		msg += fmt.Sprintf(" (no size was given: %d is the number of clients that tried to enter)", size)
 	}
-	msg := fmt.Sprintf("c%d entered %s at %s (called at %s) when only %d of the %s processes had called Enter (%s): nobody may compute before all have entered",
-		first.Client+1, path, in.Since(first.Return), in.Since(first.Call), len(entered), sizeSays, clientNames(entered))
 	msg += alsoClients(in, early[1:])
 	sortOps(early)
 	return Violation{Check: "double-barrier", Kind: Safety, Object: path, At: first.Return - in.Start, Message: msg, Ops: early}, true
