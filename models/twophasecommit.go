@@ -139,11 +139,14 @@ func invalidCommit(in *Input, path string, ops []Operation) (Violation, bool) {
 		for _, v := range yes {
 			votes = append(votes, fmt.Sprintf("c%d at %s", v.Client+1, in.Since(v.Call)))
 		}
-		sitesSay := "the voters"
-		if len(sites) > 0 {
-			sitesSay = "the sites (" + strings.Join(sites, ", ") + ")"
+		sitesSay := fmt.Sprintf("the %d voters", need)
+		switch {
+		case len(sites) == 1:
+			sitesSay = fmt.Sprintf("the 1 site (%s)", sites[0])
+		case len(sites) > 1:
+			sitesSay = fmt.Sprintf("the %d sites (%s)", need, strings.Join(sites, ", "))
 		}
-		msg += fmt.Sprintf(", but only %d of %d %s had voted commit by then", len(yes), need, sitesSay)
+		msg += fmt.Sprintf(", but only %d of %s had voted commit by then", len(yes), sitesSay)
 		if len(votes) > 0 {
 			msg += " (" + strings.Join(votes, ", ") + ")"
 		}
