@@ -150,19 +150,25 @@ func unconverged(in *Input, path string, ops []Operation, stops map[int]int64) [
 		if late {
 			at = wrong.Return
 		}
-		msg := fmt.Sprintf("c%d's last view of %s, at %s, was %q, but the live members are %q since %s",
-			w+1, path, in.Since(lastView.Return), lastView.OutData, want, in.Since(last))
-		var shown []Operation
+		change, shown := "the start of the run (no member changed)", []Operation(nil)
 		if len(changes) > 0 {
 			c := changes[len(changes)-1]
-			msg += fmt.Sprintf(" (the last change: c%d's %s of %q)", c.op.Client+1, c.op.Kind, c.member)
+			change = fmt.Sprintf("the last change (c%d's %s of %q, at %s)", c.op.Client+1, c.op.Kind, c.member, in.Since(c.at))
 			shown = append(shown, c.op)
 		}
-		if late && wrong != lastView {
-			msg += fmt.Sprintf("; it saw %q at %s", wrong.OutData, in.Since(wrong.Return))
+		var msg string
+		if sameMembers(lastView.OutData, want) {
+			msg = fmt.Sprintf("c%d saw %q in %s at %s, more than the bound (%s) after %s, though the live members are %q: a view must not differ from them after the bound",
+				w+1, wrong.OutData, path, in.Since(wrong.Return), time.Duration(bound), change, want)
 			shown = append(shown, wrong)
+		} else {
+			msg = fmt.Sprintf("c%d's last view of %s, at %s, was %q, but the live members are %q since %s: it did not converge within the bound (%s)",
+				w+1, path, in.Since(lastView.Return), lastView.OutData, want, change, time.Duration(bound))
+			if late && wrong != lastView {
+				msg += fmt.Sprintf("; it saw %q at %s", wrong.OutData, in.Since(wrong.Return))
+				shown = append(shown, wrong)
+			}
 		}
-		msg += fmt.Sprintf(": it did not converge within the bound, %s", time.Duration(bound))
 		shown = append(shown, lastView)
 		sortOps(shown)
 		out = append(out, Violation{Check: "membership", Kind: Liveness, Object: path, At: at - in.Start, Message: msg, Ops: shown})
