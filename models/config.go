@@ -84,7 +84,7 @@ func versionsBack(in *Input, path string, ops []Operation) []Violation {
 		msg := fmt.Sprintf("c%d read version %d of %s at %s, after it had read version %d at %s: a reader must never go back to an older configuration",
 			c+1, back.OutVersion, path, in.Since(back.Return), before.OutVersion, in.Since(before.Return))
 		if more > 0 {
-			msg += fmt.Sprintf(" (and %d later reads were older than one it had read)", more)
+			msg += fmt.Sprintf(" (later, %d more of its reads were older than one it had read)", more)
 		}
 		out = append(out, Violation{Check: "config", Kind: Safety, Object: path, At: back.Return - in.Start, Message: msg,
 			Ops: []Operation{before, back}})
@@ -125,7 +125,7 @@ func unheardConfig(in *Input, path string, ops []Operation, stops map[int]int64)
 		} else {
 			msg += "; it read none at all"
 		}
-		msg += fmt.Sprintf(": a reader must hear of the latest configuration within the bound, %s", time.Duration(bound))
+		msg += fmt.Sprintf(": a reader must hear of the latest configuration within the bound (%s)", time.Duration(bound))
 		sortOps(shown)
 		out = append(out, Violation{Check: "config", Kind: Liveness, Object: path, At: deadline - in.Start, Message: msg, Ops: shown})
 	}

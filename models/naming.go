@@ -142,8 +142,12 @@ func orphanedNames(in *Input, path string, ops []Operation) []Violation {
 		}
 		reported[n] = true
 		reg := refused[0]
-		msg := fmt.Sprintf("c%d resolved %q to %q at %s, the value of c%d's Register called at %s, which was told %s: nobody who knows owns the name, and nobody else can register it",
-			r.Client+1, n, r.OutData, in.Since(r.Return), reg.Client+1, in.Since(reg.Call), reg.Result)
+		told := "was told the name was taken"
+		if reg.Result == Failed {
+			told = "failed"
+		}
+		msg := fmt.Sprintf("c%d resolved %q to %q at %s, the value of c%d's Register called at %s, which %s: nobody who knows owns the name, and nobody else can register it",
+			r.Client+1, n, r.OutData, in.Since(r.Return), reg.Client+1, in.Since(reg.Call), told)
 		shown := append(refused, r)
 		sortOps(shown)
 		out = append(out, Violation{Check: "naming", Kind: Liveness, Object: path + "/" + n, At: r.Return - in.Start, Message: msg, Ops: shown})
