@@ -70,22 +70,19 @@ func doubleBarrierSize(in *Input, ops []Operation) (size int, inferred bool) {
 // called Enter.
 func earlyEnters(in *Input, path string, ops []Operation) (Violation, bool) {
 	size, inferred := doubleBarrierSize(in, ops)
-	var early []Operation
-	var entered []int // the clients that had called Enter when the first early Enter returned
-	for _, e := range ops {
-		if e.Kind != Enter || e.Result != OK {
-			continue
-		}
+	// calledBy is the clients that had called Enter by t.
+	calledBy := func(t int64) []int {
 		var by []Operation
 		for _, o := range ops {
-			if o.Kind == Enter && o.Call <= e.Return {
+			if o.Kind == Enter && o.Call <= t {
 				by = append(by, o)
 			}
 		}
-		if n := clientsOf(by); len(n) < size {
-			if len(early) == 0 || e.Return < early[0].Return {
-				entered = n
-			}
+		return clientsOf(by)
+	}
+	var early []Operation
+	for _, e := range ops {
+		if e.Kind == Enter && e.Result == OK && len(calledBy(e.Return)) < size {
 			early = append(early, e)
 		}
 	}
@@ -94,6 +91,7 @@ func earlyEnters(in *Input, path string, ops []Operation) (Violation, bool) {
 	}
 	slices.SortStableFunc(early, func(a, b Operation) int { return cmp.Compare(a.Return, b.Return) })
 	first := early[0]
+	entered := calledBy(first.Return)
 	msg := fmt.Sprintf("c%d entered %s at %s (called at %s) when only %d of the %d processes had called Enter (%s): nobody may compute before all have entered",
 		first.Client+1, path, in.Since(first.Return), in.Since(first.Call), len(entered), size, clientNames(entered))
 	if inferred {

@@ -279,7 +279,7 @@ func acquireLiveness(in *Input, stops map[int]int64) []Violation {
 		if len(late) > 0 {
 			out = append(out, lateWaitsViolation(in, p, late, func(op Operation) waitStory {
 				if op.Shared {
-					return waitStory{"for a shared lock on " + p, "no writer held it", ": an orphaned node?"}
+					return waitStory{"for a shared lock on " + p, "no writer held it or queued before it", ": an orphaned node?"}
 				}
 				return waitStory{"for the lock " + p, "nobody held it", ": an orphaned node?"}
 			}))

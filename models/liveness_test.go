@@ -141,7 +141,7 @@ func TestLivenessCheck(t *testing.T) {
 			op(1, Acquire, lock, secs(2), secs(10), Pending), fail(1, lock, secs(3))), nil},
 		{"a reader is not blocked by a reader", run(false,
 			shared(0, 0, secs(1), OK), pend(shared(1, secs(2), 0, Pending))),
-			[]wantViolation{{lock, Liveness, secs(32), []string{"for a shared lock on /app/lock", "no writer held it"}}}},
+			[]wantViolation{{lock, Liveness, secs(32), []string{"for a shared lock on /app/lock", "no writer held it or queued before it"}}}},
 		{"a writer is blocked by a reader", run(false,
 			shared(0, 0, secs(1), OK), pend(acquire(1, secs(2), 0, Pending))), nil},
 		{"a reader is blocked by a writer", run(false,
