@@ -141,19 +141,27 @@ type lateWait struct {
 	forever bool  // Pending in a Stuck run and free at the end
 }
 
-// judgeWait decides whether op, blocked by the given spans, waited too long
-// for nothing; ok is false when it did not.
-func judgeWait(in *Input, op Operation, stops map[int]int64, blocked []timeSpan) (w lateWait, ok bool) {
-	end, stopped := op.Return, false
+// waitEnd is when op's wait ended: its Return, Input.End when it is
+// Pending, or its client's stop if that came first (stopped is then true).
+func waitEnd(in *Input, op Operation, stops map[int]int64) (end int64, stopped bool) {
+	end = op.Return
 	if op.Pending() {
 		end = in.End
 	}
 	if s, has := stops[op.Client]; has && s >= op.Call && s < end {
-		end, stopped = s, true
+		return s, true
 	}
+	return end, false
+}
+
+// judgeWait decides whether op, blocked by the given spans, waited too long
+// for nothing; ok is false when it did not.
+func judgeWait(in *Input, op Operation, stops map[int]int64, blocked []timeSpan) (w lateWait, ok bool) {
+	end, stopped := waitEnd(in, op, stops)
 	if end < op.Call {
 		return lateWait{}, false
 	}
+	blocked = slices.DeleteFunc(slices.Clone(blocked), func(b timeSpan) bool { return b.from > end || b.to <= op.Call })
 	bound := int64(in.BoundOrDefault())
 	w = lateWait{op: op, end: end}
 	acc := int64(0)
@@ -227,22 +235,30 @@ type lockHolding struct {
 	span   timeSpan
 }
 
-// lockHoldings are the holdings of one lock: each OK Acquire until its
-// holder's next Release returned, or its holder stopped, or for ever.
+// lockHoldings are the holdings of one lock (ops sorted by call): each OK
+// Acquire until its holder's next Release returned, or its holder stopped,
+// or for ever.
 func lockHoldings(ops []Operation, stops map[int]int64) []lockHolding {
-	used := map[int]bool{} // releases already paired, by index in ops
+	releases := map[int][]Operation{} // each client's, in order
+	for _, r := range ops {
+		if r.Kind == Release {
+			releases[r.Client] = append(releases[r.Client], r)
+		}
+	}
 	var out []lockHolding
 	for _, a := range ops {
 		if a.Kind != Acquire || a.Result != OK {
 			continue
 		}
 		h := lockHolding{client: a.Client, shared: a.Shared, span: timeSpan{a.Return, math.MaxInt64}}
-		for i, r := range ops {
-			if r.Kind == Release && r.Client == a.Client && !used[i] && r.Return >= a.Return {
-				used[i], h.span.to = true, r.Return
-				break
-			}
+		rs := releases[a.Client]
+		for len(rs) > 0 && rs[0].Return < a.Return {
+			rs = rs[1:] // a release of no holding
 		}
+		if len(rs) > 0 {
+			h.span.to, rs = rs[0].Return, rs[1:]
+		}
+		releases[a.Client] = rs
 		if s, ok := stops[a.Client]; ok && s >= a.Return && s < h.span.to {
 			h.span.to = s
 		}
@@ -263,14 +279,15 @@ func acquireLiveness(in *Input, stops map[int]int64) []Violation {
 			if w.Kind != Acquire || (w.Result != OK && w.Result != Pending) {
 				continue
 			}
+			end, _ := waitEnd(in, w, stops)
 			var blocked []timeSpan
 			for _, h := range holdings {
-				if h.client != w.Client && (!w.Shared || !h.shared) {
+				if h.span.from <= end && h.span.to > w.Call && h.client != w.Client && (!w.Shared || !h.shared) {
 					blocked = append(blocked, h.span)
 				}
 			}
 			if w.Shared {
-				blocked = append(blocked, writersAhead(ops, w, stops)...)
+				blocked = append(blocked, writersAhead(ops, w, end, stops)...)
 			}
 			if lw, ok := judgeWait(in, w, stops, blocked); ok {
 				late = append(late, lw)
@@ -290,12 +307,16 @@ func acquireLiveness(in *Input, stops map[int]int64) []Violation {
 
 // writersAhead are the spans during which the exclusive acquires that other
 // clients called before the shared acquire r waited for the lock (until
-// they returned, or their client stopped): r queues behind them. Their
-// holdings are lockHoldings.
-func writersAhead(ops []Operation, r Operation, stops map[int]int64) []timeSpan {
+// they returned, or their client stopped), within r's wait, which ends at
+// end: r queues behind them. Their holdings are lockHoldings. ops are
+// sorted by call.
+func writersAhead(ops []Operation, r Operation, end int64, stops map[int]int64) []timeSpan {
 	var out []timeSpan
-	for _, x := range ops {
-		if x.Kind != Acquire || x.Shared || x.Client == r.Client || x.Call >= r.Call {
+	for _, x := range ops { // sorted by call
+		if x.Call >= r.Call {
+			break
+		}
+		if x.Kind != Acquire || x.Shared || x.Client == r.Client {
 			continue
 		}
 		span := timeSpan{x.Call, x.Return}
@@ -309,7 +330,9 @@ func writersAhead(ops []Operation, r Operation, stops map[int]int64) []timeSpan 
 		if s, ok := stops[x.Client]; ok && s >= x.Call && s < span.to {
 			span.to = s
 		}
-		out = append(out, span)
+		if span.to > r.Call && span.from <= end {
+			out = append(out, span)
+		}
 	}
 	return out
 }
