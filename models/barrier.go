@@ -6,8 +6,17 @@ import (
 	"slices"
 )
 
-// The barrier checker judges the barrier's safety property, on each Path:
-// nobody passes while the barrier node exists.
+func init() {
+	register(Checker{
+		Name:  "barrier",
+		Kind:  Safety,
+		Doc:   "nobody passes a barrier while its node exists",
+		Check: checkBarrier,
+	})
+}
+
+// checkBarrier is the barrier checker. It judges the barrier's safety
+// property, on each Path: nobody passes while the barrier node exists.
 //
 // A Pass that returned OK is early when a Raise had returned OK at or
 // before the Pass was called (so the node existed when it started to
@@ -21,15 +30,6 @@ import (
 //
 // All the early Passes on one Path are one violation: the barrier let
 // them through while it was up.
-func init() {
-	register(Checker{
-		Name:  "barrier",
-		Kind:  Safety,
-		Doc:   "nobody passes a barrier while its node exists",
-		Check: checkBarrier,
-	})
-}
-
 func checkBarrier(in *Input) []Violation {
 	paths, byPath := opsByPath(in.Ops, Raise, Lower, Pass)
 	var out []Violation

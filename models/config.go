@@ -7,7 +7,17 @@ import (
 	"time"
 )
 
-// The config checker judges a configuration node (Path) and its readers:
+func init() {
+	register(Checker{
+		Name:  "config",
+		Kind:  Safety,
+		Doc:   "a reader never sees configuration versions go back, and hears of the latest within the bound",
+		Check: checkConfig,
+	})
+}
+
+// checkConfig is the config checker. It judges a configuration node (Path)
+// and its readers:
 //
 //   - Safety: a reader never sees versions go back. For each reader client,
 //     its Reads that returned OK, in the order they returned, never show a
@@ -23,15 +33,6 @@ import (
 //
 // A Write of Unknown result is not known to have written a version; it
 // does not count as the latest.
-func init() {
-	register(Checker{
-		Name:  "config",
-		Kind:  Safety,
-		Doc:   "a reader never sees configuration versions go back, and hears of the latest within the bound",
-		Check: checkConfig,
-	})
-}
-
 func checkConfig(in *Input) []Violation {
 	stops := stopTimes(in.Ops)
 	paths, byPath := opsByPath(in.Ops, Write, Read)
@@ -65,7 +66,9 @@ func readsOf(ops []Operation, client int) []Operation {
 func versionsBack(in *Input, path string, ops []Operation) []Violation {
 	var out []Violation
 	for _, c := range clientsOf(Of(ops, Read)) {
-		var newest, before, back Operation // the newest read so far; the first read older than one before it
+		// newest: the newest read so far; back: the first read older than
+		// one before it; before: the newest read when back came.
+		var newest, before, back Operation
 		wrong, more := false, 0
 		for i, r := range readsOf(ops, c) {
 			switch {

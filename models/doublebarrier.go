@@ -7,8 +7,17 @@ import (
 	"strings"
 )
 
-// The double-barrier checker judges the double barrier's two safety
-// properties, on each Path (one round of one barrier):
+func init() {
+	register(Checker{
+		Name:  "double-barrier",
+		Kind:  Safety,
+		Doc:   "nobody computes before Size processes entered, nobody leaves before all finished",
+		Check: checkDoubleBarrier,
+	})
+}
+
+// checkDoubleBarrier is the double-barrier checker. It judges the double
+// barrier's two safety properties, on each Path (one round of one barrier):
 //
 //   - Nobody computes before Size processes entered: an Enter returning OK
 //     at t needs at least Size distinct clients whose Enter was called at or
@@ -30,15 +39,6 @@ import (
 // say) still counts as one the others must wait for, although the recipe
 // rightly leaves without it: the workload records a Fail for a process it
 // stops, and a pause that long is rare in a round.
-func init() {
-	register(Checker{
-		Name:  "double-barrier",
-		Kind:  Safety,
-		Doc:   "nobody computes before Size processes entered, nobody leaves before all finished",
-		Check: checkDoubleBarrier,
-	})
-}
-
 func checkDoubleBarrier(in *Input) []Violation {
 	stops := stopTimes(in.Ops)
 	paths, byPath := opsByPath(in.Ops, Enter, Leave)

@@ -9,10 +9,20 @@ import (
 	"time"
 )
 
-// The liveness checker flags a client that keeps waiting although nothing
-// should block it. Every waiting operation of every recipe kind is judged
-// the same way: what blocks it is worked out from the history (spans of
-// virtual time, below), and the rest of its wait is "free waiting".
+func init() {
+	register(Checker{
+		Name:  "liveness",
+		Kind:  Liveness,
+		Doc:   "no client keeps waiting (for a lock, an item, a barrier, a decision) when nothing blocks it",
+		Check: checkLiveness,
+	})
+}
+
+// checkLiveness is the liveness checker. It flags a client that keeps
+// waiting although nothing should block it. Every waiting operation of every
+// recipe kind is judged the same way: what blocks it is worked out from the
+// history (spans of virtual time, below), and the rest of its wait is "free
+// waiting".
 //
 //   - A wait whose free waiting exceeds the bound (Input.BoundOrDefault: it
 //     covers a dead holder's session timeout and an election) is a
@@ -56,15 +66,6 @@ import (
 //     at the end, called more than the bound before the end (or in a Stuck
 //     run), is a violation: the decision was never reached although no
 //     site failed.
-func init() {
-	register(Checker{
-		Name:  "liveness",
-		Kind:  Liveness,
-		Doc:   "no client keeps waiting (for a lock, an item, a barrier, a decision) when nothing blocks it",
-		Check: checkLiveness,
-	})
-}
-
 func checkLiveness(in *Input) []Violation {
 	stops := stopTimes(in.Ops)
 	var out []Violation

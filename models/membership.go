@@ -8,9 +8,19 @@ import (
 	"time"
 )
 
-// The membership checker judges group membership's liveness property, on
-// each group (Path): the member list that watching clients see converges
-// to the live members within the bound (Input.BoundOrDefault).
+func init() {
+	register(Checker{
+		Name:  "membership",
+		Kind:  Liveness,
+		Doc:   "every watcher's member list converges to the live members within the bound",
+		Check: checkMembership,
+	})
+}
+
+// checkMembership is the membership checker. It judges group membership's
+// liveness property, on each group (Path): the member list that watching
+// clients see converges to the live members within the bound
+// (Input.BoundOrDefault).
 //
 // The live members follow the changes, in time order: a member (Data)
 // becomes live when its Join returns OK, and stops being live when its
@@ -29,15 +39,6 @@ import (
 //
 // A Join or Leave of Unknown result is not a change: the member may or may
 // not be in the group, and a workload's Join retries until it knows.
-func init() {
-	register(Checker{
-		Name:  "membership",
-		Kind:  Liveness,
-		Doc:   "every watcher's member list converges to the live members within the bound",
-		Check: checkMembership,
-	})
-}
-
 func checkMembership(in *Input) []Violation {
 	stops := stopTimes(in.Ops)
 	paths, byPath := opsByPath(in.Ops, Join, Leave, Fail, View)

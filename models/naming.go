@@ -7,9 +7,18 @@ import (
 	"strings"
 )
 
-// The naming checker judges a name service's registry (Path); a Register's
-// Data is "name=value", a Resolve's Data the name and OutData the value.
-// Each name is its own object, reported as Path/name.
+func init() {
+	register(Checker{
+		Name:  "naming",
+		Kind:  Safety,
+		Doc:   "no two clients own a name, and no name is left registered by nobody who knows it",
+		Check: checkNaming,
+	})
+}
+
+// checkNaming is the naming checker. It judges a name service's registry
+// (Path); a Register's Data is "name=value", a Resolve's Data the name and
+// OutData the value. Each name is its own object, reported as Path/name.
 //
 //   - Safety: two clients never both own a name. Two Registers of a name
 //     that returned OK, by different clients with different values, are a
@@ -27,15 +36,6 @@ import (
 //     whose registrant was told it was taken or that the call failed: nobody
 //     who knows owns it, and nobody else can register it. One violation per
 //     name, at the first Resolve that shows it.
-func init() {
-	register(Checker{
-		Name:  "naming",
-		Kind:  Safety,
-		Doc:   "no two clients own a name, and no name is left registered by nobody who knows it",
-		Check: checkNaming,
-	})
-}
-
 func checkNaming(in *Input) []Violation {
 	stops := stopTimes(in.Ops)
 	paths, byPath := opsByPath(in.Ops, Register, Resolve)

@@ -7,9 +7,18 @@ import (
 	"strings"
 )
 
-// The 2pc checker judges the two-phased commit's safety properties, on
-// each transaction (Path). A decision is learnt by a Propose or a Vote that
-// returned OK, in its OutData.
+func init() {
+	register(Checker{
+		Name:  "2pc",
+		Kind:  Safety,
+		Doc:   "two-phased commit: every decision learnt is the same, and commit only when every site voted commit",
+		Check: checkTwoPhaseCommit,
+	})
+}
+
+// checkTwoPhaseCommit is the 2pc checker. It judges the two-phased commit's
+// safety properties, on each transaction (Path). A decision is learnt by a
+// Propose or a Vote that returned OK, in its OutData.
 //
 //   - Agreement: every decision learnt is the same. One violation per
 //     transaction, naming the first learner of each decision.
@@ -24,15 +33,6 @@ import (
 //
 // Termination (a decision is reached when no site failed) is the liveness
 // check's.
-func init() {
-	register(Checker{
-		Name:  "2pc",
-		Kind:  Safety,
-		Doc:   "two-phased commit: every decision learnt is the same, and commit only when every site voted commit",
-		Check: checkTwoPhaseCommit,
-	})
-}
-
 func checkTwoPhaseCommit(in *Input) []Violation {
 	paths, byPath := opsByPath(in.Ops, Propose, Vote)
 	var out []Violation
