@@ -19,7 +19,8 @@ import (
 // no check, however careful, closes it; a fenced resource does.
 //
 // Recorded: Acquire (with the token), Use (accepted or rejected), Release
-// (from the last use to Unlock's return).
+// (from the last use to Unlock's return). Clients start 5ms apart, c1
+// first.
 
 func init() {
 	registerKind(&kind{
@@ -132,6 +133,12 @@ func spawnHoldersFrom(r *runner, path string, first int, handle func(conn client
 	for i := first; i < r.spec.Clients; i++ {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
 			h := handle(conn, i)
+			// Clients start 5ms apart, in order, so that a fault schedule
+			// can name the first holder (c1, or the first holder after a
+			// revoker).
+			if err := pause(ctx, conn, time.Duration(i-first)*5*time.Millisecond); err != nil {
+				return err
+			}
 			for round := 0; round < wl.Rounds; {
 				a := r.rec.begin(conn, i, models.Acquire, path)
 				r.rec.op(a).Shared = h.shared
