@@ -47,6 +47,17 @@ type Lease struct {
 	careless bool  // a teaching variant's lease: it never reports a loss
 }
 
+// NewLease starts a lease on node for the session of conn, with the given
+// fencing token (it must grow with each grant: a node's sequence number or
+// its czxid will do). A lock or an election written outside this package
+// grants its holder one, so that the holder, a workload or a fenced
+// resource can tell when it may be lost.
+func NewLease(conn client.Conn, node string, token, czxid int64) *Lease {
+	l := newLease(conn, node, czxid)
+	l.Token = token
+	return l
+}
+
 // newLease starts following the session of conn for the lease on node.
 func newLease(conn client.Conn, node string, czxid int64) *Lease {
 	return &Lease{Node: node, Token: sequenceOf(node), Czxid: czxid,

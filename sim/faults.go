@@ -84,7 +84,11 @@ type Fault struct {
 	Kind FaultKind
 	A, B Target
 	D    time.Duration // pause: how long; spike: the extra latency
-	For  time.Duration // spike: how long it lasts
+	// For is how long a spike lasts; for a crash, a partition or an
+	// isolation, when set, how long until it is undone (the server
+	// restarts, the links heal), which a fault tied to an event cannot
+	// otherwise say.
+	For time.Duration
 }
 
 // String prints f in the schedule syntax, which ParseSchedule reads back.
@@ -106,6 +110,10 @@ func (f Fault) String() string {
 		fmt.Fprintf(&b, " %s", f.D)
 	case Spike:
 		fmt.Fprintf(&b, " %s for %s", f.D, f.For)
+	case Crash, Partition, Isolate:
+		if f.For > 0 {
+			fmt.Fprintf(&b, " for %s", f.For)
+		}
 	}
 	return b.String()
 }
@@ -218,6 +226,15 @@ func parseFault(s string) (Fault, error) {
 			return 0, fmt.Errorf("%s: duration %q: want a positive duration such as 12s", words[0], args[i])
 		}
 		return d, nil
+	}
+	// "crash s1 for 2s", "partition c1 s2 for 3s", "isolate s1 for 3s":
+	// undone after a while.
+	if n := len(args); (kind == Crash || kind == Partition || kind == Isolate) && n >= 2 && args[n-2] == "for" {
+		d, err := dur(n - 1)
+		if err != nil {
+			return f, err
+		}
+		f.For, args = d, args[:n-2]
 	}
 	want := 0
 	var err error
@@ -407,6 +424,9 @@ func (w *World) strike(f Fault, s *server, req *request) bool {
 			w.s.record(Record{Kind: KNote, From: WorldActor, Path: "no leader to crash"})
 			return false
 		}
+		if f.For > 0 {
+			w.s.at(w.s.now+Time(f.For), func() { w.restart(target) })
+		}
 		if target == s {
 			// Crash right after applying, before answering: the crash is
 			// carried out as the next event of this instant, once the
@@ -419,6 +439,9 @@ func (w *World) strike(f Fault, s *server, req *request) bool {
 		w.restart(server(f.A))
 	case Partition:
 		w.setCut(f.A, f.B, true)
+		if f.For > 0 {
+			w.s.at(w.s.now+Time(f.For), func() { w.strike(Fault{Kind: Heal, A: f.A, B: f.B}, nil, nil) })
+		}
 	case Isolate:
 		x := w.servers[f.A.Index]
 		for _, o := range w.servers {
@@ -428,6 +451,21 @@ func (w *World) strike(f Fault, s *server, req *request) bool {
 		}
 		for _, c := range w.clients {
 			w.setCut(f.A, Target{Kind: ClientT, Index: c.idx}, true)
+		}
+		if f.For > 0 {
+			w.s.at(w.s.now+Time(f.For), func() {
+				w.s.record(Record{Kind: KFault, From: WorldActor, Path: "heal " + f.A.String() + " (isolation over)"})
+				for _, o := range w.servers {
+					if o != x {
+						w.setCut(f.A, Target{Kind: ServerT, Index: o.idx}, false)
+					}
+				}
+				for _, c := range w.clients {
+					w.setCut(f.A, Target{Kind: ClientT, Index: c.idx}, false)
+				}
+				w.electionAt = 0
+				w.needElection()
+			})
 		}
 	case Heal:
 		if f.A.Kind == NoTarget {

@@ -25,7 +25,10 @@ at 100ms pause c1 12s
 at 1s spike 50ms for 2s
 when c2 create#1 applied: lose-reply
 when c1 delete#3 applied: crash applier
-when c1 setData#2 applied: partition c1 s1`
+when c1 setData#2 applied: partition c1 s1
+when c1 create#2 applied: crash applier for 2s
+at 1s partition s1 s2 for 3s
+at 1s isolate s3 for 500ms`
 	s, err := ParseSchedule(text)
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +60,9 @@ func TestScheduleParseErrors(t *testing.T) {
 		{"at 1s lose-reply", "only a fault tied to an event"},
 		{"at 1s spike 10ms 2s", `want "spike EXTRA for HOW-LONG"`},
 		{"at 1s restart s1 s2", `restart: unexpected "s2"`},
+		{"at 1s crash s1 for", `crash: unexpected "for"`},
+		{"at 1s crash s1 for ever", `crash: duration "ever"`},
+		{"at 1s pause c1 2s for 3s", `pause: unexpected "for 3s"`},
 		{"when c1 create applied: lose-reply", "want OP#K"},
 		{"when c1 frobnicate#1 applied: lose-reply", `unknown request type "frobnicate"`},
 		{"at 1s crash s1\nat 2s crash x9", `line 2: "at 2s crash x9": target "x9"`},
@@ -393,6 +399,43 @@ func TestRestartedServerCatchesUp(t *testing.T) {
 	}
 	if len(s1.tree.nodes) != len(s3.tree.nodes) {
 		t.Fatalf("s1 holds %d nodes, s3 %d", len(s1.tree.nodes), len(s3.tree.nodes))
+	}
+}
+
+// A crash, a partition or an isolation "for" a while is undone by itself:
+// the server restarts and catches up, the links heal.
+func TestFaultsUndoneAfterAWhile(t *testing.T) {
+	for _, text := range []string{
+		"when c1 create#3 applied: crash applier for 1s",
+		"at 300ms isolate s1 for 1s",
+		"at 300ms partition s1 s2 for 1s; at 300ms partition s1 s3 for 1s",
+	} {
+		w := newWorld(t, Config{Seed: 11, Servers: 3})
+		w.SpawnOn("", []int{0}, func(ctx context.Context, c client.Conn) error {
+			for i := 0; i < 20; i++ {
+				if _, err := c.Create(ctx, "/n-", nil, zk.FlagSequence, acl); err != nil &&
+					!errors.Is(err, zk.ErrConnectionClosed) && !errors.Is(err, zk.ErrNoServer) {
+					return err
+				}
+				if err := c.Sleep(ctx, 100*time.Millisecond); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		inject(t, w, text)
+		mustRun(t, w)
+		for _, s := range w.servers {
+			if s.role == roleDown || s.lastApplied() != w.servers[1].lastApplied() {
+				t.Fatalf("%s: s%d %s at zxid %#x, s2 at %#x: want every server up and caught up",
+					text, s.idx+1, s.role, s.lastApplied(), w.servers[1].lastApplied())
+			}
+		}
+		w.eachLink(func(l *link) {
+			if l.cut {
+				t.Fatalf("%s: a link is still cut", text)
+			}
+		})
 	}
 }
 

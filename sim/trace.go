@@ -166,6 +166,14 @@ func (t *Trace) Format(r *Record) string {
 		who += " → " + t.ActorName(r.To)
 	}
 	fmt.Fprintf(&b, "%-14s ", who)
+	b.WriteString(t.Action(r))
+	return b.String()
+}
+
+// Action renders what a record says happened, without its time and
+// actors (a timeline puts those in its rows and columns).
+func (t *Trace) Action(r *Record) string {
+	var b strings.Builder
 	switch r.Kind {
 	case KSpawn:
 		b.WriteString("start")

@@ -24,10 +24,10 @@ func listCmd() *cobra.Command {
 
 // faultKinds documents the fault schedule's syntax, one line a kind.
 var faultKinds = [][2]string{
-	{"crash sN | crash leader", "a server crashes: it keeps its log, loses everything else"},
+	{"crash sN | crash leader", "a server crashes: it keeps its log, loses everything else (... for D: restarts after D)"},
 	{"restart sN", "a crashed server comes back and catches up from the leader"},
-	{"partition A B", "cut both directions between two servers, or a client and a server"},
-	{"isolate sN", "cut a server from every server and client"},
+	{"partition A B", "cut both directions between two servers, or a client and a server (... for D: heals after D)"},
+	{"isolate sN", "cut a server from every server and client (... for D: heals after D)"},
 	{"heal A B | heal", "reopen links (all of them when none is named)"},
 	{"pause cN DURATION", "a client process stops, heartbeats included (a long GC pause)"},
 	{"spike EXTRA for DURATION", "every link gets slower for a while"},

@@ -1,0 +1,184 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/zksim/zksim/sim"
+)
+
+// Explore enumerates, for a small configuration, every fault schedule
+// within a bound: each fault strikes at one of the run's events (the
+// moment a client's write is applied, "when cN OP#K applied:") and is one
+// of a few kinds, and a schedule holds at most MaxFaults of them, each
+// after the last. It is a depth-first search over those choice sequences:
+// a run shows the events the next fault can be tied to, and each choice
+// makes a new run. The rest of a run's choices (latencies, tie orders)
+// come from the seed, the same in every run, so the exploration is exact
+// and repeatable: the same bound explores the same schedules, and says
+// how many.
+type Explore struct {
+	Spec Spec
+	// Seed fixes the runs' other choices (default 1).
+	Seed uint64
+	// MinClients..MaxClients are the client counts explored (default: the
+	// spec's alone).
+	MinClients, MaxClients int
+	// MaxFaults bounds the faults of a schedule (default 2).
+	MaxFaults int
+	// Faults are the faults that may strike at an event, in the schedule
+	// syntax after "when cN OP#K applied:"; "{c}" stands for the client
+	// whose write it is. Default: ExploreFaults.
+	Faults []string
+	// Limit stops the exploration after this many runs (0: none).
+	Limit int
+	// StopAtFirst stops at the first counterexample.
+	StopAtFirst bool
+	// Progress, when set, is called after each run.
+	Progress func(explored, failed int)
+}
+
+// ExploreFaults are the faults explored at each event by default: each
+// undoes itself, so every schedule leaves a working ensemble behind.
+var ExploreFaults = []string{
+	"lose-reply",           // the reply is lost, the connection drops
+	"crash applier for 1s", // the server that applied it crashes before answering
+	"crash leader for 1s",  // the leader crashes, a new one is elected
+	"pause {c} 15s",        // the client stops past its session timeout: its session expires
+}
+
+// ExploreResult is what an exploration found.
+type ExploreResult struct {
+	// Explored is how many runs (schedules) it made.
+	Explored int `json:"explored"`
+	// Complete says every schedule within the bound was explored (no
+	// Limit or StopAtFirst cut it short).
+	Complete bool `json:"complete"`
+	// Counterexamples are the failing schedules, fewest faults first.
+	Counterexamples []*Counterexample `json:"counterexamples"`
+}
+
+// writeOps are the requests a fault is tied to: a client's writes.
+var writeOps = map[sim.Op]bool{sim.OpCreate: true, sim.OpDelete: true, sim.OpSetData: true, sim.OpMulti: true}
+
+// Run explores.
+func (e Explore) Run() (*ExploreResult, error) {
+	base, _, err := e.Spec.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if e.Seed == 0 {
+		e.Seed = 1
+	}
+	if e.MaxFaults == 0 {
+		e.MaxFaults = 2
+	}
+	if len(e.Faults) == 0 {
+		e.Faults = ExploreFaults
+	}
+	lo, hi := e.MinClients, e.MaxClients
+	if lo == 0 {
+		lo = base.Clients
+	}
+	if hi < lo {
+		hi = lo
+	}
+	res := &ExploreResult{Complete: true}
+	stopped := false
+	// visit runs spec with sched, records it, and extends sched with one
+	// more fault at each event after the last fault's.
+	var visit func(spec Spec, sched sim.Schedule) error
+	visit = func(spec Spec, sched sim.Schedule) error {
+		if stopped {
+			return nil
+		}
+		if e.Limit > 0 && res.Explored >= e.Limit {
+			stopped, res.Complete = true, false
+			return nil
+		}
+		s := withSchedule(spec, sched)
+		o, err := Run(s, e.Seed, Options{KeepTrace: true})
+		if err != nil {
+			return fmt.Errorf("schedule %q: %w", oneLine(sched), err)
+		}
+		res.Explored++
+		if o.Failed() {
+			res.Counterexamples = append(res.Counterexamples, &Counterexample{Spec: s, Seed: e.Seed, Clients: s.Clients,
+				Rounds: o.Spec.Workload.Rounds, Schedule: sched, Violations: o.Violations,
+				TraceHash: HashString(o.Result.Hash), Tries: res.Explored})
+			if e.StopAtFirst {
+				stopped, res.Complete = true, false
+			}
+		}
+		if e.Progress != nil {
+			e.Progress(res.Explored, len(res.Counterexamples))
+		}
+		if len(sched) >= e.MaxFaults || o.Failed() {
+			return nil // a failing schedule is not extended: it is the smaller counterexample
+		}
+		events := triggers(o.World.Trace())
+		start := 0
+		if len(sched) > 0 {
+			last := *sched[len(sched)-1].When
+			start = -1
+			for i, t := range events {
+				if t == last {
+					start = i + 1
+				}
+			}
+			if start < 0 {
+				return nil // the last fault never struck: its extensions repeat others
+			}
+		}
+		for _, t := range events[start:] {
+			for _, text := range e.Faults {
+				f, err := faultAt(t, text)
+				if err != nil {
+					return err
+				}
+				if err := visit(spec, append(sched[:len(sched):len(sched)], f)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for n := lo; n <= hi; n++ {
+		spec := base
+		spec.Clients = n
+		if err := visit(spec, nil); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// triggers lists the events of a run a fault can be tied to, in the order
+// they happened: each client's writes as their answers were given.
+func triggers(tr *sim.Trace) []sim.Trigger {
+	counts := map[sim.Trigger]int{}
+	var out []sim.Trigger
+	for _, r := range tr.Records() {
+		if r.Kind != sim.KReply || !writeOps[r.Op] || r.To == sim.WorldActor || r.To >= sim.ServerActor(0) {
+			continue
+		}
+		key := sim.Trigger{Client: int(r.To) - 1, Op: r.Op}
+		counts[key]++
+		key.Nth = counts[key]
+		out = append(out, key)
+	}
+	return out
+}
+
+// faultAt is the fault text ties to trigger t.
+func faultAt(t sim.Trigger, text string) (sim.Fault, error) {
+	text = strings.ReplaceAll(text, "{c}", fmt.Sprintf("c%d", t.Client+1))
+	s, err := sim.ParseSchedule(fmt.Sprintf("when %s: %s", t, text))
+	if err != nil {
+		return sim.Fault{}, fmt.Errorf("explored fault %q: %w", text, err)
+	}
+	if len(s) != 1 {
+		return sim.Fault{}, fmt.Errorf("explored fault %q: want one fault", text)
+	}
+	return s[0], nil
+}

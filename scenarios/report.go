@@ -1,0 +1,130 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ViolationReport is what a person needs to understand a failing run and
+// replay it: the seed, each violation (check, kind, what), the fault
+// schedule, the end of the timeline up to the first violation, and the
+// files written beside it.
+type ViolationReport struct {
+	Outcome *Outcome
+	// Files written by Write: the full timeline, the history as JSON, and
+	// porcupine's visualization of each failed linearizability check.
+	Files []string
+}
+
+// timelineRows is how many rows of the timeline the report shows.
+const timelineRows = 40
+
+// String renders the report as text.
+func (r *ViolationReport) String() string {
+	o := r.Outcome
+	var b strings.Builder
+	name := o.Spec.Name
+	if name == "" {
+		name = o.Spec.Kind
+		if o.Spec.Variant != "" {
+			name = o.Spec.Variant
+		}
+	}
+	fmt.Fprintf(&b, "VIOLATION in %s, seed %d (trace hash %s)\n", name, o.Seed, HashString(o.Result.Hash))
+	for _, v := range o.Violations {
+		fmt.Fprintf(&b, "  %s\n", v)
+	}
+	b.WriteString("faults:\n")
+	if len(o.Schedule) == 0 {
+		b.WriteString("  (none)\n")
+	}
+	for _, f := range o.Schedule {
+		fmt.Fprintf(&b, "  %s\n", f)
+	}
+	if o.Result.Err != nil {
+		fmt.Fprintf(&b, "run ended: %s\n", firstLine(o.Result.Err.Error()))
+	}
+	if t, err := NewTimeline(o); err == nil {
+		at := o.Input.End
+		for _, v := range o.Violations {
+			if v.At != 0 && v.At < at {
+				at = v.At
+			}
+		}
+		fmt.Fprintf(&b, "timeline up to %s (last %d events):\n", fmtAt(at), timelineRows)
+		b.WriteString(t.Window(0, at, timelineRows).String())
+	}
+	for _, f := range r.Files {
+		fmt.Fprintf(&b, "wrote %s\n", f)
+	}
+	return b.String()
+}
+
+func fmtAt(ns int64) string { return fmt.Sprintf("%.6fs", float64(ns)/1e9) }
+
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
+}
+
+// Write writes the report's files into dir (created if missing): the
+// report itself (report.txt), the full timeline (timeline.txt), the
+// history (history.json, which `zksim check` reads), and a porcupine
+// visualization per failed linearizability check (linearizability-N.html).
+// It needs the run's kept trace for the timeline.
+func (r *ViolationReport) Write(dir string) error {
+	o := r.Outcome
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	write := func(name string, fn func(f *os.File) error) error {
+		path := filepath.Join(dir, name)
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := fn(f); err != nil {
+			f.Close()
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		r.Files = append(r.Files, path)
+		return nil
+	}
+	if t, err := NewTimeline(o); err == nil {
+		if err := write("timeline.txt", func(f *os.File) error {
+			_, err := f.WriteString(t.String())
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	if err := write("history.json", func(f *os.File) error {
+		enc := json.NewEncoder(f)
+		enc.SetIndent("", "  ")
+		return enc.Encode(o.Input.Ops)
+	}); err != nil {
+		return err
+	}
+	n := 0
+	for _, v := range o.Violations {
+		if v.Linearization == nil {
+			continue
+		}
+		n++
+		if err := write(fmt.Sprintf("linearizability-%d.html", n), func(f *os.File) error {
+			return v.Linearization.Visualize(f)
+		}); err != nil {
+			return err
+		}
+	}
+	return write("report.txt", func(f *os.File) error {
+		_, err := f.WriteString(r.String())
+		return err
+	})
+}

@@ -1,0 +1,276 @@
+package scenarios
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/sim"
+)
+
+// Counterexample is a failing run made as small as the search could: the
+// spec to replay (its clients and rounds cut down, its faults exactly
+// Schedule) and the seed.
+type Counterexample struct {
+	Spec       Spec               `json:"-"`
+	Seed       uint64             `json:"seed"`
+	Clients    int                `json:"clients"`
+	Rounds     int                `json:"rounds"`
+	Schedule   sim.Schedule       `json:"-"`
+	Violations []models.Violation `json:"violations"`
+	TraceHash  string             `json:"trace_hash"`
+	// Tries is how many runs the search and the shrinking made.
+	Tries int `json:"tries"`
+}
+
+// Faults is the schedule in the one-line form the tool and a test flag
+// read back ("; "-separated).
+func (c *Counterexample) Faults() string { return oneLine(c.Schedule) }
+
+func oneLine(s sim.Schedule) string {
+	parts := make([]string, len(s))
+	for i, f := range s {
+		parts[i] = f.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Hunt drives runs from rapid: rapid draws the number of clients, the
+// rounds, the seed and a fault schedule, and when a run breaks a check it
+// shrinks its own choices to a minimal counterexample: fewest faults,
+// fewest clients, shortest run.
+type Hunt struct {
+	Spec Spec
+	// MinClients..Spec.Clients is the range of clients drawn (default 1,
+	// or the kind's least).
+	MinClients int
+	// MaxFaults is the most faults a schedule holds (default 4).
+	MaxFaults int
+	// Kinds are the fault kinds drawn (default every kind).
+	Kinds []sim.FaultKind
+	// Checks is how many runs rapid tries before it gives up (default
+	// 100).
+	Checks int
+	// Seed makes rapid's own draws reproducible (default 1).
+	Seed uint64
+}
+
+// Shrink takes a failing run (spec and seed) and makes it smaller with
+// rapid: rapid draws which of its faults to keep (shrinking towards none),
+// how many clients (towards the fewest) and rounds (towards one); a draw
+// is a counterexample when its run still breaks the same check. The seed
+// stays: the failure may hang on its timing.
+func Shrink(spec Spec, seed uint64, checks int) (*Counterexample, error) {
+	orig, err := Run(spec, seed, Options{})
+	if err != nil {
+		return nil, err
+	}
+	if !orig.Failed() {
+		return nil, fmt.Errorf("seed %d does not fail: nothing to shrink", seed)
+	}
+	target := orig.Violations[0].Check
+	full := orig.Schedule
+	base := orig.Spec
+	k, _ := lookupKind(base.Kind)
+	best := &Counterexample{Spec: withSchedule(base, full), Seed: seed, Clients: base.Clients, Rounds: base.Workload.Rounds,
+		Schedule: full, Violations: orig.Violations, TraceHash: HashString(orig.Result.Hash), Tries: 1}
+	tries := 1
+	err = runRapid(checks, 1, func(t *rapid.T) {
+		clients := rapid.IntRange(k.minClients, base.Clients).Draw(t, "clients")
+		rounds := rapid.IntRange(1, max(base.Workload.Rounds, 1)).Draw(t, "rounds")
+		var sched sim.Schedule
+		for i, f := range full {
+			// 0 drops the fault; shrinking drives draws towards 0.
+			if rapid.IntRange(0, 9).Draw(t, "keep "+strconv.Itoa(i)) > 0 && fits(f, clients) {
+				sched = append(sched, f)
+			}
+		}
+		s := withSchedule(base, sched)
+		s.Clients, s.Workload.Rounds = clients, rounds
+		tries++
+		o, err := Run(s, seed, Options{})
+		if err != nil {
+			t.Skip(err.Error()) // cannot run this draw (not a counterexample)
+		}
+		if hasCheck(o, target) {
+			best = &Counterexample{Spec: s, Seed: seed, Clients: clients, Rounds: rounds, Schedule: sched,
+				Violations: o.Violations, TraceHash: HashString(o.Result.Hash)}
+			t.Fatalf("still fails")
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	best.Tries = tries // the original stands when rapid found no smaller draw
+	return best, nil
+}
+
+// Run hunts for a counterexample. It returns nil when rapid found none in
+// its tries.
+func (h Hunt) Run() (*Counterexample, error) {
+	base, k, err := h.Spec.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	minClients := max(h.MinClients, k.minClients, 1)
+	maxFaults := h.MaxFaults
+	if maxFaults == 0 {
+		maxFaults = 4
+	}
+	kinds := h.Kinds
+	if len(kinds) == 0 {
+		kinds = []sim.FaultKind{sim.Crash, sim.Partition, sim.Isolate, sim.Pause, sim.Spike, sim.LoseReply}
+	}
+	servers := base.Ensemble.Servers
+	if servers == 0 {
+		servers = 3
+	}
+	var best *Counterexample
+	tries := 0
+	err = runRapid(h.Checks, max(h.Seed, 1), func(t *rapid.T) {
+		clients := rapid.IntRange(minClients, max(base.Clients, minClients)).Draw(t, "clients")
+		rounds := rapid.IntRange(1, max(base.Workload.Rounds, 1)).Draw(t, "rounds")
+		seed := rapid.Uint64Range(1, 1<<32).Draw(t, "seed")
+		n := rapid.IntRange(0, maxFaults).Draw(t, "faults")
+		sched := slices.Clone(base.Faults)
+		for i := 0; i < n; i++ {
+			sched = append(sched, drawFault(t, kinds, servers, clients, base.Horizon))
+		}
+		s := withSchedule(base, sched)
+		s.Clients, s.Workload.Rounds = clients, rounds
+		tries++
+		o, err := Run(s, seed, Options{})
+		if err != nil {
+			t.Skip(err.Error())
+		}
+		if o.Failed() {
+			best = &Counterexample{Spec: s, Seed: seed, Clients: clients, Rounds: rounds, Schedule: sched,
+				Violations: o.Violations, TraceHash: HashString(o.Result.Hash)}
+			t.Fatalf("fails")
+		}
+	})
+	if err != nil || best == nil {
+		return nil, err
+	}
+	best.Tries = tries
+	return best, nil
+}
+
+// drawFault draws one fault that undoes itself: a crash restarts, a cut
+// heals, a pause ends.
+func drawFault(t *rapid.T, kinds []sim.FaultKind, servers, clients int, horizon time.Duration) sim.Fault {
+	kind := rapid.SampledFrom(kinds).Draw(t, "kind")
+	at := time.Duration(rapid.IntRange(0, int(horizon/(100*time.Millisecond))).Draw(t, "at")) * 100 * time.Millisecond
+	lasts := time.Duration(rapid.IntRange(1, 30).Draw(t, "lasts")) * 500 * time.Millisecond
+	srv := sim.Target{Kind: sim.ServerT, Index: rapid.IntRange(0, servers-1).Draw(t, "server")}
+	cl := sim.Target{Kind: sim.ClientT, Index: rapid.IntRange(0, clients-1).Draw(t, "client")}
+	f := sim.Fault{At: at, Kind: kind}
+	switch kind {
+	case sim.Crash:
+		f.A, f.For = srv, lasts
+		if rapid.Bool().Draw(t, "leader") {
+			f.A = sim.Target{Kind: sim.LeaderT}
+		}
+	case sim.Partition:
+		f.A, f.B, f.For = srv, cl, lasts
+		if servers > 1 && rapid.Bool().Draw(t, "between servers") {
+			f.B = sim.Target{Kind: sim.ServerT, Index: (srv.Index + 1) % servers}
+		}
+	case sim.Isolate:
+		f.A, f.For = srv, lasts
+	case sim.Pause:
+		f.A, f.D = cl, lasts
+	case sim.Spike:
+		f.D, f.For = time.Duration(rapid.IntRange(1, 10).Draw(t, "extra"))*10*time.Millisecond, lasts
+	case sim.LoseReply:
+		op := rapid.SampledFrom([]sim.Op{sim.OpCreate, sim.OpDelete, sim.OpSetData, sim.OpMulti}).Draw(t, "op")
+		f.At, f.When = 0, &sim.Trigger{Client: cl.Index, Op: op, Nth: rapid.IntRange(1, 8).Draw(t, "nth")}
+	default:
+		f.Kind = sim.Spike
+		f.D, f.For = 50*time.Millisecond, lasts
+	}
+	return f
+}
+
+// fits reports whether f names only clients below n.
+func fits(f sim.Fault, n int) bool {
+	for _, t := range []sim.Target{f.A, f.B} {
+		if t.Kind == sim.ClientT && t.Index >= n {
+			return false
+		}
+	}
+	return f.When == nil || f.When.Client < n
+}
+
+func hasCheck(o *Outcome, check string) bool {
+	for _, v := range o.Violations {
+		if v.Check == check {
+			return true
+		}
+	}
+	return false
+}
+
+// rapidMu serialises rapid runs: its settings are process-wide flags.
+var rapidMu sync.Mutex
+
+// runRapid runs prop under rapid for checks tries (default 100) from
+// rapid's seed, without writing rapid's fail files. When a draw fails,
+// rapid shrinks it, and prop's last failing call is the smallest draw.
+func runRapid(checks int, seed uint64, prop func(*rapid.T)) error {
+	rapidMu.Lock()
+	defer rapidMu.Unlock()
+	testing.Init() // rapid asks testing.Short(); harmless when `go test` has done it
+	if checks <= 0 {
+		checks = 100
+	}
+	restore := map[string]string{}
+	for name, v := range map[string]string{"rapid.checks": strconv.Itoa(checks), "rapid.seed": strconv.FormatUint(seed, 10),
+		"rapid.nofailfile": "true", "rapid.failfile": ""} {
+		f := flag.Lookup(name)
+		if f == nil {
+			return fmt.Errorf("rapid's %s setting is missing", name)
+		}
+		restore[name] = f.Value.String()
+		if err := f.Value.Set(v); err != nil {
+			return err
+		}
+	}
+	defer func() {
+		for name, v := range restore {
+			_ = flag.Lookup(name).Value.Set(v)
+		}
+	}()
+	rapid.Check(&rapidTB{}, prop)
+	return nil
+}
+
+// rapidTB is the rapid.TB a search runs rapid with, in or out of `go
+// test`: the property keeps what it found, so rapid's own report is
+// dropped.
+type rapidTB struct {
+	failed bool
+}
+
+func (*rapidTB) Helper()                 {}
+func (*rapidTB) Name() string            { return "zksim" }
+func (*rapidTB) Logf(string, ...any)     {}
+func (*rapidTB) Log(...any)              {}
+func (*rapidTB) Skipf(string, ...any)    {}
+func (*rapidTB) Skip(...any)             {}
+func (*rapidTB) SkipNow()                {}
+func (t *rapidTB) Errorf(string, ...any) { t.failed = true }
+func (t *rapidTB) Error(...any)          { t.failed = true }
+func (t *rapidTB) Fatalf(string, ...any) { t.failed = true }
+func (t *rapidTB) Fatal(...any)          { t.failed = true }
+func (*rapidTB) FailNow()                {}
+func (t *rapidTB) Fail()                 { t.failed = true }
+func (t *rapidTB) Failed() bool          { return t.failed }

@@ -1,0 +1,207 @@
+package scenarios
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/sim"
+)
+
+// Timeline renders a run as a table a person reads down: a row per event,
+// a column per actor (the world's faults, each client, each server). A
+// client's column shows the operations the workload recorded (called, and
+// what they returned), what it sent, its session's changes and pauses; a
+// server's shows what it applied, replied and notified, and its role. A
+// lost reply shows as the fault that took it and the client's
+// disconnection.
+//
+// It needs the run's kept trace (Options.KeepTrace, or Replay).
+type Timeline struct {
+	Rows  []TimelineRow
+	Cols  []string // "world", "c1", ..., "s1", ...
+	width int
+}
+
+// TimelineRow is one event: its virtual time (ns since the start), its
+// column and what happened.
+type TimelineRow struct {
+	At   int64
+	Col  int
+	Text string
+}
+
+// shown are the trace records a timeline shows.
+var shown = map[sim.Kind]bool{
+	sim.KSend: true, sim.KApply: true, sim.KReply: true, sim.KNotify: true, sim.KState: true,
+	sim.KExpire: true, sim.KPause: true, sim.KResume: true, sim.KTimeout: true, sim.KRole: true,
+	sim.KFault: true, sim.KNote: true, sim.KExit: true,
+}
+
+// NewTimeline builds the timeline of o.
+func NewTimeline(o *Outcome) (*Timeline, error) {
+	tr := o.World.Trace()
+	if len(tr.Records()) == 0 {
+		return nil, fmt.Errorf("the run kept no trace: replay it with its trace kept")
+	}
+	servers := o.Spec.Ensemble.Servers
+	if servers == 0 {
+		servers = 3
+	}
+	t := &Timeline{Cols: []string{"world"}, width: 26}
+	for i := 0; i < o.Spec.Clients; i++ {
+		t.Cols = append(t.Cols, fmt.Sprintf("c%d", i+1))
+	}
+	for i := 0; i < servers; i++ {
+		t.Cols = append(t.Cols, fmt.Sprintf("s%d", i+1))
+	}
+	col := func(a sim.Actor) int {
+		switch {
+		case a == sim.WorldActor:
+			return 0
+		case a >= sim.ServerActor(0):
+			return 1 + o.Spec.Clients + int(a-sim.ServerActor(0))
+		default:
+			return int(a)
+		}
+	}
+	// The workload's operations: each call, and each return, in its
+	// client's column; a call comes before the messages of its instant, a
+	// return after them.
+	type opEvent struct {
+		at   int64
+		ret  bool
+		text string
+		col  int
+	}
+	var opEvents []opEvent
+	for _, op := range o.Input.Ops {
+		c := 1 + op.Client
+		if op.Call == op.Return {
+			opEvents = append(opEvents, opEvent{op.Call, true, "▶ " + models.Describe(op), c})
+			continue
+		}
+		opEvents = append(opEvents, opEvent{op.Call, false, "▶ " + callText(op), c})
+		if op.Result != models.Pending && op.Result != models.Unknown {
+			opEvents = append(opEvents, opEvent{op.Return, true, "◀ " + models.Describe(op), c})
+		} else if op.Result == models.Unknown {
+			opEvents = append(opEvents, opEvent{op.Call, true, "◀ " + string(op.Kind) + " failed: outcome unknown", c})
+		}
+	}
+	slices.SortStableFunc(opEvents, func(a, b opEvent) int {
+		if a.at != b.at {
+			return int(a.at - b.at)
+		}
+		if a.ret != b.ret {
+			if a.ret {
+				return 1
+			}
+			return -1
+		}
+		return 0
+	})
+	recs := tr.Records()
+	i, j := 0, 0
+	for i < len(recs) || j < len(opEvents) {
+		// Calls at time T come before T's records, returns after.
+		takeOp := j < len(opEvents) && (i >= len(recs) || opEvents[j].at < int64(recs[i].At) ||
+			(opEvents[j].at == int64(recs[i].At) && !opEvents[j].ret))
+		if takeOp {
+			e := opEvents[j]
+			t.Rows = append(t.Rows, TimelineRow{At: e.at, Col: e.col, Text: e.text})
+			j++
+			continue
+		}
+		r := &recs[i]
+		i++
+		if !shown[r.Kind] {
+			continue
+		}
+		text := shorten(tr.Action(r))
+		switch r.Kind {
+		case sim.KSend:
+			text = "→" + tr.ActorName(r.To) + " " + text
+		case sim.KReply, sim.KNotify:
+			text = "→" + tr.ActorName(r.To) + " " + text
+		}
+		t.Rows = append(t.Rows, TimelineRow{At: int64(r.At), Col: col(r.From), Text: text})
+	}
+	return t, nil
+}
+
+func callText(op models.Operation) string {
+	s := string(op.Kind) + " " + op.Path
+	if op.Shared {
+		s += " (shared)"
+	}
+	if op.Data != "" && op.Kind != models.Propose {
+		s += fmt.Sprintf(" %q", op.Data)
+	}
+	return s
+}
+
+var (
+	sessionSuffix = regexp.MustCompile(`\s+\(session 0x[0-9a-f]+\)`)
+	pathToken     = regexp.MustCompile(`/[^\s"]+`)
+)
+
+// shorten keeps a record's text readable in a column: a path becomes its
+// last element, a long one its end.
+func shorten(s string) string {
+	s = sessionSuffix.ReplaceAllString(s, "")
+	return pathToken.ReplaceAllStringFunc(s, func(p string) string {
+		last := p[strings.LastIndexByte(p, '/'):]
+		if len(last) > 18 {
+			last = "/…" + last[len(last)-15:]
+		}
+		return last
+	})
+}
+
+// Window keeps the rows from time from to time to (inclusive), at most
+// the last n of them (n <= 0: all).
+func (t *Timeline) Window(from, to int64, n int) *Timeline {
+	out := &Timeline{Cols: t.Cols, width: t.width}
+	for _, r := range t.Rows {
+		if r.At >= from && r.At <= to {
+			out.Rows = append(out.Rows, r)
+		}
+	}
+	if n > 0 && len(out.Rows) > n {
+		out.Rows = out.Rows[len(out.Rows)-n:]
+	}
+	return out
+}
+
+// String renders the table: a header, then a row per event; text too wide
+// for its column is cut with "…".
+func (t *Timeline) String() string {
+	var b strings.Builder
+	line := func(s string) { b.WriteString(strings.TrimRight(s, " ") + "\n") }
+	cell := func(s string) string {
+		r := []rune(s)
+		if len(r) > t.width {
+			r = append(r[:t.width-1], '…')
+		}
+		return string(r) + strings.Repeat(" ", t.width-len(r))
+	}
+	head := fmt.Sprintf("%-12s", "time")
+	for _, c := range t.Cols {
+		head += "│ " + cell(c)
+	}
+	line(head)
+	for _, r := range t.Rows {
+		row := fmt.Sprintf("%-12s", models.FormatTime(r.At))
+		for c := range t.Cols {
+			text := ""
+			if c == r.Col {
+				text = r.Text
+			}
+			row += "│ " + cell(text)
+		}
+		line(row)
+	}
+	return b.String()
+}

@@ -1,0 +1,96 @@
+package zksimtest_test
+
+import (
+	"context"
+	"errors"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/recipes"
+)
+
+// nodeLock is a user's own lock, the simplest there is: the holder owns
+// one ephemeral node, and a waiter waits for that node to go. It recovers
+// from a lost create() reply by asking whose the node is: its own
+// session's means it got the lock.
+type nodeLock struct {
+	conn     client.Conn
+	dir      string
+	careless bool // the mistake the tests make: trust NodeExists after a lost reply
+}
+
+func (l *nodeLock) node() string { return l.dir + "/holder" }
+
+func (l *nodeLock) Lock(ctx context.Context) (*recipes.Lease, error) {
+	if err := l.ensureDir(ctx); err != nil {
+		return nil, err
+	}
+	unsure := false // a create of ours may have been applied
+	for {
+		_, err := l.conn.Create(ctx, l.node(), nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+		switch {
+		case err == nil:
+			return l.grant(ctx)
+		case errors.Is(err, zk.ErrConnectionClosed), errors.Is(err, zk.ErrNoServer):
+			unsure = unsure || errors.Is(err, zk.ErrConnectionClosed)
+			continue
+		case !errors.Is(err, zk.ErrNodeExists):
+			return nil, err
+		}
+		ok, st, w, err := l.conn.ExistsW(ctx, l.node())
+		if err != nil {
+			if errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) {
+				continue
+			}
+			return nil, err
+		}
+		if ok && unsure && !l.careless && st.EphemeralOwner == l.conn.SessionID() {
+			return l.grant(ctx) // our own create was applied after all
+		}
+		if ok {
+			if _, err := w.Wait(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+func (l *nodeLock) grant(ctx context.Context) (*recipes.Lease, error) {
+	ok, st, err := l.conn.Exists(ctx, l.node())
+	if err != nil {
+		return nil, err
+	}
+	if !ok || st.EphemeralOwner != l.conn.SessionID() {
+		return nil, zk.ErrSessionExpired // lost it already: the caller retries
+	}
+	// The node's czxid grows with each grant: a fencing token.
+	return recipes.NewLease(l.conn, l.node(), st.Czxid, st.Czxid), nil
+}
+
+func (l *nodeLock) Unlock(ctx context.Context) error {
+	for {
+		err := l.conn.Delete(ctx, l.node(), -1)
+		if err == nil || errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrSessionExpired) {
+			return nil
+		}
+		if !errors.Is(err, zk.ErrConnectionClosed) && !errors.Is(err, zk.ErrNoServer) {
+			return err
+		}
+	}
+}
+
+func (l *nodeLock) ensureDir(ctx context.Context) error {
+	for _, p := range []string{"/zksim", l.dir} {
+		for {
+			_, err := l.conn.Create(ctx, p, nil, 0, zk.WorldACL(zk.PermAll))
+			if err == nil || errors.Is(err, zk.ErrNodeExists) {
+				break
+			}
+			if !errors.Is(err, zk.ErrConnectionClosed) && !errors.Is(err, zk.ErrNoServer) {
+				return err
+			}
+		}
+	}
+	return nil
+}

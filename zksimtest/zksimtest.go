@@ -1,0 +1,193 @@
+// Package zksimtest lets a user's own `go test` check their implementation
+// of a recipe kind in the simulator: many seeds under faults, the checks of
+// the kind, and on a violation the smallest counterexample found, its
+// report, and the command that replays it.
+//
+//	func TestMyLock(t *testing.T) {
+//		zksimtest.Lock(t, func(conn client.Conn, path string) recipes.Locker {
+//			return mylock.New(conn, path)
+//		}, zksimtest.Options{})
+//	}
+//
+// A failure ends with a line such as
+//
+//	replay: go test -run '^TestMyLock$' -zksim.seed=17 -zksim.clients=2 -zksim.rounds=1 -zksim.faults='when c1 create#3 applied: lose-reply'
+//
+// which runs that one counterexample again, exactly. The flags:
+//
+//	-zksim.seeds N     how many seeds to search (default Options.Seeds, or 50)
+//	-zksim.seed S      run seed S alone (with the flags below, a replay)
+//	-zksim.faults F    the faults, "; "-separated, instead of random ones
+//	                   ("none": no faults at all)
+//	-zksim.clients N   the number of clients
+//	-zksim.rounds N    the workload's rounds
+//	-zksim.report DIR  write the violation report's files (timeline,
+//	                   history, porcupine's visualization) into DIR
+//
+// It must not be used outside tests: it fails the test it is given.
+package zksimtest
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/sim"
+)
+
+var (
+	flagSeeds   = flag.Int("zksim.seeds", 0, "zksim: how many seeds to search")
+	flagSeed    = flag.Uint64("zksim.seed", 0, "zksim: run this seed alone")
+	flagFaults  = flag.String("zksim.faults", "", "zksim: the faults, '; '-separated, instead of random ones")
+	flagClients = flag.Int("zksim.clients", 0, "zksim: the number of clients")
+	flagRounds  = flag.Int("zksim.rounds", 0, "zksim: the workload's rounds")
+	flagReport  = flag.String("zksim.report", "", "zksim: write a violation's report files into this directory")
+)
+
+// Options choose the experiment. Zero values take the kind's defaults.
+type Options struct {
+	// Clients is the number of client processes.
+	Clients int
+	// Seeds is how many seeds to search (default 50).
+	Seeds int
+	// Faults, in the schedule syntax ("; " or newline separated), strike
+	// in every run. When neither Faults nor Rates is set, DefaultRates
+	// apply.
+	Faults string
+	// Rates draws random faults from each seed.
+	Rates *sim.Rates
+	// Workload tunes the kind's workload (rounds, steps, fencing, ...).
+	Workload scenarios.Workload
+	// Checks replaces the kind's checks.
+	Checks []string
+	// Ensemble configures the simulated ensemble (servers, timeouts).
+	Ensemble sim.Config
+	// NoShrink reports the first failing seed as it is.
+	NoShrink bool
+}
+
+// DefaultRates are the random faults a check runs under when none are
+// given: crashes, leader crashes, partitions, isolation, latency spikes
+// and lost replies. Process pauses are left out: a pause past the session
+// timeout breaks every unfenced lock (that is what fencing is for); add
+// them with Rates and Workload.Fenced.
+var DefaultRates = sim.Rates{Crash: 0.1, LeaderCrash: 0.1, Partition: 0.2, Isolate: 0.05, Spike: 0.1, LoseReply: 1}
+
+// Lock checks a user's exclusive lock: one holder at a time (as its uses
+// of a shared resource show), no waiting on a free lock, no herd.
+func Lock(t testing.TB, newLock func(conn client.Conn, path string) recipes.Locker, opt Options) {
+	t.Helper()
+	Check(t, "lock", scenarios.Implementation{Locker: newLock}, opt)
+}
+
+// Check runs kind's workload on impl and fails t on a violation.
+func Check(t testing.TB, kind string, impl scenarios.Implementation, opt Options) {
+	t.Helper()
+	spec := scenarios.Spec{Name: t.Name(), Kind: kind, Impl: &impl, Clients: opt.Clients, Workload: opt.Workload,
+		Checks: opt.Checks, Ensemble: opt.Ensemble, Rates: opt.Rates}
+	faults := opt.Faults
+	switch *flagFaults {
+	case "":
+	case "none":
+		faults, spec.Rates = "", nil
+		spec.Faults = sim.Schedule{} // no faults, and no random ones
+	default:
+		faults, spec.Rates = *flagFaults, nil
+	}
+	if faults != "" {
+		s, err := sim.ParseSchedule(faults)
+		if err != nil {
+			t.Fatalf("zksimtest: faults: %v", err)
+		}
+		spec.Faults = s
+	} else if spec.Rates == nil && spec.Faults == nil {
+		r := DefaultRates
+		spec.Rates = &r
+	}
+	if *flagClients > 0 {
+		spec.Clients = *flagClients
+	}
+	if *flagRounds > 0 {
+		spec.Workload.Rounds = *flagRounds
+	}
+
+	if *flagSeed != 0 {
+		o, err := scenarios.Replay(spec, *flagSeed)
+		if err != nil {
+			t.Fatalf("zksimtest: %v", err)
+		}
+		if o.Failed() {
+			fail(t, o, o.Spec.Clients, o.Spec.Workload.Rounds)
+		}
+		return
+	}
+	seeds := opt.Seeds
+	if *flagSeeds > 0 {
+		seeds = *flagSeeds
+	}
+	if seeds == 0 {
+		seeds = 50
+	}
+	res, err := scenarios.Search{Spec: spec, Seeds: seeds, StopAtFirst: true}.Run(context.Background())
+	if err != nil {
+		t.Fatalf("zksimtest: %v", err)
+	}
+	if len(res.Failures) == 0 {
+		t.Logf("zksimtest: %s held on %d seeds (%d simulated operations)", kind, res.Ran, res.Ops)
+		return
+	}
+	seed := res.Failures[0].Seed
+	found, clients, rounds := spec, 0, 0
+	if !opt.NoShrink {
+		c, err := scenarios.Shrink(spec, seed, 100)
+		if err != nil {
+			t.Fatalf("zksimtest: shrinking seed %d: %v", seed, err)
+		}
+		found, clients, rounds = c.Spec, c.Clients, c.Rounds
+	}
+	o, err := scenarios.Replay(found, seed)
+	if err != nil {
+		t.Fatalf("zksimtest: %v", err)
+	}
+	if clients == 0 {
+		clients, rounds = o.Spec.Clients, o.Spec.Workload.Rounds
+	}
+	fail(t, o, clients, rounds)
+}
+
+// fail reports o's violation, its report's files if asked for, and the
+// command that replays it.
+func fail(t testing.TB, o *scenarios.Outcome, clients, rounds int) {
+	t.Helper()
+	r := &scenarios.ViolationReport{Outcome: o}
+	if *flagReport != "" {
+		if err := r.Write(*flagReport); err != nil {
+			t.Errorf("zksimtest: writing the report: %v", err)
+		}
+	}
+	t.Fatalf("%s\nreplay: %s", r, ReplayCommand(t.Name(), o.Seed, clients, rounds, o.Schedule))
+}
+
+// ReplayCommand is the `go test` command that runs one counterexample of
+// the test named name again.
+func ReplayCommand(name string, seed uint64, clients, rounds int, sched sim.Schedule) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	faults := make([]string, len(sched))
+	for i, f := range sched {
+		faults[i] = f.String()
+	}
+	if len(faults) == 0 {
+		faults = []string{"none"}
+	}
+	return fmt.Sprintf("go test -run '%s' -zksim.seed=%d -zksim.clients=%d -zksim.rounds=%d -zksim.faults='%s'",
+		strings.Join(parts, "/"), seed, clients, rounds, strings.Join(faults, "; "))
+}

@@ -1,0 +1,111 @@
+package zksimtest_test
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/zksimtest"
+)
+
+// A user's lock checked under the default faults (crashes, leader
+// crashes, partitions, isolation, spikes, lost replies): one holder at a
+// time, nobody waits on a free lock. The herd check is left out: every
+// waiter of this lock watches the one node, so each release wakes them all.
+func TestUserLock(t *testing.T) {
+	zksimtest.Lock(t, func(conn client.Conn, path string) recipes.Locker {
+		return &nodeLock{conn: conn, dir: path}
+	}, zksimtest.Options{Seeds: 30, Checks: []string{"mutex", "liveness"}})
+}
+
+// failure is what a fake testing.TB saw when the check failed.
+type failure struct{ msg string }
+
+// fakeT is a testing.TB whose Fatalf stops the check and keeps its message.
+type fakeT struct {
+	testing.TB
+	name string
+}
+
+func (f *fakeT) Helper()               {}
+func (f *fakeT) Name() string          { return f.name }
+func (f *fakeT) Logf(string, ...any)   {}
+func (f *fakeT) Errorf(string, ...any) {}
+func (f *fakeT) Fatalf(format string, args ...any) {
+	panic(failure{fmt.Sprintf(format, args...)})
+}
+
+// run runs fn with a fakeT and returns what it failed with ("" if it
+// passed).
+func run(name string, fn func(t testing.TB)) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(failure)
+			if !ok {
+				panic(r)
+			}
+			msg = f.msg
+		}
+	}()
+	fn(&fakeT{name: name})
+	return ""
+}
+
+// The careless variant of the user's lock trusts NodeExists after a lost
+// create() reply: it waits on its own node for ever. The check catches it
+// as a liveness violation, shrinks it to one lost reply, and prints a
+// replay command.
+func TestUserLockMistakeIsCaught(t *testing.T) {
+	careless := func(conn client.Conn, path string) recipes.Locker {
+		return &nodeLock{conn: conn, dir: path, careless: true}
+	}
+	msg := run("TestCareless", func(ft testing.TB) {
+		zksimtest.Lock(ft, careless, zksimtest.Options{Seeds: 30, Checks: []string{"mutex", "liveness"}})
+	})
+	if msg == "" {
+		t.Fatal("the careless lock passed 30 seeds under lost replies")
+	}
+	for _, want := range []string{"liveness", "lose-reply", "replay: go test -run '^TestCareless$' -zksim.seed="} {
+		if !strings.Contains(msg, want) {
+			t.Fatalf("the failure does not say %q:\n%s", want, msg)
+		}
+	}
+	replay := msg[strings.Index(msg, "replay: "):]
+	faults := replay[strings.Index(replay, "-zksim.faults='")+len("-zksim.faults='") : len(replay)-1]
+	if n := len(strings.Split(faults, "; ")); n > 3 {
+		t.Errorf("the counterexample has %d faults, want at most 3: %s", n, faults)
+	}
+
+	// The replay command's flags run the same counterexample again: the
+	// same violation, the same trace hash.
+	for _, arg := range strings.Fields(replay)[5:8] { // -zksim.seed= -zksim.clients= -zksim.rounds=
+		name, value, _ := strings.Cut(strings.TrimPrefix(arg, "-"), "=")
+		if err := flag.Set(name, value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := flag.Set("zksim.faults", faults); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, f := range []string{"zksim.seed", "zksim.clients", "zksim.rounds", "zksim.faults"} {
+			flag.Set(f, flag.Lookup(f).DefValue)
+		}
+	}()
+	again := run("TestCareless", func(ft testing.TB) {
+		zksimtest.Lock(ft, careless, zksimtest.Options{Checks: []string{"mutex", "liveness"}})
+	})
+	hash := func(s string) string {
+		i := strings.Index(s, "trace hash ")
+		if i < 0 {
+			return ""
+		}
+		return s[i : i+len("trace hash ")+16]
+	}
+	if hash(msg) == "" || hash(again) != hash(msg) {
+		t.Fatalf("the replay flags gave %q, want %q:\n%s", hash(again), hash(msg), again)
+	}
+}
