@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
@@ -27,20 +29,29 @@ import (
 // session expires after the session timeout and its node goes with it
 // (in the simulator the client pauses for three session timeouts, then
 // its body returns; returning at once would close the session, which is
-// a clean exit, not a crash). The others must not be blocked by it.
+// a clean exit, not a crash). The others must not be blocked by it. (If
+// the process had lost its session before, paused by a fault, the Fail is
+// placed as for a lost session, below; it syncs first to find out.)
 //
-// Lost sessions. A process whose session expired while it computed (a
-// random pause, a partition) finds its node gone when it leaves: Leave
-// says ErrNodeVanished, the others did not wait for it. For the checks
-// it failed in that round, at the latest when its computation began (the
-// workload cannot know when its session expired): the workload records
-// Fail at the instant Enter returned, and no Leave. It takes part in the
-// next round.
+// Lost sessions. A process whose session expires while it is in the
+// barrier (a random pause, a partition) loses its node, and the others go
+// on without it, as they would without a failed process: its Enter or
+// Leave says ErrNodeVanished (or its Leave does, after an Enter that
+// returned OK on a notification that reached it after its session had
+// expired). Such a process stops for good too: the workload records Fail
+// and the process returns. The workload cannot know when the session
+// expired, only that the node went some time after it was created, so the
+// Fail is placed at the earliest instant it may have: the call of the
+// process's Enter. The later rounds then wait for a process that will
+// never come (Size counts it): the run ends deadlocked, with Enters that
+// the checks see blocked by the failure. A session lost that way is rare;
+// the workload keeps the contract that a Fail is a process stopped for
+// good.
 //
-// Recorded: Enter, Leave (OK, or Pending when the run ended first), Fail
-// (Data: the process's name). Enter and Leave span their retries after
-// errors a caller must expect under faults (an Enter whose session expired
-// is made again).
+// Recorded: Enter (OK; Failed when it said ErrNodeVanished), Leave (OK, or
+// Pending when the run ended first), Fail (Data: the process's name).
+// Enter and Leave span their retries after other errors a caller must
+// expect under faults.
 
 func init() {
 	registerKind(&kind{
@@ -91,23 +102,46 @@ func spawnDoubleBarrier(r *runner) {
 			for round := 0; round < wl.Rounds; round++ {
 				path := doubleBarrierPath(round)
 				db := r.impl.DoubleBarrier(conn, path, name, wl.Size)
-				if err := doubleBarrierEnter(ctx, conn, r, i, path, db); err != nil {
+				e := r.rec.begin(conn, i, models.Enter, path)
+				in, err := doubleBarrierRetry(ctx, path, "enter", db.Enter)
+				if err != nil {
 					return err
 				}
-				entered := now(conn)
+				if !in {
+					doubleBarrierFail(conn, r, i, path, name, r.rec.end(conn, e, models.Failed).Call)
+					return nil
+				}
+				enterCall, session := r.rec.end(conn, e, models.OK).Call, conn.SessionID()
 				compute := wl.Step * time.Duration(1+(i+round)%n)
 				if round == wl.Rounds-1 && i < wl.Failures {
 					if err := pause(ctx, conn, compute/2); err != nil {
 						return err
 					}
-					return doubleBarrierCrash(ctx, conn, r, i, path, name)
+					at := now(conn)
+					alive, err := doubleBarrierAlive(ctx, conn, path, session)
+					if err != nil {
+						return err
+					}
+					if !alive {
+						at = enterCall // it had lost its node already (see Lost sessions)
+					}
+					doubleBarrierFail(conn, r, i, path, name, at)
+					return doubleBarrierCrash(ctx, conn, r)
 				}
 				if err := pause(ctx, conn, compute); err != nil {
 					return err
 				}
-				if err := doubleBarrierLeave(ctx, conn, r, i, path, name, entered, db); err != nil {
+				l := r.rec.begin(conn, i, models.Leave, path)
+				in, err = doubleBarrierRetry(ctx, path, "leave", db.Leave)
+				if err != nil {
 					return err
 				}
+				if !in {
+					r.rec.drop(l)
+					doubleBarrierFail(conn, r, i, path, name, enterCall)
+					return nil
+				}
+				r.rec.end(conn, l, models.OK)
 				if err := pause(ctx, conn, wl.Think); err != nil {
 					return err
 				}
@@ -117,53 +151,49 @@ func spawnDoubleBarrier(r *runner) {
 	}
 }
 
-// doubleBarrierEnter records client i's Enter, retrying it after errors
-// faults explain (its session expired and its node with it).
-func doubleBarrierEnter(ctx context.Context, conn client.Conn, r *runner, i int, path string, db recipes.DoubleBarrier) error {
-	op := r.rec.begin(conn, i, models.Enter, path)
+// doubleBarrierRetry calls step (Enter or Leave) until it succeeds, or
+// says the process's node vanished (in is false), or fails with an error
+// no fault explains.
+func doubleBarrierRetry(ctx context.Context, path, what string, step func(context.Context) error) (in bool, err error) {
 	for {
-		err := db.Enter(ctx)
-		if err == nil {
-			r.rec.end(conn, op, models.OK)
-			return nil
-		}
-		if !expectedFault(err) {
-			return fmt.Errorf("enter %s: %w", path, err)
-		}
-	}
-}
-
-// doubleBarrierLeave records client i's Leave. If its node vanished (its
-// session expired since it entered) it records Fail at entered instead:
-// the others did not wait for it.
-func doubleBarrierLeave(ctx context.Context, conn client.Conn, r *runner, i int, path, name string, entered int64,
-	db recipes.DoubleBarrier) error {
-	op := r.rec.begin(conn, i, models.Leave, path)
-	for {
-		err := db.Leave(ctx)
+		err := step(ctx)
 		switch {
 		case err == nil:
-			r.rec.end(conn, op, models.OK)
-			return nil
+			return true, nil
 		case errors.Is(err, recipes.ErrNodeVanished):
-			r.rec.drop(op)
-			fail := r.rec.begin(conn, i, models.Fail, path)
-			r.rec.end(conn, fail, models.OK)
-			f := r.rec.op(fail)
-			f.Data, f.Call, f.Return = name, entered, entered
-			return nil
+			return false, nil
 		case !expectedFault(err):
-			return fmt.Errorf("leave %s: %w", path, err)
+			return false, fmt.Errorf("%s %s: %w", what, path, err)
 		}
 	}
 }
 
-// doubleBarrierCrash is client i's process failing for good in the round
-// at path: it records Fail, then stops, without leaving and without
-// closing its session (see the workload's comment).
-func doubleBarrierCrash(ctx context.Context, conn client.Conn, r *runner, i int, path, name string) error {
+// doubleBarrierAlive reports whether session, in which the process
+// entered, is still the client's: it syncs first, so that a client paused
+// past its session timeout learns of the expiry.
+func doubleBarrierAlive(ctx context.Context, conn client.Conn, path string, session int64) (bool, error) {
+	for {
+		_, err := conn.Sync(ctx, path)
+		switch {
+		case err == nil, errors.Is(err, zk.ErrNoNode):
+			return conn.SessionID() == session, nil
+		case !expectedFault(err):
+			return false, fmt.Errorf("sync %s: %w", path, err)
+		}
+	}
+}
+
+// doubleBarrierFail records that client i's process stopped for good at
+// instant at, in the round at path.
+func doubleBarrierFail(conn client.Conn, r *runner, i int, path, name string, at int64) {
 	op := r.rec.begin(conn, i, models.Fail, path)
-	r.rec.end(conn, op, models.OK).Data = name
+	f := r.rec.end(conn, op, models.OK)
+	f.Data, f.Call, f.Return = name, at, at
+}
+
+// doubleBarrierCrash stops the calling process for good, without leaving
+// and without closing its session (see the workload's comment).
+func doubleBarrierCrash(ctx context.Context, conn client.Conn, r *runner) error {
 	p, ok := conn.(pauser)
 	if !ok {
 		return nil // cannot stop the process: return, closing the session

@@ -14,9 +14,11 @@ import (
 )
 
 // The workload of the queue and the priority queue. The first Consumers
-// clients take, the others put: each producer puts Rounds items, "c3-1",
-// "c3-2" ... (unique: its client's name and the item's number), pausing
-// Think after each put; each consumer takes, pausing Step after each take.
+// clients take, the others put (Consumers is held between 1 and all but
+// one client; default: half the clients). Each producer puts Rounds
+// items, "c3-1", "c3-2" ... (unique: its client's name and the item's
+// number), pausing Think after each put; each consumer takes, pausing
+// Step after each take.
 //
 // A backlog. A FIFO queue's consumers start once every producer is done,
 // so the items wait together and a consumer works through one listing of
@@ -51,7 +53,10 @@ import (
 // urgent item its own server has seen: without the sync a consumer on a
 // lagging server could take a less urgent item after an urgent one's put
 // had returned elsewhere, which the linearizable priority-queue check
-// rightly calls out of order. An application that needs the order across
+// rightly calls out of order. (Rare in the simulator, where a put's reply
+// takes about as long as the commit takes to reach the other servers; a
+// follower cut from its leader but still serving reads widens the window.)
+// An application that needs the order across
 // clients syncs, as this one does; the stale-list variant is caught all
 // the same, since it keeps its list whatever the sync brings.
 
