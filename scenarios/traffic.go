@@ -1,10 +1,85 @@
 package scenarios
 
 import (
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
 
-// Traffic converts a kept trace into the herd metrics' records.
-// (Placeholder until the conversion lands.)
-func Traffic(tr *sim.Trace) []models.Traffic { return nil }
+// serverActors is where sim's server actors begin (sim.ServerActor(0)):
+// actors below it, from 1, are clients.
+var serverActors = sim.ServerActor(0)
+
+// serverOf is the 0-based index of a server actor.
+func serverOf(a sim.Actor) int { return int(a - serverActors) }
+
+// clientOf is the 0-based index of a client actor: the order the world
+// spawned it in, which the workloads use as the history's client number.
+func clientOf(a sim.Actor) int { return int(a - sim.ClientActor(0)) }
+
+// Traffic converts the records a run kept (sim.Config.KeepTrace) into the
+// traffic the herd metrics count, in the trace's order. At is the record's
+// virtual time, nanoseconds since the run's start (sim.Epoch), the clock
+// the histories' operations use.
+//
+//   - An applied transaction (KApply) is Applied on the server that applied
+//     it, with its zxid, op, path and session. A transaction that failed
+//     (a non-zero code: a delete of a missing node, a create of an existing
+//     one) is left out: it changed nothing and fired no watch.
+//   - A watch event (KNotify) is Notified from the server to the client.
+//     Its Zxid is the transaction whose application fired it: a server
+//     sends the events a transaction fires as it applies it, so an event
+//     recorded right after that server's apply (only other events of that
+//     apply between them), at the same virtual time, carries that apply's
+//     zxid. Any other event is a watch re-registered on reconnect that
+//     fired at once (setWatches), and has Zxid 0.
+//   - A request (KSend) is Sent from the client to the server, pings left
+//     out (the simulator records them as their own kind anyway). The
+//     closeSession a client sends as it exits and the setWatches it sends
+//     on reconnecting are kept: they are requests, and they name no path.
+//
+// A multi is recorded under its first operation's path (the simulator's
+// trace adds " …" to it, which is dropped here), with op "multi".
+func Traffic(tr *sim.Trace) []models.Traffic {
+	var out []models.Traffic
+	// The apply whose events may follow: its server and zxid, while only
+	// that server's events have been recorded since.
+	applying, applyZxid := sim.WorldActor, int64(0)
+	var applyAt sim.Time
+	for _, r := range tr.Records() {
+		if r.Kind != sim.KNotify || r.From != applying {
+			applying = sim.WorldActor // another record: the apply's events are over
+		}
+		switch r.Kind {
+		case sim.KApply:
+			if r.Code != 0 {
+				continue
+			}
+			applying, applyZxid, applyAt = r.From, r.Zxid, r.At
+			out = append(out, models.Traffic{At: int64(r.At), Kind: models.Applied, Server: serverOf(r.From),
+				Client: -1, Zxid: r.Zxid, Op: r.Op.String(), Path: tracePath(r.Path), Session: r.Sess})
+		case sim.KNotify:
+			t := models.Traffic{At: int64(r.At), Kind: models.Notified, Server: serverOf(r.From),
+				Client: clientOf(r.To), Path: r.Path,
+				Event: strings.TrimPrefix(zk.EventType(r.Arg).String(), "Event")}
+			if r.From == applying && r.At == applyAt {
+				t.Zxid = applyZxid
+			}
+			out = append(out, t)
+		case sim.KSend:
+			if r.Op == sim.OpPing {
+				continue
+			}
+			out = append(out, models.Traffic{At: int64(r.At), Kind: models.Sent, Server: serverOf(r.To),
+				Client: clientOf(r.From), Op: r.Op.String(), Path: tracePath(r.Path)})
+		}
+	}
+	return out
+}
+
+// tracePath is a record's path without the " …" the trace adds to a
+// multi's first path.
+func tracePath(p string) string { return strings.TrimSuffix(p, " …") }

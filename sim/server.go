@@ -56,6 +56,13 @@ const (
 )
 
 func (r *request) handle() {
+	if r.due && r.stage != inServer {
+		// A wake-up scheduled for a read that another pump answered
+		// meanwhile, in the same instant: the reply's own delivery is
+		// scheduled already.
+		r.due = false
+		return
+	}
 	switch r.stage {
 	case toServer:
 		r.cn.srv.receive(r.cn, r)
