@@ -43,6 +43,10 @@ const (
 	// nothing), Return when it let go (Unlock returned, or it learned its
 	// lease was lost): its holding may have ended anywhere in between.
 	Release OpKind = "release"
+	// Revoke: a revoker asked the holder of the node in Data to release
+	// the lock, and the request was settled (the holder consented, or the
+	// revoker gave up or forced it).
+	Revoke OpKind = "revoke"
 )
 
 // The operations of a queue and a priority queue. Path names the queue.

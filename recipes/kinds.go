@@ -23,6 +23,21 @@ type SharedLocker interface {
 	Unlock(ctx context.Context) error
 }
 
+// RevocableLocker is a shared lock whose holders can be asked to release
+// it: a holder looks for a request between units of work and consents by
+// unlocking.
+type RevocableLocker interface {
+	SharedLocker
+	// RevokePending reports, without blocking, whether the holder has
+	// been asked to release the lock.
+	RevokePending(ctx context.Context) (bool, error)
+	// Holders lists the nodes that hold the lock now.
+	Holders(ctx context.Context) ([]string, error)
+	// Revoke asks the holder of node to release the lock, and waits until
+	// it has.
+	Revoke(ctx context.Context, node string) error
+}
+
 // Elector is one candidate in a leader election.
 type Elector interface {
 	// Campaign blocks until the candidate leads, and returns its Lease on

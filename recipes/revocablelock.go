@@ -35,7 +35,7 @@ type RevocableLock struct {
 	data  []byte       // our node's data, as last read
 }
 
-var _ SharedLocker = (*RevocableLock)(nil)
+var _ RevocableLocker = (*RevocableLock)(nil)
 
 // NewRevocableLock returns the revocable shared lock whose lock node is
 // dir. A revoker that holds nothing uses one only for Holders, Revoke and

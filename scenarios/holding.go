@@ -113,13 +113,23 @@ type holder struct {
 	acquire func(ctx context.Context) (*recipes.Lease, error)
 	release func(ctx context.Context) error
 	shared  bool
+	// entitled, when set, is asked before each step besides the lease
+	// (a revocable lock: has the holder been asked to release it?).
+	entitled func(ctx context.Context) bool
+	// done, when set, is called when the client has run all its rounds.
+	done func()
 }
 
 // spawnHolders starts the clients of a holding workload on the object at
 // path.
 func spawnHolders(r *runner, path string, handle func(conn client.Conn, i int) holder) {
+	spawnHoldersFrom(r, path, 0, handle)
+}
+
+// spawnHoldersFrom starts clients first.. as holders.
+func spawnHoldersFrom(r *runner, path string, first int, handle func(conn client.Conn, i int) holder) {
 	wl := r.spec.Workload
-	for i := 0; i < r.spec.Clients; i++ {
+	for i := first; i < r.spec.Clients; i++ {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
 			h := handle(conn, i)
 			for round := 0; round < wl.Rounds; {
@@ -143,6 +153,9 @@ func spawnHolders(r *runner, path string, handle func(conn client.Conn, i int) h
 					if !wl.Careless && lease != nil && lease.Check() != nil {
 						break // the lease may be lost: stop acting on it
 					}
+					if h.entitled != nil && !h.entitled(ctx) {
+						break
+					}
 					if err := pause(ctx, conn, wl.Step); err != nil {
 						return err
 					}
@@ -161,6 +174,9 @@ func spawnHolders(r *runner, path string, handle func(conn client.Conn, i int) h
 				if err := pause(ctx, conn, wl.Think); err != nil {
 					return err
 				}
+			}
+			if h.done != nil {
+				h.done()
 			}
 			return nil
 		})

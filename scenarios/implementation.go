@@ -14,17 +14,19 @@ import (
 // (the lock's directory, the queue's node, ...), name the client's own
 // name where the recipe needs one.
 type Implementation struct {
-	Locker        func(conn client.Conn, path string) recipes.Locker
-	SharedLocker  func(conn client.Conn, path string) recipes.SharedLocker
-	Elector       func(conn client.Conn, path, name string) recipes.Elector
-	Barrier       func(conn client.Conn, path string) recipes.Barrier
-	DoubleBarrier func(conn client.Conn, path, name string, size int) recipes.DoubleBarrier
-	Queue         func(conn client.Conn, path string) recipes.Queue
-	PriorityQueue func(conn client.Conn, path string) recipes.PriorityQueue
-	Coordinator   func(conn client.Conn, path string) recipes.Coordinator
-	Site          func(conn client.Conn, path, name string) recipes.Site
-	Membership    func(conn client.Conn, path, name string) recipes.Membership
-	ConfigWriter  func(conn client.Conn, path string) recipes.ConfigWriter
-	ConfigReader  func(conn client.Conn, path string) recipes.ConfigReader
-	NameService   func(conn client.Conn, path string) recipes.NameService
+	Locker       func(conn client.Conn, path string) recipes.Locker
+	SharedLocker func(conn client.Conn, path string) recipes.SharedLocker
+	// RevocableLocker serves the revoker too (Holders, Revoke).
+	RevocableLocker func(conn client.Conn, path string) recipes.RevocableLocker
+	Elector         func(conn client.Conn, path, name string) recipes.Elector
+	Barrier         func(conn client.Conn, path string) recipes.Barrier
+	DoubleBarrier   func(conn client.Conn, path, name string, size int) recipes.DoubleBarrier
+	Queue           func(conn client.Conn, path string) recipes.Queue
+	PriorityQueue   func(conn client.Conn, path string) recipes.PriorityQueue
+	Coordinator     func(conn client.Conn, path string) recipes.Coordinator
+	Site            func(conn client.Conn, path, name string) recipes.Site
+	Membership      func(conn client.Conn, path, name string) recipes.Membership
+	ConfigWriter    func(conn client.Conn, path string) recipes.ConfigWriter
+	ConfigReader    func(conn client.Conn, path string) recipes.ConfigReader
+	NameService     func(conn client.Conn, path string) recipes.NameService
 }

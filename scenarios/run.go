@@ -178,6 +178,9 @@ func expectedFault(err error) bool {
 	return false
 }
 
+// isNoNode reports whether err says a node is gone.
+func isNoNode(err error) bool { return errors.Is(err, zk.ErrNoNode) }
+
 // pause waits d in virtual time (nothing when d is zero).
 func pause(ctx context.Context, conn client.Conn, d time.Duration) error {
 	if d <= 0 {

@@ -534,3 +534,33 @@ func TestMultiResult(t *testing.T) {
 		t.Fatalf("multi: %v %v", out, err)
 	}
 }
+
+// A follower that crashes while its link to the leader is cut, restarts
+// and rejoins, ignores what the leader sent its former self meanwhile (the
+// held messages arrive when the link heals): it does not apply those
+// proposals and commits a second time.
+func TestRejoinedFollowerIgnoresMessagesToItsFormerSelf(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		// No election jitter: the round after the restart falls at 2.2s,
+		// when the links heal, so s1 has rejoined when the held messages
+		// arrive.
+		w := newWorld(t, Config{Seed: seed, Servers: 3, ElectionJitter: 1})
+		w.SpawnOn("", []int{1}, func(ctx context.Context, c client.Conn) error {
+			for i := 0; i < 40; i++ {
+				if _, err := c.Create(ctx, "/n-", nil, zk.FlagSequence, acl); err != nil &&
+					!errors.Is(err, zk.ErrConnectionClosed) && !errors.Is(err, zk.ErrNoServer) {
+					return err
+				}
+				if err := c.Sleep(ctx, 100*time.Millisecond); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		inject(t, w, "at 300ms partition s1 s3; at 400ms crash s1; at 2s restart s1; at 2200ms heal")
+		mustRun(t, w)
+		if a, b := w.servers[0].lastApplied(), w.servers[2].lastApplied(); a != b {
+			t.Fatalf("seed %d: s1 at %#x, s3 at %#x", seed, a, b)
+		}
+	}
+}

@@ -27,8 +27,8 @@ func newWorld(t *testing.T, cfg Config) *World {
 func mustRun(t *testing.T, w *World) Result {
 	t.Helper()
 	res := w.Run()
-	if res.Err != nil {
-		t.Fatalf("run failed: %v", res.Err)
+	if res.Err != nil || len(res.Violations) > 0 {
+		t.Fatalf("run failed: %v %v", res.Err, res.Violations)
 	}
 	return res
 }

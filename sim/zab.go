@@ -23,13 +23,16 @@ const (
 )
 
 // peerMsg is a message between two servers, over their link. It belongs to
-// the connection between them of one regime (gen): a message from an older
-// regime is ignored, as one from a closed TCP connection would be.
+// the connection between them of one regime of each end (gen, toGen): a
+// message from an older regime, or sent to an older regime of its
+// receiver (a follower that crashed and rejoined since), is ignored, as one
+// from a closed TCP connection would be.
 type peerMsg struct {
 	kind    peerKind
 	from    *server
 	to      *server
 	gen     uint64 // the sender's regime when sent
+	toGen   uint64 // leader → follower: the follower's regime it joined in
 	txn     *txn
 	zxid    int64
 	req     *request
@@ -45,6 +48,9 @@ func (m *peerMsg) handle() { m.to.onPeer(m) }
 // sendPeer sends m from s to m.to.
 func (s *server) sendPeer(m *peerMsg) {
 	m.from, m.gen = s, s.gen
+	if s.ld != nil {
+		m.toGen = s.ld.gens[m.to]
+	}
 	s.w.send(s.w.peers[s.idx][m.to.idx], m, m.kind == pmPing || m.kind == pmPong)
 }
 
@@ -286,7 +292,7 @@ func (s *server) onPeer(m *peerMsg) {
 		}
 		return
 	}
-	if s.role != roleFollowing || from != s.leader || m.gen != s.leaderGen {
+	if s.role != roleFollowing || from != s.leader || m.gen != s.leaderGen || m.toGen != s.gen {
 		return
 	}
 	s.heardLeader = s.w.s.now

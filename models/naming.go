@@ -1,0 +1,156 @@
+package models
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+func init() {
+	register(Checker{
+		Name:  "naming",
+		Kind:  Safety,
+		Doc:   "no two clients own a name, and no name is left registered by nobody who knows it",
+		Check: checkNaming,
+	})
+}
+
+// checkNaming is the naming checker. It judges a name service's registry
+// (Path); a Register's Data is "name=value", a Resolve's Data the name and
+// OutData the value. Each name is its own object, reported as Path/name.
+//
+//   - Safety: two clients never both own a name. Two Registers of a name
+//     that returned OK, by different clients with different values, are a
+//     violation, unless the earlier one's client stopped (a Fail, on any
+//     Path) before the later one returned: an ephemeral name goes with its
+//     owner's session, and then another may take it (when its session
+//     expired is not judged). Two registrations with the same value are
+//     one binding (a persistent registry cannot tell them apart, and need
+//     not). The workload never unregisters: a history with unregistrations
+//     would need an Unregister operation for this check to follow them.
+//     One violation per name.
+//   - Liveness: no orphaned registration. A Resolve that returned OK with a
+//     value that only Registers told NodeExists or Failed wrote (no
+//     Register of that name and value returned OK or Unknown) shows a name
+//     whose registrant was told it was taken or that the call failed: nobody
+//     who knows owns it, and nobody else can register it. One violation per
+//     name, at the first Resolve that shows it.
+func checkNaming(in *Input) []Violation {
+	stops := stopTimes(in.Ops)
+	paths, byPath := opsByPath(in.Ops, Register, Resolve)
+	var out []Violation
+	for _, p := range paths {
+		ops := byPath[p]
+		out = append(out, twoOwners(in, p, ops, stops)...)
+		out = append(out, orphanedNames(in, p, ops)...)
+	}
+	sortViolations(out)
+	return out
+}
+
+// binding splits a Register's Data into the name and its value.
+func binding(op Operation) (name, value string) {
+	name, value, _ = strings.Cut(op.Data, "=")
+	return name, value
+}
+
+// registrations groups the Registers of ops by name, and returns the names
+// sorted.
+func registrations(ops []Operation) ([]string, map[string][]Operation) {
+	byName := map[string][]Operation{}
+	var names []string
+	for _, op := range Of(ops, Register) {
+		n, _ := binding(op)
+		if _, ok := byName[n]; !ok {
+			names = append(names, n)
+		}
+		byName[n] = append(byName[n], op)
+	}
+	slices.Sort(names)
+	return names, byName
+}
+
+// twoOwners finds the names of one registry that two clients were told
+// they own at once.
+func twoOwners(in *Input, path string, ops []Operation, stops map[int]int64) []Violation {
+	names, byName := registrations(ops)
+	var out []Violation
+	for _, n := range names {
+		owners := Of(okOps(byName[n]), Register)
+		slices.SortStableFunc(owners, func(a, b Operation) int {
+			return cmp.Or(cmp.Compare(a.Return, b.Return), cmp.Compare(a.Client, b.Client))
+		})
+		var first, second Operation
+		found := false
+		for j, later := range owners {
+			for _, earlier := range owners[:j] {
+				_, ev := binding(earlier)
+				_, lv := binding(later)
+				if earlier.Client != later.Client && ev != lv && !stoppedBy(stops, earlier.Client, later.Return) {
+					first, second, found = earlier, later, true
+					break
+				}
+			}
+			if found {
+				break
+			}
+		}
+		if !found {
+			continue
+		}
+		_, fv := binding(first)
+		_, sv := binding(second)
+		msg := fmt.Sprintf("c%d registered %q as %q at %s, and c%d registered it as %q at %s while c%d still owned it: two clients never both own a name",
+			first.Client+1, n, fv, in.Since(first.Return), second.Client+1, sv, in.Since(second.Return), first.Client+1)
+		sortOps(owners)
+		out = append(out, Violation{Check: "naming", Kind: Safety, Object: path + "/" + n, At: second.Return - in.Start, Message: msg, Ops: owners})
+	}
+	return out
+}
+
+// orphanedNames finds the names of one registry resolved to a value that
+// nobody who knows registered.
+func orphanedNames(in *Input, path string, ops []Operation) []Violation {
+	_, byName := registrations(ops)
+	resolves := Of(okOps(ops), Resolve)
+	slices.SortStableFunc(resolves, func(a, b Operation) int {
+		return cmp.Or(cmp.Compare(a.Return, b.Return), cmp.Compare(a.Client, b.Client))
+	})
+	reported := map[string]bool{}
+	var out []Violation
+	for _, r := range resolves {
+		n := r.Data
+		if reported[n] {
+			continue
+		}
+		var refused []Operation // the Registers of this value told it was taken, or failed
+		owned := false
+		for _, reg := range byName[n] {
+			if _, v := binding(reg); v != r.OutData {
+				continue
+			}
+			switch reg.Result {
+			case OK, Unknown:
+				owned = true
+			case NodeExists, Failed:
+				refused = append(refused, reg)
+			}
+		}
+		if owned || len(refused) == 0 {
+			continue
+		}
+		reported[n] = true
+		reg := refused[0]
+		told := "was told the name was taken"
+		if reg.Result == Failed {
+			told = "failed"
+		}
+		msg := fmt.Sprintf("c%d resolved %q to %q at %s, the value of c%d's Register called at %s, which %s: nobody who knows owns the name, and nobody else can register it",
+			r.Client+1, n, r.OutData, in.Since(r.Return), reg.Client+1, in.Since(reg.Call), told)
+		shown := append(refused, r)
+		sortOps(shown)
+		out = append(out, Violation{Check: "naming", Kind: Liveness, Object: path + "/" + n, At: r.Return - in.Start, Message: msg, Ops: shown})
+	}
+	return out
+}

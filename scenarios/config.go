@@ -1,0 +1,142 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/recipes"
+)
+
+// The configuration workload. The first Readers clients read the
+// configuration; the others write it. Each writer writes Rounds
+// configurations, "c3-1", "c3-2", ... (unique: its client's name and the
+// write's number), Step apart, each over whatever version is there
+// (version -1: writers do not coordinate). Each reader starts Step after
+// the run, asks its reader for the next configuration (Next) in a loop,
+// and records each one it learns.
+//
+// When readers stop. A reader that has learnt the latest configuration
+// still cannot know that no write will follow, so the workload counts, in
+// the runner (clients run one at a time): a reader goes on until every
+// writer is done and the bound (the spec's, or three session timeouts:
+// models.Input.BoundOrDefault) has passed since the last write returned,
+// and a second more. The config check judges whether every reader learnt
+// the latest version within the bound; the readers must run that long
+// for it to judge. A reader asks for the next configuration with a
+// deadline of a second at a time (a recipe's reader keeps its watch
+// across calls), so that it notices when to stop.
+//
+// Recorded (Path = the configuration node): Write (Data; OK with
+// OutVersion the version written, or Unknown when Write returned an error
+// a caller must expect under faults: it may have been applied), Read by a
+// reader (OutData, OutVersion), from the call of Next that returned it.
+
+// configPath is the configuration node.
+const configPath = "/zksim/config"
+
+func init() {
+	writer := func(c client.Conn, p string) recipes.ConfigWriter { return recipes.NewConfigNode(c, p) }
+	registerKind(&kind{
+		name: "config", doc: "configuration (recipes.ConfigWriter, recipes.ConfigReader); the first Readers clients read, the others write",
+		clients: 4, minClients: 2,
+		recipe: Implementation{ConfigWriter: writer,
+			ConfigReader: func(c client.Conn, p string) recipes.ConfigReader { return recipes.NewConfigWatcher(c, p) }},
+		variants: map[string]Implementation{
+			"config-read-once": {ConfigWriter: writer, ConfigReader: func(c client.Conn, p string) recipes.ConfigReader {
+				return recipes.NewReadOnceConfigWatcher(c, p)
+			}},
+			"config-oneshot-watch": {ConfigWriter: writer, ConfigReader: func(c client.Conn, p string) recipes.ConfigReader {
+				return recipes.NewOneshotConfigWatcher(c, p)
+			}},
+		},
+		defaults: func(w *Workload, clients int) {
+			orDefault(&w.Readers, max(1, clients/2))
+			orDefault(&w.Rounds, 5)
+			orDefault(&w.Step, 50*time.Millisecond)
+		},
+		checks: func(s Spec) []string { return []string{"config"} },
+		spawn:  spawnConfig,
+	})
+}
+
+// configBound is the liveness bound the config check judges readers by:
+// the spec's, or models.Input's default, three session timeouts (a reader
+// paused past its session timeout must still hear of the latest version).
+func configBound(s Spec) time.Duration {
+	in := models.Input{Bound: s.Bound, SessionTimeout: sessionTimeoutOf(s)}
+	return in.BoundOrDefault()
+}
+
+// configRun is what the clients of one run share (they run one at a
+// time): when the last write returned, and how many writers are done.
+type configRun struct {
+	lastWrite     int64
+	writers, done int
+}
+
+func spawnConfig(r *runner) {
+	wl := r.spec.Workload
+	readers := min(wl.Readers, r.spec.Clients)
+	run := &configRun{writers: r.spec.Clients - readers}
+	stopAfter := int64(configBound(r.spec) + time.Second)
+	for i := 0; i < readers; i++ {
+		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
+			rd := r.impl.ConfigReader(conn, configPath)
+			if err := pause(ctx, conn, wl.Step); err != nil {
+				return err
+			}
+			for {
+				t := now(conn)
+				stopAt, known := run.lastWrite+stopAfter, run.done == run.writers
+				if known && t >= stopAt {
+					return nil
+				}
+				d := time.Second
+				if known {
+					d = min(d, time.Duration(stopAt-t))
+				}
+				rctx, cancel := conn.WithTimeout(ctx, d)
+				op := r.rec.begin(conn, i, models.Read, configPath)
+				cfg, err := rd.Next(rctx)
+				cancel()
+				switch {
+				case err == nil:
+					o := r.rec.end(conn, op, models.OK)
+					o.OutData, o.OutVersion = string(cfg.Data), cfg.Version
+				case rctx.Err() != nil || expectedFault(err):
+					r.rec.drop(op) // nothing newer before the deadline
+				default:
+					return fmt.Errorf("next configuration: %w", err)
+				}
+			}
+		})
+	}
+	for i := readers; i < r.spec.Clients; i++ {
+		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
+			defer func() { run.done++ }()
+			w := r.impl.ConfigWriter(conn, configPath)
+			for k := 1; k <= wl.Rounds; k++ {
+				data := fmt.Sprintf("c%d-%d", i+1, k)
+				op := r.rec.begin(conn, i, models.Write, configPath)
+				r.rec.op(op).Data = data
+				v, err := w.Write(ctx, []byte(data), -1)
+				switch {
+				case err == nil:
+					r.rec.end(conn, op, models.OK).OutVersion = v
+				case expectedFault(err):
+					r.rec.end(conn, op, models.Unknown)
+				default:
+					return fmt.Errorf("write %q: %w", data, err)
+				}
+				run.lastWrite = max(run.lastWrite, now(conn))
+				if err := pause(ctx, conn, wl.Step); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+}

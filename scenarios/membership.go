@@ -1,0 +1,364 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/sim"
+)
+
+// The group membership workload. The first Readers clients watch the
+// group; the others are its members, each named for its client ("c3",
+// ...), joining Step apart. Of the members, the last Failures fail: they
+// stay in the group for 2×Rounds×Think, then stop for good (see
+// stopForGood), their sessions left to expire and their nodes with them.
+// Of the others, every second one comes and goes: it joins, stays Think,
+// leaves, stays away Think, Rounds times over; the rest join and stay
+// until the watchers are done.
+//
+// A watcher lists the group (Members), then watches it (Watch in a loop),
+// recording each list it gets. It goes on until every member has done
+// what it came to do, the faults are over (faultsOverAt), and the bound
+// (membershipBound) has passed since the last change, and a second more:
+// the membership check judges the views after the last change plus the
+// bound, so the watchers must see that far.
+//
+// A member in the group watches it too, though it records no view: that
+// is how the recipe's member notices that its session expired (a pause
+// past the session timeout), and joins again in its new session. The
+// member records the expiry as what it was, a Leave (from the last call
+// its old session answered, after which its node may have gone, to when it
+// learnt of the expiry) and a Join (from the call in which it could have
+// joined again, to when it surely had); without them the check would
+// count on a member that was, for a while, rightly out of the group.
+//
+// Recorded (Path = the group node): Join and Leave (Data the member; a
+// call that fails with an error a caller must expect under faults is made
+// again, within the same operation), Fail (Data the member), View (OutData
+// the members listed, sorted, comma-separated).
+
+// membershipDir is the group node.
+const membershipDir = "/zksim/group"
+
+func init() {
+	registerKind(&kind{
+		name: "membership", doc: "group membership (recipes.Membership); the first Readers clients watch, the others are members",
+		clients: 6, minClients: 2,
+		recipe: Implementation{Membership: func(c client.Conn, p, name string) recipes.Membership {
+			return recipes.NewGroup(c, p, name)
+		}},
+		variants: map[string]Implementation{
+			"membership-persistent": {Membership: func(c client.Conn, p, name string) recipes.Membership {
+				return recipes.NewPersistentGroup(c, p, name)
+			}},
+		},
+		defaults: func(w *Workload, clients int) {
+			orDefault(&w.Readers, max(1, clients/3))
+			orDefault(&w.Failures, 1)
+			orDefault(&w.Rounds, 2)
+			orDefault(&w.Step, 50*time.Millisecond)
+			orDefault(&w.Think, 500*time.Millisecond)
+		},
+		checks: func(s Spec) []string { return []string{"membership"} },
+		spawn:  spawnMembership,
+		input: func(in *models.Input, s Spec) {
+			// A failed member's node goes when its session expires: a
+			// session timeout after its last heartbeat, on the next tick.
+			in.Bound = membershipBound(s)
+		},
+	})
+}
+
+// membershipBound is how long after the last change the watchers' views
+// may take to converge: the spec's bound, or two session timeouts (a
+// failed member's session expires a timeout after its last heartbeat, at
+// the next tick of the session tracker, and the watchers hear of it a
+// moment later).
+func membershipBound(s Spec) time.Duration {
+	if s.Bound > 0 {
+		return s.Bound
+	}
+	return 2 * sessionTimeoutOf(s)
+}
+
+// faultsOverAt is when the faults of s are over at the latest: the end of
+// its last timed fault (a pause's end, a spike's), and, when it draws
+// faults at random, the end of its horizon plus the longest a drawn fault
+// lasts (a pause, up to 20s; crashes and cuts heal within 10s, see
+// sim.Rates). A fault tied to an event strikes at once and is not
+// counted.
+func faultsOverAt(s Spec) time.Duration {
+	var end time.Duration
+	for _, f := range s.Faults {
+		switch {
+		case f.When != nil:
+		case f.Kind == sim.Pause:
+			end = max(end, f.At+f.D)
+		default:
+			end = max(end, f.At+f.For)
+		}
+	}
+	if s.Rates != nil {
+		end = max(end, s.Horizon+20*time.Second)
+	}
+	return end
+}
+
+// membershipRun is what the clients of one run share (they run one at a
+// time): when the group last changed, how many members are done with
+// what they came to do, how many watchers still watch.
+type membershipRun struct {
+	lastChange int64
+	members    int
+	settled    int
+	watching   int
+}
+
+// changed notes a change of the group at t.
+func (m *membershipRun) changed(t int64) { m.lastChange = max(m.lastChange, t) }
+
+// memberRole is what a member does in the group.
+type memberRole int
+
+const (
+	memberStays memberRole = iota
+	memberComesAndGoes
+	memberFails
+)
+
+func spawnMembership(r *runner) {
+	wl := r.spec.Workload
+	watchers := min(wl.Readers, r.spec.Clients)
+	members := r.spec.Clients - watchers
+	failures := min(wl.Failures, members)
+	run := &membershipRun{members: members, watching: watchers}
+	quiet := int64(faultsOverAt(r.spec))
+	bound := int64(membershipBound(r.spec))
+	for i := 0; i < watchers; i++ {
+		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
+			defer func() { run.watching-- }()
+			w := &groupWatcher{r: r, conn: conn, i: i, g: r.impl.Membership(conn, membershipDir, fmt.Sprintf("c%d", i+1))}
+			return w.watch(ctx, func() (int64, bool) {
+				return max(run.lastChange, quiet) + bound + int64(time.Second), run.settled == run.members
+			})
+		})
+	}
+	for m := 0; m < members; m++ {
+		i := watchers + m
+		role := memberStays
+		switch {
+		case m >= members-failures:
+			role = memberFails
+		case m%2 == 1:
+			role = memberComesAndGoes
+		}
+		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
+			name := fmt.Sprintf("c%d", i+1)
+			g := &groupMember{r: r, run: run, conn: conn, i: i, name: name, g: r.impl.Membership(conn, membershipDir, name)}
+			if err := pause(ctx, conn, time.Duration(m)*wl.Step); err != nil {
+				return err
+			}
+			switch role {
+			case memberStays:
+				if err := g.join(ctx); err != nil {
+					return err
+				}
+				run.settled++
+				return g.stay(ctx, func() (int64, bool) { return now(conn), run.watching == 0 })
+			case memberComesAndGoes:
+				for round := 0; round < wl.Rounds; round++ {
+					if err := g.join(ctx); err != nil {
+						return err
+					}
+					if err := g.stayFor(ctx, wl.Think); err != nil {
+						return err
+					}
+					if err := g.leave(ctx); err != nil {
+						return err
+					}
+					if err := pause(ctx, conn, wl.Think); err != nil {
+						return err
+					}
+				}
+				run.settled++
+				return nil
+			default:
+				if err := g.join(ctx); err != nil {
+					return err
+				}
+				if err := g.stayFor(ctx, time.Duration(2*wl.Rounds)*wl.Think); err != nil {
+					return err
+				}
+				at := now(conn)
+				r.rec.instant(conn, models.Operation{Client: i, Kind: models.Fail, Path: membershipDir, Data: name, Result: models.OK})
+				run.changed(at)
+				run.settled++
+				return stopForGood(ctx, conn, r.spec)
+			}
+		})
+	}
+}
+
+// groupWatcher is a client watching the group.
+type groupWatcher struct {
+	r    *runner
+	conn client.Conn
+	i    int
+	g    recipes.Membership
+}
+
+// watch lists the group, then watches it, recording each list, until
+// done says the watch may end (done returns the time to stop at, and
+// whether it is known yet).
+func (w *groupWatcher) watch(ctx context.Context, done func() (stopAt int64, known bool)) error {
+	for {
+		v := w.r.rec.begin(w.conn, w.i, models.View, membershipDir)
+		list, err := w.g.Members(ctx)
+		if err == nil {
+			w.r.rec.end(w.conn, v, models.OK).OutData = strings.Join(list, ",")
+			break
+		}
+		w.r.rec.drop(v)
+		if !expectedFault(err) {
+			return fmt.Errorf("members: %w", err)
+		}
+	}
+	for {
+		stopAt, known := done()
+		t := now(w.conn)
+		if known && t >= stopAt {
+			return nil
+		}
+		d := time.Second
+		if known {
+			d = min(d, time.Duration(stopAt-t))
+		}
+		wctx, cancel := w.conn.WithTimeout(ctx, d)
+		v := w.r.rec.begin(w.conn, w.i, models.View, membershipDir)
+		list, err := w.g.Watch(wctx)
+		cancel()
+		switch {
+		case err == nil:
+			w.r.rec.end(w.conn, v, models.OK).OutData = strings.Join(list, ",")
+		case wctx.Err() != nil || expectedFault(err):
+			w.r.rec.drop(v) // no news before the deadline (the watch stays set)
+		default:
+			return fmt.Errorf("watch: %w", err)
+		}
+	}
+}
+
+// groupMember is a member's process.
+type groupMember struct {
+	r    *runner
+	run  *membershipRun
+	conn client.Conn
+	i    int
+	name string
+	g    recipes.Membership
+
+	// session is the session the member last joined in; alive is the
+	// Call of the last call that session answered (its node was there
+	// then).
+	session int64
+	alive   int64
+}
+
+// join joins the group, recording a Join.
+func (m *groupMember) join(ctx context.Context) error { return m.joinFrom(ctx, now(m.conn)) }
+
+// joinFrom joins the group, recording a Join called at call.
+func (m *groupMember) joinFrom(ctx context.Context, call int64) error {
+	j := m.r.rec.begin(m.conn, m.i, models.Join, membershipDir)
+	m.r.rec.op(j).Data, m.r.rec.op(j).Call = m.name, call
+	for {
+		err := m.g.Join(ctx, []byte(m.name))
+		switch {
+		case err == nil:
+		case expectedFault(err):
+			continue
+		case errors.Is(err, zk.ErrNodeExists):
+			// A node of our name in another session (recipes.ErrMemberExists):
+			// our own previous session's, not expired yet. Try again later.
+			if err := pause(ctx, m.conn, time.Second); err != nil {
+				return err
+			}
+			continue
+		default:
+			return fmt.Errorf("join: %w", err)
+		}
+		m.session, m.alive = m.conn.SessionID(), call
+		m.run.changed(m.r.rec.end(m.conn, j, models.OK).Return)
+		return nil
+	}
+}
+
+// leave leaves the group, recording a Leave.
+func (m *groupMember) leave(ctx context.Context) error {
+	l := m.r.rec.begin(m.conn, m.i, models.Leave, membershipDir)
+	m.r.rec.op(l).Data = m.name
+	for {
+		err := m.g.Leave(ctx)
+		if err != nil && expectedFault(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("leave: %w", err)
+		}
+		m.run.changed(m.r.rec.end(m.conn, l, models.OK).Return)
+		return nil
+	}
+}
+
+// stayFor stays in the group for d.
+func (m *groupMember) stayFor(ctx context.Context, d time.Duration) error {
+	until := now(m.conn) + int64(d)
+	return m.stay(ctx, func() (int64, bool) { return until, true })
+}
+
+// stay stays in the group until the time done gives, once it knows it: it
+// watches the group, a second at a time, so that its membership follows
+// its session (see the workload's doc), and records an expiry as a Leave
+// and a Join.
+func (m *groupMember) stay(ctx context.Context, done func() (until int64, known bool)) error {
+	for {
+		until, known := done()
+		call := now(m.conn)
+		if known && call >= until {
+			return nil
+		}
+		d := time.Second
+		if known {
+			d = min(d, time.Duration(until-call))
+		}
+		wctx, cancel := m.conn.WithTimeout(ctx, d)
+		_, err := m.g.Watch(wctx)
+		cancel()
+		if err != nil && wctx.Err() == nil && !expectedFault(err) {
+			return fmt.Errorf("watch: %w", err)
+		}
+		if m.conn.SessionID() == m.session {
+			if err == nil {
+				m.alive = call
+			}
+			continue
+		}
+		// Our session expired, and our node with it, after the last call
+		// it answered. Join again in the new session (the recipe's group
+		// may have done so in the Watch already: then Join finds our node).
+		l := m.r.rec.begin(m.conn, m.i, models.Leave, membershipDir)
+		m.r.rec.op(l).Data, m.r.rec.op(l).Call = m.name, m.alive
+		m.run.changed(m.r.rec.end(m.conn, l, models.OK).Return)
+		if err := m.joinFrom(ctx, call); err != nil {
+			return err
+		}
+	}
+}

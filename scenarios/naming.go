@@ -1,0 +1,151 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/recipes"
+)
+
+// The name service workload. Every client registers Rounds names, Think
+// apart, each bound to the client's own value, its address "10.0.0.N"
+// (unique to the client, so that a name resolved tells whose registration
+// holds it). The first name, and every second one after it, is the
+// client's own ("c2-1", "c2-3", ...); the others are contended: every
+// client tries to register "shared-2", "shared-4" ..., and one of them
+// gets it. Once done, each client resolves every name any client tried.
+//
+// The registry is persistent (recipes.NewNameRegistry with ephemeral
+// false): a name stays until it is unregistered, so who owns it follows
+// from the recorded operations alone. With ephemeral names, a session's
+// expiry, which a pause past the session timeout causes and no client
+// records, would unbind names behind the history's back: a name resolved
+// as missing, or taken by another client, after its owner was told it had
+// it, would look like a broken registry.
+//
+// Recorded (Path = the registry's node): Register (Data "name=value"; OK
+// when it owns the name, NodeExists when told it was taken, Unknown when
+// Register returned an error a caller must expect under faults: the
+// create() may have been applied; the client then registers again, as a
+// new operation, until it knows), Resolve (Data the name; OK with OutData
+// the value, or NoNode; a resolve that fails with such an error tells
+// nothing, is not recorded, and is made again).
+
+// namingDir is the registry's node.
+const namingDir = "/zksim/names"
+
+func init() {
+	registerKind(&kind{
+		name: "naming", doc: "name service (recipes.NameService); every client registers names, some contended, then resolves them",
+		clients: 4, minClients: 1,
+		recipe: Implementation{NameService: func(c client.Conn, p string) recipes.NameService {
+			return recipes.NewNameRegistry(c, p, false)
+		}},
+		variants: map[string]Implementation{
+			"naming-no-recovery": {NameService: func(c client.Conn, p string) recipes.NameService {
+				return recipes.NewNoRecoveryNameRegistry(c, p, false)
+			}},
+		},
+		defaults: func(w *Workload, clients int) {
+			orDefault(&w.Rounds, 3)
+			orDefault(&w.Think, 10*time.Millisecond)
+		},
+		checks: func(s Spec) []string { return []string{"naming"} },
+		spawn:  spawnNaming,
+	})
+}
+
+// namingName is client i's k-th name (k from 1): its own when k is odd,
+// contended ("shared-k") when k is even.
+func namingName(i, k int) string {
+	if k%2 == 1 {
+		return fmt.Sprintf("c%d-%d", i+1, k)
+	}
+	return fmt.Sprintf("shared-%d", k)
+}
+
+// namingValue is what client i binds its names to.
+func namingValue(i int) string { return fmt.Sprintf("10.0.0.%d", i+1) }
+
+func spawnNaming(r *runner) {
+	wl := r.spec.Workload
+	var names []string // every name some client tries, in a fixed order
+	for k := 1; k <= wl.Rounds; k++ {
+		if k%2 == 0 {
+			names = append(names, namingName(0, k))
+			continue
+		}
+		for i := 0; i < r.spec.Clients; i++ {
+			names = append(names, namingName(i, k))
+		}
+	}
+	for i := 0; i < r.spec.Clients; i++ {
+		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
+			ns := r.impl.NameService(conn, namingDir)
+			for k := 1; k <= wl.Rounds; k++ {
+				if err := namingRegister(ctx, r, conn, ns, i, namingName(i, k)); err != nil {
+					return err
+				}
+				if err := pause(ctx, conn, wl.Think); err != nil {
+					return err
+				}
+			}
+			for _, name := range names {
+				if err := namingResolve(ctx, r, conn, ns, i, name); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+}
+
+// namingRegister registers name for client i, recording each attempt,
+// until it knows whether it owns the name.
+func namingRegister(ctx context.Context, r *runner, conn client.Conn, ns recipes.NameService, i int, name string) error {
+	value := namingValue(i)
+	for {
+		op := r.rec.begin(conn, i, models.Register, namingDir)
+		r.rec.op(op).Data = name + "=" + value
+		err := ns.Register(ctx, name, []byte(value))
+		switch {
+		case err == nil:
+			r.rec.end(conn, op, models.OK)
+			return nil
+		case errors.Is(err, zk.ErrNodeExists): // recipes.ErrNameTaken
+			r.rec.end(conn, op, models.NodeExists)
+			return nil
+		case expectedFault(err):
+			r.rec.end(conn, op, models.Unknown)
+		default:
+			return fmt.Errorf("register %s: %w", name, err)
+		}
+	}
+}
+
+// namingResolve resolves name for client i, recording what it learnt.
+func namingResolve(ctx context.Context, r *runner, conn client.Conn, ns recipes.NameService, i int, name string) error {
+	for {
+		op := r.rec.begin(conn, i, models.Resolve, namingDir)
+		r.rec.op(op).Data = name
+		value, err := ns.Resolve(ctx, name)
+		switch {
+		case err == nil:
+			r.rec.end(conn, op, models.OK).OutData = string(value)
+			return nil
+		case errors.Is(err, zk.ErrNoNode): // recipes.ErrNameNotFound
+			r.rec.end(conn, op, models.NoNode)
+			return nil
+		case expectedFault(err):
+			r.rec.drop(op)
+		default:
+			return fmt.Errorf("resolve %s: %w", name, err)
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package scenarios
+
+import (
+	"context"
+	"time"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/recipes"
+)
+
+// The revocable lock's workload: c1 is the revoker, the other clients take
+// write locks in turn (the holding workload, see holding.go). Before each
+// step a holder also asks whether it has been asked to release the lock,
+// and consents by unlocking. Every RevokeEvery (Think, default 200ms)
+// the revoker asks every holder to release, until every holder has run its
+// rounds. A holder's step (Step, default 150ms) is its unit of work: a
+// request that comes while it works is seen at the next step.
+//
+// The shared-lock-forced-revocation variant does not wait for consent
+// beyond a grace period (50ms): it deletes the holder's node while the
+// holder works, the next client gets the lock, and the working holder's
+// use lands while the other holds it. Over a fenced resource (Fenced) its
+// stale token is refused.
+
+// forcedRevoker is a revocable lock whose revoker forces after grace.
+type forcedRevoker struct {
+	*recipes.RevocableLock
+	grace time.Duration
+}
+
+func (f forcedRevoker) Revoke(ctx context.Context, node string) error {
+	_, err := f.ForceRevoke(ctx, node, f.grace)
+	return err
+}
+
+func init() {
+	registerKind(&kind{
+		name: "revocable-lock", doc: "revocable shared lock (recipes.RevocableLocker): c1 revokes, the others write",
+		clients: 4, minClients: 2,
+		recipe: Implementation{RevocableLocker: func(c client.Conn, p string) recipes.RevocableLocker {
+			return recipes.NewRevocableLock(c, p)
+		}},
+		variants: map[string]Implementation{
+			"shared-lock-forced-revocation": {RevocableLocker: func(c client.Conn, p string) recipes.RevocableLocker {
+				return forcedRevoker{recipes.NewRevocableLock(c, p), 50 * time.Millisecond}
+			}},
+		},
+		defaults: func(w *Workload, clients int) {
+			orDefault(&w.Rounds, 3)
+			orDefault(&w.Steps, 4)
+			orDefault(&w.Step, 150*time.Millisecond)
+			orDefault(&w.Think, 200*time.Millisecond)
+		},
+		checks: func(s Spec) []string {
+			if s.Workload.Fenced {
+				return []string{"fenced-mutex", "liveness"}
+			}
+			return []string{"rwlock", "liveness"}
+		},
+		spawn: spawnRevocable,
+	})
+}
+
+func spawnRevocable(r *runner) {
+	const path = "/zksim/revocable-lock"
+	holders := r.spec.Clients - 1
+	finished := 0
+	// The holders: clients 2.., the holding workload with consent.
+	think := r.spec.Workload.Think
+	r.spec.Workload.Think = 0 // the holders go again at once; Think is the revoker's
+	spawnHoldersFrom(r, path, 1, func(conn client.Conn, i int) holder {
+		l := r.impl.RevocableLocker(conn, path)
+		return holder{acquire: l.Lock, release: l.Unlock,
+			entitled: func(ctx context.Context) bool {
+				asked, err := l.RevokePending(ctx)
+				return err == nil && !asked
+			},
+			done: func() { finished++ }}
+	})
+	r.spawn(0, func(ctx context.Context, conn client.Conn) error {
+		l := r.impl.RevocableLocker(conn, path)
+		for finished < holders {
+			if err := pause(ctx, conn, think); err != nil {
+				return err
+			}
+			nodes, err := l.Holders(ctx)
+			if err != nil {
+				if expectedFault(err) || isNoNode(err) {
+					continue
+				}
+				return err
+			}
+			for _, n := range nodes {
+				op := r.rec.begin(conn, 0, models.Revoke, path)
+				r.rec.op(op).Data = n
+				rctx, cancel := conn.WithTimeout(ctx, 2*time.Second)
+				err := l.Revoke(rctx, n)
+				cancel()
+				if err != nil && !expectedFault(err) && !isNoNode(err) {
+					return err
+				}
+				r.rec.end(conn, op, models.OK)
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,240 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/recipes"
+)
+
+// The two-phased commit workload. Client c1 coordinates; every other
+// client is a site, named for its client ("c2", "c3", ...). The
+// coordinator runs Rounds transactions one after another ("tx-1",
+// "tx-2", ...), each among every site, and waits for each decision before
+// it proposes the next. Every site takes part in every transaction: it
+// receives it (joins it, when its implementation lets a site announce
+// itself before it votes, as recipes.TwoPhaseSite.Join does), processes
+// it for Step, votes, and waits for the decision.
+//
+// Votes are commit, except in the second transaction of every three,
+// where one site (each time the next) votes abort, so that both decisions
+// show (see twoPhaseVote). The last Failures sites fail in the last
+// transaction: having received it, and before voting, each stops for good
+// (see stopForGood): its session is left to expire, and with it the
+// ephemeral node that told the coordinator it was alive. The recipe's
+// coordinator then aborts; the plain protocol's participants wait for its
+// vote for ever.
+//
+// Recorded (Path = the transaction's node, root/tx-k): Propose by c1 (Data
+// the sites, comma-separated; OutData the decision), Vote by each site
+// (Data its vote, OutData the decision it learnt; the Vote lasts from the
+// moment it received the transaction to the decision), Fail by a failed
+// site (Data its name). A call that fails with an error a caller must
+// expect under faults is made again (a Vote is repeated within the same
+// operation: a site's part in a transaction is one, however many calls it
+// takes); a Propose that fails so is recorded Unknown, and the coordinator
+// goes on to the next transaction (proposing one again would be refused,
+// recipes.ErrTxExists).
+
+// twoPhaseRoot is the node the transactions are created under.
+const twoPhaseRoot = "/zksim/2pc"
+
+func init() {
+	registerKind(&kind{
+		name: "2pc", doc: "two-phased commit (recipes.Coordinator, recipes.Site); c1 coordinates, the others are sites",
+		clients: 4, minClients: 2,
+		recipe: Implementation{
+			Coordinator: func(c client.Conn, p string) recipes.Coordinator { return recipes.NewTwoPhaseCoordinator(c, p) },
+			Site:        func(c client.Conn, p, name string) recipes.Site { return recipes.NewTwoPhaseSite(c, p, name) },
+		},
+		variants: map[string]Implementation{
+			"2pc-sites-watch-votes": {
+				Coordinator: func(c client.Conn, p string) recipes.Coordinator {
+					return recipes.NewPlainTwoPhaseCoordinator(c, p)
+				},
+				Site: func(c client.Conn, p, name string) recipes.Site { return recipes.NewPlainTwoPhaseSite(c, p, name) },
+			},
+			"2pc-early-commit": {
+				Coordinator: func(c client.Conn, p string) recipes.Coordinator { return recipes.NewTwoPhaseCoordinator(c, p) },
+				Site:        func(c client.Conn, p, name string) recipes.Site { return recipes.NewEarlyCommitSite(c, p, name) },
+			},
+		},
+		defaults: func(w *Workload, clients int) {
+			orDefault(&w.Rounds, 6)
+			orDefault(&w.Step, 200*time.Millisecond)
+		},
+		checks: func(s Spec) []string { return []string{"2pc", "liveness", "herd"} },
+		spawn:  spawnTwoPhaseCommit,
+		input: func(in *models.Input, s Spec) {
+			// The recipe's coordinator waits up to its timeout for a site
+			// that never shows up (one paused before it joined), and a
+			// site's vote waits for the coordinator through its own
+			// pauses and expiries: the bound covers both.
+			if in.Bound == 0 {
+				in.Bound = recipes.DefaultTwoPhaseTimeout + 2*sessionTimeoutOf(s)
+			}
+		},
+	})
+}
+
+// twoPhaseSiteName is client i's name as a site.
+func twoPhaseSiteName(i int) string { return fmt.Sprintf("c%d", i+1) }
+
+// twoPhaseTx is the k-th transaction's name (k from 0).
+func twoPhaseTx(k int) string { return fmt.Sprintf("tx-%d", k+1) }
+
+// twoPhaseVote is the vote of site i (client i, from 1, of sites) in
+// transaction k (from 0), true for commit: commit, except in the second transaction of
+// every three (tx-2, tx-5, ...), where one site votes abort, a different
+// one each time. The last transaction of the default six is all commit, so
+// that a site failing in it is what makes it abort.
+func twoPhaseVote(i, k, sites int) bool {
+	return k%3 != 1 || i-1 != (k/3)%sites
+}
+
+// twoPhaseJoiner is a site that can announce itself in a transaction
+// before it votes (recipes.TwoPhaseSite.Join); a non-empty Decision says
+// the transaction was decided already.
+type twoPhaseJoiner interface {
+	Join(ctx context.Context, tx string) (recipes.Decision, error)
+}
+
+func spawnTwoPhaseCommit(r *runner) {
+	wl := r.spec.Workload
+	sites := r.spec.Clients - 1
+	var names []string
+	for i := 1; i <= sites; i++ {
+		names = append(names, twoPhaseSiteName(i))
+	}
+	failures := min(wl.Failures, sites)
+	r.spawn(0, func(ctx context.Context, conn client.Conn) error {
+		c := r.impl.Coordinator(conn, twoPhaseRoot)
+		for k := 0; k < wl.Rounds; k++ {
+			p := r.rec.begin(conn, 0, models.Propose, twoPhaseRoot+"/"+twoPhaseTx(k))
+			r.rec.op(p).Data = strings.Join(names, ",")
+			d, err := c.Propose(ctx, twoPhaseTx(k), names)
+			switch {
+			case err == nil:
+				r.rec.end(conn, p, models.OK).OutData = string(d)
+			case expectedFault(err):
+				r.rec.end(conn, p, models.Unknown)
+			default:
+				return fmt.Errorf("propose %s: %w", twoPhaseTx(k), err)
+			}
+			if err := pause(ctx, conn, wl.Think); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for i := 1; i <= sites; i++ {
+		fails := i > sites-failures
+		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
+			name := twoPhaseSiteName(i)
+			s := r.impl.Site(conn, twoPhaseRoot, name)
+			for k := 0; k < wl.Rounds; k++ {
+				tx, path := twoPhaseTx(k), twoPhaseRoot+"/"+twoPhaseTx(k)
+				commit := twoPhaseVote(i, k, sites)
+				v := r.rec.begin(conn, i, models.Vote, path)
+				r.rec.op(v).Data = string(twoPhaseDecision(commit))
+				d, err := twoPhaseReceive(ctx, s, tx)
+				if err != nil {
+					return fmt.Errorf("receive %s: %w", tx, err)
+				}
+				if d == "" { // undecided: process it, then vote (or fail)
+					if err := pause(ctx, conn, wl.Step); err != nil {
+						return err
+					}
+					if fails && k == wl.Rounds-1 {
+						r.rec.drop(v)
+						r.rec.instant(conn, models.Operation{Client: i, Kind: models.Fail, Path: path, Data: name, Result: models.OK})
+						return stopForGood(ctx, conn, r.spec)
+					}
+					if d, err = twoPhaseCast(ctx, s, tx, commit); err != nil {
+						return fmt.Errorf("vote on %s: %w", tx, err)
+					}
+				}
+				r.rec.end(conn, v, models.OK).OutData = string(d)
+			}
+			return nil
+		})
+	}
+}
+
+// twoPhaseDecision is a vote as the recipes spell it.
+func twoPhaseDecision(commit bool) recipes.Decision {
+	if commit {
+		return recipes.Commit
+	}
+	return recipes.Abort
+}
+
+// twoPhaseReceive is site s receiving transaction tx: it joins tx if it
+// can announce itself before it votes (twoPhaseJoiner), through the errors
+// a caller must expect under faults. It returns tx's decision if tx was
+// decided already, else "".
+func twoPhaseReceive(ctx context.Context, s recipes.Site, tx string) (recipes.Decision, error) {
+	j, ok := s.(twoPhaseJoiner)
+	if !ok {
+		return "", nil
+	}
+	for {
+		d, err := j.Join(ctx, tx)
+		if err != nil && expectedFault(err) {
+			continue
+		}
+		return d, err
+	}
+}
+
+// twoPhaseCast is site s voting on tx and waiting for the decision,
+// through the errors a caller must expect under faults.
+func twoPhaseCast(ctx context.Context, s recipes.Site, tx string, commit bool) (recipes.Decision, error) {
+	for {
+		d, err := s.Vote(ctx, tx, commit)
+		if err != nil && expectedFault(err) {
+			continue
+		}
+		return d, err
+	}
+}
+
+// sessionTimeoutOf is the session timeout s's clients ask for: the
+// ensemble's, or the simulator's default, 10s.
+func sessionTimeoutOf(s Spec) time.Duration {
+	if s.Ensemble.SessionTimeout > 0 {
+		return s.Ensemble.SessionTimeout
+	}
+	return 10 * time.Second
+}
+
+// processPauser is a client whose process can be stopped, heartbeats
+// included (sim.Client.Pause): what a crash, or a long garbage-collection
+// pause, does to a process.
+type processPauser interface {
+	Pause(d time.Duration)
+}
+
+// stopForGood stops the calling client's process as a crash does, for the
+// workloads whose processes fail (a 2PC site, a group member): it neither
+// closes its session nor sends another heartbeat, so the session expires
+// and its ephemeral nodes go with it, as the recipes expect of a failed
+// process. In the simulator the process is paused for two session timeouts
+// (its session has expired well before: a timeout, plus at most a tick,
+// after its last heartbeat), then ends without a word. A client that cannot
+// be paused (a live one) just ends, closing its session: its ephemeral
+// nodes go at once.
+func stopForGood(ctx context.Context, conn client.Conn, s Spec) error {
+	p, ok := conn.(processPauser)
+	if !ok {
+		return nil
+	}
+	p.Pause(2 * sessionTimeoutOf(s))
+	// The pause takes hold when the process next hands control back: it
+	// sleeps, and runs again only once the pause is over, to end.
+	return conn.Sleep(ctx, time.Millisecond)
+}
