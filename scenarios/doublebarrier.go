@@ -1,0 +1,207 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/recipes"
+)
+
+// The workload of the double barrier. Every client is a process, named
+// "c01", "c02" ... (zero-padded, so that the recipe's lowest process is c1
+// up to 99 clients). In each of Rounds rounds, on a fresh barrier node
+// ("/zksim/double-barrier/r1", "/zksim/double-barrier/r2" ...: a double
+// barrier serves one round), each process enters, computes, and leaves.
+// Process i computes for Step × (1 + (i+round) mod clients): they finish
+// one after another, and a different one last in each round. The barrier
+// waits for Size processes (default: every client).
+//
+// Failures. In the last round the Failures lowest processes (c1, c2 ...)
+// fail halfway through their computation: the workload records Fail, and
+// the process stops for good without leaving. It crashes, as a process
+// does: it stops running and sends nothing, heartbeats included, so its
+// session expires after the session timeout and its node goes with it
+// (in the simulator the client pauses for three session timeouts, then
+// its body returns; returning at once would close the session, which is
+// a clean exit, not a crash). The others must not be blocked by it. (If
+// the process had lost its session before, paused by a fault, the Fail is
+// placed as for a lost session, below; it syncs first to find out.)
+//
+// Lost sessions. A process whose session expires while it is in the
+// barrier (a random pause, a partition) loses its node, and the others go
+// on without it, as they would without a failed process: its Enter or
+// Leave says ErrNodeVanished (or its Leave does, after an Enter that
+// returned OK on a notification that reached it after its session had
+// expired). Such a process stops for good too: the workload records Fail
+// and the process returns. The workload cannot know when the session
+// expired, only that the node went some time after it was created, so the
+// Fail is placed at the earliest instant it may have: the call of the
+// process's Enter. The later rounds then wait for a process that will
+// never come (Size counts it): the run ends deadlocked, with Enters that
+// the checks see blocked by the failure. A session lost that way is rare;
+// the workload keeps the contract that a Fail is a process stopped for
+// good.
+//
+// Recorded: Enter (OK; Failed when it said ErrNodeVanished), Leave (OK, or
+// Pending when the run ended first), Fail (Data: the process's name).
+// Enter and Leave span their retries after other errors a caller must
+// expect under faults.
+
+func init() {
+	registerKind(&kind{
+		name: "double-barrier", doc: "double barrier (recipes.DoubleBarrier); every client enters, computes and leaves, in rounds",
+		clients: 5, minClients: 1,
+		recipe: Implementation{DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
+			return recipes.NewDoubleBarrier(c, p, name, size)
+		}},
+		variants: map[string]Implementation{
+			"doublebarrier-herd": {DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
+				return recipes.NewHerdDoubleBarrier(c, p, name, size)
+			}},
+			"doublebarrier-trusts-lowest": {DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
+				return recipes.NewTrustingDoubleBarrier(c, p, name, size)
+			}},
+			"doublebarrier-counts-ready": {DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
+				return recipes.NewReadyCountingDoubleBarrier(c, p, name, size)
+			}},
+		},
+		defaults: func(w *Workload, clients int) {
+			orDefault(&w.Rounds, 3)
+			orDefault(&w.Step, 10*time.Millisecond)
+			orDefault(&w.Size, clients)
+		},
+		checks: func(s Spec) []string { return []string{"double-barrier", "liveness", "herd"} },
+		spawn:  spawnDoubleBarrier,
+		input:  func(in *models.Input, s Spec) { in.Size = s.Workload.Size },
+	})
+}
+
+// doubleBarrierPath is round's barrier node (round 0-based).
+func doubleBarrierPath(round int) string { return fmt.Sprintf("/zksim/double-barrier/r%d", round+1) }
+
+// doubleBarrierName is client i's process name.
+func doubleBarrierName(i int) string { return fmt.Sprintf("c%02d", i+1) }
+
+// pauser is a client process that can be stopped, as the simulator's
+// clients can: while paused it runs nothing and sends nothing.
+type pauser interface{ Pause(d time.Duration) }
+
+// spawnDoubleBarrier starts the processes.
+func spawnDoubleBarrier(r *runner) {
+	wl := r.spec.Workload
+	n := r.spec.Clients
+	for i := 0; i < n; i++ {
+		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
+			name := doubleBarrierName(i)
+			for round := 0; round < wl.Rounds; round++ {
+				path := doubleBarrierPath(round)
+				db := r.impl.DoubleBarrier(conn, path, name, wl.Size)
+				e := r.rec.begin(conn, i, models.Enter, path)
+				in, err := doubleBarrierRetry(ctx, path, "enter", db.Enter)
+				if err != nil {
+					return err
+				}
+				if !in {
+					doubleBarrierFail(conn, r, i, path, name, r.rec.end(conn, e, models.Failed).Call)
+					return nil
+				}
+				enterCall, session := r.rec.end(conn, e, models.OK).Call, conn.SessionID()
+				compute := wl.Step * time.Duration(1+(i+round)%n)
+				if round == wl.Rounds-1 && i < wl.Failures {
+					if err := pause(ctx, conn, compute/2); err != nil {
+						return err
+					}
+					at := now(conn)
+					alive, err := doubleBarrierAlive(ctx, conn, path, session)
+					if err != nil {
+						return err
+					}
+					if !alive {
+						at = enterCall // it had lost its node already (see Lost sessions)
+					}
+					doubleBarrierFail(conn, r, i, path, name, at)
+					return doubleBarrierCrash(ctx, conn, r)
+				}
+				if err := pause(ctx, conn, compute); err != nil {
+					return err
+				}
+				l := r.rec.begin(conn, i, models.Leave, path)
+				in, err = doubleBarrierRetry(ctx, path, "leave", db.Leave)
+				if err != nil {
+					return err
+				}
+				if !in {
+					r.rec.drop(l)
+					doubleBarrierFail(conn, r, i, path, name, enterCall)
+					return nil
+				}
+				r.rec.end(conn, l, models.OK)
+				if err := pause(ctx, conn, wl.Think); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+}
+
+// doubleBarrierRetry calls step (Enter or Leave) until it succeeds, or
+// says the process's node vanished (in is false), or fails with an error
+// no fault explains.
+func doubleBarrierRetry(ctx context.Context, path, what string, step func(context.Context) error) (in bool, err error) {
+	for {
+		err := step(ctx)
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, recipes.ErrNodeVanished):
+			return false, nil
+		case !expectedFault(err):
+			return false, fmt.Errorf("%s %s: %w", what, path, err)
+		}
+	}
+}
+
+// doubleBarrierAlive reports whether session, in which the process
+// entered, is still the client's: it syncs first, so that a client paused
+// past its session timeout learns of the expiry.
+func doubleBarrierAlive(ctx context.Context, conn client.Conn, path string, session int64) (bool, error) {
+	for {
+		_, err := conn.Sync(ctx, path)
+		switch {
+		case err == nil, errors.Is(err, zk.ErrNoNode):
+			return conn.SessionID() == session, nil
+		case !expectedFault(err):
+			return false, fmt.Errorf("sync %s: %w", path, err)
+		}
+	}
+}
+
+// doubleBarrierFail records that client i's process stopped for good at
+// instant at, in the round at path.
+func doubleBarrierFail(conn client.Conn, r *runner, i int, path, name string, at int64) {
+	op := r.rec.begin(conn, i, models.Fail, path)
+	f := r.rec.end(conn, op, models.OK)
+	f.Data, f.Call, f.Return = name, at, at
+}
+
+// doubleBarrierCrash stops the calling process for good, without leaving
+// and without closing its session (see the workload's comment).
+func doubleBarrierCrash(ctx context.Context, conn client.Conn, r *runner) error {
+	p, ok := conn.(pauser)
+	if !ok {
+		return nil // cannot stop the process: return, closing the session
+	}
+	timeout := r.spec.Ensemble.SessionTimeout
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
+	p.Pause(3 * timeout)
+	return conn.Sleep(ctx, 3*timeout)
+}

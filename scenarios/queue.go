@@ -1,0 +1,281 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/recipes"
+)
+
+// The workload of the queue and the priority queue. The first Consumers
+// clients take, the others put (Consumers is held between 1 and all but
+// one client; default: half the clients). Each producer puts Rounds
+// items, "c3-1", "c3-2" ... (unique: its client's name and the item's
+// number), pausing Think after each put; each consumer takes, pausing
+// Step after each take.
+//
+// A backlog. A FIFO queue's consumers start once every producer is done,
+// so the items wait together and a consumer works through one listing of
+// them (the recipe's step 3: what the herd check counts). A priority
+// queue's consumers start once half the items are put, and the rest
+// arrive while they take: an urgent item put meanwhile must be served
+// before the less urgent ones already listed.
+//
+// When consumers stop. Nothing in the queue says it is empty for good, so
+// the workload counts, in the runner (clients run one at a time): the
+// puts that returned OK and the takes that returned an item. A consumer
+// takes with a deadline of queuePatience in virtual time, and after each
+// take, or each deadline, looks at the counts: it stops once the producers
+// are done and as many items were taken as were surely put. Items whose
+// put ended in an error (Unknown) are not counted: they may be left in the
+// queue, which the checks allow. A consumer also stops when the producers
+// are done and nobody put or took anything for queueGiveUp (an item lost
+// for good, as a broken queue loses them, would keep it waiting for ever):
+// the run ends, and the checks judge what was taken.
+//
+// Recorded: Put (Data, Priority; OK, or Unknown when Put returned an error
+// a caller must expect under faults), Take (OutData; OK, or Unknown for an
+// expected error other than the workload's own deadline). A take whose
+// deadline passed took nothing, as the recipe's Take promises (it settles
+// a delete on its way before it returns), and is not recorded.
+//
+// Priorities come from the producer and the item's number (see
+// queuePriority), so runs repeat exactly.
+//
+// A priority queue's consumer syncs before each take, and the take is
+// recorded from the sync's call. The priority queue recipe serves the most
+// urgent item its own server has seen: without the sync a consumer on a
+// lagging server could take a less urgent item after an urgent one's put
+// had returned elsewhere, which the linearizable priority-queue check
+// rightly calls out of order. (Rare in the simulator, where a put's reply
+// takes about as long as the commit takes to reach the other servers; a
+// follower cut from its leader but still serving reads widens the window.)
+// An application that needs the order across
+// clients syncs, as this one does; the stale-list variant is caught all
+// the same, since it keeps its list whatever the sync brings.
+
+func init() {
+	registerKind(&kind{
+		name: "queue", doc: "FIFO queue (recipes.Queue); the first Consumers clients take, the others put",
+		clients: 4, minClients: 2,
+		recipe: Implementation{Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewQueue(c, p) }},
+		variants: map[string]Implementation{
+			"queue-unchecked-delete": {Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewUncheckedQueue(c, p) }},
+			"queue-plain-delete": {Queue: func(c client.Conn, p string) recipes.Queue {
+				return recipes.NewPlainDeleteQueue(c, p)
+			}},
+			"queue-blind-put": {Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewBlindPutQueue(c, p) }},
+			"queue-relist":    {Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewRelistQueue(c, p) }},
+		},
+		defaults: func(w *Workload, clients int) {
+			queueDefaults(w, clients)
+			orDefault(&w.Step, time.Millisecond)
+			orDefault(&w.Think, time.Millisecond)
+		},
+		checks: func(s Spec) []string { return []string{"fifo", "liveness", "herd"} },
+		spawn: func(r *runner) {
+			spawnQueue(r, "/zksim/queue", false, func(conn client.Conn) queueHandle {
+				q := r.impl.Queue(conn, "/zksim/queue")
+				return queueHandle{put: func(ctx context.Context, d []byte, _ int) error { return q.Put(ctx, d) }, take: q.Take}
+			})
+		},
+	})
+	registerKind(&kind{
+		name: "priority-queue", doc: "priority queue (recipes.PriorityQueue); the first Consumers clients take, the others put",
+		clients: 4, minClients: 2,
+		recipe: Implementation{PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
+			return recipes.NewPriorityQueue(c, p)
+		}},
+		variants: map[string]Implementation{
+			"priorityqueue-stale-list": {PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
+				return recipes.NewStaleListPriorityQueue(c, p)
+			}},
+		},
+		defaults: func(w *Workload, clients int) {
+			queueDefaults(w, clients)
+			orDefault(&w.Step, 10*time.Millisecond)
+			orDefault(&w.Think, 5*time.Millisecond)
+		},
+		checks: func(s Spec) []string { return []string{"priority-queue", "liveness"} },
+		spawn: func(r *runner) {
+			spawnQueue(r, "/zksim/priority-queue", true, func(conn client.Conn) queueHandle {
+				q := r.impl.PriorityQueue(conn, "/zksim/priority-queue")
+				return queueHandle{put: q.Put, take: q.Take}
+			})
+		},
+	})
+}
+
+// queueDefaults: 8 items per producer; half the clients consume.
+func queueDefaults(w *Workload, clients int) {
+	orDefault(&w.Rounds, 8)
+	orDefault(&w.Consumers, clients/2)
+}
+
+// queuePatience is how long a consumer's take waits before the consumer
+// looks at the counts again; queueGiveUp how long nothing may happen,
+// once the producers are done, before the consumers stop.
+const (
+	queuePatience = time.Second
+	queueGiveUp   = 30 * time.Second
+)
+
+// queueLevels are the priorities items are put with: the most urgent,
+// nearly so, and a few less.
+var queueLevels = []int{0, 1, 7, 50, 99}
+
+// queuePriority is the priority of producer p's k-th item (both 0-based):
+// it cycles through queueLevels, each producer starting elsewhere, so
+// urgent items follow less urgent ones and equal priorities recur.
+func queuePriority(p, k int) int {
+	return queueLevels[(2*p+3*k)%len(queueLevels)]
+}
+
+// queueHandle is one client's handle on a FIFO or a priority queue (a
+// FIFO queue ignores priorities).
+type queueHandle struct {
+	put  func(ctx context.Context, data []byte, priority int) error
+	take func(ctx context.Context) ([]byte, error)
+}
+
+// queueCounts is what the clients of one run know of each other, kept in
+// the runner: clients run one at a time, so it needs no lock.
+type queueCounts struct {
+	producing int   // producers still putting
+	attempted int   // puts returned, whatever their outcome
+	putOK     int   // puts that returned OK
+	taken     int   // takes that returned an item
+	progress  int64 // when a put or a take last returned
+}
+
+// done reports whether a consumer may stop: the producers are done, and
+// every item surely put was taken, or nothing happened for queueGiveUp.
+func (q *queueCounts) done(now int64) bool {
+	return q.producing == 0 && (q.taken >= q.putOK || now-q.progress > int64(queueGiveUp))
+}
+
+// spawnQueue starts the clients of a queue workload on the queue at path.
+// byPriority makes it a priority queue's: items carry priorities,
+// consumers start once half the items are put and sync before each take.
+func spawnQueue(r *runner, path string, byPriority bool, handle func(conn client.Conn) queueHandle) {
+	wl := r.spec.Workload
+	consumers := min(max(wl.Consumers, 1), r.spec.Clients-1)
+	counts := &queueCounts{producing: r.spec.Clients - consumers}
+	items := counts.producing * wl.Rounds
+	backlog := items // FIFO: every item
+	if byPriority {
+		backlog = items / 2
+	}
+	for i := 0; i < r.spec.Clients; i++ {
+		if i < consumers {
+			r.spawn(i, func(ctx context.Context, conn client.Conn) error {
+				return queueConsume(ctx, conn, r, i, path, byPriority, backlog, counts, handle(conn))
+			})
+			continue
+		}
+		p := i - consumers
+		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
+			return queueProduce(ctx, conn, r, i, p, path, byPriority, counts, handle(conn))
+		})
+	}
+}
+
+// queueProduce is producer p (client i): it puts Rounds items.
+func queueProduce(ctx context.Context, conn client.Conn, r *runner, i, p int, path string, byPriority bool,
+	counts *queueCounts, h queueHandle) error {
+	defer func() { counts.producing-- }()
+	for k := 0; k < r.spec.Workload.Rounds; k++ {
+		data := fmt.Sprintf("c%d-%d", i+1, k+1)
+		prio := 0
+		if byPriority {
+			prio = queuePriority(p, k)
+		}
+		op := r.rec.begin(conn, i, models.Put, path)
+		r.rec.op(op).Data, r.rec.op(op).Priority = data, prio
+		err := h.put(ctx, []byte(data), prio)
+		switch {
+		case err == nil:
+			r.rec.end(conn, op, models.OK)
+			counts.putOK++
+		case expectedFault(err):
+			// The item may be in the queue or not; it is not put again
+			// (that could put it twice), and not counted.
+			r.rec.end(conn, op, models.Unknown)
+		default:
+			return fmt.Errorf("put %s: %w", data, err)
+		}
+		counts.attempted++
+		counts.progress = now(conn)
+		if err := pause(ctx, conn, r.spec.Workload.Think); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// queueConsume is a consumer (client i): once backlog puts have returned
+// (or the producers are done) it takes until the counts say stop.
+func queueConsume(ctx context.Context, conn client.Conn, r *runner, i int, path string, byPriority bool,
+	backlog int, counts *queueCounts, h queueHandle) error {
+	for counts.producing > 0 && counts.attempted < backlog {
+		if err := conn.Sleep(ctx, time.Millisecond); err != nil {
+			return err
+		}
+	}
+	for !counts.done(now(conn)) {
+		op := r.rec.begin(conn, i, models.Take, path)
+		tctx, cancel := conn.WithTimeout(ctx, queuePatience)
+		data, err := queueTake(tctx, conn, path, byPriority, h)
+		cancel()
+		switch {
+		case err == nil:
+			r.rec.end(conn, op, models.OK).OutData = string(data)
+			counts.taken++
+			counts.progress = now(conn)
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+			r.rec.drop(op) // our deadline: nothing was taken
+			continue
+		case expectedFault(err):
+			r.rec.end(conn, op, models.Unknown)
+		default:
+			return fmt.Errorf("take: %w", err)
+		}
+		if err := pause(ctx, conn, r.spec.Workload.Step); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// queueTake takes one item; for a priority queue it syncs the consumer's
+// server with the leader first (see the workload's comment).
+func queueTake(ctx context.Context, conn client.Conn, path string, byPriority bool, h queueHandle) ([]byte, error) {
+	if byPriority {
+		if err := queueSync(ctx, conn, path); err != nil {
+			return nil, err
+		}
+	}
+	return h.take(ctx)
+}
+
+// queueSync brings the session's server up to the leader's commit point,
+// retrying through the errors faults cause.
+func queueSync(ctx context.Context, conn client.Conn, path string) error {
+	for {
+		_, err := conn.Sync(ctx, path)
+		switch {
+		case err == nil, errors.Is(err, zk.ErrNoNode): // no queue yet: nothing to miss
+			return nil
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case !expectedFault(err):
+			return fmt.Errorf("sync: %w", err)
+		}
+	}
+}
