@@ -68,9 +68,25 @@ func (l *nodeLock) grant(ctx context.Context) (*recipes.Lease, error) {
 	return recipes.NewLease(l.conn, l.node(), st.Czxid, st.Czxid), nil
 }
 
+// Unlock deletes the node, only while it is ours: after a lost delete
+// reply the node may already be the next holder's, and a blind second
+// delete would take the lock from it (zksimtest found that mistake in the
+// first version of this lock). Nobody else can create the node while ours
+// exists, so deleting right after seeing ours is safe.
 func (l *nodeLock) Unlock(ctx context.Context) error {
 	for {
-		err := l.conn.Delete(ctx, l.node(), -1)
+		ok, st, err := l.conn.Exists(ctx, l.node())
+		switch {
+		case errors.Is(err, zk.ErrConnectionClosed), errors.Is(err, zk.ErrNoServer):
+			continue
+		case errors.Is(err, zk.ErrSessionExpired):
+			return nil // the node went with the session
+		case err != nil:
+			return err
+		case !ok || st.EphemeralOwner != l.conn.SessionID():
+			return nil // gone, or the next holder's
+		}
+		err = l.conn.Delete(ctx, l.node(), -1)
 		if err == nil || errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrSessionExpired) {
 			return nil
 		}

@@ -1,0 +1,154 @@
+package scenarios
+
+import (
+	"context"
+	"flag"
+	"testing"
+	"time"
+
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/sim"
+)
+
+var soakSeeds = flag.Int("seeds", 0, "seeds per recipe for TestRecipesHoldUnderEveryFault (default 20, 5 with -short); `make soak` runs 10000")
+
+// everyFault strikes with every kind of fault: crashes, leader crashes,
+// partitions, isolation, pauses (0.1–20s, past the session timeout too),
+// latency spikes and lost replies.
+var everyFault = sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, Pause: 0.2, Spike: 0.2, LoseReply: 2}
+
+// noPause is everyFault without process pauses.
+var noPause = sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, Spike: 0.2, LoseReply: 2}
+
+// The correct recipes hold under every kind of fault. Locks and elections
+// protect a fenced resource: a holder paused past its session timeout
+// breaks any unfenced lock (TestUnfencedPauseIsCaughtFencedPasses); the
+// shared locks, whose model has no fence, run without pauses.
+func TestRecipesHoldUnderEveryFault(t *testing.T) {
+	seeds := 20
+	if testing.Short() {
+		seeds = 5
+	}
+	if *soakSeeds > 0 {
+		seeds = *soakSeeds
+	}
+	fenced := Workload{Fenced: true}
+	specs := []Spec{
+		{Kind: "lock", Workload: fenced, Rates: &everyFault},
+		{Kind: "election", Workload: fenced, Rates: &everyFault},
+		{Kind: "shared-lock", Rates: &noPause},
+		{Kind: "revocable-lock", Rates: &noPause},
+		{Kind: "barrier", Rates: &everyFault},
+		{Kind: "double-barrier", Rates: &everyFault},
+		{Kind: "queue", Rates: &everyFault},
+		{Kind: "priority-queue", Rates: &everyFault},
+		{Kind: "2pc", Rates: &everyFault},
+		{Kind: "membership", Rates: &everyFault},
+		{Kind: "config", Rates: &everyFault},
+		{Kind: "naming", Rates: &everyFault},
+	}
+	kinds := map[string]bool{}
+	for _, spec := range specs {
+		kinds[spec.Kind] = true
+		res, err := Search{Spec: spec, Seeds: seeds}.Run(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", spec.Kind, err)
+		}
+		for _, f := range res.Failures {
+			t.Errorf("%s, seed %d: %v\nfaults: %s", spec.Kind, f.Seed, f.Violations, f.Schedule)
+		}
+	}
+	for _, k := range Kinds() {
+		if !kinds[k] {
+			t.Errorf("kind %s is not tested under faults", k)
+		}
+	}
+}
+
+// Each teaching variant fails the check its lesson names, on one of a few
+// seeds; rapid shrinks the counterexample to at most 3 faults, and it
+// still fails that way. The recipe passes the same experiment.
+func TestLessons(t *testing.T) {
+	lessons, err := Lessons()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lessons {
+		t.Run(l.Variant.Name, func(t *testing.T) {
+			res, err := Search{Spec: l.Spec, Seeds: l.Seeds, StopAtFirst: true}.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Failures) == 0 {
+				t.Fatalf("no violation on %d seeds", l.Seeds)
+			}
+			f := res.Failures[0]
+			if !hasKind(f.Violations, models.ViolationKind(l.Variant.Fails)) {
+				t.Fatalf("seed %d: %v, want a %s violation", f.Seed, f.Violations, l.Variant.Fails)
+			}
+			c, err := Shrink(l.Spec, f.Seed, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Schedule) > 3 || !hasKind(c.Violations, models.ViolationKind(l.Variant.Fails)) {
+				t.Fatalf("shrunk to %d faults (%s): %v", len(c.Schedule), c.Faults(), c.Violations)
+			}
+			again, err := Run(c.Spec, c.Seed, Options{})
+			if err != nil || HashString(again.Result.Hash) != c.TraceHash || !again.Failed() {
+				t.Fatalf("the counterexample does not replay: %v %v", err, again.Violations)
+			}
+			recipe := l.Spec
+			recipe.Variant = ""
+			ok, err := Search{Spec: recipe, Seeds: l.Seeds}.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range ok.Failures {
+				t.Errorf("the recipe fails %s's experiment, seed %d: %v", l.Variant.Name, f.Seed, f.Violations)
+			}
+		})
+	}
+}
+
+func hasKind(vs []models.Violation, k models.ViolationKind) bool {
+	for _, v := range vs {
+		if v.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// A holder paused past its session timeout between its lease check and
+// its use of the resource: the next client gets the lock, and the paused
+// holder's use lands while the other holds it. Unfenced, the mutex check
+// catches it; over a fenced resource, the same schedule passes: the stale
+// token is refused.
+func TestUnfencedPauseIsCaughtFencedPasses(t *testing.T) {
+	pause := mustSchedule("at 1500ms pause c1 15s")
+	hold := Workload{Rounds: 1, Steps: 30, Step: time.Second}
+	for seed := uint64(1); seed <= 5; seed++ {
+		o, err := Run(Spec{Kind: "lock", Clients: 2, Workload: hold, Faults: pause}, seed, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(o.Violations) != 1 || o.Violations[0].Check != "mutex" {
+			t.Fatalf("seed %d, unfenced: %v, want a mutex violation", seed, o.Violations)
+		}
+		hold.Fenced = true
+		o, err = Run(Spec{Kind: "lock", Clients: 2, Workload: hold, Faults: pause}, seed, Options{})
+		hold.Fenced = false
+		if err != nil {
+			t.Fatal(err)
+		}
+		rejected := 0
+		for _, op := range o.Input.Ops {
+			if op.Result == models.Rejected {
+				rejected++
+			}
+		}
+		if o.Failed() || rejected != 1 {
+			t.Fatalf("seed %d, fenced: %v with %d uses rejected, want no violation and c1's stale use rejected", seed, o.Violations, rejected)
+		}
+	}
+}
