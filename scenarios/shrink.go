@@ -139,11 +139,11 @@ func (h Hunt) Run() (*Counterexample, error) {
 		clients := rapid.IntRange(minClients, max(base.Clients, minClients)).Draw(t, "clients")
 		rounds := rapid.IntRange(1, max(base.Workload.Rounds, 1)).Draw(t, "rounds")
 		seed := rapid.Uint64Range(1, 1<<32).Draw(t, "seed")
-		n := rapid.IntRange(0, maxFaults).Draw(t, "faults")
-		sched := slices.Clone(base.Faults)
-		for i := 0; i < n; i++ {
-			sched = append(sched, drawFault(t, kinds, servers, clients, base.Horizon))
-		}
+		// A slice of faults: rapid shrinks it by dropping any of them.
+		drawn := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) sim.Fault {
+			return drawFault(t, kinds, servers, clients, base.Horizon)
+		}), 0, maxFaults).Draw(t, "faults")
+		sched := append(slices.Clone(base.Faults), drawn...)
 		s := withSchedule(base, sched)
 		s.Clients, s.Workload.Rounds = clients, rounds
 		tries++

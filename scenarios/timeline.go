@@ -22,8 +22,11 @@ import (
 type Timeline struct {
 	Rows  []TimelineRow
 	Cols  []string // "world", "c1", ..., "s1", ...
-	width int
+	width int      // of an actor's column; the world's is wider
 }
+
+// worldWidth is the width of the world's column: faults read whole.
+const worldWidth = 44
 
 // TimelineRow is one event: its virtual time (ns since the start), its
 // column and what happened.
@@ -180,16 +183,20 @@ func (t *Timeline) Window(from, to int64, n int) *Timeline {
 func (t *Timeline) String() string {
 	var b strings.Builder
 	line := func(s string) { b.WriteString(strings.TrimRight(s, " ") + "\n") }
-	cell := func(s string) string {
-		r := []rune(s)
-		if len(r) > t.width {
-			r = append(r[:t.width-1], '…')
+	cell := func(c int, s string) string {
+		w := t.width
+		if c == 0 {
+			w = worldWidth
 		}
-		return string(r) + strings.Repeat(" ", t.width-len(r))
+		r := []rune(s)
+		if len(r) > w {
+			r = append(r[:w-1], '…')
+		}
+		return string(r) + strings.Repeat(" ", w-len(r))
 	}
 	head := fmt.Sprintf("%-12s", "time")
-	for _, c := range t.Cols {
-		head += "│ " + cell(c)
+	for c, name := range t.Cols {
+		head += "│ " + cell(c, name)
 	}
 	line(head)
 	for _, r := range t.Rows {
@@ -199,7 +206,7 @@ func (t *Timeline) String() string {
 			if c == r.Col {
 				text = r.Text
 			}
-			row += "│ " + cell(text)
+			row += "│ " + cell(c, text)
 		}
 		line(row)
 	}

@@ -1,0 +1,95 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/sim"
+)
+
+// Bounded exhaustive exploration of the no-guid lock with two clients and
+// one fault finds the lost create() reply that orphans a node, and
+// explores the same schedules every time. The recipe, explored with up to
+// two faults, holds on every one of them.
+func TestExploreFindsTheOrphanedNode(t *testing.T) {
+	spec := Spec{Kind: "lock", Variant: "lock-noguid", Clients: 2, Workload: Workload{Rounds: 2}}
+	a, err := Explore{Spec: spec, MaxFaults: 1}.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Explore{Spec: spec, MaxFaults: 1}.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Complete || a.Explored < 10 || a.Explored != b.Explored || len(a.Counterexamples) != len(b.Counterexamples) {
+		t.Fatalf("explored %d (complete %v) then %d, found %d then %d", a.Explored, a.Complete, b.Explored,
+			len(a.Counterexamples), len(b.Counterexamples))
+	}
+	found := false
+	for _, c := range a.Counterexamples {
+		if len(c.Schedule) == 1 && c.Schedule[0].Kind == sim.LoseReply && c.Schedule[0].When.Op == sim.OpCreate &&
+			hasKind(c.Violations, models.Liveness) {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no lost create reply among the %d counterexamples", len(a.Counterexamples))
+	}
+
+	if testing.Short() {
+		return
+	}
+	recipe := Spec{Kind: "lock", Clients: 2, Workload: Workload{Rounds: 2, Fenced: true}}
+	r, err := Explore{Spec: recipe, MaxFaults: 2}.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Complete || r.Explored < 500 {
+		t.Fatalf("explored %d schedules (complete %v), want every one of the hundreds within the bound", r.Explored, r.Complete)
+	}
+	for _, c := range r.Counterexamples {
+		t.Errorf("the recipe fails with %s: %v", c.Faults(), c.Violations)
+	}
+	t.Logf("the recipe held on all %d schedules of at most 2 faults", r.Explored)
+}
+
+// Limit and StopAtFirst cut an exploration short, and say so.
+func TestExploreStops(t *testing.T) {
+	spec := Spec{Kind: "lock", Variant: "lock-noguid", Clients: 2, Workload: Workload{Rounds: 2}}
+	r, err := Explore{Spec: spec, MaxFaults: 2, Limit: 5}.Run()
+	if err != nil || r.Explored != 5 || r.Complete {
+		t.Fatalf("limit 5: explored %d, complete %v, %v", r.Explored, r.Complete, err)
+	}
+	r, err = Explore{Spec: spec, MaxFaults: 2, StopAtFirst: true}.Run()
+	if err != nil || len(r.Counterexamples) != 1 || r.Complete {
+		t.Fatalf("stop at first: %d found, complete %v, %v", len(r.Counterexamples), r.Complete, err)
+	}
+}
+
+// rapid hunts from scratch: drawing clients, rounds, a seed and faults, it
+// finds the no-guid lock's orphaned node and shrinks it to one client, one
+// round and one lost reply.
+func TestHuntShrinksToTheLostReply(t *testing.T) {
+	c, err := Hunt{Spec: Spec{Kind: "lock", Variant: "lock-noguid", Clients: 3},
+		Kinds: []sim.FaultKind{sim.LoseReply, sim.Crash, sim.Spike}}.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c == nil {
+		t.Fatal("rapid found no counterexample in 100 tries")
+	}
+	if c.Clients != 1 || c.Rounds != 1 || len(c.Schedule) != 1 || !strings.Contains(c.Faults(), "create#") ||
+		!strings.HasSuffix(c.Faults(), "lose-reply") {
+		t.Fatalf("shrunk to %d clients, %d rounds, faults %q", c.Clients, c.Rounds, c.Faults())
+	}
+	again, err := Run(c.Spec, c.Seed, Options{})
+	if err != nil || HashString(again.Result.Hash) != c.TraceHash {
+		t.Fatalf("the counterexample does not replay: %v", err)
+	}
+	// The recipe: nothing to find.
+	none, err := Hunt{Spec: Spec{Kind: "lock", Clients: 3, Workload: Workload{Fenced: true}}, Checks: 30}.Run()
+	if err != nil || none != nil {
+		t.Fatalf("the recipe: %v %+v", err, none)
+	}
+}

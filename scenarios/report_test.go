@@ -1,0 +1,129 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zksim/zksim/models"
+)
+
+// A violation's report names the seed, the check and its kind, the
+// faults, and shows the timeline up to the violation, a column per client
+// and per server; its files hold the full timeline, the history (which
+// checks the same way when read back) and porcupine's visualization.
+func TestViolationReport(t *testing.T) {
+	spec := Spec{Kind: "lock", Variant: "lock-unsorted", Clients: 3, Faults: mustSchedule("when c2 create#3 applied: lose-reply")}
+	var o *Outcome
+	for seed := uint64(1); seed <= 10 && (o == nil || !o.Failed()); seed++ {
+		var err error
+		if o, err = Replay(spec, seed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !o.Failed() || o.Violations[0].Check != "mutex" {
+		t.Fatalf("want a mutex violation, got %v", o.Violations)
+	}
+	dir := t.TempDir()
+	r := &ViolationReport{Outcome: o}
+	if err := r.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	text := r.String()
+	for _, want := range []string{"VIOLATION in lock-unsorted, seed ", "trace hash ", "mutex (safety) on /zksim/lock",
+		"faults:\n  when c2 create#3 applied: lose-reply", "timeline up to ", "│ c1", "│ c3", "│ s1", "│ s3", "▶ acquire /zksim/lock"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the report does not say %q:\n%s", want, text)
+		}
+	}
+	for _, f := range []string{"report.txt", "timeline.txt", "history.json", "linearizability-1.html"} {
+		st, err := os.Stat(filepath.Join(dir, f))
+		if err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	tl, _ := os.ReadFile(filepath.Join(dir, "timeline.txt"))
+	if !strings.Contains(string(tl), "fault: when c2 create#3 applied: lose-reply") {
+		t.Errorf("the timeline does not show the lost reply")
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, "linearizability-1.html"))
+	if !strings.Contains(string(html), "<html") {
+		t.Errorf("the visualization is not HTML")
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "history.json"))
+	var ops []models.Operation
+	if err := json.Unmarshal(data, &ops); err != nil {
+		t.Fatal(err)
+	}
+	vs, err := models.Run(&models.Input{Ops: ops}, "mutex")
+	if err != nil || len(vs) != 1 || vs[0].Message != o.Violations[0].Message {
+		t.Fatalf("the history read back checks to %v (%v), want %v", vs, err, o.Violations[0])
+	}
+}
+
+// A timeline's rows are in time order, each in its actor's column, and a
+// window keeps the last rows up to a time.
+func TestTimelineWindow(t *testing.T) {
+	o, err := Replay(Spec{Kind: "lock", Clients: 2, Workload: Workload{Rounds: 1}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := NewTimeline(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.Cols) != 1+2+3 {
+		t.Fatalf("columns %v, want world, 2 clients, 3 servers", tl.Cols)
+	}
+	for i := 1; i < len(tl.Rows); i++ {
+		if tl.Rows[i].At < tl.Rows[i-1].At {
+			t.Fatalf("row %d at %d after row at %d", i, tl.Rows[i].At, tl.Rows[i-1].At)
+		}
+	}
+	mid := tl.Rows[len(tl.Rows)/2].At
+	w := tl.Window(0, mid, 5)
+	if len(w.Rows) != 5 || w.Rows[4].At > mid {
+		t.Fatalf("window: %d rows, last at %d, want 5 up to %d", len(w.Rows), w.Rows[len(w.Rows)-1].At, mid)
+	}
+	if _, err := NewTimeline(mustRun(t, Spec{Kind: "lock", Clients: 1, Checks: []string{"mutex"}})); err == nil {
+		t.Fatal("a run without a kept trace made a timeline")
+	}
+}
+
+func mustRun(t *testing.T, spec Spec) *Outcome {
+	t.Helper()
+	o, err := Run(spec, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// Every kind's workload makes the same run twice from the same seed, with
+// and without faults: the same trace hash, the same history.
+func TestEveryKindIsDeterministic(t *testing.T) {
+	for _, k := range Kinds() {
+		for _, rates := range []bool{false, true} {
+			spec := Spec{Kind: k}
+			if rates {
+				spec.Rates = &noPause
+			}
+			for seed := uint64(1); seed <= 3; seed++ {
+				a, err := Run(spec, seed, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := Run(spec, seed, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a.Result.Hash != b.Result.Hash || len(a.Input.Ops) != len(b.Input.Ops) {
+					t.Fatalf("%s seed %d (faults %v): hashes %x and %x, %d and %d operations", k, seed, rates,
+						a.Result.Hash, b.Result.Hash, len(a.Input.Ops), len(b.Input.Ops))
+				}
+			}
+		}
+	}
+}
