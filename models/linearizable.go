@@ -148,29 +148,50 @@ func CheckModel(m Model, ops []Operation) []Violation {
 	return out
 }
 
-// stuckAt is the index of the operation the longest partial linearization
-// could not place: the earliest-returning operation left out of it.
+// stuckAt is the index of the operation the longest partial
+// linearizations could not place: for each of them, the earliest-returning
+// operation left out; of those, the earliest (then by call, then by
+// index), so that the answer does not depend on the order porcupine lists
+// them in.
 func stuckAt(ops []Operation, info porcupine.LinearizationInfo) int {
 	parts := info.PartialLinearizations()
 	if len(parts) == 0 {
 		return -1
 	}
-	var longest []int
+	longest := 0
 	for _, l := range parts[0] {
-		if len(l) > len(longest) {
-			longest = l
-		}
+		longest = max(longest, len(l))
 	}
-	in := make([]bool, len(ops))
-	for _, i := range longest {
-		if i < len(in) {
-			in[i] = true
+	before := func(i, j int) bool {
+		a, b := ops[i], ops[j]
+		if a.Return != b.Return {
+			return a.Return < b.Return
 		}
+		if a.Call != b.Call {
+			return a.Call < b.Call
+		}
+		return i < j
 	}
 	best := -1
-	for i, op := range ops {
-		if !in[i] && (best < 0 || op.Return < ops[best].Return) {
-			best = i
+	in := make([]bool, len(ops))
+	for _, l := range parts[0] {
+		if len(l) != longest {
+			continue
+		}
+		clear(in)
+		for _, i := range l {
+			if i < len(in) {
+				in[i] = true
+			}
+		}
+		out := -1
+		for i := range ops {
+			if !in[i] && (out < 0 || before(i, out)) {
+				out = i
+			}
+		}
+		if out >= 0 && (best < 0 || before(out, best)) {
+			best = out
 		}
 	}
 	return best

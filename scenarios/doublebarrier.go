@@ -88,10 +88,6 @@ func doubleBarrierPath(round int) string { return fmt.Sprintf("/zksim/double-bar
 // doubleBarrierName is client i's process name.
 func doubleBarrierName(i int) string { return fmt.Sprintf("c%02d", i+1) }
 
-// pauser is a client process that can be stopped, as the simulator's
-// clients can: while paused it runs nothing and sends nothing.
-type pauser interface{ Pause(d time.Duration) }
-
 // spawnDoubleBarrier starts the processes.
 func spawnDoubleBarrier(r *runner) {
 	wl := r.spec.Workload
@@ -126,7 +122,7 @@ func spawnDoubleBarrier(r *runner) {
 						at = enterCall // it had lost its node already (see Lost sessions)
 					}
 					doubleBarrierFail(conn, r, i, path, name, at)
-					return doubleBarrierCrash(ctx, conn, r)
+					return stopForGood(ctx, conn, r.spec)
 				}
 				if err := pause(ctx, conn, compute); err != nil {
 					return err
@@ -189,19 +185,4 @@ func doubleBarrierFail(conn client.Conn, r *runner, i int, path, name string, at
 	op := r.rec.begin(conn, i, models.Fail, path)
 	f := r.rec.end(conn, op, models.OK)
 	f.Data, f.Call, f.Return = name, at, at
-}
-
-// doubleBarrierCrash stops the calling process for good, without leaving
-// and without closing its session (see the workload's comment).
-func doubleBarrierCrash(ctx context.Context, conn client.Conn, r *runner) error {
-	p, ok := conn.(pauser)
-	if !ok {
-		return nil // cannot stop the process: return, closing the session
-	}
-	timeout := r.spec.Ensemble.SessionTimeout
-	if timeout == 0 {
-		timeout = 10 * time.Second
-	}
-	p.Pause(3 * timeout)
-	return conn.Sleep(ctx, 3*timeout)
 }
