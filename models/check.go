@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -180,4 +181,13 @@ func Of(ops []Operation, kinds ...OpKind) []Operation {
 		}
 	}
 	return out
+}
+
+// sortViolations orders violations by object, time, check and message, so a
+// checker's output does not depend on map iteration.
+func sortViolations(vs []Violation) {
+	slices.SortStableFunc(vs, func(a, b Violation) int {
+		return cmp.Or(strings.Compare(a.Object, b.Object), cmp.Compare(a.At, b.At), strings.Compare(a.Check, b.Check),
+			strings.Compare(a.Message, b.Message))
+	})
 }

@@ -237,16 +237,6 @@ func herdStats(in *Input, object string, zxids map[int64]bool) HerdStats {
 	return st
 }
 
-// sortedKeys is m's keys in order.
-func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
-	out := make([]K, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // Listings is what a FIFO queue's consumers cost in getChildren requests
 // when items were waiting: the recipe lists the queue node once and works
 // through the list, so a backlog of n items costs about one listing per
@@ -390,15 +380,6 @@ func checkHerd(in *Input) []Violation {
 		}
 	}
 	return out
-}
-
-// objectsOf is the Paths of the operations of the given kinds, sorted.
-func objectsOf(ops []Operation, kinds ...OpKind) []string {
-	set := map[string]bool{}
-	for _, op := range Of(ops, kinds...) {
-		set[op.Path] = true
-	}
-	return sortedKeys(set)
 }
 
 // sharedWaiters is the number of clients r woke that were waiting for a

@@ -1,9 +1,12 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -339,4 +342,104 @@ func readResult(err error) Result {
 		return res
 	}
 	return Failed
+}
+
+// Grouping and ordering a history's operations, for the checkers: they
+// judge objects one by one, in an order that never depends on map
+// iteration or on the order a history came in.
+
+// stopTimes maps each client that has a Fail to its first Fail's Call: its
+// process stopped for good then.
+func stopTimes(ops []Operation) map[int]int64 {
+	stops := map[int]int64{}
+	for _, op := range Of(ops, Fail) {
+		if t, ok := stops[op.Client]; !ok || op.Call < t {
+			stops[op.Client] = op.Call
+		}
+	}
+	return stops
+}
+
+// stoppedBy says whether client had stopped at or before t.
+func stoppedBy(stops map[int]int64, client int, t int64) bool {
+	s, ok := stops[client]
+	return ok && s <= t
+}
+
+// opsByPath groups the operations of the given kinds by Path, each group
+// sorted (sortOps), and returns the paths sorted: checkers judge objects
+// one by one, in an order that does not depend on map iteration.
+func opsByPath(ops []Operation, kinds ...OpKind) ([]string, map[string][]Operation) {
+	byPath := map[string][]Operation{}
+	for _, op := range Of(ops, kinds...) {
+		byPath[op.Path] = append(byPath[op.Path], op)
+	}
+	paths := make([]string, 0, len(byPath))
+	for p, ops := range byPath {
+		paths = append(paths, p)
+		sortOps(ops)
+	}
+	slices.Sort(paths)
+	return paths, byPath
+}
+
+// sortOps orders operations by call, then return, client, kind and data:
+// a total order for what a history can tell apart, so output is the same
+// whatever order the history came in.
+func sortOps(ops []Operation) {
+	slices.SortStableFunc(ops, func(a, b Operation) int {
+		return cmp.Or(cmp.Compare(a.Call, b.Call), cmp.Compare(a.Return, b.Return), cmp.Compare(a.Client, b.Client),
+			strings.Compare(string(a.Kind), string(b.Kind)), strings.Compare(a.Data, b.Data), strings.Compare(a.OutData, b.OutData))
+	})
+}
+
+// clientsOf is the distinct clients of ops, sorted.
+func clientsOf(ops []Operation) []int {
+	var out []int
+	for _, op := range ops {
+		if !slices.Contains(out, op.Client) {
+			out = append(out, op.Client)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// clientNames renders clients as a person reads them: "c1, c3".
+func clientNames(clients []int) string {
+	names := make([]string, len(clients))
+	for i, c := range clients {
+		names[i] = fmt.Sprintf("c%d", c+1)
+	}
+	return strings.Join(names, ", ")
+}
+
+// okOps keeps the operations whose Result is OK.
+func okOps(ops []Operation) []Operation {
+	var out []Operation
+	for _, op := range ops {
+		if op.Result == OK {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// objectsOf is the Paths of the operations of the given kinds, sorted.
+func objectsOf(ops []Operation, kinds ...OpKind) []string {
+	set := map[string]bool{}
+	for _, op := range Of(ops, kinds...) {
+		set[op.Path] = true
+	}
+	return sortedKeys(set)
+}
+
+// sortedKeys is m's keys in order.
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
+	out := make([]K, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

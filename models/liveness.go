@@ -114,24 +114,6 @@ func freeStretches(from, to int64, blocked []timeSpan) []timeSpan {
 	return out
 }
 
-// stopTimes maps each client that has a Fail to its first Fail's Call: its
-// process stopped for good then.
-func stopTimes(ops []Operation) map[int]int64 {
-	stops := map[int]int64{}
-	for _, op := range Of(ops, Fail) {
-		if t, ok := stops[op.Client]; !ok || op.Call < t {
-			stops[op.Client] = op.Call
-		}
-	}
-	return stops
-}
-
-// stoppedBy says whether client had stopped at or before t.
-func stoppedBy(stops map[int]int64, client int, t int64) bool {
-	s, ok := stops[client]
-	return ok && s <= t
-}
-
 // lateWait is one wait the liveness check faults.
 type lateWait struct {
 	op      Operation
@@ -566,74 +548,6 @@ func twoPhaseCommitLiveness(in *Input, stops map[int]int64) []Violation {
 			msg += "; so was " + strings.Join(others, ", ")
 		}
 		out = append(out, Violation{Check: "liveness", Kind: Liveness, Object: p, At: at - in.Start, Message: msg, Ops: late})
-	}
-	return out
-}
-
-// opsByPath groups the operations of the given kinds by Path, each group
-// sorted (sortOps), and returns the paths sorted: checkers judge objects
-// one by one, in an order that does not depend on map iteration.
-func opsByPath(ops []Operation, kinds ...OpKind) ([]string, map[string][]Operation) {
-	byPath := map[string][]Operation{}
-	for _, op := range Of(ops, kinds...) {
-		byPath[op.Path] = append(byPath[op.Path], op)
-	}
-	paths := make([]string, 0, len(byPath))
-	for p, ops := range byPath {
-		paths = append(paths, p)
-		sortOps(ops)
-	}
-	slices.Sort(paths)
-	return paths, byPath
-}
-
-// sortOps orders operations by call, then return, client, kind and data:
-// a total order for what a history can tell apart, so output is the same
-// whatever order the history came in.
-func sortOps(ops []Operation) {
-	slices.SortStableFunc(ops, func(a, b Operation) int {
-		return cmp.Or(cmp.Compare(a.Call, b.Call), cmp.Compare(a.Return, b.Return), cmp.Compare(a.Client, b.Client),
-			strings.Compare(string(a.Kind), string(b.Kind)), strings.Compare(a.Data, b.Data), strings.Compare(a.OutData, b.OutData))
-	})
-}
-
-// sortViolations orders violations by object, time, check and message, so a
-// checker's output does not depend on map iteration.
-func sortViolations(vs []Violation) {
-	slices.SortStableFunc(vs, func(a, b Violation) int {
-		return cmp.Or(strings.Compare(a.Object, b.Object), cmp.Compare(a.At, b.At), strings.Compare(a.Check, b.Check),
-			strings.Compare(a.Message, b.Message))
-	})
-}
-
-// clientsOf is the distinct clients of ops, sorted.
-func clientsOf(ops []Operation) []int {
-	var out []int
-	for _, op := range ops {
-		if !slices.Contains(out, op.Client) {
-			out = append(out, op.Client)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// clientNames renders clients as a person reads them: "c1, c3".
-func clientNames(clients []int) string {
-	names := make([]string, len(clients))
-	for i, c := range clients {
-		names[i] = fmt.Sprintf("c%d", c+1)
-	}
-	return strings.Join(names, ", ")
-}
-
-// okOps keeps the operations whose Result is OK.
-func okOps(ops []Operation) []Operation {
-	var out []Operation
-	for _, op := range ops {
-		if op.Result == OK {
-			out = append(out, op)
-		}
 	}
 	return out
 }
