@@ -144,7 +144,7 @@ func (e Explore) Run() (*ExploreResult, error) {
 		return nil
 	}
 	for n := lo; n <= hi; n++ {
-		spec := base
+		spec := e.Spec // as written: the kind's defaults follow the clients
 		spec.Clients = n
 		if err := visit(spec, nil); err != nil {
 			return res, err

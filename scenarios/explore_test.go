@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"flag"
 	"strings"
 	"testing"
 
@@ -91,5 +92,37 @@ func TestHuntShrinksToTheLostReply(t *testing.T) {
 	none, err := Hunt{Spec: Spec{Kind: "lock", Clients: 3, Workload: Workload{Fenced: true}}, Checks: 30}.Run()
 	if err != nil || none != nil {
 		t.Fatalf("the recipe: %v %+v", err, none)
+	}
+}
+
+var exploreWide = flag.Bool("explore", false, "TestExploreRecipes: 2–3 clients and up to 2 faults (`make explore`), instead of 2 clients and 1 fault")
+
+// Every recipe, explored exhaustively within a small bound: each schedule
+// of faults tied to its clients' writes holds. `make explore` widens the
+// bound.
+func TestExploreRecipes(t *testing.T) {
+	for _, k := range Kinds() {
+		spec := Spec{Kind: k, Workload: Workload{Rounds: 1}}
+		if k == "lock" || k == "election" {
+			spec.Workload.Fenced = true // a pause past the session timeout breaks any unfenced lock
+		}
+		e := Explore{Spec: spec, MinClients: 2, MaxClients: 2, MaxFaults: 1}
+		if *exploreWide {
+			e.MaxClients, e.MaxFaults = 3, 2
+		}
+		if kk, _ := lookupKind(k); kk.minClients > e.MinClients {
+			e.MinClients, e.MaxClients = kk.minClients, max(e.MaxClients, kk.minClients)
+		}
+		if k == "shared-lock" || k == "revocable-lock" {
+			e.Faults = ExploreFaults[:3] // no pauses: the read-write model has no fence
+		}
+		res, err := e.Run()
+		if err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		for _, c := range res.Counterexamples {
+			t.Errorf("%s with %d clients fails with %s: %v", k, c.Clients, c.Faults(), c.Violations)
+		}
+		t.Logf("%s: %d schedules explored, complete %v", k, res.Explored, res.Complete)
 	}
 }

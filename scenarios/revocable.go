@@ -69,15 +69,6 @@ func spawnRevocable(r *runner) {
 	// The holders: clients 2.., the holding workload with consent.
 	think := r.spec.Workload.Think
 	r.spec.Workload.Think = 0 // the holders go again at once; Think is the revoker's
-	spawnHoldersFrom(r, path, 1, func(conn client.Conn, i int) holder {
-		l := r.impl.RevocableLocker(conn, path)
-		return holder{acquire: l.Lock, release: l.Unlock,
-			entitled: func(ctx context.Context) bool {
-				asked, err := l.RevokePending(ctx)
-				return err == nil && !asked
-			},
-			done: func() { finished++ }}
-	})
 	r.spawn(0, func(ctx context.Context, conn client.Conn) error {
 		l := r.impl.RevocableLocker(conn, path)
 		for finished < holders {
@@ -104,5 +95,14 @@ func spawnRevocable(r *runner) {
 			}
 		}
 		return nil
+	})
+	spawnHoldersFrom(r, path, 1, func(conn client.Conn, i int) holder {
+		l := r.impl.RevocableLocker(conn, path)
+		return holder{acquire: l.Lock, release: l.Unlock,
+			entitled: func(ctx context.Context) bool {
+				asked, err := l.RevokePending(ctx)
+				return err == nil && !asked
+			},
+			done: func() { finished++ }}
 	})
 }

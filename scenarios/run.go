@@ -56,6 +56,7 @@ type runner struct {
 	world     *sim.World
 	rec       *recording
 	resources map[string]*resource
+	spawned   int
 }
 
 // faultSeed separates the random faults' draws from the world's choices.
@@ -100,11 +101,22 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	if len(res.Violations) > 0 {
 		return out, fmt.Errorf("the simulator's self-checks failed (a simulator bug): %v", res.Violations)
 	}
-	var stall *sim.StallError
-	if errors.As(res.Err, &stall) {
+	var (
+		stall  *sim.StallError
+		dead   *sim.DeadlockError
+		budget *sim.BudgetError
+		failed *sim.ClientError
+	)
+	switch {
+	case res.Err == nil, errors.As(res.Err, &dead), errors.As(res.Err, &budget), errors.As(res.Err, &failed):
+		// The run ended: its clients finished, or nothing could happen any
+		// more, or it ran out of virtual time; or a client failed, which
+		// the checks report.
+	case errors.As(res.Err, &stall):
 		return out, stall
+	default:
+		return out, fmt.Errorf("the simulator failed (a simulator bug): %w", res.Err)
 	}
-	var dead *sim.DeadlockError
 	in := &models.Input{
 		Ops:            r.rec.history(int64(res.End)),
 		End:            int64(res.End),
@@ -115,12 +127,16 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	if k.input != nil {
 		k.input(in, spec)
 	}
+	if spec.Bound == 0 {
+		// A paused process holds up whoever waits for it, rightly: the
+		// liveness bound allows for every pause of the schedule.
+		in.Bound = in.BoundOrDefault() + paused(sched)
+	}
 	if herd {
 		in.Traffic = Traffic(w.Trace())
 	}
 	out.Input = in
-	var failed *sim.ClientError
-	if errors.As(res.Err, &failed) {
+	if failed != nil {
 		out.Violations = append(out.Violations, models.Violation{Check: "client", Kind: models.Safety,
 			At: int64(failed.At), Message: fmt.Sprintf("%s failed: %v", failed.Client, failed.Err)})
 	}
@@ -132,8 +148,25 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	return out, nil
 }
 
-// spawn starts client i running body.
+// paused is the total of the process pauses in sched.
+func paused(sched sim.Schedule) time.Duration {
+	var d time.Duration
+	for _, f := range sched {
+		if f.Kind == sim.Pause {
+			d += f.D
+		}
+	}
+	return d
+}
+
+// spawn starts client i running body. Clients are spawned in order, so
+// that client i is the simulator's client i: a fault schedule's cN, the
+// trace's, the history's and the traffic's all name the same client.
 func (r *runner) spawn(i int, body func(ctx context.Context, conn client.Conn) error) {
+	if i != r.spawned {
+		panic(fmt.Sprintf("scenarios: client %d spawned after %d clients; spawn them in order", i, r.spawned))
+	}
+	r.spawned++
 	r.world.Spawn(fmt.Sprintf("c%d", i+1), body)
 }
 

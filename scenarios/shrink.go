@@ -93,8 +93,7 @@ func Shrink(spec Spec, seed uint64, checks int) (*Counterexample, error) {
 				sched = append(sched, f)
 			}
 		}
-		s := withSchedule(base, sched)
-		s.Clients, s.Workload.Rounds = clients, rounds
+		s := resized(withSchedule(spec, sched), clients, rounds)
 		tries++
 		o, err := Run(s, seed, Options{})
 		if err != nil {
@@ -144,8 +143,7 @@ func (h Hunt) Run() (*Counterexample, error) {
 			return drawFault(t, kinds, servers, clients, base.Horizon)
 		}), 0, maxFaults).Draw(t, "faults")
 		sched := append(slices.Clone(base.Faults), drawn...)
-		s := withSchedule(base, sched)
-		s.Clients, s.Workload.Rounds = clients, rounds
+		s := resized(withSchedule(h.Spec, sched), clients, rounds)
 		tries++
 		o, err := Run(s, seed, Options{})
 		if err != nil {
@@ -162,6 +160,15 @@ func (h Hunt) Run() (*Counterexample, error) {
 	}
 	best.Tries = tries
 	return best, nil
+}
+
+// resized is spec with clients and rounds set. The spec is taken as the
+// user wrote it, before the kind's defaults: those that depend on the
+// number of clients (readers, consumers, a barrier's size) are worked
+// out again for the new number.
+func resized(spec Spec, clients, rounds int) Spec {
+	spec.Clients, spec.Workload.Rounds = clients, rounds
+	return spec
 }
 
 // drawFault draws one fault that undoes itself: a crash restarts, a cut

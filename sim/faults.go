@@ -430,7 +430,13 @@ func (w *World) strike(f Fault, s *server, req *request) bool {
 		if target == s {
 			// Crash right after applying, before answering: the crash is
 			// carried out as the next event of this instant, once the
-			// server has finished the transaction it is applying.
+			// server has finished the transaction it is applying. It
+			// answers nothing more meanwhile: the connection of the
+			// request whose answer it never sends closes now (a later
+			// answer on it would overtake the lost one).
+			if req != nil {
+				s.closeConn(req.cn)
+			}
 			w.s.at(w.s.now, func() { w.crash(target) })
 			return true
 		}
