@@ -2,7 +2,7 @@
 GO          ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: demo test bench lint rules
+.PHONY: demo test soak explore bench lint rules
 
 ## demo: the main job, on the embedded simulator (no server needed)
 demo:
@@ -13,6 +13,16 @@ test: rules
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 	$(GO) test -race -short -count=1 ./...
+
+## soak: every correct recipe on 10,000 seeds under every fault kind (a few
+## minutes on two cores; not part of `make test`)
+soak:
+	$(GO) test -count=1 -timeout 6h ./scenarios -run '^TestRecipesHoldUnderEveryFault$$' -v -seeds 10000
+
+## explore: every correct recipe, every fault schedule of up to 2 faults tied to
+## its clients' writes, with 2 and 3 clients (bounded exhaustive exploration)
+explore:
+	$(GO) test -count=1 -timeout 2h ./scenarios -run '^TestExploreRecipes$$' -v -explore
 
 ## bench: the performance benchmarks (simulated operations per second, ...)
 bench:

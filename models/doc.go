@@ -1,10 +1,36 @@
-// Package models holds the checkers that judge what clients observed: the
-// history of operations a run recorded (history.go) and the porcupine models
-// that decide whether a history is linearizable (store.go: the znode store,
-// partitioned per path).
+// Package models judges what clients observed. A run records a history
+// (history.go): one Operation per call a client made, in the vocabulary of
+// its recipe kind (acquire, use and release of a lock; put and take of a
+// queue; enter and leave of a double barrier; ...), with its call and
+// return times and what it answered. Checkers (check.go) judge a history,
+// each by name, and report Violations a person reads: the check, its kind
+// (safety, liveness or herd), the object, the time, what went wrong and
+// the operations that show it.
+//
+// The checks:
+//
+//   - porcupine models, for the objects whose property is linearizability
+//     (linearizable.go), each partitioned per object: "mutex" and
+//     "fenced-mutex" (mutex.go: one holder at a time as the uses show; over
+//     a fenced resource, what the resource accepted), "election" (a
+//     leadership as a lease), "rwlock" (rwlock.go), "fifo" and
+//     "priority-queue" (queue.go), "store" and "store-writes" (store.go:
+//     the znode store, every path a register);
+//   - invariant checkers: "barrier", "double-barrier", "2pc" (agreement and
+//     validity), "membership" (the list converges to the live members),
+//     "config" (no reader goes back; every reader hears of the last
+//     version), "naming" (no two owners; no orphaned registration);
+//   - "liveness" (liveness.go): a client that keeps waiting although
+//     nothing blocks it (a lock nobody holds: the orphaned node; a
+//     non-empty queue; a lowered barrier; a 2PC decision no failure
+//     excuses), beyond a bound in virtual time or for ever in a run that
+//     got stuck;
+//   - "herd" (herd.go): the notifications and requests each release
+//     causes, counted from the servers' traffic (traffic.go), and a
+//     release that wakes more clients than can proceed.
 //
 // It works on histories alone, so a history recorded in the simulator, on a
 // live ensemble, or by a user's own harness is checked the same way. It must
-// stay deterministic: no wall clock (times come from the client's Clock), no
-// global math/rand.
+// stay deterministic: no wall clock (times come from the history), no global
+// math/rand, no goroutines; output never depends on map iteration.
 package models
