@@ -564,3 +564,23 @@ func TestRejoinedFollowerIgnoresMessagesToItsFormerSelf(t *testing.T) {
 		}
 	}
 }
+
+// A leader whose followers now follow another leader has no quorum: it
+// will give its leadership up (SyncLimit ticks later), and its clients
+// will move, so the world is not quiet and a deadlock cannot be declared
+// yet. (The seed search found a lock run declared deadlocked while such a
+// leader still answered its clients' pings.)
+func TestLeaderWithoutQuorumIsNotQuiet(t *testing.T) {
+	w := newWorld(t, Config{Seed: 1, Servers: 3})
+	w.elect(w.servers) // s3 leads s1 and s2
+	if !w.quiet() {
+		t.Fatal("a fresh ensemble is not quiet")
+	}
+	w.elect(w.servers[:2]) // s1 and s2 elect s2; s3 still believes it leads
+	if w.servers[2].role != roleLeading || w.servers[1].role != roleLeading {
+		t.Fatalf("roles %v %v %v", w.servers[0].role, w.servers[1].role, w.servers[2].role)
+	}
+	if w.quiet() {
+		t.Fatal("quiet, with s3 leading nobody")
+	}
+}

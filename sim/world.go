@@ -309,6 +309,17 @@ func (w *World) quiet() bool {
 		if s.role == roleFollowing && (s.leader.role != roleLeading || s.leader.gen != s.leaderGen) {
 			return false // it will give its lost leader up (SyncLimit ticks)
 		}
+		if s.role == roleLeading {
+			n := 1
+			for _, f := range s.ld.followers {
+				if f.role == roleFollowing && f.leader == s && f.leaderGen == s.gen {
+					n++
+				}
+			}
+			if n <= len(w.servers)/2 {
+				return false // it will give up a leadership without a quorum (SyncLimit ticks)
+			}
+		}
 		for _, l := range w.peers[s.idx] {
 			if l.cut {
 				return false
