@@ -336,7 +336,8 @@ func init() {
 //   - A double barrier (the Paths of Enter operations; Leave is also
 //     membership's): a process leaving may wake
 //     Proceed (the lowest process, waiting on the highest), except the
-//     last deletion of the round, which lets everyone out, and a session's
+//     last deletion of the round that woke anyone, which lets everyone
+//     out, and a session's
 //     end: a failed process's node going wakes whoever waited on it.
 //   - A two-phased commit (Propose and Vote): a write below the
 //     transaction node (a site joining, voting, failing) may wake Proceed
@@ -362,8 +363,16 @@ func checkHerd(in *Input) []Violation {
 	}
 	for _, obj := range objectsOf(in.Ops, Enter) {
 		st := HerdOf(in, obj)
+		// The last process out is the last deletion that woke anyone:
+		// sessions ending afterwards (their ready node, say) wake nobody.
+		last := -1
+		for i, r := range st.Releases {
+			if r.Woken > 0 {
+				last = i
+			}
+		}
 		out = append(out, judgeReleases(in, st, func(i int, r ReleaseTraffic) int {
-			if i == len(st.Releases)-1 || r.Op == "closeSession" {
+			if i == last || r.Op == "closeSession" {
 				return r.Woken // the last process out, or a failed one
 			}
 			return proceed

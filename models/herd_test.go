@@ -239,6 +239,15 @@ func TestHerdCheckDoubleBarrier(t *testing.T) {
 	leave(failed, 200, 11, "delete", db+"/p3", 1)
 	leave(failed, 300, 12, "delete", db+"/p2", 1)
 	leave(failed, 400, 13, "delete", db+"/p1", 1)
+	// The sessions that end after the last process left delete what they
+	// still own (the ready node), waking nobody: the last out is still
+	// the last deletion that woke anyone.
+	endings := &herdTraffic{}
+	leave(endings, 100, 10, "delete", db+"/p3", 0)
+	leave(endings, 200, 11, "delete", db+"/p2")
+	leave(endings, 300, 12, "delete", db+"/p1", 0)
+	leave(endings, 400, 13, "delete", db+"/p0", 1, 2, 3)
+	leave(endings, 410, 14, "delete", db+"/ready")
 	herd := &herdTraffic{}
 	leave(herd, 100, 10, "delete", db+"/p3", 0, 1, 2)
 	leave(herd, 200, 11, "delete", db+"/p2", 0, 1)
@@ -250,6 +259,7 @@ func TestHerdCheckDoubleBarrier(t *testing.T) {
 	}{
 		{"the recipe", recipe, ""},
 		{"the lowest process failing", failed, ""},
+		{"the ready node deleted after the last process left", endings, ""},
 		{"every deletion waking every process left", herd,
 			"the delete of /app/db/p3 at 0.100000s woke 3 clients (c1, c2, c3); 1 can proceed. 2 of 3 processes leaving"},
 	} {
