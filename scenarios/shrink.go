@@ -235,7 +235,14 @@ var rapidMu sync.Mutex
 func runRapid(checks int, seed uint64, prop func(*rapid.T)) error {
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
-	testing.Init() // rapid asks testing.Short(); harmless when `go test` has done it
+	// rapid asks testing.Short(), which wants the testing flags registered
+	// and parsed: `go test` has done both; a command has not.
+	testing.Init()
+	if !flag.Parsed() {
+		if err := flag.CommandLine.Parse(nil); err != nil {
+			return err
+		}
+	}
 	if checks <= 0 {
 		checks = 100
 	}

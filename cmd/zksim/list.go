@@ -9,12 +9,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/scenarios"
 )
 
 func listCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
-		Short: "List the teaching variants of the recipes and the fault kinds",
+		Short: "List the recipe kinds and their checks, the teaching variants and the fault kinds",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return writeList(cmd.OutOrStdout())
@@ -37,6 +38,15 @@ var faultKinds = [][2]string{
 
 func writeList(out io.Writer) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RECIPE KIND\tCHECKS")
+	for _, k := range scenarios.Kinds() {
+		spec, err := scenarios.Builtin(k)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", k, strings.Join(scenarios.DefaultChecks(spec), ", "))
+	}
+	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "TEACHING VARIANT\tKIND\tFAILS\tLESSON")
 	for _, v := range recipes.Variants() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Name, v.Kind, v.Fails, firstSentence(v.Lesson))
@@ -46,7 +56,8 @@ func writeList(out io.Writer) error {
 	for _, f := range faultKinds {
 		fmt.Fprintf(tw, "%s\t%s\n", f[0], f[1])
 	}
-	fmt.Fprintln(tw, "\nA fault strikes \"at TIME\" or \"when cN OP#K applied:\"; see docs/ARCHITECTURE.md.")
+	fmt.Fprintln(tw, "\n`zksim run NAME` runs a recipe kind (the recipe, no faults) or a teaching variant (its lesson).")
+	fmt.Fprintln(tw, "A fault strikes \"at TIME\" or \"when cN OP#K applied:\"; see docs/ARCHITECTURE.md.")
 	return tw.Flush()
 }
 

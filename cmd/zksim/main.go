@@ -34,8 +34,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(demoCmd(), listCmd())
+	root.AddCommand(demoCmd(), listCmd(), runCmd())
 	if err := root.Execute(); err != nil {
+		var quiet silentError
+		if errors.As(err, &quiet) {
+			return 1
+		}
 		fmt.Fprintln(stderr, "zksim:", err)
 		var u usageError
 		if errors.As(err, &u) || isCobraUsage(err) {
@@ -50,7 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // wrong argument count), which are usage errors too.
 func isCobraUsage(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"unknown command", "accepts ", "requires ", "unknown flag", "unknown shorthand"} {
+	for _, p := range []string{"unknown command", "accepts ", "requires ", "unknown flag", "unknown shorthand", "none of the others can be"} {
 		if strings.Contains(msg, p) {
 			return true
 		}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -21,6 +23,13 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"demo", "--faults", "at 1s crash s9"}, 2, "", "no server s9 in an ensemble of 3"},
 		{[]string{"demo", "--no-such-flag"}, 2, "", "unknown flag"},
 		{[]string{"frobnicate"}, 2, "", "unknown command"},
+		{[]string{"run", "lock", "--seeds", "4"}, 0, "lock: 4 seeds from 1", ""},
+		{[]string{"run", "lock-unsorted", "--seeds", "4"}, 1, "mutex (safety)", ""},
+		{[]string{"run", "no-such-scenario"}, 2, "", `no built-in scenario "no-such-scenario"`},
+		{[]string{"run", "lock", "--shard", "5/4"}, 2, "", "--shard: shard \"5/4\": want I/N"},
+		{[]string{"run", "lock", "--seeds", "0"}, 2, "", "--seeds: want at least 1"},
+		{[]string{"run", "lock", "--seed", "3", "--seeds", "9"}, 2, "", "none of the others can be"},
+		{[]string{"run"}, 2, "", "accepts 1 arg"},
 	}
 	for _, tc := range cases {
 		var out, errOut bytes.Buffer
@@ -40,5 +49,40 @@ func TestDemoIsReproducible(t *testing.T) {
 	}
 	if a.String() != b.String() {
 		t.Fatal("two demo runs with the same seed printed different timelines")
+	}
+}
+
+// run --json prints the object the brief names: scenario, seeds,
+// violations (seed, check, kind, schedule, trace hash), ops and wall time;
+// a shard runs its part of the range; --shrink adds the counterexample and
+// --out writes its report.
+func TestRunJSON(t *testing.T) {
+	var out, errOut bytes.Buffer
+	dir := t.TempDir()
+	status := run([]string{"run", "lock-noguid", "--seeds", "20", "--shard", "1/2", "--json", "--shrink", "--out", dir}, &out, &errOut)
+	if status != 1 {
+		t.Fatalf("status %d: %s", status, errOut.String())
+	}
+	var o runOutput
+	if err := json.Unmarshal(out.Bytes(), &o); err != nil {
+		t.Fatalf("%v:\n%s", err, out.String())
+	}
+	if o.Scenario != "lock-noguid" || o.First != 1 || o.Seeds != 10 || o.Shard != "1/2" || o.Ops == 0 || len(o.Violations) == 0 {
+		t.Fatalf("%+v", o)
+	}
+	for _, v := range o.Violations {
+		if v.Seed < 1 || v.Seed > 10 || v.Check == "" || v.Kind == "" || v.Schedule == "" || len(v.TraceHash) != 16 {
+			t.Fatalf("violation %+v", v)
+		}
+	}
+	if o.Shrunk == nil || o.Shrunk.Clients != 1 || !strings.HasSuffix(o.Shrunk.Schedule, "lose-reply") || len(o.Report) == 0 {
+		t.Fatalf("shrunk %+v, report %v", o.Shrunk, o.Report)
+	}
+	// The shrunk counterexample's replay gives the trace hash reported.
+	var again bytes.Buffer
+	run([]string{"run", "lock-noguid", "--seed", fmt.Sprint(o.Violations[0].Seed), "--json"}, &again, &errOut)
+	var a runOutput
+	if err := json.Unmarshal(again.Bytes(), &a); err != nil || a.Violations[0].TraceHash != o.Violations[0].TraceHash {
+		t.Fatalf("seed %d again: %v %+v", o.Violations[0].Seed, err, a.Violations)
 	}
 }

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/scenarios"
+)
+
+// runViolation is one violation in run's JSON output.
+type runViolation struct {
+	Seed      uint64               `json:"seed"`
+	Check     string               `json:"check"`
+	Kind      models.ViolationKind `json:"kind"`
+	Object    string               `json:"object,omitempty"`
+	Message   string               `json:"message"`
+	Schedule  string               `json:"schedule"`
+	TraceHash string               `json:"trace_hash"`
+}
+
+// runShrunk is the shrunk counterexample in run's JSON output.
+type runShrunk struct {
+	Seed       uint64         `json:"seed"`
+	Clients    int            `json:"clients"`
+	Rounds     int            `json:"rounds"`
+	Schedule   string         `json:"schedule"`
+	TraceHash  string         `json:"trace_hash"`
+	Violations []runViolation `json:"violations"`
+	Tries      int            `json:"tries"`
+}
+
+// runOutput is what `zksim run --json` prints.
+type runOutput struct {
+	Scenario   string         `json:"scenario"`
+	First      uint64         `json:"first_seed"`
+	Seeds      int            `json:"seeds"`
+	Shard      string         `json:"shard,omitempty"`
+	Violations []runViolation `json:"violations"`
+	Ops        uint64         `json:"ops"`
+	WallMs     int64          `json:"wall_ms"`
+	Shrunk     *runShrunk     `json:"shrunk,omitempty"`
+	Report     []string       `json:"report,omitempty"`
+}
+
+func runCmd() *cobra.Command {
+	var (
+		seeds, workers int
+		seed, first    uint64
+		shard          string
+		shrink, asJSON bool
+		out            string
+	)
+	cmd := &cobra.Command{
+		Use:   "run SCENARIO",
+		Short: "Run a scenario on many seeds in the simulator and check every run",
+		Long: `run runs a built-in scenario on a range of seeds, in parallel on every core,
+and checks each run: a recipe kind (the recipe, no faults) or a teaching
+variant (the experiment that breaks it); zksim list prints both. It prints
+each violation with its seed, check, kind, fault schedule and trace hash;
+--shrink makes the first one as small as rapid can, and --out writes its
+report (timeline, history, porcupine's visualization). --shard I/N runs the
+I-th of N equal parts of the seed range, so machines or CI jobs can split it.
+
+Exit status: 0 when every run held, 1 when a check found a violation, 2 for
+bad input.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := scenarios.Builtin(args[0])
+			if err != nil {
+				return usageError{err}
+			}
+			var sh scenarios.Shard
+			if shard != "" {
+				if sh, err = scenarios.ParseShard(shard); err != nil {
+					return usageError{fmt.Errorf("--shard: %w", err)}
+				}
+			}
+			if seeds < 1 {
+				return usageError{fmt.Errorf("--seeds: want at least 1, got %d", seeds)}
+			}
+			if seed != 0 {
+				first, seeds, sh = seed, 1, scenarios.Shard{}
+			}
+			start := time.Now()
+			res, err := scenarios.Search{Spec: spec, First: first, Seeds: seeds, Shard: sh, Workers: workers}.Run(context.Background())
+			if err != nil {
+				return err
+			}
+			o := runOutput{Scenario: args[0], First: res.First, Seeds: res.Seeds, Ops: res.Ops, Violations: []runViolation{}}
+			if sh.N > 0 {
+				o.Shard = sh.String()
+			}
+			for _, f := range res.Failures {
+				o.Violations = append(o.Violations, violationsOf(f.Seed, f.Schedule, f.TraceHash, f.Violations)...)
+			}
+			var report *scenarios.ViolationReport
+			if len(res.Failures) > 0 && (shrink || out != "") {
+				f := res.Failures[0]
+				replay := spec
+				if shrink {
+					c, err := scenarios.Shrink(spec, f.Seed, 100)
+					if err != nil {
+						return err
+					}
+					o.Shrunk = &runShrunk{Seed: c.Seed, Clients: c.Clients, Rounds: c.Rounds, Schedule: c.Faults(),
+						TraceHash: c.TraceHash, Tries: c.Tries,
+						Violations: violationsOf(c.Seed, c.Faults(), c.TraceHash, c.Violations)}
+					replay = c.Spec
+				}
+				oc, err := scenarios.Replay(replay, f.Seed)
+				if err != nil {
+					return err
+				}
+				report = &scenarios.ViolationReport{Outcome: oc}
+				if out != "" {
+					if err := report.Write(out); err != nil {
+						return err
+					}
+					o.Report = report.Files
+				}
+			}
+			o.WallMs = time.Since(start).Milliseconds()
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(o); err != nil {
+					return err
+				}
+			} else {
+				printRun(cmd.OutOrStdout(), o, report)
+			}
+			if len(o.Violations) > 0 {
+				return errViolations
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&seeds, "seeds", 100, "how many seeds to run")
+	f.Uint64Var(&first, "first", 1, "the first seed of the range")
+	f.Uint64Var(&seed, "seed", 0, "run this one seed")
+	f.IntVar(&workers, "workers", 0, "runs in parallel (default: every core)")
+	f.StringVar(&shard, "shard", "", "run only part I of N of the seed range (I/N, 1-based)")
+	f.BoolVar(&shrink, "shrink", false, "shrink the first violation to a minimal counterexample")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	f.StringVar(&out, "out", "", "write the first violation's report into this directory")
+	cmd.MarkFlagsMutuallyExclusive("seed", "seeds")
+	cmd.MarkFlagsMutuallyExclusive("seed", "shard")
+	return cmd
+}
+
+// errViolations is the error a run that found violations ends with: exit
+// status 1, its details already printed.
+var errViolations = silentError{fmt.Errorf("violations found")}
+
+// silentError ends the command with status 1 without another message.
+type silentError struct{ error }
+
+func violationsOf(seed uint64, schedule, hash string, vs []models.Violation) []runViolation {
+	var out []runViolation
+	for _, v := range vs {
+		out = append(out, runViolation{Seed: seed, Check: v.Check, Kind: v.Kind, Object: v.Object, Message: v.Message,
+			Schedule: schedule, TraceHash: hash})
+	}
+	return out
+}
+
+func printRun(w io.Writer, o runOutput, report *scenarios.ViolationReport) {
+	fmt.Fprintf(w, "%s: %d seeds from %d", o.Scenario, o.Seeds, o.First)
+	if o.Shard != "" {
+		fmt.Fprintf(w, " (shard %s)", o.Shard)
+	}
+	fmt.Fprintf(w, ", %d simulated operations in %dms: ", o.Ops, o.WallMs)
+	if len(o.Violations) == 0 {
+		fmt.Fprintln(w, "every run held")
+		return
+	}
+	fmt.Fprintf(w, "%d violations\n", len(o.Violations))
+	for i, v := range o.Violations {
+		if i == 10 {
+			fmt.Fprintf(w, "  ... and %d more (--json lists them all)\n", len(o.Violations)-10)
+			break
+		}
+		fmt.Fprintf(w, "  seed %d: %s (%s): %s\n", v.Seed, v.Check, v.Kind, v.Message)
+	}
+	if o.Shrunk != nil {
+		fmt.Fprintf(w, "shrunk in %d runs to seed %d, %d clients, %d rounds, faults: %s\n",
+			o.Shrunk.Tries, o.Shrunk.Seed, o.Shrunk.Clients, o.Shrunk.Rounds, orNone(o.Shrunk.Schedule))
+	}
+	if report != nil {
+		fmt.Fprint(w, report.String())
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
