@@ -265,3 +265,22 @@ func TestStaleReadWakeUpDeliversNothing(t *testing.T) {
 		t.Fatal("the stale wake-up was not consumed")
 	}
 }
+
+// A request of a session this server no longer serves (its connection
+// closed, the server left its ensemble) is not served when a read's
+// wake-up comes for it: a setWatches on a detached connection crashed the
+// simulator (the seed search found it under membership).
+func TestPumpIgnoresSessionsNoLongerServed(t *testing.T) {
+	w, err := New(Config{Seed: 1, Servers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := w.servers[0]
+	c := &conn{srv: s, open: false} // detached: no session any more
+	sess := &session{id: 7}
+	sess.queue = []*request{{op: OpSetWatches, cn: c, sess: sess, childW: []string{"/a"}}}
+	s.pump(sess) // must not touch the detached connection's session
+	if len(sess.queue) != 1 {
+		t.Fatalf("a request of a session not served here was answered")
+	}
+}

@@ -291,6 +291,12 @@ func (s *server) receive(c *conn, req *request) {
 // runs when every earlier request of its session has been answered, so a
 // session always reads its own writes.
 func (s *server) pump(sess *session) {
+	if s.sessions[sess.id] != sess {
+		// The session is no longer served here (its connection closed, or
+		// the server left its ensemble): its requests die with it. A
+		// read's wake-up may still come for it.
+		return
+	}
 	for len(sess.queue) > 0 {
 		r := sess.queue[0]
 		if r.isRead() && !r.ready {
