@@ -402,6 +402,23 @@ func TestRestartedServerCatchesUp(t *testing.T) {
 	}
 }
 
+// sequentialCreates is a client that creates n sequential nodes /n-, one
+// every 100ms, through connection losses.
+func sequentialCreates(n int) func(ctx context.Context, c client.Conn) error {
+	return func(ctx context.Context, c client.Conn) error {
+		for i := 0; i < n; i++ {
+			if _, err := c.Create(ctx, "/n-", nil, zk.FlagSequence, acl); err != nil &&
+				!errors.Is(err, zk.ErrConnectionClosed) && !errors.Is(err, zk.ErrNoServer) {
+				return err
+			}
+			if err := c.Sleep(ctx, 100*time.Millisecond); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // A crash, a partition or an isolation "for" a while is undone by itself:
 // the server restarts and catches up, the links heal.
 func TestFaultsUndoneAfterAWhile(t *testing.T) {
@@ -411,18 +428,7 @@ func TestFaultsUndoneAfterAWhile(t *testing.T) {
 		"at 300ms partition s1 s2 for 1s; at 300ms partition s1 s3 for 1s",
 	} {
 		w := newWorld(t, Config{Seed: 11, Servers: 3})
-		w.SpawnOn("", []int{0}, func(ctx context.Context, c client.Conn) error {
-			for i := 0; i < 20; i++ {
-				if _, err := c.Create(ctx, "/n-", nil, zk.FlagSequence, acl); err != nil &&
-					!errors.Is(err, zk.ErrConnectionClosed) && !errors.Is(err, zk.ErrNoServer) {
-					return err
-				}
-				if err := c.Sleep(ctx, 100*time.Millisecond); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		w.SpawnOn("", []int{0}, sequentialCreates(20))
 		inject(t, w, text)
 		mustRun(t, w)
 		for _, s := range w.servers {
@@ -545,18 +551,7 @@ func TestRejoinedFollowerIgnoresMessagesToItsFormerSelf(t *testing.T) {
 		// when the links heal, so s1 has rejoined when the held messages
 		// arrive.
 		w := newWorld(t, Config{Seed: seed, Servers: 3, ElectionJitter: 1})
-		w.SpawnOn("", []int{1}, func(ctx context.Context, c client.Conn) error {
-			for i := 0; i < 40; i++ {
-				if _, err := c.Create(ctx, "/n-", nil, zk.FlagSequence, acl); err != nil &&
-					!errors.Is(err, zk.ErrConnectionClosed) && !errors.Is(err, zk.ErrNoServer) {
-					return err
-				}
-				if err := c.Sleep(ctx, 100*time.Millisecond); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		w.SpawnOn("", []int{1}, sequentialCreates(40))
 		inject(t, w, "at 300ms partition s1 s3; at 400ms crash s1; at 2s restart s1; at 2200ms heal")
 		mustRun(t, w)
 		if a, b := w.servers[0].lastApplied(), w.servers[2].lastApplied(); a != b {
