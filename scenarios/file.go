@@ -1,0 +1,505 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/sim"
+)
+
+// Scenario is an experiment with its expected verdict: a Spec, how many
+// seeds to run it on, and what the checks must conclude. A scenario file
+// states one, and so is a regression test.
+type Scenario struct {
+	Name        string
+	Description string
+	Spec        Spec
+	// Seeds is how many seeds a run takes by default.
+	Seeds int
+	// Expect is the verdict the scenario must reach.
+	Expect Expectation
+	// Source is where it was read from: a file's path, or "built-in".
+	Source string
+}
+
+// Expectation is a scenario's expected verdict: every run holds (Pass),
+// or some run breaks the named check.
+type Expectation struct {
+	Pass  bool
+	Check string
+	Kind  models.ViolationKind
+}
+
+func (e Expectation) String() string {
+	if e.Pass {
+		return "pass"
+	}
+	return fmt.Sprintf("%s violation (%s)", e.Kind, e.Check)
+}
+
+// The scenario file's schema. Every field is optional but kind; zero
+// values take the kind's defaults. Field names are snake_case.
+type fileScenario struct {
+	Name        string       `yaml:"name"`
+	Description string       `yaml:"description"`
+	Kind        string       `yaml:"kind"`
+	Variant     string       `yaml:"variant"`
+	Ensemble    fileEnsemble `yaml:"ensemble"`
+	Clients     int          `yaml:"clients"`
+	Workload    fileWorkload `yaml:"workload"`
+	Faults      faultList    `yaml:"faults"`
+	Rates       *fileRates   `yaml:"rates"`
+	Horizon     duration     `yaml:"horizon"`
+	Checks      []string     `yaml:"checks"`
+	Bound       duration     `yaml:"bound"`
+	Seeds       int          `yaml:"seeds"`
+	Expect      fileExpect   `yaml:"expect"`
+}
+
+type fileEnsemble struct {
+	Servers        int      `yaml:"servers"`
+	TickTime       duration `yaml:"tick_time"`
+	SyncLimit      int      `yaml:"sync_limit"`
+	SessionTimeout duration `yaml:"session_timeout"`
+	Latency        duration `yaml:"latency"`
+	Jitter         duration `yaml:"jitter"`
+	DiskDelay      duration `yaml:"disk_delay"`
+	ElectionTime   duration `yaml:"election_time"`
+	MaxTime        duration `yaml:"max_time"`
+}
+
+type fileWorkload struct {
+	Rounds    int      `yaml:"rounds"`
+	Steps     int      `yaml:"steps"`
+	Step      duration `yaml:"step"`
+	Think     duration `yaml:"think"`
+	Fenced    bool     `yaml:"fenced"`
+	Careless  bool     `yaml:"careless"`
+	Readers   int      `yaml:"readers"`
+	Consumers int      `yaml:"consumers"`
+	Size      int      `yaml:"size"`
+	Failures  int      `yaml:"failures"`
+}
+
+type fileRates struct {
+	Crash       float64 `yaml:"crash"`
+	LeaderCrash float64 `yaml:"leader_crash"`
+	Partition   float64 `yaml:"partition"`
+	Isolate     float64 `yaml:"isolate"`
+	Pause       float64 `yaml:"pause"`
+	Spike       float64 `yaml:"spike"`
+	LoseReply   float64 `yaml:"lose_reply"`
+}
+
+type fileExpect struct {
+	Verdict string `yaml:"verdict"`
+	Check   string `yaml:"check"`
+}
+
+// faultList is a scenario's faults in the schedule syntax: a list, one
+// fault (or several, "; "-separated) an item, or a block of lines. An item
+// "when c1 create#3 applied: lose-reply" reads as a mapping in YAML; it is
+// taken back as the text it was.
+type faultList []faultLine
+
+type faultLine struct {
+	text string
+	line int
+}
+
+func (l *faultList) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode: // a block: one fault a line
+		for i, text := range strings.Split(n.Value, "\n") {
+			if strings.TrimSpace(text) != "" {
+				*l = append(*l, faultLine{text, n.Line + i})
+			}
+		}
+		return nil
+	case yaml.SequenceNode:
+		for _, item := range n.Content {
+			switch {
+			case item.Kind == yaml.ScalarNode:
+				*l = append(*l, faultLine{item.Value, item.Line})
+			case item.Kind == yaml.MappingNode && len(item.Content) == 2 && item.Content[0].Kind == yaml.ScalarNode &&
+				item.Content[1].Kind == yaml.ScalarNode:
+				*l = append(*l, faultLine{item.Content[0].Value + ": " + item.Content[1].Value, item.Line})
+			default:
+				return fmt.Errorf("line %d: want a fault such as \"at 1s crash leader\", got %s", item.Line, describeNode(item))
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("line %d: want a list of faults, got %s", n.Line, describeNode(n))
+}
+
+// duration is a YAML duration such as 10s or 250ms.
+type duration time.Duration
+
+func (d *duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil {
+		return fmt.Errorf("line %d: want a duration such as 10s or 250ms, got %s", n.Line, describeNode(n))
+	}
+	*d = duration(v)
+	return nil
+}
+
+func describeNode(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return strconv.Quote(n.Value)
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	return "nothing"
+}
+
+// FileError is what is wrong with a scenario file: where, which field,
+// what was expected.
+type FileError struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *FileError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// maxFileSize bounds a scenario file.
+const maxFileSize = 1 << 20
+
+// ParseScenario reads a scenario file's text (name is the file's name, for
+// messages). Unknown fields, wrong types and values out of range are
+// errors (a *FileError) that name the file, the line, the field and what
+// was expected.
+func ParseScenario(name string, data []byte) (*Scenario, error) {
+	fail := func(line int, field, format string, args ...any) (*Scenario, error) {
+		return nil, &FileError{File: name, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	if len(data) > maxFileSize {
+		return fail(0, "", "%d bytes; a scenario file holds at most %d", len(data), maxFileSize)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		line, msg := yamlLine(err.Error())
+		return fail(line, "", "%s", msg)
+	}
+	if root.Kind == 0 || len(root.Content) == 0 {
+		return fail(0, "", "empty: want a mapping with at least kind:")
+	}
+	if doc := root.Content[0]; doc.Kind != yaml.MappingNode {
+		return fail(doc.Line, "", "want a mapping of fields (name:, kind:, ...), got %s", describeNode(doc))
+	}
+	lines := fieldLines(root.Content[0], "")
+	var f fileScenario
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		return nil, decodeError(name, err, lines)
+	}
+	line := func(field string) int { return lines[field] }
+
+	sc := &Scenario{Name: f.Name, Description: f.Description, Seeds: f.Seeds, Source: name}
+	if f.Kind == "" {
+		return fail(0, "kind", "missing; want one of %s", strings.Join(Kinds(), ", "))
+	}
+	k, err := lookupKind(f.Kind)
+	if err != nil {
+		return fail(line("kind"), "kind", "%q; want one of %s", f.Kind, strings.Join(Kinds(), ", "))
+	}
+	if f.Variant != "" {
+		if _, err := k.variant(f.Variant); err != nil {
+			return fail(line("variant"), "variant", "%s", strings.TrimPrefix(err.Error(), "variant: "))
+		}
+	}
+	if sc.Name == "" {
+		sc.Name = f.Kind
+		if f.Variant != "" {
+			sc.Name = f.Variant
+		}
+	}
+	s := Spec{Name: sc.Name, Kind: f.Kind, Variant: f.Variant, Clients: f.Clients, Horizon: time.Duration(f.Horizon),
+		Checks: f.Checks, Bound: time.Duration(f.Bound)}
+
+	// Ranges.
+	type intField struct {
+		field   string
+		v       int
+		lo, hi  int
+		allowed []int
+	}
+	for _, c := range []intField{
+		{"ensemble.servers", f.Ensemble.Servers, 0, 7, []int{0, 1, 3, 5, 7}},
+		{"ensemble.sync_limit", f.Ensemble.SyncLimit, 0, 100, nil},
+		{"clients", f.Clients, 0, 10000, nil},
+		{"workload.rounds", f.Workload.Rounds, 0, 100000, nil},
+		{"workload.steps", f.Workload.Steps, 0, 100000, nil},
+		{"workload.readers", f.Workload.Readers, 0, 10000, nil},
+		{"workload.consumers", f.Workload.Consumers, 0, 10000, nil},
+		{"workload.size", f.Workload.Size, 0, 10000, nil},
+		{"workload.failures", f.Workload.Failures, 0, 10000, nil},
+		{"seeds", f.Seeds, 0, 10000000, nil},
+	} {
+		switch {
+		case c.allowed != nil && !slices.Contains(c.allowed, c.v):
+			return fail(line(c.field), c.field, "%d; want 1, 3, 5 or 7", c.v)
+		case c.v < c.lo || c.v > c.hi:
+			return fail(line(c.field), c.field, "%d; want a number from 1 to %d", c.v, c.hi)
+		}
+	}
+	if f.Clients != 0 && f.Clients < k.minClients {
+		return fail(line("clients"), "clients", "%d; a %s scenario needs at least %d", f.Clients, f.Kind, k.minClients)
+	}
+	for _, c := range []struct {
+		field string
+		d     duration
+		hi    time.Duration
+		least time.Duration
+	}{
+		{"ensemble.tick_time", f.Ensemble.TickTime, time.Minute, time.Millisecond},
+		{"ensemble.session_timeout", f.Ensemble.SessionTimeout, time.Hour, time.Millisecond},
+		{"ensemble.latency", f.Ensemble.Latency, time.Minute, 0},
+		{"ensemble.jitter", f.Ensemble.Jitter, time.Minute, 0},
+		{"ensemble.disk_delay", f.Ensemble.DiskDelay, time.Minute, 0},
+		{"ensemble.election_time", f.Ensemble.ElectionTime, time.Minute, 0},
+		{"ensemble.max_time", f.Ensemble.MaxTime, 100 * time.Hour, time.Second},
+		{"workload.step", f.Workload.Step, time.Hour, 0},
+		{"workload.think", f.Workload.Think, time.Hour, 0},
+		{"horizon", f.Horizon, 100 * time.Hour, 0},
+		{"bound", f.Bound, 100 * time.Hour, 0},
+	} {
+		d := time.Duration(c.d)
+		if d < 0 || d > c.hi || (d != 0 && d < c.least) {
+			return fail(line(c.field), c.field, "%s; want a duration from %s to %s", d, max(c.least, time.Nanosecond), c.hi)
+		}
+	}
+	s.Ensemble = sim.Config{Servers: f.Ensemble.Servers, TickTime: time.Duration(f.Ensemble.TickTime),
+		SyncLimit: f.Ensemble.SyncLimit, SessionTimeout: time.Duration(f.Ensemble.SessionTimeout),
+		Latency: time.Duration(f.Ensemble.Latency), Jitter: time.Duration(f.Ensemble.Jitter),
+		DiskDelay: time.Duration(f.Ensemble.DiskDelay), ElectionTime: time.Duration(f.Ensemble.ElectionTime),
+		MaxTime: time.Duration(f.Ensemble.MaxTime)}
+	w := f.Workload
+	s.Workload = Workload{Rounds: w.Rounds, Steps: w.Steps, Step: time.Duration(w.Step), Think: time.Duration(w.Think),
+		Fenced: w.Fenced, Careless: w.Careless, Readers: w.Readers, Consumers: w.Consumers, Size: w.Size, Failures: w.Failures}
+
+	for i, fl := range f.Faults {
+		field := fmt.Sprintf("faults[%d]", i)
+		sched, err := sim.ParseSchedule(fl.text)
+		if err != nil {
+			return fail(fl.line, field, "%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "line 1: "), fmt.Sprintf("%q: ", fl.text)))
+		}
+		for _, flt := range sched {
+			if err := faultFits(flt, s, k); err != nil {
+				return fail(fl.line, field, "%s", err)
+			}
+		}
+		s.Faults = append(s.Faults, sched...)
+	}
+	if r := f.Rates; r != nil {
+		rv := reflect.ValueOf(*r)
+		rt := rv.Type()
+		for i := 0; i < rt.NumField(); i++ {
+			if v := rv.Field(i).Float(); v < 0 || v > 1000 {
+				field := "rates." + tagName(rt.Field(i))
+				return fail(line(field), field, "%g; want a rate per second from 0 to 1000", v)
+			}
+		}
+		s.Rates = &sim.Rates{Crash: r.Crash, LeaderCrash: r.LeaderCrash, Partition: r.Partition, Isolate: r.Isolate,
+			Pause: r.Pause, Spike: r.Spike, LoseReply: r.LoseReply}
+	}
+	for i, c := range f.Checks {
+		if _, err := models.Lookup(c); err != nil {
+			field := fmt.Sprintf("checks[%d]", i)
+			return fail(line(field), field, "%s", err)
+		}
+	}
+	switch f.Expect.Verdict {
+	case "", "pass":
+		if f.Expect.Check != "" {
+			return fail(line("expect.check"), "expect.check", "a check is named only for verdict: violation")
+		}
+		sc.Expect = Expectation{Pass: true}
+	case "violation":
+		c, err := models.Lookup(f.Expect.Check)
+		if err != nil {
+			return fail(line("expect.check"), "expect.check", "%q: want the check that must find the violation: %s",
+				f.Expect.Check, strings.TrimPrefix(err.Error(), fmt.Sprintf("no check named %q; ", f.Expect.Check)))
+		}
+		sc.Expect = Expectation{Check: c.Name, Kind: c.Kind}
+	default:
+		return fail(line("expect.verdict"), "expect.verdict", "%q; want pass or violation", f.Expect.Verdict)
+	}
+	if _, _, err := s.withDefaults(); err != nil {
+		return fail(0, "", "%s", err)
+	}
+	if !sc.Expect.Pass && len(s.Checks) > 0 && !slices.Contains(s.Checks, sc.Expect.Check) {
+		return fail(line("expect.check"), "expect.check", "%s is not among the scenario's checks (%s)", sc.Expect.Check,
+			strings.Join(s.Checks, ", "))
+	}
+	sc.Spec = s
+	return sc, nil
+}
+
+// faultFits checks that a fault names clients and servers the scenario
+// has.
+func faultFits(f sim.Fault, s Spec, k *kind) error {
+	servers := s.Ensemble.Servers
+	if servers == 0 {
+		servers = 3
+	}
+	clients := s.Clients
+	if clients == 0 {
+		clients = k.clients
+	}
+	for _, t := range []sim.Target{f.A, f.B} {
+		switch {
+		case t.Kind == sim.ServerT && t.Index >= servers:
+			return fmt.Errorf("no server %s in an ensemble of %d", t, servers)
+		case t.Kind == sim.ClientT && t.Index >= clients:
+			return fmt.Errorf("no client %s among %d", t, clients)
+		}
+	}
+	if f.When != nil && f.When.Client >= clients {
+		return fmt.Errorf("no client c%d among %d", f.When.Client+1, clients)
+	}
+	return nil
+}
+
+// fieldLines maps each field's dotted path ("workload.rounds",
+// "faults[2]") to the line of its value, for messages.
+func fieldLines(n *yaml.Node, prefix string) map[string]int {
+	out := map[string]int{}
+	var walk func(n *yaml.Node, path string)
+	walk = func(n *yaml.Node, path string) {
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				key, val := n.Content[i], n.Content[i+1]
+				p := key.Value
+				if path != "" {
+					p = path + "." + key.Value
+				}
+				out[p] = key.Line
+				walk(val, p)
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				p := fmt.Sprintf("%s[%d]", path, i)
+				out[p] = c.Line
+				walk(c, p)
+			}
+		}
+	}
+	walk(n, prefix)
+	return out
+}
+
+var (
+	yamlLineRE     = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	unknownFieldRE = regexp.MustCompile(`^field (\S+) not found in type scenarios\.(\w+)$`)
+	cannotRE       = regexp.MustCompile("^cannot unmarshal !!(\\w+)(?: `(.*)`)? into (\\S+)$")
+)
+
+// yamlLine splits "yaml: line 3: message" into 3 and the message.
+func yamlLine(s string) (int, string) {
+	if m := yamlLineRE.FindStringSubmatch(s); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n, m[2]
+	}
+	return 0, strings.TrimPrefix(s, "yaml: ")
+}
+
+// schemaTypes name the schema's structs, for "want one of" messages.
+var schemaTypes = map[string]reflect.Type{
+	"fileScenario": reflect.TypeOf(fileScenario{}), "fileEnsemble": reflect.TypeOf(fileEnsemble{}),
+	"fileWorkload": reflect.TypeOf(fileWorkload{}), "fileRates": reflect.TypeOf(fileRates{}),
+	"fileExpect": reflect.TypeOf(fileExpect{}),
+}
+
+func tagName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	return name
+}
+
+// decodeError turns the decoder's first complaint into a FileError.
+func decodeError(file string, err error, lines map[string]int) error {
+	msg := err.Error()
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	line, rest := yamlLine(msg)
+	// The field on that line: a key rather than a list item (a flow list
+	// sits on its key's line); the deepest key, or the outermost item;
+	// then the first by name.
+	field := ""
+	better := func(f string) bool {
+		item, cur := strings.HasSuffix(f, "]"), strings.HasSuffix(field, "]")
+		switch {
+		case field == "":
+			return true
+		case item != cur:
+			return !item
+		case len(f) != len(field):
+			return (len(f) > len(field)) != item
+		}
+		return f < field
+	}
+	for f, l := range lines {
+		if l == line && better(f) {
+			field = f
+		}
+	}
+	if m := unknownFieldRE.FindStringSubmatch(rest); m != nil {
+		var names []string
+		if t, ok := schemaTypes[m[2]]; ok {
+			for i := 0; i < t.NumField(); i++ {
+				names = append(names, tagName(t.Field(i)))
+			}
+		}
+		return &FileError{File: file, Line: line, Field: field, Msg: fmt.Sprintf("unknown field; want one of %s", strings.Join(names, ", "))}
+	}
+	if m := cannotRE.FindStringSubmatch(rest); m != nil {
+		want := map[string]string{"int": "a whole number", "float64": "a number", "bool": "true or false",
+			"string": "a string", "[]string": "a list of strings"}[m[3]]
+		if want == "" {
+			want = "a " + strings.TrimPrefix(strings.TrimPrefix(m[3], "scenarios."), "*")
+			if strings.HasPrefix(m[3], "scenarios.file") || strings.HasPrefix(m[3], "*scenarios.file") {
+				want = "a mapping of fields"
+			}
+		}
+		got := strconv.Quote(m[2])
+		if m[1] == "map" {
+			got = "a mapping"
+		} else if m[1] == "seq" {
+			got = "a list"
+		}
+		return &FileError{File: file, Line: line, Field: field, Msg: fmt.Sprintf("want %s, got %s", want, got)}
+	}
+	return &FileError{File: file, Line: line, Field: field, Msg: rest}
+}
