@@ -113,6 +113,9 @@ func TestExploreRecipes(t *testing.T) {
 		if kk, _ := lookupKind(k); kk.minClients > e.MinClients {
 			e.MinClients, e.MaxClients = kk.minClients, max(e.MaxClients, kk.minClients)
 		}
+		if k == "stale-read" {
+			e.Spec.Checks = []string{"store-writes"} // reads may be stale under faults
+		}
 		if k == "shared-lock" || k == "revocable-lock" {
 			e.Faults = ExploreFaults[:3] // no pauses: the read-write model has no fence
 		}

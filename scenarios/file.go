@@ -89,6 +89,7 @@ type fileWorkload struct {
 	Consumers int      `yaml:"consumers"`
 	Size      int      `yaml:"size"`
 	Failures  int      `yaml:"failures"`
+	Sync      bool     `yaml:"sync"`
 }
 
 type fileRates struct {
@@ -305,7 +306,7 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 		MaxTime: time.Duration(f.Ensemble.MaxTime)}
 	w := f.Workload
 	s.Workload = Workload{Rounds: w.Rounds, Steps: w.Steps, Step: time.Duration(w.Step), Think: time.Duration(w.Think),
-		Fenced: w.Fenced, Careless: w.Careless, Readers: w.Readers, Consumers: w.Consumers, Size: w.Size, Failures: w.Failures}
+		Fenced: w.Fenced, Careless: w.Careless, Readers: w.Readers, Consumers: w.Consumers, Size: w.Size, Failures: w.Failures, Sync: w.Sync}
 
 	for i, fl := range f.Faults {
 		field := fmt.Sprintf("faults[%d]", i)

@@ -46,6 +46,8 @@ func TestRecipesHoldUnderEveryFault(t *testing.T) {
 		{Kind: "membership", Rates: &everyFault},
 		{Kind: "config", Rates: &everyFault},
 		{Kind: "naming", Rates: &everyFault},
+		// Reads may be stale under faults (stale-read): the writes hold.
+		{Kind: "stale-read", Rates: &everyFault, Checks: []string{"store-writes"}},
 	}
 	kinds := map[string]bool{}
 	for _, spec := range specs {

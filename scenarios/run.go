@@ -57,6 +57,9 @@ type runner struct {
 	rec       *recording
 	resources map[string]*resource
 	spawned   int
+	// stores are the histories of store workloads, recorded through
+	// models.Recorder; they join the run's history.
+	stores []*models.History
 }
 
 // faultSeed separates the random faults' draws from the world's choices.
@@ -117,8 +120,12 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	default:
 		return out, fmt.Errorf("the simulator failed (a simulator bug): %w", res.Err)
 	}
+	ops := r.rec.history(int64(res.End))
+	for _, h := range r.stores {
+		ops = append(ops, h.Operations()...)
+	}
 	in := &models.Input{
-		Ops:            r.rec.history(int64(res.End)),
+		Ops:            ops,
 		End:            int64(res.End),
 		Stuck:          errors.As(res.Err, &dead),
 		Bound:          spec.Bound,
@@ -163,11 +170,16 @@ func paused(sched sim.Schedule) time.Duration {
 // that client i is the simulator's client i: a fault schedule's cN, the
 // trace's, the history's and the traffic's all name the same client.
 func (r *runner) spawn(i int, body func(ctx context.Context, conn client.Conn) error) {
+	r.spawnOn(i, nil, body)
+}
+
+// spawnOn starts client i with servers (0-based) as its connect string.
+func (r *runner) spawnOn(i int, servers []int, body func(ctx context.Context, conn client.Conn) error) {
 	if i != r.spawned {
 		panic(fmt.Sprintf("scenarios: client %d spawned after %d clients; spawn them in order", i, r.spawned))
 	}
 	r.spawned++
-	r.world.Spawn(fmt.Sprintf("c%d", i+1), body)
+	r.world.SpawnOn(fmt.Sprintf("c%d", i+1), servers, body)
 }
 
 // resource is what a lock or a leadership protects, shared by every

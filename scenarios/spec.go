@@ -75,6 +75,9 @@ type Workload struct {
 	// Size is how many processes a double barrier waits for (default:
 	// every client).
 	Size int
+	// Sync makes readers call sync() before they read (the stale-read
+	// scenario's reader).
+	Sync bool
 	// Failures is how many processes the workload stops for good in the
 	// middle of their work (a double barrier's process, a 2PC site, a
 	// group member), to show that a failed process does not block the
