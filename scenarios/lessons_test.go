@@ -77,18 +77,18 @@ func TestLessons(t *testing.T) {
 	}
 	for _, l := range lessons {
 		t.Run(l.Variant.Name, func(t *testing.T) {
-			res, err := Search{Spec: l.Spec, Seeds: l.Seeds, StopAtFirst: true}.Run(context.Background())
+			res, err := Search{Spec: l.Scenario.Spec, Seeds: l.Scenario.Seeds, StopAtFirst: true}.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(res.Failures) == 0 {
-				t.Fatalf("no violation on %d seeds", l.Seeds)
+				t.Fatalf("no violation on %d seeds", l.Scenario.Seeds)
 			}
 			f := res.Failures[0]
 			if !hasKind(f.Violations, models.ViolationKind(l.Variant.Fails)) {
 				t.Fatalf("seed %d: %v, want a %s violation", f.Seed, f.Violations, l.Variant.Fails)
 			}
-			c, err := Shrink(l.Spec, f.Seed, 100)
+			c, err := Shrink(l.Scenario.Spec, f.Seed, 100)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,9 +99,9 @@ func TestLessons(t *testing.T) {
 			if err != nil || HashString(again.Result.Hash) != c.TraceHash || !again.Failed() {
 				t.Fatalf("the counterexample does not replay: %v %v", err, again.Violations)
 			}
-			recipe := l.Spec
+			recipe := l.Scenario.Spec
 			recipe.Variant = ""
-			ok, err := Search{Spec: recipe, Seeds: l.Seeds}.Run(context.Background())
+			ok, err := Search{Spec: recipe, Seeds: l.Scenario.Seeds}.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,5 +152,45 @@ func TestUnfencedPauseIsCaughtFencedPasses(t *testing.T) {
 		if o.Failed() || rejected != 1 {
 			t.Fatalf("seed %d, fenced: %v with %d uses rejected, want no violation and c1's stale use rejected", seed, o.Violations, rejected)
 		}
+	}
+}
+
+// mustSchedule parses a schedule written in a test.
+func mustSchedule(text string) sim.Schedule {
+	s, err := sim.ParseSchedule(text)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Every built-in scenario reaches the verdict it expects, on a modest
+// number of seeds (at most 10; 3 with -short).
+func TestLibraryVerdicts(t *testing.T) {
+	lib, err := Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lib) < 30 {
+		t.Fatalf("%d built-in scenarios", len(lib))
+	}
+	limit := 10
+	if testing.Short() {
+		limit = 3
+	}
+	for _, sc := range lib {
+		t.Run(sc.Name, func(t *testing.T) {
+			if sc.Description == "" {
+				t.Error("no description")
+			}
+			v, err := Judge(context.Background(), sc, Search{Seeds: min(sc.Seeds, limit)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !v.Matches {
+				t.Fatalf("expected %s, got %s on seeds %d..%d: %v", sc.Expect, v.Got(), v.Result.First,
+					v.Result.First+uint64(v.Result.Seeds)-1, v.Result.Failures)
+			}
+		})
 	}
 }

@@ -112,3 +112,12 @@ func (s Spec) withDefaults() (Spec, *kind, error) {
 	k.defaults(&s.Workload, s.Clients)
 	return s, k, nil
 }
+
+// DefaultChecks are the checks a spec runs when it names none.
+func DefaultChecks(s Spec) []string {
+	s, _, err := s.withDefaults()
+	if err != nil {
+		return nil
+	}
+	return s.Checks
+}

@@ -40,11 +40,16 @@ func writeList(out io.Writer) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RECIPE KIND\tCHECKS")
 	for _, k := range scenarios.Kinds() {
-		spec, err := scenarios.Builtin(k)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(tw, "%s\t%s\n", k, strings.Join(scenarios.DefaultChecks(spec), ", "))
+		fmt.Fprintf(tw, "%s\t%s\n", k, strings.Join(scenarios.DefaultChecks(scenarios.Spec{Kind: k}), ", "))
+	}
+	lib, err := scenarios.Library()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "BUILT-IN SCENARIO\tKIND\tEXPECTED")
+	for _, sc := range lib {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", sc.Name, sc.Spec.Kind, sc.Expect)
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "TEACHING VARIANT\tKIND\tFAILS\tLESSON")
@@ -56,7 +61,7 @@ func writeList(out io.Writer) error {
 	for _, f := range faultKinds {
 		fmt.Fprintf(tw, "%s\t%s\n", f[0], f[1])
 	}
-	fmt.Fprintln(tw, "\n`zksim run NAME` runs a recipe kind (the recipe, no faults) or a teaching variant (its lesson).")
+	fmt.Fprintln(tw, "\n`zksim run NAME` runs a built-in scenario (or a scenario file).")
 	fmt.Fprintln(tw, "A fault strikes \"at TIME\" or \"when cN OP#K applied:\"; see docs/ARCHITECTURE.md.")
 	return tw.Flush()
 }

@@ -38,6 +38,9 @@ type runShrunk struct {
 // runOutput is what `zksim run --json` prints.
 type runOutput struct {
 	Scenario   string         `json:"scenario"`
+	Expected   string         `json:"expected"`
+	Got        string         `json:"got"`
+	AsExpected bool           `json:"as_expected"`
 	First      uint64         `json:"first_seed"`
 	Seeds      int            `json:"seeds"`
 	Shard      string         `json:"shard,omitempty"`
@@ -59,10 +62,10 @@ func runCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO",
 		Short: "Run a scenario on many seeds in the simulator and check every run",
-		Long: `run runs a built-in scenario on a range of seeds, in parallel on every core,
-and checks each run: a recipe kind (the recipe, no faults) or a teaching
-variant (the experiment that breaks it); zksim list prints both. It prints
-each violation with its seed, check, kind, fault schedule and trace hash;
+		Long: `run runs a scenario (a built-in one, see zksim list, or a scenario file) on a
+range of seeds, in parallel on every core, and checks each run against the
+scenario's checks and its expected verdict. It prints each violation with
+its seed, check, kind, fault schedule and trace hash;
 --shrink makes the first one as small as rapid can, and --out writes its
 report (timeline, history, porcupine's visualization). --shard I/N runs the
 I-th of N equal parts of the seed range, so machines or CI jobs can split it.
@@ -71,14 +74,21 @@ Exit status: 0 when every run held, 1 when a check found a violation, 2 for
 bad input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := scenarios.Builtin(args[0])
+			sc, err := scenarios.LoadScenario(args[0])
 			if err != nil {
 				return usageError{err}
 			}
+			spec := sc.Spec
 			var sh scenarios.Shard
 			if shard != "" {
 				if sh, err = scenarios.ParseShard(shard); err != nil {
 					return usageError{fmt.Errorf("--shard: %w", err)}
+				}
+			}
+			if !cmd.Flags().Changed("seeds") {
+				seeds = max(sc.Seeds, 1)
+				if sc.Seeds == 0 {
+					seeds = 100
 				}
 			}
 			if seeds < 1 {
@@ -88,11 +98,13 @@ bad input.`,
 				first, seeds, sh = seed, 1, scenarios.Shard{}
 			}
 			start := time.Now()
-			res, err := scenarios.Search{Spec: spec, First: first, Seeds: seeds, Shard: sh, Workers: workers}.Run(context.Background())
+			v, err := scenarios.Judge(context.Background(), sc, scenarios.Search{First: first, Seeds: seeds, Shard: sh, Workers: workers})
 			if err != nil {
 				return err
 			}
-			o := runOutput{Scenario: args[0], First: res.First, Seeds: res.Seeds, Ops: res.Ops, Violations: []runViolation{}}
+			res := v.Result
+			o := runOutput{Scenario: sc.Name, Expected: sc.Expect.String(), Got: v.Got(), AsExpected: v.Matches,
+				First: res.First, Seeds: res.Seeds, Ops: res.Ops, Violations: []runViolation{}}
 			if sh.N > 0 {
 				o.Shard = sh.String()
 			}
@@ -142,7 +154,7 @@ bad input.`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&seeds, "seeds", 100, "how many seeds to run")
+	f.IntVar(&seeds, "seeds", 0, "how many seeds to run (default: the scenario's, or 100)")
 	f.Uint64Var(&first, "first", 1, "the first seed of the range")
 	f.Uint64Var(&seed, "seed", 0, "run this one seed")
 	f.IntVar(&workers, "workers", 0, "runs in parallel (default: every core)")
@@ -177,6 +189,11 @@ func printRun(w io.Writer, o runOutput, report *scenarios.ViolationReport) {
 		fmt.Fprintf(w, " (shard %s)", o.Shard)
 	}
 	fmt.Fprintf(w, ", %d simulated operations in %dms: ", o.Ops, o.WallMs)
+	verdict := "as expected"
+	if !o.AsExpected {
+		verdict = "NOT as expected"
+	}
+	defer fmt.Fprintf(w, "expected: %s: %s\n", o.Expected, verdict)
 	if len(o.Violations) == 0 {
 		fmt.Fprintln(w, "every run held")
 		return

@@ -1,0 +1,62 @@
+package scenarios
+
+import (
+	"context"
+	"slices"
+)
+
+// Verdict is what a scenario's runs concluded, against what it expects.
+type Verdict struct {
+	Scenario *Scenario
+	Result   *SearchResult
+	// Pass says every run held.
+	Pass bool
+	// Checks are the checks that found violations, sorted.
+	Checks []string
+	// Matches says the verdict is the one the scenario expects: every run
+	// held, or some run broke the expected check.
+	Matches bool
+}
+
+// Got renders what the runs concluded: "pass", or the checks that failed.
+func (v *Verdict) Got() string {
+	if v.Pass {
+		return "pass"
+	}
+	s := ""
+	for i, c := range v.Checks {
+		if i > 0 {
+			s += ", "
+		}
+		s += c
+	}
+	return "violation (" + s + ")"
+}
+
+// Judge runs sc as search says (its Spec is sc's) and compares the verdict
+// with sc's expectation.
+func Judge(ctx context.Context, sc *Scenario, search Search) (*Verdict, error) {
+	search.Spec = sc.Spec
+	if search.Seeds == 0 {
+		search.Seeds = sc.Seeds
+	}
+	res, err := search.Run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v := &Verdict{Scenario: sc, Result: res, Pass: len(res.Failures) == 0}
+	for _, f := range res.Failures {
+		for _, viol := range f.Violations {
+			if !slices.Contains(v.Checks, viol.Check) {
+				v.Checks = append(v.Checks, viol.Check)
+			}
+		}
+	}
+	slices.Sort(v.Checks)
+	if sc.Expect.Pass {
+		v.Matches = v.Pass
+	} else {
+		v.Matches = slices.Contains(v.Checks, sc.Expect.Check)
+	}
+	return v, nil
+}
