@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -87,5 +88,94 @@ func TestRunJSON(t *testing.T) {
 	var a runOutput
 	if err := json.Unmarshal(again.Bytes(), &a); err != nil || a.Violations[0].TraceHash != o.Violations[0].TraceHash {
 		t.Fatalf("seed %d again: %v %+v", o.Violations[0].Seed, err, a.Violations)
+	}
+}
+
+// replay runs a violation's seed again: the same trace hash as run
+// reported, on the last line with --hash; a shrunk counterexample replays
+// with the command run printed.
+func TestReplay(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if status := run([]string{"run", "lock-noguid", "--seeds", "10", "--json", "--shrink"}, &out, &errOut); status != 1 {
+		t.Fatalf("run: %d %s", status, errOut.String())
+	}
+	var o runOutput
+	if err := json.Unmarshal(out.Bytes(), &o); err != nil {
+		t.Fatal(err)
+	}
+	last := func(s string) string {
+		lines := strings.Split(strings.TrimSpace(s), "\n")
+		return lines[len(lines)-1]
+	}
+	v := o.Violations[0]
+	out.Reset()
+	if status := run([]string{"replay", "lock-noguid", "--seed", fmt.Sprint(v.Seed), "--hash"}, &out, &errOut); status != 1 {
+		t.Fatalf("replay: %d %s", status, errOut.String())
+	}
+	if last(out.String()) != v.TraceHash || !strings.Contains(out.String(), "liveness (liveness)") {
+		t.Fatalf("replay printed %q, want the hash %s last:\n%s", last(out.String()), v.TraceHash, out.String())
+	}
+	// The shrunk counterexample, by the command run printed.
+	args := []string{"replay", "lock-noguid", "--seed", fmt.Sprint(o.Shrunk.Seed), "--clients", fmt.Sprint(o.Shrunk.Clients),
+		"--rounds", fmt.Sprint(o.Shrunk.Rounds), "--faults", o.Shrunk.Schedule, "--hash", "--trace"}
+	if !strings.Contains(o.Shrunk.Replay, "--faults '"+o.Shrunk.Schedule+"'") {
+		t.Fatalf("replay command %q", o.Shrunk.Replay)
+	}
+	out.Reset()
+	if status := run(args, &out, &errOut); status != 1 || last(out.String()) != o.Shrunk.TraceHash ||
+		!strings.Contains(out.String(), "│ c1") {
+		t.Fatalf("shrunk replay: %d, last line %q, want %s", status, last(out.String()), o.Shrunk.TraceHash)
+	}
+	// A run that holds: status 0.
+	out.Reset()
+	if status := run([]string{"replay", "lock-fenced-pause", "--seed", "1", "--hash"}, &out, &errOut); status != 0 ||
+		!strings.Contains(out.String(), "every check held") {
+		t.Fatalf("replay of a passing run: %d %s", status, out.String())
+	}
+	for _, bad := range [][]string{{"replay", "lock-herd"}, {"replay", "lock-herd", "--seed", "1", "--faults", "at 1s smash"}} {
+		if status := run(bad, &out, &errOut); status != 2 {
+			t.Errorf("%v: status %d, want 2", bad, status)
+		}
+	}
+}
+
+// check judges a recorded history with a named model: the history a
+// violation report wrote fails; one that holds passes; bad input is
+// refused with its line.
+func TestCheckHistory(t *testing.T) {
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	if status := run([]string{"replay", "lock-unsorted", "--seed", "1", "--out", dir}, &out, &errOut); status != 1 {
+		t.Fatalf("replay: %d %s", status, errOut.String())
+	}
+	history := dir + "/history.json"
+	html := dir + "/check.html"
+	out.Reset()
+	if status := run([]string{"check", history, "--model", "mutex", "--out", html}, &out, &errOut); status != 1 ||
+		!strings.Contains(out.String(), "mutex (safety) on /zksim/lock") || !strings.Contains(out.String(), "wrote "+html) {
+		t.Fatalf("check: %d\n%s%s", status, out.String(), errOut.String())
+	}
+	ok := dir + "/ok.json"
+	os.WriteFile(ok, []byte(`[{"client":0,"kind":"acquire","path":"/l","result":"ok","token":1,"call":0,"return":10},
+ {"client":0,"kind":"release","path":"/l","result":"ok","call":10,"return":20}]`), 0o644)
+	out.Reset()
+	if status := run([]string{"check", ok, "--model", "mutex"}, &out, &errOut); status != 0 || !strings.Contains(out.String(), "2 operations hold under mutex") {
+		t.Fatalf("check ok: %d %s", status, out.String())
+	}
+	broken := dir + "/broken.json"
+	os.WriteFile(broken, []byte("[\n {\"client\": \"one\"}\n]"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", broken, "--model", "mutex"}, broken + ":2: client: want int, got string"},
+		{[]string{"check", ok, "--model", "mutx"}, `--model: no check named "mutx"`},
+		{[]string{"check", ok}, "--model: name the model"},
+		{[]string{"check", dir + "/none.json", "--model", "mutex"}, "no such file"},
+	} {
+		errOut.Reset()
+		if status := run(tc.args, &out, &errOut); status != 2 || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("%v: %d %q, want 2 and %q", tc.args, status, errOut.String(), tc.want)
+		}
 	}
 }

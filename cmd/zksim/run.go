@@ -33,6 +33,8 @@ type runShrunk struct {
 	TraceHash  string         `json:"trace_hash"`
 	Violations []runViolation `json:"violations"`
 	Tries      int            `json:"tries"`
+	// Replay is the command that runs the counterexample again.
+	Replay string `json:"replay"`
 }
 
 // runOutput is what `zksim run --json` prints.
@@ -122,7 +124,9 @@ bad input.`,
 					}
 					o.Shrunk = &runShrunk{Seed: c.Seed, Clients: c.Clients, Rounds: c.Rounds, Schedule: c.Faults(),
 						TraceHash: c.TraceHash, Tries: c.Tries,
-						Violations: violationsOf(c.Seed, c.Faults(), c.TraceHash, c.Violations)}
+						Violations: violationsOf(c.Seed, c.Faults(), c.TraceHash, c.Violations),
+						Replay: fmt.Sprintf("zksim replay %s --seed %d --clients %d --rounds %d --faults '%s'",
+							args[0], c.Seed, c.Clients, c.Rounds, orNone(c.Faults()))}
 					replay = c.Spec
 				}
 				oc, err := scenarios.Replay(replay, f.Seed)
@@ -207,17 +211,18 @@ func printRun(w io.Writer, o runOutput, report *scenarios.ViolationReport) {
 		fmt.Fprintf(w, "  seed %d: %s (%s): %s\n", v.Seed, v.Check, v.Kind, v.Message)
 	}
 	if o.Shrunk != nil {
-		fmt.Fprintf(w, "shrunk in %d runs to seed %d, %d clients, %d rounds, faults: %s\n",
-			o.Shrunk.Tries, o.Shrunk.Seed, o.Shrunk.Clients, o.Shrunk.Rounds, orNone(o.Shrunk.Schedule))
+		fmt.Fprintf(w, "shrunk in %d runs to seed %d, %d clients, %d rounds, faults: %s\nreplay: %s\n",
+			o.Shrunk.Tries, o.Shrunk.Seed, o.Shrunk.Clients, o.Shrunk.Rounds, orNone(o.Shrunk.Schedule), o.Shrunk.Replay)
 	}
 	if report != nil {
 		fmt.Fprint(w, report.String())
 	}
 }
 
+// orNone is a schedule as a flag takes it: "none" for no faults.
 func orNone(s string) string {
 	if s == "" {
-		return "(none)"
+		return "none"
 	}
 	return s
 }
