@@ -33,7 +33,10 @@ type Scenario struct {
 }
 
 // Expectation is a scenario's expected verdict: every run holds (Pass),
-// or some run breaks the named check.
+// or some run breaks the named check with a violation of the given kind
+// (a checker can find more than one kind: config's readers going back are
+// a safety violation, a reader never hearing of the last version a
+// liveness one).
 type Expectation struct {
 	Pass  bool
 	Check string
@@ -105,6 +108,7 @@ type fileRates struct {
 type fileExpect struct {
 	Verdict string `yaml:"verdict"`
 	Check   string `yaml:"check"`
+	Kind    string `yaml:"kind"`
 }
 
 // faultList is a scenario's faults in the schedule syntax: a list, one
@@ -341,8 +345,12 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 	}
 	switch f.Expect.Verdict {
 	case "", "pass":
-		if f.Expect.Check != "" {
-			return fail(line("expect.check"), "expect.check", "a check is named only for verdict: violation")
+		if f.Expect.Check != "" || f.Expect.Kind != "" {
+			field := "expect.check"
+			if f.Expect.Check == "" {
+				field = "expect.kind"
+			}
+			return fail(line(field), field, "named only for verdict: violation")
 		}
 		sc.Expect = Expectation{Pass: true}
 	case "violation":
@@ -352,6 +360,13 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 				f.Expect.Check, strings.TrimPrefix(err.Error(), fmt.Sprintf("no check named %q; ", f.Expect.Check)))
 		}
 		sc.Expect = Expectation{Check: c.Name, Kind: c.Kind}
+		switch k := models.ViolationKind(f.Expect.Kind); k {
+		case "":
+		case models.Safety, models.Liveness, models.Herd:
+			sc.Expect.Kind = k
+		default:
+			return fail(line("expect.kind"), "expect.kind", "%q; want safety, liveness or herd", f.Expect.Kind)
+		}
 	default:
 		return fail(line("expect.verdict"), "expect.verdict", "%q; want pass or violation", f.Expect.Verdict)
 	}

@@ -14,7 +14,8 @@ type Verdict struct {
 	// Checks are the checks that found violations, sorted.
 	Checks []string
 	// Matches says the verdict is the one the scenario expects: every run
-	// held, or some run broke the expected check.
+	// held, or some run broke the expected check, with the expected kind
+	// of violation.
 	Matches bool
 }
 
@@ -50,13 +51,14 @@ func Judge(ctx context.Context, sc *Scenario, search Search) (*Verdict, error) {
 			if !slices.Contains(v.Checks, viol.Check) {
 				v.Checks = append(v.Checks, viol.Check)
 			}
+			if viol.Check == sc.Expect.Check && viol.Kind == sc.Expect.Kind {
+				v.Matches = true
+			}
 		}
 	}
 	slices.Sort(v.Checks)
 	if sc.Expect.Pass {
 		v.Matches = v.Pass
-	} else {
-		v.Matches = slices.Contains(v.Checks, sc.Expect.Check)
 	}
 	return v, nil
 }

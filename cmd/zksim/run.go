@@ -100,7 +100,11 @@ bad input.`,
 				first, seeds, sh = seed, 1, scenarios.Shard{}
 			}
 			start := time.Now()
-			v, err := scenarios.Judge(context.Background(), sc, scenarios.Search{First: first, Seeds: seeds, Shard: sh, Workers: workers})
+			_, count := sh.Range(first, seeds)
+			bar := newProgress(cmd.ErrOrStderr(), count, sc.Name, !asJSON)
+			v, err := scenarios.Judge(context.Background(), sc, scenarios.Search{First: first, Seeds: seeds, Shard: sh,
+				Workers: workers, Progress: bar.set})
+			bar.done()
 			if err != nil {
 				return err
 			}
