@@ -148,4 +148,3 @@ func writeReport(sc *scenarios.Scenario, seed uint64, dir string) error {
 	r := &scenarios.ViolationReport{Outcome: o}
 	return r.Write(dir)
 }
-
