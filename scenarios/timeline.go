@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/zksim/zksim/models"
@@ -53,7 +54,7 @@ func NewTimeline(o *Outcome) (*Timeline, error) {
 	if servers == 0 {
 		servers = 3
 	}
-	t := &Timeline{Cols: []string{"world"}, width: 26}
+	t := &Timeline{Cols: []string{"world"}, width: 28}
 	for i := 0; i < o.Spec.Clients; i++ {
 		t.Cols = append(t.Cols, fmt.Sprintf("c%d", i+1))
 	}
@@ -147,19 +148,34 @@ func callText(op models.Operation) string {
 
 var (
 	sessionSuffix = regexp.MustCompile(`\s+\(session 0x[0-9a-f]+\)`)
-	pathToken     = regexp.MustCompile(`/[^\s"]+`)
+	sessionState  = regexp.MustCompile(`^session 0x[0-9a-f]+ State(\w+)$`)
+	applyZxid     = regexp.MustCompile(`^apply zxid=0x[0-9a-f]+ `)
+	pathToken     = regexp.MustCompile(`/[^\s":]+`)
+	guidPrefix    = regexp.MustCompile(`^[0-9a-f]{12,}-`)
+	sequential    = regexp.MustCompile(`^(.*?)(\d{10})$`)
 )
 
-// shorten keeps a record's text readable in a column: a path becomes its
-// last element, a long one its end.
+// shorten keeps a record's text readable in a column: a session's state
+// change is its new state, an apply loses its zxid (the full trace has
+// it), a path becomes its last element, a sequential node's name loses
+// its guid and its sequence number's leading zeros (lock-3), and a long
+// name keeps its end.
 func shorten(s string) string {
+	if m := sessionState.FindStringSubmatch(s); m != nil {
+		return "session " + m[1]
+	}
 	s = sessionSuffix.ReplaceAllString(s, "")
+	s = applyZxid.ReplaceAllString(s, "apply ")
 	return pathToken.ReplaceAllStringFunc(s, func(p string) string {
-		last := p[strings.LastIndexByte(p, '/'):]
-		if len(last) > 18 {
-			last = "/…" + last[len(last)-15:]
+		last := guidPrefix.ReplaceAllString(p[strings.LastIndexByte(p, '/')+1:], "")
+		if m := sequential.FindStringSubmatch(last); m != nil {
+			n, _ := strconv.Atoi(m[2])
+			last = fmt.Sprintf("%s%d", m[1], n)
 		}
-		return last
+		if len(last) > 18 {
+			last = "…" + last[len(last)-15:]
+		}
+		return "/" + last
 	})
 }
 
