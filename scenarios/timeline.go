@@ -84,7 +84,9 @@ func NewTimeline(o *Outcome) (*Timeline, error) {
 	for _, op := range o.Input.Ops {
 		c := 1 + op.Client
 		if op.Call == op.Return {
-			opEvents = append(opEvents, opEvent{op.Call, true, "▶ " + models.Describe(op), c})
+			// An instant (a use) sorts as a call: among the calls of its
+			// instant, in the order the history recorded them.
+			opEvents = append(opEvents, opEvent{op.Call, false, "▶ " + models.Describe(op), c})
 			continue
 		}
 		opEvents = append(opEvents, opEvent{op.Call, false, "▶ " + callText(op), c})

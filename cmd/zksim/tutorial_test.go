@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Every command in docs/tutorial.md runs, with the exit status it is
+// marked with ("# exit N"; 0 when unmarked), in a scratch directory where
+// the tutorial's files ("# file: NAME" blocks) are written first; and
+// README.md's scenario file example runs too. So both stay true.
+func TestTutorialCommands(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/tutorial.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	commands := 0
+	for _, block := range codeBlocks(string(doc)) {
+		lines := strings.Split(block, "\n")
+		if name, ok := strings.CutPrefix(lines[0], "# file: "); ok {
+			if err := os.WriteFile(name, []byte(strings.Join(lines[1:], "\n")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		for _, line := range lines {
+			cmdline, ok := strings.CutPrefix(line, "$ zksim ")
+			if !ok {
+				continue
+			}
+			want := 0
+			if i := strings.Index(cmdline, " # exit "); i >= 0 {
+				want, _ = strconv.Atoi(strings.TrimSpace(cmdline[i+len(" # exit "):]))
+				cmdline = cmdline[:i]
+			}
+			args := splitArgs(t, cmdline)
+			var out, errOut bytes.Buffer
+			if got := run(args, &out, &errOut); got != want || out.Len()+errOut.Len() == 0 {
+				t.Errorf("zksim %s: exit %d, want %d\n%.2000s%s", cmdline, got, want, out.String(), errOut.String())
+			}
+			commands++
+		}
+	}
+	if commands < 8 {
+		t.Fatalf("%d commands in the tutorial", commands)
+	}
+	if _, err := os.Stat(filepath.Join("noguid-report", "report.txt")); err != nil {
+		t.Errorf("the tutorial's report was not written: %v", err)
+	}
+
+	// README's scenario file.
+	for _, block := range codeBlocks(string(readme)) {
+		if strings.Contains(block, "kind: lock") && strings.Contains(block, "expect:") {
+			os.WriteFile("readme.yaml", []byte(block), 0o644)
+			var out, errOut bytes.Buffer
+			if got := run([]string{"run", "readme.yaml", "--seeds", "5"}, &out, &errOut); got != 1 ||
+				!strings.Contains(out.String(), "as expected") {
+				t.Errorf("README's scenario: exit %d\n%s%s", got, out.String(), errOut.String())
+			}
+			return
+		}
+	}
+	t.Error("README.md has no scenario file example")
+}
+
+// codeBlocks returns the bodies of a Markdown document's fenced blocks.
+func codeBlocks(doc string) []string {
+	var out []string
+	parts := strings.Split(doc, "```")
+	for i := 1; i < len(parts); i += 2 {
+		body := parts[i]
+		if nl := strings.IndexByte(body, '\n'); nl >= 0 {
+			body = body[nl+1:] // drop the info string (yaml, sh, ...)
+		}
+		out = append(out, strings.TrimRight(body, "\n"))
+	}
+	return out
+}
+
+// splitArgs splits a command line as a shell would for these commands:
+// words, and single-quoted strings.
+func splitArgs(t *testing.T, s string) []string {
+	var args []string
+	var cur strings.Builder
+	quoted, inWord := false, false
+	for _, r := range s {
+		switch {
+		case r == '\'':
+			quoted, inWord = !quoted, true
+		case r == ' ' && !quoted:
+			if inWord {
+				args = append(args, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quoted {
+		t.Fatalf("unbalanced quote in %q", s)
+	}
+	if inWord {
+		args = append(args, cur.String())
+	}
+	return args
+}
