@@ -1,0 +1,367 @@
+package live
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// The Debian zookeeper package's jars. zookeeper.jar's manifest names the
+// rest of its class path; slf4j-simple gives its log a place to go.
+const (
+	zookeeperJar = "/usr/share/java/zookeeper.jar"
+	slf4jJar     = "/usr/share/java/slf4j-simple.jar"
+)
+
+// EnsureInstalled makes sure Debian's zookeeper package (Apache ZooKeeper
+// 3.8 with its Java runtime) is there, installing it with apt-get when it
+// is missing and this process may (root). Otherwise it says how to.
+func EnsureInstalled(log io.Writer) error {
+	if installed() {
+		return nil
+	}
+	how := "install Debian's zookeeper package: sudo apt-get update && sudo apt-get install -y zookeeper"
+	if _, err := exec.LookPath("apt-get"); err != nil {
+		return fmt.Errorf("ZooKeeper is not installed (%s missing) and there is no apt-get here: %s", zookeeperJar, how)
+	}
+	if os.Geteuid() != 0 {
+		return fmt.Errorf("ZooKeeper is not installed (%s missing) and installing it needs root: %s", zookeeperJar, how)
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	fmt.Fprintln(log, "live: installing Debian's zookeeper package (apt-get update; apt-get install -y zookeeper)")
+	for _, args := range [][]string{{"update"}, {"install", "-y", "zookeeper"}} {
+		cmd := exec.Command("apt-get", args...)
+		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+		cmd.Stdout, cmd.Stderr = log, log
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("apt-get %s: %w (%s)", strings.Join(args, " "), err, how)
+		}
+	}
+	if !installed() {
+		return fmt.Errorf("apt-get installed zookeeper, but %s or java is still missing", zookeeperJar)
+	}
+	return nil
+}
+
+func installed() bool {
+	_, jar := os.Stat(zookeeperJar)
+	_, java := exec.LookPath("java")
+	return jar == nil && java == nil
+}
+
+// Ensemble is a local ZooKeeper ensemble on 127.0.0.1: one JVM per
+// server, its configuration and data in a temporary directory. Only the
+// processes it started are ever signalled, by their PID.
+type Ensemble struct {
+	Dir      string
+	Servers  []*Server
+	TickTime time.Duration
+
+	log io.Writer
+}
+
+// Server is one server of an Ensemble.
+type Server struct {
+	ID                                 int // 1-based, ZooKeeper's myid
+	ClientPort, PeerPort, ElectionPort int
+	Dir                                string
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{} // closed when the process has exited
+}
+
+// Addr is the server's client address.
+func (s *Server) Addr() string { return fmt.Sprintf("127.0.0.1:%d", s.ClientPort) }
+
+// PID is the server's process id, 0 when it is not running.
+func (s *Server) PID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	select {
+	case <-s.done:
+		return 0
+	default:
+	}
+	return s.cmd.Process.Pid
+}
+
+// EnsembleOptions tune a local ensemble.
+type EnsembleOptions struct {
+	// TickTime is the servers' tick (default 2s, ZooKeeper's default).
+	TickTime time.Duration
+	// Log receives what the launcher does (default: nothing).
+	Log io.Writer
+	// Ready bounds the wait for the quorum to answer (default 60s).
+	Ready time.Duration
+}
+
+// StartEnsemble writes the configuration of size servers (1, 3 or 5) into
+// a temporary directory, picks free loopback ports, starts the servers and
+// waits until every one answers "srvr" as leader, follower or standalone.
+// On an error nothing is left running.
+func StartEnsemble(size int, opt EnsembleOptions) (*Ensemble, error) {
+	switch size {
+	case 1, 3, 5:
+	default:
+		return nil, fmt.Errorf("ensemble size %d: want 1, 3 or 5", size)
+	}
+	if err := EnsureInstalled(opt.Log); err != nil {
+		return nil, err
+	}
+	if opt.TickTime == 0 {
+		opt.TickTime = 2 * time.Second
+	}
+	if opt.Ready == 0 {
+		opt.Ready = 60 * time.Second
+	}
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	dir, err := os.MkdirTemp("", "zksim-ensemble-")
+	if err != nil {
+		return nil, err
+	}
+	e := &Ensemble{Dir: dir, TickTime: opt.TickTime, log: opt.Log}
+	ports, err := freePorts(3 * size)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	for i := 0; i < size; i++ {
+		s := &Server{ID: i + 1, ClientPort: ports[3*i], PeerPort: ports[3*i+1], ElectionPort: ports[3*i+2],
+			Dir: filepath.Join(dir, fmt.Sprintf("s%d", i+1))}
+		e.Servers = append(e.Servers, s)
+	}
+	for _, s := range e.Servers {
+		if err := e.configure(s); err != nil {
+			e.Stop()
+			return nil, err
+		}
+	}
+	for _, s := range e.Servers {
+		if err := e.start(s); err != nil {
+			e.Stop()
+			return nil, err
+		}
+	}
+	if err := e.WaitReady(opt.Ready); err != nil {
+		e.Stop()
+		return nil, err
+	}
+	return e, nil
+}
+
+// freePorts finds n free TCP ports on 127.0.0.1.
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	var out []int
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		out = append(out, l.Addr().(*net.TCPAddr).Port)
+	}
+	return out, nil
+}
+
+// configure writes a server's zoo.cfg and myid.
+func (e *Ensemble) configure(s *Server) error {
+	data := filepath.Join(s.Dir, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(data, "myid"), []byte(strconv.Itoa(s.ID)+"\n"), 0o644); err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "tickTime=%d\ninitLimit=10\nsyncLimit=5\n", e.TickTime.Milliseconds())
+	fmt.Fprintf(&b, "dataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\n", data, s.ClientPort)
+	b.WriteString("admin.enableServer=false\n4lw.commands.whitelist=mntr,stat,ruok,srvr,cons,wchs,wchc,dump\n")
+	if len(e.Servers) > 1 {
+		for _, o := range e.Servers {
+			fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d\n", o.ID, o.PeerPort, o.ElectionPort)
+		}
+	}
+	return os.WriteFile(filepath.Join(s.Dir, "zoo.cfg"), []byte(b.String()), 0o644)
+}
+
+// start starts a server's JVM. It dies with this process (the parent
+// death signal), so no JVM outlives the command or test that started it.
+func (e *Ensemble) start(s *Server) error {
+	logFile, err := os.OpenFile(filepath.Join(s.Dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command("java", "-Xmx256m", "-Dzookeeper.log.dir="+s.Dir,
+		"-cp", zookeeperJar+":"+slf4jJar, "org.apache.zookeeper.server.quorum.QuorumPeerMain",
+		filepath.Join(s.Dir, "zoo.cfg"))
+	cmd.Dir = s.Dir
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return fmt.Errorf("starting s%d: %w", s.ID, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		logFile.Close()
+		close(done)
+	}()
+	s.mu.Lock()
+	s.cmd, s.done = cmd, done
+	s.mu.Unlock()
+	fmt.Fprintf(e.log, "live: s%d started (pid %d, client port %d)\n", s.ID, cmd.Process.Pid, s.ClientPort)
+	return nil
+}
+
+// Kill crashes server i (0-based) with SIGKILL and waits for it to exit.
+func (e *Ensemble) Kill(i int) error {
+	s := e.Servers[i]
+	s.mu.Lock()
+	cmd, done := s.cmd, s.done
+	s.mu.Unlock()
+	if cmd == nil {
+		return nil
+	}
+	_ = cmd.Process.Kill()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("s%d (pid %d) did not exit after SIGKILL", s.ID, cmd.Process.Pid)
+	}
+	s.mu.Lock()
+	s.cmd = nil
+	s.mu.Unlock()
+	fmt.Fprintf(e.log, "live: s%d killed\n", s.ID)
+	return nil
+}
+
+// Restart starts a killed server i again, on its own data.
+func (e *Ensemble) Restart(i int) error {
+	if e.Servers[i].PID() != 0 {
+		return fmt.Errorf("s%d is running", i+1)
+	}
+	return e.start(e.Servers[i])
+}
+
+// Stop kills every server it started and removes the directory.
+func (e *Ensemble) Stop() error {
+	var errs []error
+	for i := range e.Servers {
+		errs = append(errs, e.Kill(i))
+	}
+	errs = append(errs, os.RemoveAll(e.Dir))
+	return errors.Join(errs...)
+}
+
+// ConnectString is the servers' client addresses.
+func (e *Ensemble) ConnectString() []string {
+	var out []string
+	for _, s := range e.Servers {
+		out = append(out, s.Addr())
+	}
+	return out
+}
+
+// FourLetter sends one of ZooKeeper's four-letter commands (srvr, mntr,
+// ...) to server i and returns its answer as key-value pairs.
+func (e *Ensemble) FourLetter(i int, cmd string) (map[string]string, error) {
+	return fourLetter(e.Servers[i].Addr(), cmd)
+}
+
+func fourLetter(addr, cmd string) (map[string]string, error) {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := c.Write([]byte(cmd)); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	sc := bufio.NewScanner(c)
+	for sc.Scan() {
+		line := sc.Text()
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		} else if k, v, ok := strings.Cut(line, "\t"); ok {
+			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no answer to %s (not serving)", addr, cmd)
+	}
+	return out, nil
+}
+
+// Mode is server i's role as it says: leader, follower or standalone; ""
+// when it does not answer (down, or not in a quorum).
+func (e *Ensemble) Mode(i int) string {
+	m, err := e.FourLetter(i, "srvr")
+	if err != nil {
+		return ""
+	}
+	return m["Mode"]
+}
+
+// Leader is the 0-based index of the server that leads (the standalone
+// server of a one-server ensemble), or -1.
+func (e *Ensemble) Leader() int {
+	for i := range e.Servers {
+		if m := e.Mode(i); m == "leader" || m == "standalone" {
+			return i
+		}
+	}
+	return -1
+}
+
+// WaitReady waits until every running server answers srvr as leader,
+// follower or standalone.
+func (e *Ensemble) WaitReady(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		var waiting []string
+		for i, s := range e.Servers {
+			if s.PID() == 0 {
+				continue
+			}
+			switch e.Mode(i) {
+			case "leader", "follower", "standalone":
+			default:
+				waiting = append(waiting, fmt.Sprintf("s%d", s.ID))
+			}
+		}
+		if len(waiting) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("servers %s did not join a quorum within %s (logs in %s)", strings.Join(waiting, ", "), timeout, e.Dir)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -1,0 +1,116 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// startEnsemble starts a local ensemble for a test and stops it at the
+// test's end. It fails (never skips) when no ensemble can be had.
+func startEnsemble(t *testing.T, size int) *Ensemble {
+	t.Helper()
+	e, err := StartEnsemble(size, EnsembleOptions{Log: testLog{t}})
+	if err != nil {
+		t.Fatalf("a local ensemble of %d: %v", size, err)
+	}
+	t.Cleanup(func() {
+		pids := []int{}
+		for _, s := range e.Servers {
+			pids = append(pids, s.PID())
+		}
+		if err := e.Stop(); err != nil {
+			t.Errorf("stopping the ensemble: %v", err)
+		}
+		for _, pid := range pids {
+			if pid != 0 && syscall.Kill(pid, 0) == nil {
+				t.Errorf("server process %d outlived the ensemble", pid)
+			}
+		}
+	})
+	return e
+}
+
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) { l.t.Logf("%s", p); return len(p), nil }
+
+// A three-server ensemble starts on loopback ports, elects a leader, serves
+// a session through the adapter, and elects another when its leader is
+// killed; the session goes on.
+func TestEnsembleAndAdapter(t *testing.T) {
+	e := startEnsemble(t, 3)
+	leader := e.Leader()
+	if leader < 0 {
+		t.Fatal("no leader")
+	}
+	c, err := Dial(e.ConnectString(), Options{SessionTimeout: 6 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Create(ctx, "/a", []byte("x"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	ok, _, w, err := c.ExistsW(ctx, "/b")
+	if err != nil || ok {
+		t.Fatalf("exists /b: %v %v", ok, err)
+	}
+	if _, err := c.Create(ctx, "/b", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := w.Wait(ctx)
+	if err != nil || ev.Type != zk.EventNodeCreated || ev.Path != "/b" {
+		t.Fatalf("watch: %+v %v", ev, err)
+	}
+	// An event already received is returned again, even with an ended
+	// context (the watch is one-shot; its event stays).
+	done, stop := context.WithCancel(context.Background())
+	stop()
+	if again, err := w.Wait(done); err != nil || again.Type != zk.EventNodeCreated {
+		t.Fatalf("a fired watch waited on with an ended context: %+v %v", again, err)
+	}
+	// A call whose context has ended is not sent.
+	if _, err := c.Create(done, "/never", nil, 0, zk.WorldACL(zk.PermAll)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("create with an ended context: %v", err)
+	}
+
+	sub := c.SessionEvents()
+	if err := e.Kill(leader); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.WaitReady(60 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if nl := e.Leader(); nl < 0 || nl == leader {
+		t.Fatalf("leader after the crash: %d (was %d)", nl, leader)
+	}
+	data, _, err := c.Get(ctx, "/a")
+	if err != nil || string(data) != "x" {
+		t.Fatalf("get /a after the leader's crash: %q %v", data, err)
+	}
+	if err := e.Restart(leader); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.WaitReady(60 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	// The session events came through the callback, in order.
+	var states []zk.State
+	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancelShort()
+	for {
+		ev, err := sub.Next(short)
+		if err != nil {
+			break
+		}
+		states = append(states, ev.State)
+	}
+	t.Logf("session states after the leader's crash: %v", states)
+}
