@@ -1,0 +1,190 @@
+package live
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// ZooKeeper's request types, as the wire numbers them.
+var opCodes = map[string]int32{"create": 1, "delete": 2, "exists": 3, "getData": 4, "setData": 5,
+	"getChildren": 8, "sync": 9, "getChildren2": 12, "check": 13, "multi": 14, "create2": 15}
+
+// ClientFaults injects faults into one client's connections, through the
+// dialer go-zookeeper/zk uses (Options.Dialer = f.Dialer()):
+//
+//   - LoseReply: the client's nth request of a type goes out and is
+//     applied, and the connection drops before the reply arrives: the
+//     recipes' lost create() reply, for real. The call fails with
+//     zk.ErrConnectionClosed.
+//   - BlackHole: nothing passes either way for a while and no new
+//     connection can be made, as if the client's cable were pulled; past
+//     the session timeout the ensemble expires the session.
+//
+// It reads ZooKeeper's framing (a 4-byte length, then the request's xid
+// and type; a reply's xid) and never changes a byte it lets through.
+type ClientFaults struct {
+	mu       sync.Mutex
+	counts   map[int32]int // requests seen, by type
+	triggers []replyTrigger
+	doomed   map[int32]bool // xids whose reply is to be lost
+	until    time.Time      // black hole
+	conns    []*faultConn
+}
+
+type replyTrigger struct {
+	op  int32
+	nth int
+}
+
+// NewClientFaults returns an injector with nothing armed.
+func NewClientFaults() *ClientFaults {
+	return &ClientFaults{counts: map[int32]int{}, doomed: map[int32]bool{}}
+}
+
+// LoseReply arms the loss of the reply to the client's nth request of type
+// op ("create", "delete", "setData", "multi", ...), counted from the
+// client's first.
+func (f *ClientFaults) LoseReply(op string, nth int) error {
+	code, ok := opCodes[op]
+	if !ok {
+		return fmt.Errorf("lose-reply: unknown request type %q", op)
+	}
+	f.mu.Lock()
+	f.triggers = append(f.triggers, replyTrigger{code, nth})
+	f.mu.Unlock()
+	return nil
+}
+
+// BlackHole cuts the client off for d: its connection carries nothing
+// and is closed, and no new one can be made until d has passed.
+func (f *ClientFaults) BlackHole(d time.Duration) {
+	f.mu.Lock()
+	f.until = time.Now().Add(d)
+	conns := f.conns
+	f.conns = nil
+	f.mu.Unlock()
+	for _, c := range conns {
+		c.Conn.Close()
+	}
+}
+
+// Dialer is the dialer to give go-zookeeper/zk.
+func (f *ClientFaults) Dialer() zk.Dialer {
+	return func(network, address string, timeout time.Duration) (net.Conn, error) {
+		f.mu.Lock()
+		wait := time.Until(f.until)
+		f.mu.Unlock()
+		if wait > 0 {
+			time.Sleep(min(wait, timeout))
+			return nil, fmt.Errorf("dial %s: black-holed (a live fault)", address)
+		}
+		c, err := net.DialTimeout(network, address, timeout)
+		if err != nil {
+			return nil, err
+		}
+		fc := &faultConn{Conn: c, f: f}
+		f.mu.Lock()
+		f.conns = append(f.conns, fc)
+		f.mu.Unlock()
+		return fc, nil
+	}
+}
+
+// faultConn is one connection through the injector.
+type faultConn struct {
+	net.Conn
+	f *ClientFaults
+
+	wmu        sync.Mutex
+	wbuf       []byte // partial outgoing frame
+	handshaken bool   // the connect request went out
+
+	in       []byte // incoming bytes not yet framed
+	out      []byte // framed bytes to hand the reader
+	answered bool   // the connect response came in
+}
+
+var errReplyLost = errors.New("the reply was lost (a live fault): the connection dropped")
+
+// Write notes each request's xid and type as it goes out.
+func (c *faultConn) Write(p []byte) (int, error) {
+	c.wmu.Lock()
+	c.wbuf = append(c.wbuf, p...)
+	for len(c.wbuf) >= 4 {
+		n := int(binary.BigEndian.Uint32(c.wbuf))
+		if len(c.wbuf) < 4+n {
+			break
+		}
+		frame := c.wbuf[4 : 4+n]
+		if !c.handshaken {
+			c.handshaken = true
+		} else if len(frame) >= 8 {
+			xid := int32(binary.BigEndian.Uint32(frame))
+			op := int32(binary.BigEndian.Uint32(frame[4:]))
+			c.f.sent(xid, op)
+		}
+		c.wbuf = c.wbuf[4+n:]
+	}
+	c.wmu.Unlock()
+	return c.Conn.Write(p)
+}
+
+// sent counts a request and dooms its reply if a trigger says so.
+func (f *ClientFaults) sent(xid, op int32) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.counts[op]++
+	for i, t := range f.triggers {
+		if t.op == op && t.nth == f.counts[op] {
+			f.doomed[xid] = true
+			f.triggers = append(f.triggers[:i], f.triggers[i+1:]...)
+			return
+		}
+	}
+}
+
+// Read hands over whole frames, and drops the connection instead of a
+// doomed reply.
+func (c *faultConn) Read(p []byte) (int, error) {
+	for len(c.out) == 0 {
+		buf := make([]byte, 64*1024)
+		n, err := c.Conn.Read(buf)
+		c.in = append(c.in, buf[:n]...)
+		for len(c.in) >= 4 {
+			size := int(binary.BigEndian.Uint32(c.in))
+			if len(c.in) < 4+size {
+				break
+			}
+			frame := c.in[:4+size]
+			if c.answered && size >= 4 {
+				xid := int32(binary.BigEndian.Uint32(frame[4:]))
+				c.f.mu.Lock()
+				lost := c.f.doomed[xid]
+				delete(c.f.doomed, xid)
+				c.f.mu.Unlock()
+				if lost {
+					c.Conn.Close()
+					if len(c.out) > 0 {
+						break // hand over what came before; the next read fails
+					}
+					return 0, errReplyLost
+				}
+			}
+			c.answered = true
+			c.out = append(c.out, frame...)
+			c.in = c.in[4+size:]
+		}
+		if len(c.out) == 0 && err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, c.out)
+	c.out = c.out[n:]
+	return n, nil
+}

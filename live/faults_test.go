@@ -1,0 +1,129 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/recipes"
+)
+
+// The recipes' lost create() reply, for real: the create is applied, the
+// connection drops before its reply arrives, and the call fails with
+// ErrConnectionClosed. The lock recipe finds its node by its guid and
+// holds the lock with one node; the no-guid variant creates a second and
+// waits on its own orphan until its deadline.
+func TestLostCreateReplyLive(t *testing.T) {
+	e := startEnsemble(t, 3)
+	lockNodes := func(c *Conn, ctx context.Context) []string {
+		kids, _, err := c.Children(ctx, "/zksim/lock")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kids
+	}
+
+	// The raw effect: create #1 applied, its reply lost.
+	f := NewClientFaults()
+	if err := f.LoseReply("create", 1); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Dial(e.ConnectString(), Options{SessionTimeout: 6 * time.Second, Dialer: f.Dialer()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Create(ctx, "/applied", nil, 0, zk.WorldACL(zk.PermAll)); !errors.Is(err, zk.ErrConnectionClosed) {
+		t.Fatalf("create with its reply lost: %v, want ErrConnectionClosed", err)
+	}
+	if ok, _, err := c.Exists(ctx, "/applied"); err != nil || !ok {
+		t.Fatalf("the create whose reply was lost was not applied: %v %v", ok, err)
+	}
+
+	// The recipe: create #1 /zksim, #2 /zksim/lock, #3 the lock node.
+	for _, tc := range []struct {
+		name    string
+		newLock func(*Conn) recipes.Locker
+		holds   bool
+	}{
+		{"recipe", func(c *Conn) recipes.Locker { return recipes.NewLock(c, "/zksim/lock") }, true},
+		{"no-guid", func(c *Conn) recipes.Locker { return recipes.NewNoGUIDLock(c, "/zksim/lock") }, false},
+	} {
+		f := NewClientFaults()
+		f.LoseReply("create", 3)
+		c, err := Dial(e.ConnectString(), Options{SessionTimeout: 6 * time.Second, Dialer: f.Dialer()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lctx, lcancel := context.WithTimeout(ctx, 5*time.Second)
+		lease, err := tc.newLock(c).Lock(lctx)
+		lcancel()
+		nodes := lockNodes(c, ctx)
+		switch {
+		case tc.holds && (err != nil || lease == nil || len(nodes) != 1):
+			t.Fatalf("%s: lock %v with nodes %v, want it held with one node", tc.name, err, nodes)
+		case !tc.holds && (!errors.Is(err, context.DeadlineExceeded) || len(nodes) != 1):
+			// It waited on its own orphan until its deadline, then removed
+			// the node it knew of: the orphan stays, owned by its session.
+			t.Fatalf("%s: lock %v with nodes %v, want it to wait on its orphan, which stays", tc.name, err, nodes)
+		case !tc.holds:
+			if _, st, err := c.Exists(ctx, "/zksim/lock/"+nodes[0]); err != nil || st.EphemeralOwner != c.SessionID() {
+				t.Fatalf("%s: the node left is not its own orphan: %v", tc.name, err)
+			}
+		}
+		t.Logf("%s: %v, nodes %s", tc.name, err, strings.Join(nodes, " "))
+		c.Close() // its session ends: its nodes go
+		for deadline := time.Now().Add(10 * time.Second); len(lockNodes(c2(t, e), ctx)) > 0 && time.Now().Before(deadline); {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// c2 is a plain session for looking.
+func c2(t *testing.T, e *Ensemble) *Conn {
+	t.Helper()
+	c, err := Dial(e.ConnectString(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// A client black-holed past its session timeout loses its session: the
+// ensemble expires it, deletes its ephemeral node, and the client learns
+// of the expiry when it gets through again.
+func TestBlackHoleExpiresTheSession(t *testing.T) {
+	e := startEnsemble(t, 1)
+	f := NewClientFaults()
+	c, err := Dial(e.ConnectString(), Options{SessionTimeout: 4 * time.Second, Dialer: f.Dialer()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Create(ctx, "/mine", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	sub := c.SessionEvents()
+	f.BlackHole(7 * time.Second)
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatalf("no expiry seen: %v", err)
+		}
+		if ev.State == zk.StateExpired {
+			break
+		}
+	}
+	if ok, _, err := c2(t, e).Exists(ctx, "/mine"); err != nil || ok {
+		t.Fatalf("the expired session's ephemeral node: %v %v", ok, err)
+	}
+}
