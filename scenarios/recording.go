@@ -14,7 +14,13 @@ import (
 // Clients run one at a time, so it needs no lock.
 type recording struct {
 	ops []models.Operation
+	// over, when set, says the run has ended (a live run's time is up):
+	// calls that return after it keep their operations pending, as they
+	// would have been had the run simply stopped.
+	over func() bool
 }
+
+func (r *recording) ended() bool { return r.over != nil && r.over() }
 
 // now is conn's virtual time, in the history's clock (ns since the start).
 func now(conn client.Conn) int64 { return int64(conn.Now().Sub(sim.Epoch)) }
@@ -33,6 +39,9 @@ func (r *recording) op(i int) *models.Operation { return &r.ops[i] }
 // is the end of time, for the linearizability checks.
 func (r *recording) end(conn client.Conn, i int, res models.Result) *models.Operation {
 	op := &r.ops[i]
+	if r.ended() {
+		return &models.Operation{} // stays pending; the caller's details go nowhere
+	}
 	op.Result, op.Return = res, now(conn)
 	if res == models.Unknown {
 		op.Return = math.MaxInt64
@@ -41,10 +50,17 @@ func (r *recording) end(conn client.Conn, i int, res models.Result) *models.Oper
 }
 
 // drop forgets operation i (a call that failed and did nothing).
-func (r *recording) drop(i int) { r.ops[i].Kind = "" }
+func (r *recording) drop(i int) {
+	if !r.ended() {
+		r.ops[i].Kind = ""
+	}
+}
 
 // instant records an operation that happened at one instant.
 func (r *recording) instant(conn client.Conn, op models.Operation) {
+	if r.ended() {
+		return
+	}
 	op.Call = now(conn)
 	op.Return = op.Call
 	r.ops = append(r.ops, op)

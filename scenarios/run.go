@@ -53,7 +53,9 @@ func (o *Outcome) Failed() bool { return len(o.Violations) > 0 }
 type runner struct {
 	spec      Spec
 	impl      Implementation
-	world     *sim.World
+	// start starts a client process in the run's world (the simulator's,
+	// or a live ensemble's).
+	start func(name string, servers []int, body clientBody)
 	rec       *recording
 	resources map[string]*resource
 	spawned   int
@@ -86,7 +88,8 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{spec: spec, impl: k.implementation(spec), world: w, rec: &recording{}, resources: map[string]*resource{}}
+	r := &runner{spec: spec, impl: k.implementation(spec), rec: &recording{}, resources: map[string]*resource{},
+		start: func(name string, servers []int, body clientBody) { w.SpawnOn(name, servers, body) }}
 	k.spawn(r)
 	sched := slices.Clone(spec.Faults)
 	if spec.Rates != nil {
@@ -179,8 +182,11 @@ func (r *runner) spawnOn(i int, servers []int, body func(ctx context.Context, co
 		panic(fmt.Sprintf("scenarios: client %d spawned after %d clients; spawn them in order", i, r.spawned))
 	}
 	r.spawned++
-	r.world.SpawnOn(fmt.Sprintf("c%d", i+1), servers, body)
+	r.start(fmt.Sprintf("c%d", i+1), servers, body)
 }
+
+// clientBody is one client process's code.
+type clientBody = func(ctx context.Context, conn client.Conn) error
 
 // resource is what a lock or a leadership protects, shared by every
 // client of a run. Fenced, it remembers the highest token it accepted and

@@ -1,0 +1,82 @@
+package scenarios
+
+import (
+	"testing"
+	"time"
+
+	"github.com/zksim/zksim/live"
+)
+
+// liveEnsemble starts a local ensemble for a test (installing ZooKeeper
+// when it is missing) and stops it at the test's end. It fails, never
+// skips, when none can be had.
+func liveEnsemble(t *testing.T, size int) *live.Ensemble {
+	t.Helper()
+	e, err := live.StartEnsemble(size, live.EnsembleOptions{})
+	if err != nil {
+		t.Fatalf("a local ensemble of %d: %v", size, err)
+	}
+	t.Cleanup(func() {
+		if err := e.Stop(); err != nil {
+			t.Errorf("stopping the ensemble: %v", err)
+		}
+	})
+	return e
+}
+
+// The built-in scenarios reach on a live ensemble the verdicts they reach
+// in the simulator: the recipe's lock holds, a lost create() reply breaks
+// the no-guid lock (the liveness check, within its bound), the unfenced
+// holder paused past its session is caught and the fenced one is not.
+// (The stale-read scenarios cut a follower from its leader: a live
+// ensemble on one machine cannot, here.)
+func TestScenariosLive(t *testing.T) {
+	if testing.Short() {
+		t.Log("-short: the live scenarios run in the full test")
+		return
+	}
+	e := liveEnsemble(t, 3)
+	// Live runs take real time: shorter holds, a 4s session (ZooKeeper's
+	// least with a 2s tick) and a pause past it, and a bound that fits.
+	fast := func(s *Spec) {
+		s.Ensemble.SessionTimeout = 4 * time.Second
+		s.Workload.Steps = min(max(s.Workload.Steps, 1), 10)
+	}
+	pause := mustSchedule("at 1500ms pause c1 10s")
+	for _, tc := range []struct {
+		name    string
+		adjust  func(*Spec)
+		timeout time.Duration
+	}{
+		{"lock-contention", func(s *Spec) { s.Workload.Rounds = 10 }, 60 * time.Second},
+		{"lock-noguid-lost-reply", func(s *Spec) { s.Bound = 3 * time.Second }, 8 * time.Second},
+		{"lock-unfenced-pause", func(s *Spec) { fast(s); s.Faults = pause }, 60 * time.Second},
+		{"lock-fenced-pause", func(s *Spec) { fast(s); s.Faults = pause }, 60 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := LoadScenario(tc.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec := sc.Spec
+			tc.adjust(&spec)
+			o, err := RunLive(spec, 1, LiveOptions{Servers: e.ConnectString(), Ensemble: e, Timeout: tc.timeout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			matched := len(o.Violations) == 0
+			if !sc.Expect.Pass {
+				matched = false
+				for _, v := range o.Violations {
+					if v.Check == sc.Expect.Check {
+						matched = true
+					}
+				}
+			}
+			t.Logf("%s live: %d operations in %s, violations %v", tc.name, len(o.Input.Ops), o.Wall.Round(time.Millisecond), o.Violations)
+			if !matched {
+				t.Fatalf("expected %s, got %v", sc.Expect, o.Violations)
+			}
+		})
+	}
+}

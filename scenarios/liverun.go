@@ -1,0 +1,450 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/live"
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/sim"
+)
+
+// LiveOptions say where and how long a scenario runs live.
+type LiveOptions struct {
+	// Servers are the ensemble's client addresses.
+	Servers []string
+	// Ensemble is the local ensemble, when the run has one: faults on
+	// servers (crash, restart) need it.
+	Ensemble *live.Ensemble
+	// Timeout bounds the run in real time (default: the liveness bound
+	// plus a minute); clients still waiting then are stopped, their
+	// operations pending.
+	Timeout time.Duration
+	// Log receives the fault injector's notes (default: nothing).
+	Log io.Writer
+}
+
+// LiveOutcome is a live run and what the checks made of it.
+type LiveOutcome struct {
+	Outcome
+	// Skipped are the faults a live ensemble cannot inject here (a
+	// partition between servers, a latency spike, ...), left out.
+	Skipped []string
+	// TimedOut says the run reached its Timeout with clients still going.
+	TimedOut bool
+	// Wall is how long the run took.
+	Wall time.Duration
+}
+
+// RunLive runs spec once against a live ensemble, with the same
+// workload, recording and checks as in the simulator (seed draws the
+// random faults). Clients run as goroutines, each with its own session,
+// but one at a time (a client runs only between its blocking calls, as in
+// the simulator), so the workloads' shared bookkeeping needs no locks.
+// The herd check is left out: the live traffic counters come with the
+// reports.
+func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
+	spec, k, err := spec.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	spec.Checks = slices.DeleteFunc(slices.Clone(spec.Checks), func(c string) bool { return c == "herd" })
+	if len(opt.Servers) == 0 {
+		return nil, errors.New("live: no servers")
+	}
+	sched := slices.Clone(spec.Faults)
+	if spec.Rates != nil {
+		servers := len(opt.Servers)
+		sched = append(sched, sim.RandomSchedule(sim.NewSeeded(seed^faultSeed), *spec.Rates, spec.Horizon, servers, spec.Clients)...)
+	}
+	out := &LiveOutcome{Outcome: Outcome{Spec: spec, Seed: seed}}
+	w := &liveWorld{origin: time.Now(), log: opt.Log}
+	if w.log == nil {
+		w.log = io.Discard
+	}
+	r := &runner{spec: spec, impl: k.implementation(spec), rec: &recording{}, resources: map[string]*resource{}}
+	r.start = func(name string, servers []int, body clientBody) {
+		w.clients = append(w.clients, &liveClient{w: w, name: name, servers: servers, body: body, faults: live.NewClientFaults()})
+	}
+	k.spawn(r)
+
+	// Faults: those tied to a client's request are armed in its dialer;
+	// those at a time are struck by timers.
+	var timed []sim.Fault
+	for _, f := range sched {
+		switch {
+		case f.Kind == sim.LoseReply && f.When != nil:
+			if f.When.Client >= len(w.clients) {
+				return nil, fmt.Errorf("faults: %q: no client c%d", f, f.When.Client+1)
+			}
+			if err := w.clients[f.When.Client].faults.LoseReply(f.When.Op.String(), f.When.Nth); err != nil {
+				return nil, fmt.Errorf("faults: %q: %w", f, err)
+			}
+		case f.When == nil && liveKind(f, opt.Ensemble != nil):
+			timed = append(timed, f)
+		default:
+			if spec.Rates == nil || slices.Contains(spec.Faults, f) {
+				return nil, fmt.Errorf("faults: %q cannot be injected on a live ensemble here (live faults: crash sN|leader, restart sN, pause cN, lose-reply; crashes need the local ensemble)", f)
+			}
+			out.Skipped = append(out.Skipped, f.String())
+		}
+	}
+	out.Schedule = sched
+
+	timeout := opt.Timeout
+	if timeout == 0 {
+		in := models.Input{Bound: spec.Bound, SessionTimeout: spec.Ensemble.SessionTimeout}
+		timeout = in.BoundOrDefault() + time.Minute
+	}
+	// The run ends by cancellation, not a deadline: a workload retries a
+	// call that timed out on a deadline of its own (an expected fault),
+	// but not one whose run is over.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stop := time.AfterFunc(timeout, cancel)
+	defer stop.Stop()
+	r.rec.over = func() bool { return ctx.Err() != nil }
+	for _, c := range w.clients {
+		addrs := opt.Servers
+		if len(c.servers) > 0 {
+			addrs = nil
+			for _, i := range c.servers {
+				if i < len(opt.Servers) {
+					addrs = append(addrs, opt.Servers[i])
+				}
+			}
+		}
+		conn, err := live.Dial(addrs, live.Options{SessionTimeout: spec.Ensemble.SessionTimeout, Dialer: c.faults.Dialer()})
+		if err != nil {
+			return nil, err
+		}
+		c.conn = conn
+		defer conn.Close()
+	}
+	// Every session is established before any client starts, so that
+	// clients start in order, as in the simulator.
+	for _, c := range w.clients {
+		for deadline := time.Now().Add(30 * time.Second); c.conn.State() != zk.StateHasSession; {
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("live: %s got no session from %v in 30s", c.name, opt.Servers)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	w.origin = time.Now()
+	var timers []*time.Timer
+	for _, f := range timed {
+		timers = append(timers, time.AfterFunc(f.At, func() { w.strike(f, opt.Ensemble) }))
+	}
+	defer func() {
+		for _, t := range timers {
+			t.Stop()
+		}
+	}()
+
+	var wg sync.WaitGroup
+	errs := make([]error, len(w.clients))
+	w.gil.Lock()
+	for i, c := range w.clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.gil.Lock()
+			defer w.gil.Unlock()
+			errs[i] = c.body(ctx, c)
+		}()
+	}
+	w.gil.Unlock()
+	wg.Wait()
+	out.Wall = time.Since(w.origin)
+	out.TimedOut = ctx.Err() != nil
+	end := int64(out.Wall)
+	out.Result = sim.Result{End: sim.Time(end)}
+	for i, err := range errs {
+		if err != nil && !(out.TimedOut && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled))) {
+			out.Violations = append(out.Violations, models.Violation{Check: "client", Kind: models.Safety,
+				Message: fmt.Sprintf("%s failed: %v", w.clients[i].name, err)})
+		}
+	}
+	ops := r.rec.history(end)
+	for _, h := range r.stores {
+		ops = append(ops, h.Operations()...)
+	}
+	in := &models.Input{Ops: ops, End: end, Bound: spec.Bound, SessionTimeout: spec.Ensemble.SessionTimeout}
+	if k.input != nil {
+		k.input(in, spec)
+	}
+	if spec.Bound == 0 {
+		in.Bound = in.BoundOrDefault() + paused(sched)
+	}
+	out.Input = in
+	vs, err := models.Run(in, spec.Checks...)
+	if err != nil {
+		return out, err
+	}
+	out.Violations = append(out.Violations, vs...)
+	return out, nil
+}
+
+// liveKind reports whether a timed fault can be struck live.
+func liveKind(f sim.Fault, local bool) bool {
+	switch f.Kind {
+	case sim.Crash:
+		return local && (f.A.Kind == sim.ServerT || f.A.Kind == sim.LeaderT)
+	case sim.Restart:
+		return local
+	case sim.Pause:
+		return true
+	}
+	return false
+}
+
+// liveWorld runs a scenario's clients against a live ensemble, one at a
+// time: a client holds gil while its code runs and lets go of it while it
+// waits on the ensemble or the clock.
+type liveWorld struct {
+	gil     sync.Mutex
+	origin  time.Time
+	clients []*liveClient
+	log     io.Writer
+}
+
+// strike carries out a timed fault.
+func (w *liveWorld) strike(f sim.Fault, e *live.Ensemble) {
+	fmt.Fprintf(w.log, "live fault at %s: %s\n", time.Since(w.origin).Round(time.Millisecond), f)
+	server := func(t sim.Target) int {
+		if t.Kind == sim.LeaderT {
+			return e.Leader()
+		}
+		return t.Index
+	}
+	switch f.Kind {
+	case sim.Crash:
+		i := server(f.A)
+		if i < 0 || i >= len(e.Servers) {
+			return
+		}
+		_ = e.Kill(i)
+		if f.For > 0 {
+			time.AfterFunc(f.For, func() { _ = e.Restart(i) })
+		}
+	case sim.Restart:
+		if f.A.Index < len(e.Servers) {
+			_ = e.Restart(f.A.Index)
+		}
+	case sim.Pause:
+		if f.A.Index < len(w.clients) {
+			w.clients[f.A.Index].Pause(f.D)
+		}
+	}
+}
+
+// liveClient is one client process of a live run: its session, seen
+// through the world's one-at-a-time lock, with times counted from the
+// run's start (sim.Epoch stands for it, as in the simulator, so the
+// workloads' clocks read the same).
+type liveClient struct {
+	w       *liveWorld
+	name    string
+	servers []int
+	body    clientBody
+	conn    *live.Conn
+	faults  *live.ClientFaults
+
+	pausedUntil atomic.Int64 // unix ns: the process runs no code before
+}
+
+var _ client.Conn = (*liveClient)(nil)
+
+// Pause stops the process for d: its connection carries nothing (no
+// heartbeats) and its code does not run until d has passed.
+func (c *liveClient) Pause(d time.Duration) {
+	c.pausedUntil.Store(time.Now().Add(d).UnixNano())
+	c.faults.BlackHole(d)
+}
+
+// waitPause sleeps out the process's pause, if any.
+func (c *liveClient) waitPause() {
+	if d := time.Until(time.Unix(0, c.pausedUntil.Load())); d > 0 {
+		time.Sleep(d)
+	}
+}
+
+// blocking lets other clients run while fn waits on the ensemble. A
+// paused process neither starts a call nor returns from one before its
+// pause is over: a call or a sleep that ends during the pause returns
+// after it, as in a process stopped by a long garbage collection.
+func blocking[T any](c *liveClient, fn func() T) T {
+	c.w.gil.Unlock()
+	defer c.w.gil.Lock()
+	c.waitPause()
+	v := fn()
+	c.waitPause()
+	return v
+}
+
+type res3[A, B any] struct {
+	a   A
+	b   B
+	err error
+}
+
+type res4[A, B any] struct {
+	a   A
+	b   B
+	w   client.Watch
+	err error
+}
+
+func (c *liveClient) Create(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error) {
+	r := blocking(c, func() res3[string, struct{}] {
+		p, err := c.conn.Create(ctx, path, data, flags, acl)
+		return res3[string, struct{}]{p, struct{}{}, err}
+	})
+	return r.a, r.err
+}
+
+func (c *liveClient) Delete(ctx context.Context, path string, version int32) error {
+	return blocking(c, func() error { return c.conn.Delete(ctx, path, version) })
+}
+
+func (c *liveClient) Exists(ctx context.Context, path string) (bool, *zk.Stat, error) {
+	r := blocking(c, func() res3[bool, *zk.Stat] {
+		ok, st, err := c.conn.Exists(ctx, path)
+		return res3[bool, *zk.Stat]{ok, st, err}
+	})
+	return r.a, r.b, r.err
+}
+
+func (c *liveClient) ExistsW(ctx context.Context, path string) (bool, *zk.Stat, client.Watch, error) {
+	r := blocking(c, func() res4[bool, *zk.Stat] {
+		ok, st, w, err := c.conn.ExistsW(ctx, path)
+		return res4[bool, *zk.Stat]{ok, st, w, err}
+	})
+	return r.a, r.b, c.watch(r.w), r.err
+}
+
+func (c *liveClient) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
+	r := blocking(c, func() res3[[]byte, *zk.Stat] {
+		d, st, err := c.conn.Get(ctx, path)
+		return res3[[]byte, *zk.Stat]{d, st, err}
+	})
+	return r.a, r.b, r.err
+}
+
+func (c *liveClient) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, client.Watch, error) {
+	r := blocking(c, func() res4[[]byte, *zk.Stat] {
+		d, st, w, err := c.conn.GetW(ctx, path)
+		return res4[[]byte, *zk.Stat]{d, st, w, err}
+	})
+	return r.a, r.b, c.watch(r.w), r.err
+}
+
+func (c *liveClient) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
+	r := blocking(c, func() res3[*zk.Stat, struct{}] {
+		st, err := c.conn.Set(ctx, path, data, version)
+		return res3[*zk.Stat, struct{}]{st, struct{}{}, err}
+	})
+	return r.a, r.err
+}
+
+func (c *liveClient) Children(ctx context.Context, path string) ([]string, *zk.Stat, error) {
+	r := blocking(c, func() res3[[]string, *zk.Stat] {
+		k, st, err := c.conn.Children(ctx, path)
+		return res3[[]string, *zk.Stat]{k, st, err}
+	})
+	return r.a, r.b, r.err
+}
+
+func (c *liveClient) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, client.Watch, error) {
+	r := blocking(c, func() res4[[]string, *zk.Stat] {
+		k, st, w, err := c.conn.ChildrenW(ctx, path)
+		return res4[[]string, *zk.Stat]{k, st, w, err}
+	})
+	return r.a, r.b, c.watch(r.w), r.err
+}
+
+func (c *liveClient) Sync(ctx context.Context, path string) (string, error) {
+	r := blocking(c, func() res3[string, struct{}] {
+		p, err := c.conn.Sync(ctx, path)
+		return res3[string, struct{}]{p, struct{}{}, err}
+	})
+	return r.a, r.err
+}
+
+func (c *liveClient) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error) {
+	r := blocking(c, func() res3[[]zk.MultiResponse, struct{}] {
+		m, err := c.conn.Multi(ctx, ops...)
+		return res3[[]zk.MultiResponse, struct{}]{m, struct{}{}, err}
+	})
+	return r.a, r.err
+}
+
+func (c *liveClient) SessionID() int64 { return c.conn.SessionID() }
+func (c *liveClient) State() zk.State  { return c.conn.State() }
+
+func (c *liveClient) SessionEvents() client.Subscription {
+	return &liveSubscription{c: c, s: c.conn.SessionEvents()}
+}
+
+// Now is the run's time: sim.Epoch plus the time since the run started.
+func (c *liveClient) Now() time.Time { return sim.Epoch.Add(time.Since(c.w.origin)) }
+
+func (c *liveClient) Sleep(ctx context.Context, d time.Duration) error {
+	return blocking(c, func() error { return c.conn.Sleep(ctx, d) })
+}
+
+func (c *liveClient) WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, d)
+}
+
+// watch wraps a watch so that waiting on it lets other clients run.
+func (c *liveClient) watch(w client.Watch) client.Watch {
+	if w == nil {
+		return nil
+	}
+	return &liveWatch{c: c, w: w}
+}
+
+type liveWatch struct {
+	c *liveClient
+	w client.Watch
+}
+
+func (w *liveWatch) Wait(ctx context.Context) (zk.Event, error) {
+	if ctx.Err() != nil { // a poll: no need to let go
+		return w.w.Wait(ctx)
+	}
+	r := blocking(w.c, func() res3[zk.Event, struct{}] {
+		ev, err := w.w.Wait(ctx)
+		return res3[zk.Event, struct{}]{ev, struct{}{}, err}
+	})
+	return r.a, r.err
+}
+
+type liveSubscription struct {
+	c *liveClient
+	s client.Subscription
+}
+
+func (s *liveSubscription) Next(ctx context.Context) (zk.Event, error) {
+	if ctx.Err() != nil {
+		return s.s.Next(ctx)
+	}
+	r := blocking(s.c, func() res3[zk.Event, struct{}] {
+		ev, err := s.s.Next(ctx)
+		return res3[zk.Event, struct{}]{ev, struct{}{}, err}
+	})
+	return r.a, r.err
+}
+
+func (s *liveSubscription) Close() { s.s.Close() }
