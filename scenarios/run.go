@@ -51,11 +51,11 @@ func (o *Outcome) Failed() bool { return len(o.Violations) > 0 }
 // runner carries one run: the spec, the implementation under test, the
 // world, and what the clients record.
 type runner struct {
-	spec      Spec
-	impl      Implementation
+	spec Spec
+	impl Implementation
 	// start starts a client process in the run's world (the simulator's,
 	// or a live ensemble's).
-	start func(name string, servers []int, body clientBody)
+	start     func(name string, servers []int, body clientBody)
 	rec       *recording
 	resources map[string]*resource
 	spawned   int
