@@ -319,6 +319,16 @@ func fourLetter(addr, cmd string) (map[string]string, error) {
 	return out, nil
 }
 
+// Mode asks the server at addr its role: leader, follower or standalone;
+// "" when it does not answer.
+func Mode(addr string) string {
+	m, err := fourLetter(addr, "srvr")
+	if err != nil {
+		return ""
+	}
+	return m["Mode"]
+}
+
 // Mode is server i's role as it says: leader, follower or standalone; ""
 // when it does not answer (down, or not in a quorum).
 func (e *Ensemble) Mode(i int) string {

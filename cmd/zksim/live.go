@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/zksim/zksim/live"
+	"github.com/zksim/zksim/scenarios"
+)
+
+func liveCmd() *cobra.Command {
+	var (
+		servers string
+		seed    uint64
+		timeout time.Duration
+		asJSON  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "live SCENARIO [--servers host:port,...]",
+		Short: "Run a scenario on a live ZooKeeper ensemble (a local one unless --servers is given)",
+		Long: `live runs a scenario (built-in or a file) once against a real ZooKeeper
+ensemble, with the same workload and checks as in the simulator: on the
+servers given, or on a local ensemble it starts on 127.0.0.1 from Debian's
+zookeeper package (installed when missing, if it can be) and stops again,
+also when interrupted. Live faults: crash and restart of local servers and
+of the leader, process pauses, lost replies; others are skipped (random)
+or refused (scheduled). The run is bounded by --timeout.
+
+Exit status: 0 when every check held, 1 when one found a violation, 2 for
+bad input.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sc, err := scenarios.LoadScenario(args[0])
+			if err != nil {
+				return usageError{err}
+			}
+			opt := scenarios.LiveOptions{Timeout: timeout}
+			if servers != "" {
+				opt.Servers = strings.Split(servers, ",")
+			} else {
+				size := sc.Spec.Ensemble.Servers
+				if size == 0 {
+					size = 3
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "starting a local ensemble of %d servers...\n", size)
+				e, err := live.StartEnsemble(size, live.EnsembleOptions{Log: cmd.ErrOrStderr()})
+				if err != nil {
+					return err
+				}
+				defer e.Stop()
+				stopOnSignal(cmd, e)
+				opt.Servers, opt.Ensemble = e.ConnectString(), e
+			}
+			o, err := scenarios.RunLive(sc.Spec, max(seed, 1), opt)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			as := len(o.Violations) == 0 == sc.Expect.Pass
+			if !sc.Expect.Pass {
+				as = false
+				for _, v := range o.Violations {
+					as = as || (v.Check == sc.Expect.Check && v.Kind == sc.Expect.Kind)
+				}
+			}
+			if asJSON {
+				vs := violationsOf(o.Seed, strings.Join(scheduleLines(o), "; "), "", o.Violations)
+				if vs == nil {
+					vs = []runViolation{}
+				}
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				return finish(enc.Encode(map[string]any{"scenario": sc.Name, "servers": opt.Servers, "expected": sc.Expect.String(),
+					"as_expected": as, "violations": vs, "ops": len(o.Input.Ops), "wall_ms": o.Wall.Milliseconds(),
+					"timed_out": o.TimedOut, "skipped_faults": o.Skipped}), len(o.Violations) > 0)
+			}
+			fmt.Fprintf(w, "%s live on %s: %d operations in %s", sc.Name, strings.Join(opt.Servers, ","), len(o.Input.Ops),
+				o.Wall.Round(time.Millisecond))
+			if o.TimedOut {
+				fmt.Fprint(w, " (stopped at its time bound)")
+			}
+			fmt.Fprintln(w)
+			for _, f := range o.Skipped {
+				fmt.Fprintf(w, "  skipped (not injectable live): %s\n", f)
+			}
+			if len(o.Violations) == 0 {
+				fmt.Fprintln(w, "every check held")
+			}
+			for _, v := range o.Violations {
+				fmt.Fprintf(w, "  %s\n", v)
+			}
+			verdict := "as expected"
+			if !as {
+				verdict = "NOT as expected"
+			}
+			fmt.Fprintf(w, "expected: %s: %s\n", sc.Expect, verdict)
+			return finish(nil, len(o.Violations) > 0)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&servers, "servers", "", "the ensemble's client addresses, comma-separated (default: start a local one)")
+	f.Uint64Var(&seed, "seed", 1, "the seed that draws the scenario's random faults")
+	f.DurationVar(&timeout, "timeout", 0, "bound the run (default: the liveness bound plus a minute)")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	return cmd
+}
+
+func scheduleLines(o *scenarios.LiveOutcome) []string {
+	var out []string
+	for _, f := range o.Schedule {
+		out = append(out, f.String())
+	}
+	return out
+}
+
+// finish ends a command: an error, or status 1 when violations were found.
+func finish(err error, violations bool) error {
+	if err != nil {
+		return err
+	}
+	if violations {
+		return errViolations
+	}
+	return nil
+}
+
+// stopOnSignal stops the local ensemble e and exits when the command is
+// interrupted (SIGINT, SIGTERM): no server outlives the command.
+func stopOnSignal(cmd *cobra.Command, e *live.Ensemble) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sig
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s: stopping the local ensemble\n", s)
+		e.Stop()
+		os.Exit(130)
+	}()
+}
