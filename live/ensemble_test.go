@@ -114,3 +114,52 @@ func TestEnsembleAndAdapter(t *testing.T) {
 	}
 	t.Logf("session states after the leader's crash: %v", states)
 }
+
+// Killing two servers of three loses the quorum: no write commits until
+// they are back.
+func TestQuorumLossLive(t *testing.T) {
+	e := startEnsemble(t, 3)
+	c, err := Dial(e.ConnectString(), Options{SessionTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := c.Create(ctx, "/before", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	lost := []int{}
+	for i := range e.Servers {
+		if len(lost) < 2 {
+			lost = append(lost, i)
+			if err := e.Kill(i); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	short, cancelShort := context.WithTimeout(ctx, 3*time.Second)
+	_, err = c.Create(short, "/during", nil, 0, zk.WorldACL(zk.PermAll))
+	cancelShort()
+	if err == nil {
+		t.Fatal("a write committed without a quorum")
+	}
+	for _, i := range lost {
+		if err := e.Restart(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.WaitReady(60 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		_, err := c.Create(ctx, "/after", nil, 0, zk.WorldACL(zk.PermAll))
+		if err == nil || errors.Is(err, zk.ErrNodeExists) {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no write after the quorum came back: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
