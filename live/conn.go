@@ -6,6 +6,7 @@ import (
 	"log"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -29,6 +30,20 @@ type Conn struct {
 
 	mu   sync.Mutex
 	subs []*subscription
+
+	requests, notifications atomic.Int64
+}
+
+// Counters is a client's traffic, counted at its end: the requests it
+// made and the watch notifications it received.
+type Counters struct {
+	Requests      int64 `json:"requests"`
+	Notifications int64 `json:"notifications"`
+}
+
+// Counters is the traffic of this session so far.
+func (c *Conn) Counters() Counters {
+	return Counters{Requests: c.requests.Load(), Notifications: c.notifications.Load()}
 }
 
 var _ client.Conn = (*Conn)(nil)
@@ -82,6 +97,9 @@ func (c *Conn) Close() { c.zk.Close() }
 // event is the library's callback: it must not block.
 func (c *Conn) event(ev zk.Event) {
 	if ev.Type != zk.EventSession {
+		if ev.Type != zk.EventNotWatching {
+			c.notifications.Add(1)
+		}
 		return
 	}
 	c.mu.Lock()
@@ -91,12 +109,14 @@ func (c *Conn) event(ev zk.Event) {
 	}
 }
 
-// call runs fn unless ctx has ended, and returns early if ctx ends first.
-func call[T any](ctx context.Context, fn func() (T, error)) (T, error) {
+// call runs fn (one request) unless ctx has ended, and returns early if
+// ctx ends first.
+func call[T any](ctx context.Context, c *Conn, fn func() (T, error)) (T, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
 		return zero, err
 	}
+	c.requests.Add(1)
 	type result struct {
 		v   T
 		err error
@@ -131,18 +151,18 @@ type kids struct {
 
 // Create implements client.Conn.
 func (c *Conn) Create(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error) {
-	return call(ctx, func() (string, error) { return c.zk.Create(path, data, flags, acl) })
+	return call(ctx, c, func() (string, error) { return c.zk.Create(path, data, flags, acl) })
 }
 
 // Delete implements client.Conn.
 func (c *Conn) Delete(ctx context.Context, path string, version int32) error {
-	_, err := call(ctx, func() (struct{}, error) { return struct{}{}, c.zk.Delete(path, version) })
+	_, err := call(ctx, c, func() (struct{}, error) { return struct{}{}, c.zk.Delete(path, version) })
 	return err
 }
 
 // Exists implements client.Conn.
 func (c *Conn) Exists(ctx context.Context, path string) (bool, *zk.Stat, error) {
-	r, err := call(ctx, func() (stat, error) {
+	r, err := call(ctx, c, func() (stat, error) {
 		ok, st, err := c.zk.Exists(path)
 		return stat{ok, st}, err
 	})
@@ -152,7 +172,7 @@ func (c *Conn) Exists(ctx context.Context, path string) (bool, *zk.Stat, error) 
 // ExistsW implements client.Conn.
 func (c *Conn) ExistsW(ctx context.Context, path string) (bool, *zk.Stat, client.Watch, error) {
 	var ch <-chan zk.Event
-	r, err := call(ctx, func() (stat, error) {
+	r, err := call(ctx, c, func() (stat, error) {
 		ok, st, w, err := c.zk.ExistsW(path)
 		ch = w
 		return stat{ok, st}, err
@@ -165,7 +185,7 @@ func (c *Conn) ExistsW(ctx context.Context, path string) (bool, *zk.Stat, client
 
 // Get implements client.Conn.
 func (c *Conn) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
-	r, err := call(ctx, func() (dataStat, error) {
+	r, err := call(ctx, c, func() (dataStat, error) {
 		data, st, err := c.zk.Get(path)
 		return dataStat{data, st}, err
 	})
@@ -175,7 +195,7 @@ func (c *Conn) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
 // GetW implements client.Conn.
 func (c *Conn) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, client.Watch, error) {
 	var ch <-chan zk.Event
-	r, err := call(ctx, func() (dataStat, error) {
+	r, err := call(ctx, c, func() (dataStat, error) {
 		data, st, w, err := c.zk.GetW(path)
 		ch = w
 		return dataStat{data, st}, err
@@ -188,12 +208,12 @@ func (c *Conn) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, client.
 
 // Set implements client.Conn.
 func (c *Conn) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
-	return call(ctx, func() (*zk.Stat, error) { return c.zk.Set(path, data, version) })
+	return call(ctx, c, func() (*zk.Stat, error) { return c.zk.Set(path, data, version) })
 }
 
 // Children implements client.Conn.
 func (c *Conn) Children(ctx context.Context, path string) ([]string, *zk.Stat, error) {
-	r, err := call(ctx, func() (kids, error) {
+	r, err := call(ctx, c, func() (kids, error) {
 		names, st, err := c.zk.Children(path)
 		return kids{names, st}, err
 	})
@@ -203,7 +223,7 @@ func (c *Conn) Children(ctx context.Context, path string) ([]string, *zk.Stat, e
 // ChildrenW implements client.Conn.
 func (c *Conn) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, client.Watch, error) {
 	var ch <-chan zk.Event
-	r, err := call(ctx, func() (kids, error) {
+	r, err := call(ctx, c, func() (kids, error) {
 		names, st, w, err := c.zk.ChildrenW(path)
 		ch = w
 		return kids{names, st}, err
@@ -216,12 +236,12 @@ func (c *Conn) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, 
 
 // Sync implements client.Conn.
 func (c *Conn) Sync(ctx context.Context, path string) (string, error) {
-	return call(ctx, func() (string, error) { return c.zk.Sync(path) })
+	return call(ctx, c, func() (string, error) { return c.zk.Sync(path) })
 }
 
 // Multi implements client.Conn.
 func (c *Conn) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error) {
-	return call(ctx, func() ([]zk.MultiResponse, error) { return c.zk.Multi(ops...) })
+	return call(ctx, c, func() ([]zk.MultiResponse, error) { return c.zk.Multi(ops...) })
 }
 
 // SessionID implements client.Conn.

@@ -307,9 +307,9 @@ func fourLetter(addr, cmd string) (map[string]string, error) {
 	sc := bufio.NewScanner(c)
 	for sc.Scan() {
 		line := sc.Text()
-		if k, v, ok := strings.Cut(line, ":"); ok {
+		if k, v, ok := strings.Cut(line, "\t"); ok { // mntr: key<TAB>value
 			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		} else if k, v, ok := strings.Cut(line, "\t"); ok {
+		} else if k, v, ok := strings.Cut(line, ":"); ok { // srvr: Key: value
 			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
 		}
 	}
@@ -317,6 +317,23 @@ func fourLetter(addr, cmd string) (map[string]string, error) {
 		return nil, fmt.Errorf("%s: no answer to %s (not serving)", addr, cmd)
 	}
 	return out, nil
+}
+
+// ServerCounters sums the servers' own counters (mntr): packets received
+// and sent, and the watches they hold now.
+func (e *Ensemble) ServerCounters() (received, sent, watches int64) {
+	for i := range e.Servers {
+		m, err := e.FourLetter(i, "mntr")
+		if err != nil {
+			continue
+		}
+		for key, p := range map[string]*int64{"zk_packets_received": &received, "zk_packets_sent": &sent, "zk_watch_count": &watches} {
+			if v, err := strconv.ParseInt(m[key], 10, 64); err == nil {
+				*p += v
+			}
+		}
+	}
+	return received, sent, watches
 }
 
 // Mode asks the server at addr its role: leader, follower or standalone;

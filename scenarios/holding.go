@@ -136,8 +136,10 @@ func spawnHoldersFrom(r *runner, path string, first int, handle func(conn client
 			// Clients start 5ms apart, in order, so that a fault schedule
 			// can name the first holder (c1, or the first holder after a
 			// revoker).
-			if err := pause(ctx, conn, time.Duration(i-first)*5*time.Millisecond); err != nil {
-				return err
+			if !wl.Together {
+				if err := pause(ctx, conn, time.Duration(i-first)*5*time.Millisecond); err != nil {
+					return err
+				}
 			}
 			for round := 0; round < wl.Rounds; {
 				a := r.rec.begin(conn, i, models.Acquire, path)

@@ -43,6 +43,8 @@ type LiveOutcome struct {
 	TimedOut bool
 	// Wall is how long the run took.
 	Wall time.Duration
+	// Counters is the clients' traffic, counted at their end.
+	Counters live.Counters
 }
 
 // RunLive runs spec once against a live ensemble, with the same
@@ -166,6 +168,11 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	w.gil.Unlock()
 	wg.Wait()
 	out.Wall = time.Since(w.origin)
+	for _, c := range w.clients {
+		k := c.conn.Counters()
+		out.Counters.Requests += k.Requests
+		out.Counters.Notifications += k.Notifications
+	}
 	out.TimedOut = ctx.Err() != nil
 	end := int64(out.Wall)
 	out.Result = sim.Result{End: sim.Time(end)}

@@ -78,6 +78,10 @@ type Workload struct {
 	// Sync makes readers call sync() before they read (the stale-read
 	// scenario's reader).
 	Sync bool
+	// Together starts a holding workload's clients at once, all
+	// contending from the start, instead of 5ms apart in order (the herd
+	// figures measure a full queue).
+	Together bool
 	// Failures is how many processes the workload stops for good in the
 	// middle of their work (a double barrier's process, a 2PC site, a
 	// group member), to show that a failed process does not block the

@@ -1,35 +1,34 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/reports"
 )
 
 func demoCmd() *cobra.Command {
 	var (
-		seeds int
-		out   string
-		only  string
+		seeds     int
+		out       string
+		only      string
+		noFigures bool
 	)
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "The teaching suite: every built-in scenario in the simulator, with its verdict",
+		Short: "The teaching suite: every built-in scenario in the simulator, with its verdict, and the report",
 		Long: `demo runs every built-in scenario in the simulator: each recipe under the
 faults that matter to it (it must hold), each teaching variant under the
 experiment that breaks it (the check its lesson names must catch it), and
 the findings. It prints a table (scenario, recipe, variant, faults,
-expected, got, seeds, time), writes each violation's report (timeline,
-history, porcupine's visualization) under --out, and exits 0 when every
-verdict is the expected one.
+expected, got, seeds, time), writes the HTML report (the table, the
+herd-effect figures, each violation's timeline and porcupine's
+visualization) under --out, and exits 0 when every verdict is the expected
+one.
 
 A scenario expecting a pass runs --seeds seeds (at most its own number); one
 expecting a violation runs its seeds until one shows it.`,
@@ -38,73 +37,42 @@ expecting a violation runs its seeds until one shows it.`,
 			if seeds < 1 {
 				return usageError{fmt.Errorf("--seeds: want at least 1, got %d", seeds)}
 			}
-			lib, err := scenarios.Library()
+			var progress io.Writer
+			if isTerminal(cmd.ErrOrStderr()) {
+				progress = cmd.ErrOrStderr()
+			}
+			r, err := reports.Build(reports.Options{Out: out, Seeds: seeds, Only: only, NoFigures: noFigures, Progress: progress})
 			if err != nil {
 				return err
 			}
-			if only != "" {
-				var kept []*scenarios.Scenario
-				for _, sc := range lib {
-					if strings.Contains(sc.Name, only) {
-						kept = append(kept, sc)
-					}
-				}
-				if len(kept) == 0 {
-					return usageError{fmt.Errorf("--only: no built-in scenario's name contains %q", only)}
-				}
-				lib = kept
+			if len(r.Verdicts) == 0 {
+				return usageError{fmt.Errorf("--only: no built-in scenario's name contains %q", only)}
 			}
 			w := cmd.OutOrStdout()
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "SCENARIO\tRECIPE\tVARIANT\tFAULTS\tEXPECTED\tGOT\tSEEDS\tTIME\t")
-			bar := newProgress(cmd.ErrOrStderr(), len(lib), "teaching suite", true)
-			mismatches := 0
-			var reports []string
-			start := time.Now()
-			for i, sc := range lib {
-				search := scenarios.Search{Seeds: min(max(sc.Seeds, 1), seeds)}
-				if !sc.Expect.Pass {
-					search = scenarios.Search{Seeds: max(sc.Seeds, 1), StopAtFirst: true}
-				}
-				t0 := time.Now()
-				v, err := scenarios.Judge(context.Background(), sc, search)
-				if err != nil {
-					return fmt.Errorf("%s: %w", sc.Name, err)
-				}
-				got := v.Got()
-				if !v.Matches {
-					got += "  ← NOT AS EXPECTED"
-					mismatches++
-				}
-				variant := sc.Spec.Variant
+			for _, v := range r.Verdicts {
+				variant, got := v.Variant, v.Got
 				if variant == "" {
 					variant = "(the recipe)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t\n", sc.Name, sc.Spec.Kind, variant, faultSummary(sc),
-					sc.Expect, got, v.Result.Ran, time.Since(t0).Round(time.Millisecond))
-				if out != "" && len(v.Result.Failures) > 0 {
-					dir := filepath.Join(out, sc.Name)
-					if err := writeReport(sc, v.Result.Failures[0].Seed, dir); err != nil {
-						return err
-					}
-					reports = append(reports, dir)
+				if !v.AsExpected {
+					got += "  ← NOT AS EXPECTED"
 				}
-				bar.set(i+1, mismatches)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t\n", v.Scenario, v.Kind, variant, v.Faults, v.Expected, got, v.Seeds, v.Time)
 			}
-			bar.done()
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "\n%d scenarios in %s: ", len(lib), time.Since(start).Round(time.Millisecond))
-			if mismatches == 0 {
+			bad := len(r.Verdicts) - r.Matches()
+			fmt.Fprintf(w, "\n%d scenarios: ", len(r.Verdicts))
+			if bad == 0 {
 				fmt.Fprintln(w, "every verdict as expected.")
 			} else {
-				fmt.Fprintf(w, "%d verdicts NOT as expected.\n", mismatches)
+				fmt.Fprintf(w, "%d verdicts NOT as expected.\n", bad)
 			}
-			if len(reports) > 0 {
-				fmt.Fprintf(w, "Violation reports (timeline, history, porcupine's visualization) under %s/\n", out)
-			}
-			if mismatches > 0 {
+			fmt.Fprintf(w, "The report (verdicts, herd-effect figures, counterexamples): %s\n", r.Index)
+			if bad > 0 {
 				return errViolations
 			}
 			return nil
@@ -112,39 +80,8 @@ expecting a violation runs its seeds until one shows it.`,
 	}
 	f := cmd.Flags()
 	f.IntVar(&seeds, "seeds", 20, "seeds for a scenario expecting a pass (at most its own number)")
-	f.StringVar(&out, "out", filepath.Join("reports", "out", "demo"), "where to write the violation reports (empty: nowhere)")
+	f.StringVar(&out, "out", filepath.Join("reports", "out"), "where to write the report")
 	f.StringVar(&only, "only", "", "run only the scenarios whose name contains this")
+	f.BoolVar(&noFigures, "no-figures", false, "leave the herd sweeps and figures out of the report")
 	return cmd
-}
-
-// faultSummary says in a few words what a scenario's faults are.
-func faultSummary(sc *scenarios.Scenario) string {
-	var parts []string
-	if n := len(sc.Spec.Faults); n > 0 {
-		if n == 1 {
-			parts = append(parts, sc.Spec.Faults[0].String())
-		} else {
-			parts = append(parts, fmt.Sprintf("%d scheduled", n))
-		}
-	}
-	if sc.Spec.Rates != nil {
-		parts = append(parts, "random")
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, " + ")
-}
-
-// writeReport replays seed of sc and writes its violation report into dir.
-func writeReport(sc *scenarios.Scenario, seed uint64, dir string) error {
-	o, err := scenarios.Replay(sc.Spec, seed)
-	if err != nil {
-		return err
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	r := &scenarios.ViolationReport{Outcome: o}
-	return r.Write(dir)
 }

@@ -17,10 +17,15 @@ type progress struct {
 	bar *progressbar.ProgressBar
 }
 
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
 // newProgress starts a bar of total steps on w, if w is a terminal and on.
 func newProgress(w io.Writer, total int, what string, on bool) *progress {
-	f, isFile := w.(*os.File)
-	if !on || !isFile || !term.IsTerminal(int(f.Fd())) {
+	if !on || !isTerminal(w) {
 		return &progress{}
 	}
 	return &progress{bar: progressbar.NewOptions(total,

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/zksim/zksim/live"
+	"github.com/zksim/zksim/reports"
+)
+
+func reportCmd() *cobra.Command {
+	var (
+		out       string
+		withLive  bool
+		liveSizes string
+	)
+	cmd := &cobra.Command{
+		Use:   "report [--out DIR] [--live]",
+		Short: "Write the HTML report: verdicts, herd-effect figures, counterexamples",
+		Long: `report runs the teaching suite and the herd sweeps in the simulator and writes
+the HTML report under --out (default reports/out/index.html): the verdict
+table, the figures (notifications and requests per lock release and per
+leader change against the clients contending, recipe beside its herd
+variant; acquisition latency; traffic per server around a release), each
+counterexample's timeline and porcupine's visualization. --live adds points
+measured on a local live ensemble (up to about 100 clients) to the same
+axes.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opt := reports.Options{Out: out, Progress: cmd.ErrOrStderr()}
+			if withLive {
+				var sizes []int
+				for _, f := range strings.Split(liveSizes, ",") {
+					var n int
+					if _, err := fmt.Sscan(f, &n); err != nil || n < 1 || n > 200 {
+						return usageError{fmt.Errorf("--live-clients: %q: want numbers from 1 to 200, comma-separated", f)}
+					}
+					sizes = append(sizes, n)
+				}
+				e, err := live.StartEnsemble(3, live.EnsembleOptions{Log: cmd.ErrOrStderr()})
+				if err != nil {
+					return err
+				}
+				defer e.Stop()
+				stopOnSignal(cmd, e)
+				for _, v := range []string{"", "lock-herd"} {
+					s, err := reports.LiveHerdSweep(e, "lock", v, sizes, 2*time.Minute, cmd.ErrOrStderr())
+					if err != nil {
+						return err
+					}
+					opt.Live = append(opt.Live, s)
+				}
+			}
+			r, err := reports.Build(opt)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d of %d verdicts as expected, %d figure files)\n", r.Index,
+				r.Matches(), len(r.Verdicts), len(r.Figures))
+			if r.Matches() != len(r.Verdicts) {
+				return errViolations
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&out, "out", filepath.Join("reports", "out"), "where to write the report")
+	f.BoolVar(&withLive, "live", false, "add points measured on a local live ensemble")
+	f.StringVar(&liveSizes, "live-clients", "2,5,10,20,50", "the live sweep's client counts")
+	return cmd
+}

@@ -1,0 +1,300 @@
+package reports
+
+import (
+	"context"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/zksim/zksim/scenarios"
+)
+
+// Options say what a report covers.
+type Options struct {
+	// Out is the directory written (created; default reports/out).
+	Out string
+	// Seeds bounds a passing scenario's seeds in the verdict table
+	// (default 20); a scenario expecting a violation runs until one shows.
+	Seeds int
+	// LockClients and HerdClients are the sweeps' client counts: the
+	// recipes', and the herd variants' (whose cost grows with the square
+	// of the clients).
+	LockClients, HerdClients []int
+	// Live, when set, adds points measured on a live ensemble.
+	Live []HerdSeries
+	// Only keeps the scenarios whose name contains it in the verdict
+	// table; NoFigures leaves the herd sweeps and figures out.
+	Only      string
+	NoFigures bool
+	// Progress receives a line per step (default: nothing).
+	Progress io.Writer
+}
+
+// DefaultLockClients and DefaultHerdClients are the sweeps' defaults.
+var (
+	DefaultLockClients = []int{2, 5, 10, 20, 50, 100, 200, 500, 1000}
+	DefaultHerdClients = []int{2, 5, 10, 20, 50, 100, 200}
+)
+
+// Verdict is one row of the report's table.
+type Verdict struct {
+	Scenario, Kind, Variant, Faults, Expected, Got string
+	Seeds                                          int
+	AsExpected                                     bool
+	Time                                           time.Duration
+	Description                                    string
+	// Report is the violation report's directory, relative to the
+	// report's, and its files.
+	Report      string
+	Timeline    string
+	Porcupine   []string
+	ReportLines string
+}
+
+// Report is what Build wrote.
+type Report struct {
+	Dir      string
+	Index    string
+	Figures  []string
+	Verdicts []Verdict
+	Series   []HerdSeries
+}
+
+// Build runs the teaching suite (every built-in scenario's verdict, each
+// violation's report) and the herd sweeps, draws the figures, and writes
+// index.html into opt.Out with everything linked.
+func Build(opt Options) (*Report, error) {
+	if opt.Out == "" {
+		opt.Out = filepath.Join("reports", "out")
+	}
+	if opt.Seeds == 0 {
+		opt.Seeds = 20
+	}
+	if opt.LockClients == nil {
+		opt.LockClients = DefaultLockClients
+	}
+	if opt.HerdClients == nil {
+		opt.HerdClients = DefaultHerdClients
+	}
+	progress := opt.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+		return nil, err
+	}
+	r := &Report{Dir: opt.Out, Index: filepath.Join(opt.Out, "index.html")}
+
+	fmt.Fprintln(progress, "the teaching suite:")
+	verdicts, err := Verdicts(opt.Out, opt.Seeds, opt.Only, progress)
+	if err != nil {
+		return nil, err
+	}
+	r.Verdicts = verdicts
+
+	if opt.NoFigures {
+		return r, r.write(nil)
+	}
+	fmt.Fprintln(progress, "the herd sweeps (simulator):")
+	for _, sw := range []struct {
+		kind, variant string
+		clients       []int
+	}{
+		{"lock", "", opt.LockClients}, {"lock", "lock-herd", opt.HerdClients},
+		{"election", "", opt.LockClients}, {"election", "election-herd", opt.HerdClients},
+	} {
+		s, err := HerdSweep(sw.kind, sw.variant, sw.clients, 1, progress)
+		if err != nil {
+			return nil, err
+		}
+		r.Series = append(r.Series, s)
+	}
+	r.Series = append(r.Series, opt.Live...)
+
+	var figs []*Figure
+	for _, m := range []string{"notifications", "requests"} {
+		f, err := HerdFigure(r.Series, m)
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, f)
+	}
+	if f, err := LatencyFigure(r.Series, 50); err == nil {
+		figs = append(figs, f)
+	}
+	for _, v := range []struct{ variant, name, title string }{
+		{"", "traffic-recipe", "Traffic around one release: the recipe, 50 clients"},
+		{"lock-herd", "traffic-herd", "Traffic around one release: lock-herd, 50 clients"},
+	} {
+		b, err := TrafficAround("lock", v.variant, 50, 1, 20*time.Millisecond, 500*time.Microsecond)
+		if err != nil {
+			return nil, err
+		}
+		f, err := TrafficFigure(v.name, v.title, b, 500*time.Microsecond)
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, f)
+	}
+	return r, r.write(figs)
+}
+
+// write saves the figures and writes index.html.
+func (r *Report) write(figs []*Figure) error {
+	type figRef struct{ Title, Caption, PNG, SVG string }
+	var refs []figRef
+	for _, f := range figs {
+		paths, err := f.Save(r.Dir)
+		if err != nil {
+			return err
+		}
+		r.Figures = append(r.Figures, paths...)
+		refs = append(refs, figRef{f.Title, f.Caption, filepath.Base(paths[0]), filepath.Base(paths[1])})
+	}
+	out, err := os.Create(r.Index)
+	if err != nil {
+		return err
+	}
+	err = page.Execute(out, map[string]any{"Verdicts": r.Verdicts, "Figures": refs, "Matches": r.Matches(),
+		"Total": len(r.Verdicts), "Series": r.Series})
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Matches counts the verdicts that were as expected.
+func (r *Report) Matches() int {
+	n := 0
+	for _, v := range r.Verdicts {
+		if v.AsExpected {
+			n++
+		}
+	}
+	return n
+}
+
+// Verdicts judges every built-in scenario whose name contains only (all
+// of them for "") and writes each violation's report under
+// dir/violations/NAME.
+func Verdicts(dir string, seeds int, only string, progress io.Writer) ([]Verdict, error) {
+	lib, err := scenarios.Library()
+	if err != nil {
+		return nil, err
+	}
+	var out []Verdict
+	for _, sc := range lib {
+		if !strings.Contains(sc.Name, only) {
+			continue
+		}
+		search := scenarios.Search{Seeds: min(max(sc.Seeds, 1), seeds)}
+		if !sc.Expect.Pass {
+			search = scenarios.Search{Seeds: max(sc.Seeds, 1), StopAtFirst: true}
+		}
+		t0 := time.Now()
+		v, err := scenarios.Judge(context.Background(), sc, search)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sc.Name, err)
+		}
+		row := Verdict{Scenario: sc.Name, Kind: sc.Spec.Kind, Variant: sc.Spec.Variant, Faults: FaultSummary(sc),
+			Expected: sc.Expect.String(), Got: v.Got(), Seeds: v.Result.Ran, AsExpected: v.Matches,
+			Time: time.Since(t0).Round(time.Millisecond), Description: sc.Description}
+		if len(v.Result.Failures) > 0 {
+			rel := filepath.Join("violations", sc.Name)
+			o, err := scenarios.Replay(sc.Spec, v.Result.Failures[0].Seed)
+			if err != nil {
+				return nil, err
+			}
+			vr := &scenarios.ViolationReport{Outcome: o}
+			full := filepath.Join(dir, rel)
+			if err := os.RemoveAll(full); err != nil {
+				return nil, err
+			}
+			if err := vr.Write(full); err != nil {
+				return nil, err
+			}
+			row.Report = rel
+			for _, f := range vr.Files {
+				base := filepath.Base(f)
+				switch {
+				case base == "timeline.txt":
+					row.Timeline = filepath.Join(rel, base)
+				case strings.HasPrefix(base, "linearizability-"):
+					row.Porcupine = append(row.Porcupine, filepath.Join(rel, base))
+				}
+			}
+			row.ReportLines = vr.String()
+		}
+		fmt.Fprintf(progress, "  %-36s %-30s %s\n", sc.Name, row.Got, map[bool]string{true: "as expected", false: "NOT AS EXPECTED"}[row.AsExpected])
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+// FaultSummary says in a few words what a scenario's faults are.
+func FaultSummary(sc *scenarios.Scenario) string {
+	var parts []string
+	if n := len(sc.Spec.Faults); n == 1 {
+		parts = append(parts, sc.Spec.Faults[0].String())
+	} else if n > 1 {
+		parts = append(parts, fmt.Sprintf("%d scheduled", n))
+	}
+	if sc.Spec.Rates != nil {
+		parts = append(parts, "random")
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " + ")
+}
+
+var page = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>zksim report</title>
+<style>
+body { font-family: sans-serif; margin: 2em; max-width: 1100px; }
+table { border-collapse: collapse; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: left; vertical-align: top; }
+tr.bad { background: #fdd; }
+figure { margin: 2em 0; }
+figure img { max-width: 100%; border: 1px solid #eee; }
+figcaption { color: #444; max-width: 800px; }
+pre { font-size: 0.75em; overflow-x: auto; background: #f7f7f7; padding: 0.5em; }
+</style>
+</head>
+<body>
+<h1>zksim report</h1>
+<p>{{.Matches}} of {{.Total}} built-in scenarios reached the verdict they expect.</p>
+
+<h2>Verdicts</h2>
+<table>
+<tr><th>scenario</th><th>recipe</th><th>variant</th><th>faults</th><th>expected</th><th>got</th><th>seeds</th><th>time</th><th>counterexample</th></tr>
+{{range .Verdicts}}<tr{{if not .AsExpected}} class="bad"{{end}}>
+<td title="{{.Description}}">{{.Scenario}}</td><td>{{.Kind}}</td><td>{{if .Variant}}{{.Variant}}{{else}}(the recipe){{end}}</td>
+<td>{{.Faults}}</td><td>{{.Expected}}</td><td>{{.Got}}</td><td>{{.Seeds}}</td><td>{{.Time}}</td>
+<td>{{if .Report}}<a href="#{{.Scenario}}">timeline</a>{{range .Porcupine}} · <a href="{{.}}">linearizability</a>{{end}}{{end}}</td>
+</tr>
+{{end}}</table>
+
+<h2>The herd effect</h2>
+{{range .Figures}}<figure>
+<img src="{{.PNG}}" alt="{{.Title}}">
+<figcaption><b>{{.Title}}.</b> {{.Caption}} (<a href="{{.SVG}}">SVG</a>)</figcaption>
+</figure>
+{{end}}
+
+<h2>Counterexamples</h2>
+{{range .Verdicts}}{{if .Report}}<h3 id="{{.Scenario}}">{{.Scenario}}</h3>
+<p>{{.Description}}</p>
+<p><a href="{{.Timeline}}">full timeline</a>{{range .Porcupine}} · <a href="{{.}}">porcupine's visualization</a>{{end}}</p>
+<pre>{{.ReportLines}}</pre>
+{{end}}{{end}}
+</body>
+</html>
+`))
