@@ -1,0 +1,139 @@
+package reports
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// The recipes' lines stay at about one notification per release however
+// many clients wait; the herd variants' grow with them.
+func TestHerdSweepShowsTheHerd(t *testing.T) {
+	clients := []int{5, 20, 50}
+	for _, kind := range []string{"lock", "election"} {
+		recipe, err := HerdSweep(kind, "", clients, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		herd, err := HerdSweep(kind, kind+"-herd", clients, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, n := range clients {
+			r, h := recipe.Points[i], herd.Points[i]
+			if r.NotificationsPerRelease > 1.2 || h.NotificationsPerRelease < float64(n)/3 || r.Releases < n-1 {
+				t.Errorf("%s, %d clients: recipe %.2f, herd %.2f notifications per release (%d releases)", kind, n,
+					r.NotificationsPerRelease, h.NotificationsPerRelease, r.Releases)
+			}
+			if len(r.Latencies) != n {
+				t.Errorf("%s, %d clients: %d latencies", kind, n, len(r.Latencies))
+			}
+		}
+	}
+}
+
+// chromium finds Debian's chromium, installing it when it is missing and
+// this test may (root); it fails, never skips, when it cannot.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p
+	}
+	if os.Geteuid() != 0 {
+		t.Fatal("chromium is missing and installing it needs root: sudo apt-get update && sudo apt-get install -y chromium")
+	}
+	for _, args := range [][]string{{"update"}, {"install", "-y", "chromium"}} {
+		cmd := exec.Command("apt-get", args...)
+		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("apt-get %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	p, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatalf("apt-get installed chromium, but it is not on the path: %v", err)
+	}
+	return p
+}
+
+// The report renders in headless Chromium with no console error, and every
+// figure loads.
+func TestReportRendersInChromium(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Build(Options{Out: dir, Seeds: 3, Only: "lock-", LockClients: []int{2, 5, 10, 50},
+		HerdClients: []int{2, 5, 10, 50}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Matches() != len(r.Verdicts) || len(r.Verdicts) < 5 || len(r.Figures) < 10 {
+		t.Fatalf("%d of %d verdicts as expected, %d figure files", r.Matches(), len(r.Verdicts), len(r.Figures))
+	}
+	html, err := os.ReadFile(r.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"lock-herd", "herd-notifications.png", "violations/lock-unsorted/linearizability-1.html"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("the report does not mention %q", want)
+		}
+	}
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium(t)),
+		chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelA()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
+	defer cancelT()
+	var mu sync.Mutex
+	var problems []string
+	listen := func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError {
+				problems = append(problems, fmt.Sprintf("console error: %v", ev.Args))
+			}
+		case *runtime.EventExceptionThrown:
+			problems = append(problems, fmt.Sprintf("exception: %s", ev.ExceptionDetails.Text))
+		}
+	}
+	if err := chromedp.Listen(ctx, listen); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	abs, _ := filepath.Abs(r.Index)
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+abs)); err != nil { // it waits for the page to load
+		t.Fatalf("chromium: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`Array.from(document.images).every(i => i.complete)`,
+		chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		t.Fatalf("the figures did not finish loading: %v", err)
+	}
+	images, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.images.length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Array.from(document.images).filter(i => i.naturalWidth > 0).length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(problems) > 0 {
+		t.Errorf("the report has errors: %v", problems)
+	}
+	if images < 5 || loaded != images {
+		t.Errorf("%d of %d figures loaded", loaded, images)
+	}
+}
