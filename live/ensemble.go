@@ -368,23 +368,31 @@ func (e *Ensemble) Leader() int {
 }
 
 // WaitReady waits until every running server answers srvr as leader,
-// follower or standalone.
+// follower or standalone, and one of them leads.
 func (e *Ensemble) WaitReady(timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		var waiting []string
+		leaders := 0
 		for i, s := range e.Servers {
 			if s.PID() == 0 {
 				continue
 			}
 			switch e.Mode(i) {
-			case "leader", "follower", "standalone":
+			case "leader", "standalone":
+				leaders++
+			case "follower":
 			default:
 				waiting = append(waiting, fmt.Sprintf("s%d", s.ID))
 			}
 		}
-		if len(waiting) == 0 {
+		// Followers of a leader that just died still say "follower": a
+		// quorum is ready when one server says it leads.
+		if len(waiting) == 0 && leaders == 1 {
 			return nil
+		}
+		if leaders != 1 && len(waiting) == 0 {
+			waiting = append(waiting, "a leader")
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("servers %s did not join a quorum within %s (logs in %s)", strings.Join(waiting, ", "), timeout, e.Dir)
