@@ -77,12 +77,19 @@ func pointOf(in *models.Input, object string, clients int) HerdPoint {
 	st := models.HerdOf(in, object)
 	p := HerdPoint{Clients: clients, NotificationsPerRelease: st.NotificationsPerRelease,
 		RequestsPerRelease: st.RequestsPerRelease, Releases: len(st.Releases)}
-	for _, op := range in.Ops {
+	p.Latencies = acquisitionLatencies(in.Ops)
+	return p
+}
+
+// acquisitionLatencies are the waits of the acquisitions that returned.
+func acquisitionLatencies(ops []models.Operation) []time.Duration {
+	var out []time.Duration
+	for _, op := range ops {
 		if op.Kind == models.Acquire && op.Result == models.OK {
-			p.Latencies = append(p.Latencies, time.Duration(op.Return-op.Call))
+			out = append(out, time.Duration(op.Return-op.Call))
 		}
 	}
-	return p
+	return out
 }
 
 // TrafficAround runs kind's implementation with clients contending and
@@ -152,11 +159,7 @@ func LiveHerdSweep(e *live.Ensemble, kind, variant string, clients []int, timeou
 			p.RequestsPerRelease = float64(o.Counters.Requests) / float64(releases)
 			p.ServerPacketsPerRelease = float64(rx1-rx0+tx1-tx0) / float64(releases)
 		}
-		for _, op := range o.Input.Ops {
-			if op.Kind == models.Acquire && op.Result == models.OK {
-				p.Latencies = append(p.Latencies, time.Duration(op.Return-op.Call))
-			}
-		}
+		p.Latencies = acquisitionLatencies(o.Input.Ops)
 		s.Points = append(s.Points, p)
 		if progress != nil {
 			fmt.Fprintf(progress, "  %s %s, %d clients: %.1f notifications, %.1f requests per release (%s)\n",

@@ -99,7 +99,7 @@ func (e Explore) Run() (*ExploreResult, error) {
 		s := withSchedule(spec, sched)
 		o, err := Run(s, e.Seed, Options{KeepTrace: true})
 		if err != nil {
-			return fmt.Errorf("schedule %q: %w", oneLine(sched), err)
+			return fmt.Errorf("schedule %q: %w", FaultsLine(sched), err)
 		}
 		res.Explored++
 		if o.Failed() {

@@ -43,6 +43,20 @@ type Expectation struct {
 	Kind  models.ViolationKind
 }
 
+// Met reports whether violations (of every run, together) are the
+// verdict e expects: none, or one of the expected check and kind.
+func (e Expectation) Met(violations []models.Violation) bool {
+	if e.Pass {
+		return len(violations) == 0
+	}
+	for _, v := range violations {
+		if v.Check == e.Check && v.Kind == e.Kind {
+			return true
+		}
+	}
+	return false
+}
+
 func (e Expectation) String() string {
 	if e.Pass {
 		return "pass"

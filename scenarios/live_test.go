@@ -64,15 +64,7 @@ func TestScenariosLive(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			matched := len(o.Violations) == 0
-			if !sc.Expect.Pass {
-				matched = false
-				for _, v := range o.Violations {
-					if v.Check == sc.Expect.Check {
-						matched = true
-					}
-				}
-			}
+			matched := sc.Expect.Met(o.Violations)
 			t.Logf("%s live: %d operations in %s, violations %v", tc.name, len(o.Input.Ops), o.Wall.Round(time.Millisecond), o.Violations)
 			if !matched {
 				t.Fatalf("expected %s, got %v", sc.Expect, o.Violations)

@@ -33,9 +33,11 @@ type Counterexample struct {
 
 // Faults is the schedule in the one-line form the tool and a test flag
 // read back ("; "-separated).
-func (c *Counterexample) Faults() string { return oneLine(c.Schedule) }
+func (c *Counterexample) Faults() string { return FaultsLine(c.Schedule) }
 
-func oneLine(s sim.Schedule) string {
+// FaultsLine is a schedule on one line, "; "-separated, as flags and
+// sim.ParseSchedule take it back.
+func FaultsLine(s sim.Schedule) string {
 	parts := make([]string, len(s))
 	for i, f := range s {
 		parts[i] = f.String()

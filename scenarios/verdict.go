@@ -3,6 +3,8 @@ package scenarios
 import (
 	"context"
 	"slices"
+
+	"github.com/zksim/zksim/models"
 )
 
 // Verdict is what a scenario's runs concluded, against what it expects.
@@ -46,19 +48,16 @@ func Judge(ctx context.Context, sc *Scenario, search Search) (*Verdict, error) {
 		return nil, err
 	}
 	v := &Verdict{Scenario: sc, Result: res, Pass: len(res.Failures) == 0}
+	var all []models.Violation
 	for _, f := range res.Failures {
+		all = append(all, f.Violations...)
 		for _, viol := range f.Violations {
 			if !slices.Contains(v.Checks, viol.Check) {
 				v.Checks = append(v.Checks, viol.Check)
 			}
-			if viol.Check == sc.Expect.Check && viol.Kind == sc.Expect.Kind {
-				v.Matches = true
-			}
 		}
 	}
 	slices.Sort(v.Checks)
-	if sc.Expect.Pass {
-		v.Matches = v.Pass
-	}
+	v.Matches = sc.Expect.Met(all)
 	return v, nil
 }

@@ -181,13 +181,10 @@ func ReplayCommand(name string, seed uint64, clients, rounds int, sched sim.Sche
 	for i, p := range parts {
 		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
 	}
-	faults := make([]string, len(sched))
-	for i, f := range sched {
-		faults[i] = f.String()
-	}
-	if len(faults) == 0 {
-		faults = []string{"none"}
+	faults := scenarios.FaultsLine(sched)
+	if faults == "" {
+		faults = "none"
 	}
 	return fmt.Sprintf("go test -run '%s' -zksim.seed=%d -zksim.clients=%d -zksim.rounds=%d -zksim.faults='%s'",
-		strings.Join(parts, "/"), seed, clients, rounds, strings.Join(faults, "; "))
+		strings.Join(parts, "/"), seed, clients, rounds, faults)
 }

@@ -63,15 +63,9 @@ bad input.`,
 				return err
 			}
 			w := cmd.OutOrStdout()
-			as := len(o.Violations) == 0 == sc.Expect.Pass
-			if !sc.Expect.Pass {
-				as = false
-				for _, v := range o.Violations {
-					as = as || (v.Check == sc.Expect.Check && v.Kind == sc.Expect.Kind)
-				}
-			}
+			as := sc.Expect.Met(o.Violations)
 			if asJSON {
-				vs := violationsOf(o.Seed, strings.Join(scheduleLines(o), "; "), "", o.Violations)
+				vs := violationsOf(o.Seed, scenarios.FaultsLine(o.Schedule), "", o.Violations)
 				if vs == nil {
 					vs = []runViolation{}
 				}
@@ -110,14 +104,6 @@ bad input.`,
 	f.DurationVar(&timeout, "timeout", 0, "bound the run (default: the liveness bound plus a minute)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return cmd
-}
-
-func scheduleLines(o *scenarios.LiveOutcome) []string {
-	var out []string
-	for _, f := range o.Schedule {
-		out = append(out, f.String())
-	}
-	return out
 }
 
 // finish ends a command: an error, or status 1 when violations were found.
