@@ -357,8 +357,9 @@ func checkHerd(in *Input) []Violation {
 	var out []Violation
 	for _, obj := range objectsOf(in.Ops, Acquire) {
 		st := HerdOf(in, obj)
+		shared := sharedAcquires(in.Ops, obj)
 		out = append(out, judgeReleases(in, st, func(_ int, r ReleaseTraffic) int {
-			return proceed + sharedWaiters(in, obj, r)
+			return proceed + sharedWaiters(shared, r)
 		}, "releases", "a release should wake only the next waiter")...)
 	}
 	for _, obj := range objectsOf(in.Ops, Enter) {
@@ -391,14 +392,27 @@ func checkHerd(in *Input) []Violation {
 	return out
 }
 
+// sharedAcquires are the acquisitions of a shared lock on obj in ops.
+func sharedAcquires(ops []Operation, obj string) []Operation {
+	var out []Operation
+	for _, op := range ops {
+		if op.Kind == Acquire && op.Path == obj && op.Shared {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
 // sharedWaiters is the number of clients r woke that were waiting for a
-// shared lock on obj.
-func sharedWaiters(in *Input, obj string, r ReleaseTraffic) int {
+// shared lock: that called one of shared before r and had not had it yet.
+func sharedWaiters(shared []Operation, r ReleaseTraffic) int {
+	if len(shared) == 0 {
+		return 0
+	}
 	n := 0
 	for _, c := range r.Clients {
-		if slices.ContainsFunc(in.Ops, func(op Operation) bool {
-			return op.Client == c && op.Kind == Acquire && op.Path == obj && op.Shared &&
-				op.Call <= r.At && r.At <= op.Return
+		if slices.ContainsFunc(shared, func(op Operation) bool {
+			return op.Client == c && op.Call <= r.At && r.At <= op.Return
 		}) {
 			n++
 		}
