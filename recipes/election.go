@@ -114,7 +114,7 @@ func (e *Election) create(ctx context.Context, guid string) (string, error) {
 // watching the next lower node (step 4: the largest j < i), or the
 // leader's node for the herd election.
 func (e *Election) await(ctx context.Context, node string) (*Lease, error) {
-	blocker := predecessor
+	var blocker func(kids []string, i int) string // the next lower node
 	if e.watchLeader {
 		blocker = func(kids []string, i int) string { // the herd election's mistake
 			if i == 0 {

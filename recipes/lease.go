@@ -3,7 +3,7 @@ package recipes
 import (
 	"context"
 	"errors"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -133,14 +133,29 @@ func (l *Lease) Verify(ctx context.Context) error {
 func (l *Lease) release() { l.events.Close() }
 
 // sequenceOf is the sequence number a sequential node's name ends with (its
-// last ten characters), or -1.
+// last ten characters: an optional sign, then digits), or -1.
 func sequenceOf(name string) int64 {
 	if len(name) < 10 {
 		return -1
 	}
-	n, err := strconv.ParseInt(name[len(name)-10:], 10, 64)
-	if err != nil {
-		return -1
+	s := name[len(name)-10:]
+	neg := false
+	switch s[0] {
+	case '-':
+		neg, s = true, s[1:]
+	case '+':
+		s = s[1:]
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return -1
+		}
+		n = n*10 + int64(d)
+	}
+	if neg {
+		return -n
 	}
 	return n
 }
@@ -148,7 +163,10 @@ func sequenceOf(name string) int64 {
 // bySequence orders node names by their sequence suffix, whatever their
 // prefix (read-, write-, a guid ...), as the recipes compare them.
 func bySequence(a, b string) int {
-	sa, sb := sequenceOf(a), sequenceOf(b)
+	return compareSequenced(sequenceOf(a), a, sequenceOf(b), b)
+}
+
+func compareSequenced(sa int64, a string, sb int64, b string) int {
 	switch {
 	case sa < sb:
 		return -1
@@ -156,6 +174,23 @@ func bySequence(a, b string) int {
 		return 1
 	}
 	return strings.Compare(a, b)
+}
+
+// sortBySequence sorts node names as bySequence orders them, reading each
+// name's sequence number once.
+func sortBySequence(names []string) {
+	type keyed struct {
+		seq  int64
+		name string
+	}
+	ks := make([]keyed, len(names))
+	for i, n := range names {
+		ks[i] = keyed{sequenceOf(n), n}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int { return compareSequenced(a.seq, a.name, b.seq, b.name) })
+	for i, k := range ks {
+		names[i] = k.name
+	}
 }
 
 // base is the last component of a path.

@@ -83,7 +83,7 @@ func (l *Lock) create(ctx context.Context, guid string) (string, error) {
 
 // await is steps 2 to 5: it returns once node is the lowest.
 func (l *Lock) await(ctx context.Context, node string) (*Lease, error) {
-	return turn{blocker: predecessor, unsorted: l.unsorted, watchAll: l.watchAll}.await(ctx, l.conn, l.dir, node)
+	return turn{unsorted: l.unsorted, watchAll: l.watchAll}.await(ctx, l.conn, l.dir, node)
 }
 
 // abandon deletes our node after a failed or cancelled acquisition.

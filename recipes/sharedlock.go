@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -197,7 +196,7 @@ func (l *SharedLock) Holders(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		slices.SortFunc(kids, bySequence)
+		sortBySequence(kids)
 		var out []string
 		for i, k := range kids {
 			if sharedBlocker(kids, i, sharedIsWrite(k), false, false) != "" {

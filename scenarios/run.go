@@ -43,6 +43,11 @@ type Outcome struct {
 	Violations []models.Violation
 	// World is the run's world, for its trace.
 	World *sim.World
+	// Simulated and Checked are the wall time the run took in the
+	// simulator, and then to check (the history and traffic gathered and
+	// judged): what `make bench` and `zksim run --json` report of
+	// checking's share. They vary from run to run; nothing else does.
+	Simulated, Checked time.Duration
 }
 
 // Failed reports whether a check found a violation.
@@ -102,8 +107,11 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	if err := w.Inject(sched); err != nil {
 		return nil, fmt.Errorf("faults: %w", err)
 	}
+	began := time.Now()
 	res := w.Run()
-	out := &Outcome{Spec: spec, Seed: seed, Schedule: sched, Result: res, World: w}
+	out := &Outcome{Spec: spec, Seed: seed, Schedule: sched, Result: res, World: w, Simulated: time.Since(began)}
+	began = time.Now()
+	defer func() { out.Checked = time.Since(began) }()
 	if len(res.Violations) > 0 {
 		return out, fmt.Errorf("the simulator's self-checks failed (a simulator bug): %v", res.Violations)
 	}
