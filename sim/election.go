@@ -26,10 +26,10 @@ func (s *server) closePeers() {
 	switch s.role {
 	case roleLeading:
 		for _, f := range s.ld.followers {
-			s.sendPeer(&peerMsg{kind: pmClosed, to: f})
+			s.sendPeer(peerMsg{kind: pmClosed, to: f})
 		}
 	case roleFollowing:
-		s.toLeader(&peerMsg{kind: pmClosed})
+		s.toLeader(peerMsg{kind: pmClosed})
 	}
 }
 
@@ -128,7 +128,8 @@ func (w *World) elect(group []*server) {
 	l.role = roleLeading
 	l.gen++
 	l.acceptedEpoch = epoch
-	l.ld = &leaderState{s: l, epoch: epoch, gens: map[*server]uint64{}, heard: map[*server]Time{},
+	n := len(w.servers)
+	l.ld = &leaderState{s: l, epoch: epoch, gens: make([]uint64, n), heard: make([]Time, n), joined: make([]bool, n),
 		tracker: map[int64]*tracked{}}
 	w.s.record(Record{Kind: KRole, From: l.actor, Arg: int64(roleLeading), Zxid: epoch << 32,
 		Path: fmt.Sprintf("elected leader of epoch %d", epoch)})
@@ -169,13 +170,12 @@ func (w *World) join(f, l *server) {
 	f.leader, f.leaderGen = l, l.gen
 	f.heardLeader = w.s.now
 	l.ld.followers = insertByIndex(l.ld.followers, f)
-	l.ld.gens[f] = f.gen
-	l.ld.heard[f] = w.s.now
+	l.ld.joined[f.idx], l.ld.gens[f.idx], l.ld.heard[f.idx] = true, f.gen, w.s.now
 	w.s.record(Record{Kind: KRole, From: f.actor, Arg: int64(roleFollowing), Path: fmt.Sprintf("follows s%d", l.idx+1)})
 	f.catchUp(l.commit)
 	for i := l.commit; i < len(f.log); i++ {
 		z := f.log[i].zxid
-		f.toLeader(&peerMsg{kind: pmAck, zxid: z})
+		f.toLeader(peerMsg{kind: pmAck, zxid: z})
 	}
 	f.startFollowing()
 }

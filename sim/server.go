@@ -396,7 +396,7 @@ func (s *server) connect(c *conn, req *request) {
 		s.resumed(c, req.sessionID, timeout, ok)
 		return
 	}
-	s.toLeader(&peerMsg{kind: pmRevalidate, sess: req.sessionID, cn: c})
+	s.toLeader(peerMsg{kind: pmRevalidate, sess: req.sessionID, cn: c})
 }
 
 // resumed finishes a reconnection once the leader has answered.

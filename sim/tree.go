@@ -10,11 +10,12 @@ import (
 
 // znode is one node of the data tree.
 type znode struct {
-	data     []byte
-	stat     zk.Stat           // Cversion unused: see creates
-	creates  int32             // the server's internal cversion: creates ever done under this node
-	children map[string]*znode // nil until the first child
-	listing  listing           // the children in the order getChildren lists them
+	path    string
+	data    []byte
+	stat    zk.Stat // Cversion unused: see creates
+	creates int32   // the server's internal cversion: creates ever done under this node
+	listing listing // the children, in the order getChildren lists them
+	ephIdx  int     // an ephemeral: its index in its owner's list
 }
 
 // listing keeps a node's child names sorted by a salted hash of the name,
@@ -78,7 +79,7 @@ type trigger struct {
 // server fires them; the caller drains it.
 type Tree struct {
 	nodes      map[string]*znode
-	ephemerals map[int64]map[string]struct{}
+	ephemerals map[int64][]*znode // each session's ephemeral nodes, in no order
 	sessions   map[int64]Time // the live sessions and their timeouts
 	salt       uint64
 	fired      []trigger
@@ -97,13 +98,13 @@ const readOnlyPath = "/zookeeper/config"
 // all with zero stats as a new server has them (so the root shows cversion
 // -1 and one child). salt fixes the order in which children are listed.
 func newTree(salt uint64) *Tree {
-	t := &Tree{nodes: map[string]*znode{}, ephemerals: map[int64]map[string]struct{}{},
+	t := &Tree{nodes: map[string]*znode{}, ephemerals: map[int64][]*znode{},
 		sessions: map[int64]Time{}, salt: salt}
-	t.nodes["/"] = &znode{}
+	t.nodes["/"] = &znode{path: "/"}
 	for _, p := range []string{"/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
-		n := &znode{}
+		n := &znode{path: p}
 		parent, name := parentOf(p)
-		t.link(t.nodes[parent], name, n)
+		t.link(t.nodes[parent], name)
 		t.nodes[parent].stat.NumChildren++
 		t.nodes[p] = n
 	}
@@ -116,22 +117,32 @@ func newTree(salt uint64) *Tree {
 //
 // Like Java's String.format("%010d"), a negative count (after 2³¹ creates)
 // keeps its sign first: -1 is "-000000001".
-func sequenceName(path string, creates int32) string {
-	var buf [24]byte
-	v := int64(creates)
-	b := make([]byte, 0, len(path)+11)
+func sequenceName(path string, creates int32) string { return sequenceNameLike(path, creates, "") }
+
+// sequenceNameLike is sequenceName, returning like itself when like is that
+// name: every server applying a transaction computes the same name, and the
+// first one's string serves the others without a new allocation.
+func sequenceNameLike(path string, creates int32, like string) string {
+	var stack [128]byte
+	b := stack[:0]
 	b = append(b, path...)
+	v := int64(creates)
 	width := 10
 	if v < 0 {
 		b = append(b, '-')
 		v = -v
 		width--
 	}
-	digits := strconv.AppendInt(buf[:0], v, 10)
-	for i := len(digits); i < width; i++ {
+	var digits [24]byte
+	d := strconv.AppendInt(digits[:0], v, 10)
+	for i := len(d); i < width; i++ {
 		b = append(b, '0')
 	}
-	return string(append(b, digits...))
+	b = append(b, d...)
+	if string(b) == like {
+		return like
+	}
+	return string(b)
 }
 
 // parentForWrite is the server's first look at a create or delete path: a
@@ -168,6 +179,13 @@ func parentForWrite(path string) (string, bool) {
 // more create and child and its pzxid becomes zxid. Fires NodeCreated on the
 // path, then NodeChildrenChanged on the parent.
 func (t *Tree) create(path string, data []byte, flags int32, acl []zk.ACL, owner int64, zxid int64, now Time) (string, int32) {
+	return t.createLike(path, data, flags, acl, owner, zxid, now, nil)
+}
+
+// createLike is create, with the sequential name another server gave the
+// same transaction in *named (updated to this server's), so that replicas
+// share one string.
+func (t *Tree) createLike(path string, data []byte, flags int32, acl []zk.ACL, owner int64, zxid int64, now Time, named *string) (string, int32) {
 	switch flags {
 	case 0, zk.FlagEphemeral, zk.FlagSequence, zk.FlagEphemeral | zk.FlagSequence:
 	default:
@@ -188,7 +206,12 @@ func (t *Tree) create(path string, data []byte, flags int32, acl []zk.ACL, owner
 		return "", codeNoAuth
 	}
 	if flags&zk.FlagSequence != 0 {
-		path = sequenceName(path, parent.creates)
+		if named != nil {
+			path = sequenceNameLike(path, parent.creates, *named)
+			*named = path
+		} else {
+			path = sequenceName(path, parent.creates)
+		}
 	}
 	if !validServerPath(path, false) {
 		return "", codeBadArguments
@@ -203,22 +226,17 @@ func (t *Tree) create(path string, data []byte, flags int32, acl []zk.ACL, owner
 		owner = 0
 	}
 	ms := now.Millis()
-	n := &znode{data: data}
+	n := &znode{path: path, data: data}
 	n.stat = zk.Stat{Czxid: zxid, Mzxid: zxid, Pzxid: zxid, Ctime: ms, Mtime: ms,
 		EphemeralOwner: owner, DataLength: int32(len(data))}
 	_, name := parentOf(path)
-	t.link(parent, name, n)
+	t.link(parent, name)
 	parent.creates++
 	parent.stat.NumChildren++
 	parent.stat.Pzxid = zxid
 	t.nodes[path] = n
 	if owner != 0 {
-		set := t.ephemerals[owner]
-		if set == nil {
-			set = map[string]struct{}{}
-			t.ephemerals[owner] = set
-		}
-		set[path] = struct{}{}
+		t.addEphemeral(owner, n)
 	}
 	t.fired = append(t.fired, trigger{path, zk.EventNodeCreated}, trigger{parentPath, zk.EventNodeChildrenChanged})
 	return path, codeOK
@@ -247,7 +265,7 @@ func (t *Tree) delete(path string, version int32, zxid int64) int32 {
 	if version != -1 && version != n.stat.Version {
 		return codeBadVersion
 	}
-	if len(n.children) > 0 {
+	if len(n.listing.names) > 0 {
 		return codeNotEmpty
 	}
 	_, name := parentOf(path)
@@ -258,10 +276,7 @@ func (t *Tree) delete(path string, version int32, zxid int64) int32 {
 	}
 	delete(t.nodes, path)
 	if owner := n.stat.EphemeralOwner; owner != 0 {
-		delete(t.ephemerals[owner], path)
-		if len(t.ephemerals[owner]) == 0 {
-			delete(t.ephemerals, owner)
-		}
+		t.dropEphemeral(owner, n)
 	}
 	t.fired = append(t.fired, trigger{path, zk.EventNodeDeleted}, trigger{parentPath, zk.EventNodeChildrenChanged})
 	return codeOK
@@ -331,19 +346,39 @@ func (t *Tree) children(path string) ([]string, zk.Stat, int32) {
 	return slices.Clone(n.listing.names), n.visibleStat(), codeOK
 }
 
-// link makes n the child name of parent.
-func (t *Tree) link(parent *znode, name string, n *znode) {
-	if parent.children == nil {
-		parent.children = map[string]*znode{}
-	}
-	parent.children[name] = n
+// link lists name as a child of parent.
+func (t *Tree) link(parent *znode, name string) {
 	parent.listing.add(nameHash(name, t.salt), name)
 }
 
 // unlink removes the child name of parent.
 func (t *Tree) unlink(parent *znode, name string) {
-	delete(parent.children, name)
 	parent.listing.remove(nameHash(name, t.salt), name)
+}
+
+// addEphemeral adds n to owner's ephemeral nodes.
+func (t *Tree) addEphemeral(owner int64, n *znode) {
+	list := t.ephemerals[owner]
+	n.ephIdx = len(list)
+	t.ephemerals[owner] = append(list, n)
+}
+
+// dropEphemeral removes n from owner's ephemeral nodes, in constant time.
+func (t *Tree) dropEphemeral(owner int64, n *znode) {
+	list := t.ephemerals[owner]
+	i := n.ephIdx
+	if i >= len(list) || list[i] != n {
+		return
+	}
+	last := len(list) - 1
+	list[i] = list[last]
+	list[i].ephIdx = i
+	list[last] = nil
+	if last == 0 {
+		delete(t.ephemerals, owner)
+		return
+	}
+	t.ephemerals[owner] = list[:last]
 }
 
 func nameHash(s string, salt uint64) uint64 {
@@ -357,10 +392,10 @@ func nameHash(s string, salt uint64) uint64 {
 // sessionEphemerals lists the paths of a session's ephemeral nodes, sorted:
 // the order in which closing the session deletes them.
 func (t *Tree) sessionEphemerals(owner int64) []string {
-	set := t.ephemerals[owner]
-	paths := make([]string, 0, len(set))
-	for p := range set {
-		paths = append(paths, p)
+	list := t.ephemerals[owner]
+	paths := make([]string, 0, len(list))
+	for _, n := range list {
+		paths = append(paths, n.path)
 	}
 	slices.Sort(paths)
 	return paths
@@ -476,24 +511,16 @@ func (s nodeSnapshot) apply() {
 			t.unlink(s.parent, name)
 		}
 		if owner := cur.stat.EphemeralOwner; owner != 0 {
-			delete(t.ephemerals[owner], s.path)
-			if len(t.ephemerals[owner]) == 0 {
-				delete(t.ephemerals, owner)
-			}
+			t.dropEphemeral(owner, cur)
 		}
 	}
 	if s.node != nil {
 		s.node.data, s.node.stat = s.data, s.stat
 		if t.nodes[s.path] == nil { // deleted since: link it again
 			t.nodes[s.path] = s.node
-			t.link(s.parent, name, s.node)
+			t.link(s.parent, name)
 			if owner := s.node.stat.EphemeralOwner; owner != 0 {
-				set := t.ephemerals[owner]
-				if set == nil {
-					set = map[string]struct{}{}
-					t.ephemerals[owner] = set
-				}
-				set[s.path] = struct{}{}
+				t.addEphemeral(owner, s.node)
 			}
 		}
 	}

@@ -97,10 +97,7 @@ type treeDump struct {
 func dumpTree(tr *Tree) treeDump {
 	d := treeDump{Nodes: map[string]nodeDump{}, Ephemerals: map[int64]string{}}
 	for p, n := range tr.nodes {
-		names := make([]string, 0, len(n.children))
-		for name := range n.children {
-			names = append(names, name)
-		}
+		names := slices.Clone(n.listing.names)
 		slices.Sort(names)
 		d.Nodes[p] = nodeDump{string(n.data), n.visibleStat(), n.creates, strings.Join(names, ",")}
 	}
@@ -147,37 +144,42 @@ func checkInvariants(t *testing.T, tr *Tree) {
 	t.Helper()
 	owned := map[int64][]string{}
 	for p, n := range tr.nodes {
+		if n.path != p {
+			t.Errorf("invariant: the node at %q says its path is %q", p, n.path)
+		}
 		if p != "/" {
 			parent, name := parentOf(p)
 			pn := tr.nodes[parent]
-			if pn == nil || pn.children[name] != n {
-				t.Errorf("invariant: %q is not linked from its parent %q", p, parent)
+			if pn == nil {
+				t.Errorf("invariant: %q has no parent %q", p, parent)
+			} else if _, found := pn.listing.find(nameHash(name, tr.salt), name); !found {
+				t.Errorf("invariant: %q is not listed by its parent %q", p, parent)
 			}
 		}
-		if int(n.stat.NumChildren) != len(n.children) {
-			t.Errorf("invariant: %q numChildren %d, has %d children", p, n.stat.NumChildren, len(n.children))
+		if int(n.stat.NumChildren) != len(n.listing.names) {
+			t.Errorf("invariant: %q numChildren %d, lists %d children", p, n.stat.NumChildren, len(n.listing.names))
 		}
-		for name, c := range n.children {
+		for i, name := range n.listing.names {
 			cp := p + "/" + name
 			if p == "/" {
 				cp = "/" + name
 			}
-			if tr.nodes[cp] != c {
+			if tr.nodes[cp] == nil {
 				t.Errorf("invariant: child %q of %q is not in the node map", name, p)
 			}
-		}
-		listed, _, _ := tr.children(p)
-		slices.Sort(listed)
-		var names []string
-		for name := range n.children {
-			names = append(names, name)
-		}
-		slices.Sort(names)
-		if !slices.Equal(listed, names) {
-			t.Errorf("invariant: children(%q) = %q, want %q", p, listed, names)
+			if n.listing.keys[i] != nameHash(name, tr.salt) || (i > 0 && n.listing.keys[i-1] > n.listing.keys[i]) {
+				t.Errorf("invariant: %q's listing is out of order at %q", p, name)
+			}
 		}
 		if o := n.stat.EphemeralOwner; o != 0 {
 			owned[o] = append(owned[o], p)
+		}
+	}
+	for o, list := range tr.ephemerals {
+		for i, n := range list {
+			if n.ephIdx != i || n.stat.EphemeralOwner != o || tr.nodes[n.path] != n {
+				t.Errorf("invariant: ephemerals index of %#x holds %q at %d (its index %d, owner %#x)", o, n.path, i, n.ephIdx, n.stat.EphemeralOwner)
+			}
 		}
 	}
 	if len(owned) != len(tr.ephemerals) {

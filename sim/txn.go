@@ -19,6 +19,7 @@ type txn struct {
 	origin  int    // the server the client sent it to, which replies; -1 for none
 	acks    uint32 // servers that have logged it (on the leader)
 	moved   bool   // the session had moved to another server when the leader ordered it
+	named   string // a sequential create: the name the first server to apply it gave
 }
 
 // applyResult is what applying a txn gives the server that will reply.
@@ -58,7 +59,7 @@ func (tr *Tree) apply(t *txn) applyResult {
 	r := t.req
 	switch t.op {
 	case OpCreate:
-		res.path, res.code = tr.create(r.path, r.data, r.flags, r.acl, t.sess, t.zxid, t.time)
+		res.path, res.code = tr.createLike(r.path, r.data, r.flags, r.acl, t.sess, t.zxid, t.time, &t.named)
 	case OpDelete:
 		res.code = tr.delete(r.path, r.version, t.zxid)
 	case OpSetData:

@@ -102,6 +102,11 @@ type World struct {
 	ops     uint64
 	ran     bool
 
+	// freeMsgs and freeWrites are handled messages and log writes, for
+	// reuse: the ensemble's busiest events cost no allocation.
+	freeMsgs   []*peerMsg
+	freeWrites []*logWrite
+
 	violations []string // broken self-checks (see Result.Violations)
 
 	electionAt  Time  // when the next election round is due

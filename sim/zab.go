@@ -43,24 +43,40 @@ type peerMsg struct {
 	touched []int64
 }
 
-func (m *peerMsg) handle() { m.to.onPeer(m) }
+// handle delivers m, then returns it to the world's pool of messages: a
+// message is delivered once, and nothing keeps it after it is handled, so
+// the ensemble's chatter costs no allocation.
+func (m *peerMsg) handle() {
+	w := m.to.w
+	m.to.onPeer(m)
+	*m = peerMsg{}
+	w.freeMsgs = append(w.freeMsgs, m)
+}
 
-// sendPeer sends m from s to m.to.
-func (s *server) sendPeer(m *peerMsg) {
+// sendPeer sends v from s to v.to.
+func (s *server) sendPeer(v peerMsg) {
+	var m *peerMsg
+	if n := len(s.w.freeMsgs); n > 0 {
+		m = s.w.freeMsgs[n-1]
+		s.w.freeMsgs = s.w.freeMsgs[:n-1]
+	} else {
+		m = new(peerMsg)
+	}
+	*m = v
 	m.from, m.gen = s, s.gen
 	if s.ld != nil {
-		m.toGen = s.ld.gens[m.to]
+		m.toGen = s.ld.gens[m.to.idx]
 	}
 	s.w.send(s.w.peers[s.idx][m.to.idx], m, m.kind == pmPing || m.kind == pmPong)
 }
 
-// toLeader sends m to the leader this server follows.
-func (s *server) toLeader(m *peerMsg) {
+// toLeader sends v to the leader this server follows.
+func (s *server) toLeader(v peerMsg) {
 	if s.leader == nil {
 		return
 	}
-	m.to = s.leader
-	s.sendPeer(m)
+	v.to = s.leader
+	s.sendPeer(v)
 }
 
 // leaderState is what a leader keeps: its epoch and counter, its synced
@@ -70,8 +86,9 @@ type leaderState struct {
 	epoch     int64
 	counter   int64
 	followers []*server
-	gens      map[*server]uint64 // each follower's regime when it joined
-	heard     map[*server]Time
+	gens      []uint64 // by server: each follower's regime when it joined
+	heard     []Time   // by server: when each follower was last heard from
+	joined    []bool   // by server: whether it follows in this regime
 	tracker   map[int64]*tracked
 	syncs     []pendingSync
 }
@@ -100,7 +117,7 @@ func (s *server) submit(t *txn) {
 		s.propose(t)
 		return
 	}
-	s.toLeader(&peerMsg{kind: pmForward, txn: t})
+	s.toLeader(peerMsg{kind: pmForward, txn: t})
 }
 
 // propose orders t: the leader gives it the next zxid, logs it, and sends
@@ -127,7 +144,7 @@ func (s *server) propose(t *txn) {
 	}
 	s.writeLog(len(s.log), t.zxid)
 	for _, f := range ld.followers {
-		s.sendPeer(&peerMsg{kind: pmPropose, to: f, txn: t})
+		s.sendPeer(peerMsg{kind: pmPropose, to: f, txn: t})
 	}
 }
 
@@ -139,7 +156,15 @@ func (s *server) writeLog(n int, zxid int64) {
 	cfg := &s.w.cfg
 	at := max(s.w.s.now+Time(cfg.DiskDelay)+s.w.jitter(cfg.DiskJitter), s.diskAt)
 	s.diskAt = at
-	s.w.s.schedule(at, &logWrite{s: s, gen: s.gen, n: n, zxid: zxid}, false)
+	var lw *logWrite
+	if k := len(s.w.freeWrites); k > 0 {
+		lw = s.w.freeWrites[k-1]
+		s.w.freeWrites = s.w.freeWrites[:k-1]
+	} else {
+		lw = new(logWrite)
+	}
+	*lw = logWrite{s: s, gen: s.gen, n: n, zxid: zxid}
+	s.w.s.schedule(at, lw, false)
 }
 
 // logWrite is a log write finishing.
@@ -150,16 +175,21 @@ type logWrite struct {
 	zxid int64
 }
 
+// handle finishes the write, then returns lw to the world's pool (it is
+// scheduled once and kept by nothing else).
 func (lw *logWrite) handle() {
 	s := lw.s
-	if s.gen != lw.gen || s.role == roleDown {
+	gen, n, zxid := lw.gen, lw.n, lw.zxid
+	*lw = logWrite{}
+	s.w.freeWrites = append(s.w.freeWrites, lw)
+	if s.gen != gen || s.role == roleDown {
 		return
 	}
-	s.durable = max(s.durable, min(lw.n, len(s.log)))
+	s.durable = max(s.durable, min(n, len(s.log)))
 	if s.role == roleLeading {
-		s.ackFrom(s, lw.zxid)
+		s.ackFrom(s, zxid)
 	} else {
-		s.toLeader(&peerMsg{kind: pmAck, zxid: lw.zxid})
+		s.toLeader(peerMsg{kind: pmAck, zxid: zxid})
 	}
 }
 
@@ -191,7 +221,7 @@ func (s *server) ackFrom(f *server, z int64) {
 		s.commit++
 		z := s.log[s.commit-1].zxid
 		for _, fl := range s.ld.followers {
-			s.sendPeer(&peerMsg{kind: pmCommit, to: fl, zxid: z})
+			s.sendPeer(peerMsg{kind: pmCommit, to: fl, zxid: z})
 		}
 	}
 	s.applyUpTo(s.commit)
@@ -205,7 +235,7 @@ func (s *server) submitSync(req *request) {
 		s.releaseSyncs()
 		return
 	}
-	s.toLeader(&peerMsg{kind: pmSync, req: req})
+	s.toLeader(peerMsg{kind: pmSync, req: req})
 }
 
 // releaseSyncs answers the syncs whose point is now committed (on a leader)
@@ -226,7 +256,7 @@ func (s *server) releaseSyncs() {
 			if p.origin == s {
 				s.syncReached(p.req, z)
 			} else {
-				s.sendPeer(&peerMsg{kind: pmSyncDone, to: p.origin, req: p.req, zxid: z})
+				s.sendPeer(peerMsg{kind: pmSyncDone, to: p.origin, req: p.req, zxid: z})
 			}
 		}
 		ld.syncs = kept
@@ -268,10 +298,10 @@ func (s *server) onPeer(m *peerMsg) {
 	from := m.from
 	if s.role == roleLeading {
 		ld := s.ld
-		if gen, ok := ld.gens[from]; !ok || gen != m.gen {
+		if !ld.joined[from.idx] || ld.gens[from.idx] != m.gen {
 			return // not one of this regime's followers
 		}
-		ld.heard[from] = s.w.s.now
+		ld.heard[from.idx] = s.w.s.now
 		switch m.kind {
 		case pmForward:
 			s.propose(m.txn)
@@ -282,7 +312,7 @@ func (s *server) onPeer(m *peerMsg) {
 			s.releaseSyncs()
 		case pmRevalidate:
 			timeout, ok := ld.revalidate(m.sess, from.idx)
-			s.sendPeer(&peerMsg{kind: pmRevalidated, to: from, sess: m.sess, timeout: timeout, ok: ok, cn: m.cn})
+			s.sendPeer(peerMsg{kind: pmRevalidated, to: from, sess: m.sess, timeout: timeout, ok: ok, cn: m.cn})
 		case pmPong:
 			for _, id := range m.touched {
 				ld.touch(id)
@@ -312,7 +342,7 @@ func (s *server) onPeer(m *peerMsg) {
 	case pmPing:
 		touched := s.touched
 		s.touched = nil
-		s.toLeader(&peerMsg{kind: pmPong, touched: touched})
+		s.toLeader(peerMsg{kind: pmPong, touched: touched})
 	case pmClosed:
 		s.w.lookForLeader(s, "lost its leader")
 	}
@@ -321,8 +351,7 @@ func (s *server) onPeer(m *peerMsg) {
 // dropFollower forgets a follower whose connection closed.
 func (s *server) dropFollower(f *server) {
 	ld := s.ld
-	delete(ld.gens, f)
-	delete(ld.heard, f)
+	ld.joined[f.idx], ld.gens[f.idx], ld.heard[f.idx] = false, 0, 0
 	ld.followers = slices.DeleteFunc(ld.followers, func(x *server) bool { return x == f })
 }
 
@@ -410,7 +439,7 @@ func (s *server) startLeading() {
 		ld := s.ld
 		alive := 1
 		for _, f := range ld.followers {
-			if w.s.now-ld.heard[f] <= limit {
+			if w.s.now-ld.heard[f.idx] <= limit {
 				alive++
 			}
 		}
@@ -419,7 +448,7 @@ func (s *server) startLeading() {
 			return
 		}
 		for _, f := range ld.followers {
-			s.sendPeer(&peerMsg{kind: pmPing, to: f})
+			s.sendPeer(peerMsg{kind: pmPing, to: f})
 		}
 		w.s.background(w.s.now+half, beat)
 	}
