@@ -80,7 +80,7 @@ type trigger struct {
 type Tree struct {
 	nodes      map[string]*znode
 	ephemerals map[int64][]*znode // each session's ephemeral nodes, in no order
-	sessions   map[int64]Time // the live sessions and their timeouts
+	sessions   map[int64]Time     // the live sessions and their timeouts
 	salt       uint64
 	fired      []trigger
 }
