@@ -47,8 +47,11 @@ func TestPredecessorAgreesWithSorting(t *testing.T) {
 		seen := map[string]bool{}
 		for len(kids) < n {
 			k := fmt.Sprintf("%s%010d", prefixes[r.IntN(len(prefixes))], r.IntN(20))
-			if r.IntN(10) == 0 {
+			switch r.IntN(10) {
+			case 0:
 				k = "other" // not sequential: sorts first
+			case 1:
+				k = fmt.Sprintf("%s-%09d", prefixes[r.IntN(len(prefixes))], r.IntN(20)) // past 2³¹: negative
 			}
 			if !seen[k] {
 				seen[k] = true
@@ -69,6 +72,44 @@ func TestPredecessorAgreesWithSorting(t *testing.T) {
 		}
 		if _, found := predecessor(kids, "absent-0000000099"); found {
 			t.Fatalf("trial %d: found a node not among %q", trial, kids)
+		}
+	}
+}
+
+// digitKey says a suffix is all digits exactly when it is, and orders
+// all-digit suffixes as their numbers.
+func TestDigitKey(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	alphabet := "0123456789:;/?-+ a\xff\x80"
+	var digits []string
+	for range 20000 {
+		b := make([]byte, 10)
+		for i := range b {
+			if r.IntN(3) == 0 {
+				b[i] = alphabet[r.IntN(len(alphabet))]
+			} else {
+				b[i] = '0' + byte(r.IntN(10))
+			}
+		}
+		s := "n-" + string(b)
+		all := true
+		for _, c := range b {
+			all = all && c >= '0' && c <= '9'
+		}
+		if _, ok := digitKey(s); ok != all {
+			t.Fatalf("digitKey(%q) says all digits: %v, want %v", s, ok, all)
+		}
+		if all {
+			digits = append(digits, s)
+		}
+	}
+	for i := 1; i < len(digits); i++ {
+		a, b := digits[i-1], digits[i]
+		ka, _ := digitKey(a)
+		kb, _ := digitKey(b)
+		na, nb := sequenceOf(a), sequenceOf(b)
+		if ka.below(kb) != (na < nb) || ka.above(kb) != (na > nb) {
+			t.Fatalf("digitKey orders %q and %q unlike their numbers %d and %d", a, b, na, nb)
 		}
 	}
 }

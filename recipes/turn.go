@@ -27,20 +27,80 @@ type turn struct {
 
 // predecessor is the next lower node than mine among kids, as bySequence
 // orders them ("" if mine is the lowest), and whether mine is among them.
+// It runs once per listing of the lock directory, over every child, so
+// thousands of waiters make it the recipe's hottest loop: a ten-digit
+// suffix (every sequence number below 2³¹) is read as a number in two
+// loads (digitKey), and names are compared only when suffixes tie or one is
+// not all digits.
 func predecessor(kids []string, mine string) (prev string, found bool) {
-	seq := sequenceOf(mine)
-	best := int64(0)
+	mk, mineDigits := digitKey(mine)
+	var pk seqKey
+	prevDigits := false
 	for _, k := range kids {
-		if k == mine {
-			found = true
-			continue
+		kk, kd := digitKey(k)
+		if kd && mineDigits {
+			if kk.above(mk) {
+				continue // above mine: the common case
+			}
+			if kk == mk && k == mine {
+				found = true
+				continue
+			}
+			if !kk.below(mk) && k > mine {
+				continue
+			}
+		} else {
+			if k == mine {
+				found = true
+				continue
+			}
+			if bySequence(k, mine) > 0 {
+				continue
+			}
 		}
-		ks := sequenceOf(k)
-		if compareSequenced(ks, k, seq, mine) < 0 && (prev == "" || compareSequenced(ks, k, best, prev) > 0) {
-			prev, best = k, ks
+		// k is below mine: is it above the best so far?
+		if prev != "" {
+			if kd && prevDigits {
+				if kk.below(pk) || (kk == pk && k < prev) {
+					continue
+				}
+			} else if bySequence(k, prev) < 0 {
+				continue
+			}
 		}
+		prev, pk, prevDigits = k, kk, kd
 	}
 	return prev, found
+}
+
+// seqKey is a ten-digit sequence suffix as two big-endian numbers: comparing
+// them compares the digits, and so the sequence numbers.
+type seqKey struct {
+	hi uint64
+	lo uint16
+}
+
+func (a seqKey) below(b seqKey) bool { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo) }
+func (a seqKey) above(b seqKey) bool { return b.below(a) }
+
+// digitKey is a name's last ten characters as a seqKey, and whether they
+// are all digits (a sequence number, not negative).
+func digitKey(name string) (seqKey, bool) {
+	n := len(name)
+	if n < 10 {
+		return seqKey{}, false
+	}
+	s := name[n-10:]
+	hi := uint64(s[0])<<56 | uint64(s[1])<<48 | uint64(s[2])<<40 | uint64(s[3])<<32 |
+		uint64(s[4])<<24 | uint64(s[5])<<16 | uint64(s[6])<<8 | uint64(s[7])
+	lo := uint16(s[8])<<8 | uint16(s[9])
+	// Every byte '0'–'9' (0x30–0x39): its high nibble is 3, and still is
+	// with 6 added (0x3a–0x3f would carry into 4; no byte carries into the
+	// next, as none exceeds 0x3f + 6).
+	const nib, three, six = 0xf0f0f0f0f0f0f0f0, 0x3030303030303030, 0x0606060606060606
+	ok := hi&nib == three && (hi+six)&nib == three &&
+		lo&0xf0f0 == 0x3030 && (lo+0x0606)&0xf0f0 == 0x3030
+	return seqKey{hi, lo}, ok
 }
 
 // listedBefore is the node listed just before index i (the unsorted

@@ -745,7 +745,9 @@ func (c *Client) children(ctx context.Context, path string, watch bool) ([]strin
 		}
 		return nil, st, nil, err
 	}
-	return rep.children, st, req.leftWatch(), nil
+	// The server's listing is shared with its other readers; the caller
+	// gets its own copy, to sort or change, as go-zookeeper/zk's callers do.
+	return slices.Clone(rep.children), st, req.leftWatch(), nil
 }
 
 // Children implements client.Conn.

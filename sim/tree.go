@@ -21,10 +21,29 @@ type znode struct {
 // listing keeps a node's child names sorted by a salted hash of the name,
 // the order getChildren answers in: unsorted by name, as a real server's
 // hash order is, but fixed for a run. It is kept up to date on every create
-// and delete, so listing costs one copy.
+// and delete. The names are handed out as a shared snapshot (see snapshot),
+// so listing costs nothing until the next change, which copies them once:
+// thousands of waiters listing one lock directory between two writes share
+// one copy.
 type listing struct {
-	keys  []uint64
-	names []string
+	keys   []uint64
+	names  []string
+	shared bool // names has been handed out: copy before changing it
+}
+
+// snapshot is the names as they are now, to be read and never changed:
+// later changes to the listing leave it as it is.
+func (l *listing) snapshot() []string {
+	l.shared = true
+	return l.names[:len(l.names):len(l.names)]
+}
+
+// own makes the names the listing's own again before a change.
+func (l *listing) own() {
+	if l.shared {
+		l.names = slices.Clone(l.names)
+		l.shared = false
+	}
 }
 
 func (l *listing) find(key uint64, name string) (int, bool) {
@@ -42,12 +61,14 @@ func (l *listing) add(key uint64, name string) {
 	if found {
 		return
 	}
+	l.own()
 	l.keys = slices.Insert(l.keys, i, key)
 	l.names = slices.Insert(l.names, i, name)
 }
 
 func (l *listing) remove(key uint64, name string) {
 	if i, found := l.find(key, name); found {
+		l.own()
 		l.keys = slices.Delete(l.keys, i, i+1)
 		l.names = slices.Delete(l.names, i, i+1)
 	}
@@ -337,13 +358,14 @@ func (t *Tree) get(path string) ([]byte, zk.Stat, int32) {
 
 // children returns a node's child names in the tree's listing order: not
 // sorted, as a real server's are not, but fixed for a given run and salt.
-// Recipes must sort them themselves.
+// Recipes must sort them themselves. The names are shared with other
+// readers (listing.snapshot): the caller must not change them.
 func (t *Tree) children(path string) ([]string, zk.Stat, int32) {
 	n := t.nodes[path]
 	if n == nil {
 		return nil, zk.Stat{}, codeNoNode
 	}
-	return slices.Clone(n.listing.names), n.visibleStat(), codeOK
+	return n.listing.snapshot(), n.visibleStat(), codeOK
 }
 
 // link lists name as a child of parent.

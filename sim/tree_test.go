@@ -77,6 +77,7 @@ func sortedChildren(t *testing.T, tr *Tree, path string) []string {
 	if code != codeOK {
 		t.Fatalf("children %q: code %d", path, code)
 	}
+	ch = slices.Clone(ch)
 	slices.Sort(ch)
 	return ch
 }
@@ -1530,3 +1531,32 @@ func TestClientFailedWritesUseZxid(t *testing.T) {
 }
 
 func errOnly(_ string, err error) error { return err }
+
+// A listing handed out is a snapshot: creates and deletes after it (the
+// next writes of the lock directory its reader waits on) leave it as it was,
+// and the tree lists the change.
+func TestChildrenSnapshotUnchangedByLaterWrites(t *testing.T) {
+	tr := newTree(7)
+	mustCreate(t, tr, "/d", "", 0, 0, 1, 0)
+	for i := 0; i < 5; i++ {
+		mustCreate(t, tr, "/d/n-", "", zk.FlagSequence, 0, int64(2+i), 0)
+	}
+	before, _, _ := tr.children("/d")
+	kept := slices.Clone(before)
+	again, _, _ := tr.children("/d")
+	if &again[0] != &before[0] {
+		t.Errorf("two listings with no write between them are separate copies")
+	}
+	mustCreate(t, tr, "/d/n-", "", zk.FlagSequence, 0, 8, 0)
+	if code := tr.delete("/d/n-0000000002", -1, 99); code != codeOK {
+		t.Fatalf("delete: code %d", code)
+	}
+	if !slices.Equal(before, kept) {
+		t.Errorf("a listing changed after it was handed out: %q, was %q", before, kept)
+	}
+	after := sortedChildren(t, tr, "/d")
+	want := []string{"n-0000000000", "n-0000000001", "n-0000000003", "n-0000000004", "n-0000000005"}
+	if !slices.Equal(after, want) {
+		t.Errorf("children after the writes = %q, want %q", after, want)
+	}
+}
