@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
@@ -80,6 +81,11 @@ type SearchResult struct {
 	Failures []Failure `json:"failures"`
 	// Ops is the simulated client operations of every run.
 	Ops uint64 `json:"ops"`
+	// Simulated and Checked add up the runs' time in the simulator and in
+	// checking (Outcome.Simulated, Outcome.Checked), over every worker:
+	// CPU time, more or less, not the search's wall time.
+	Simulated time.Duration `json:"-"`
+	Checked   time.Duration `json:"-"`
 }
 
 // HashString renders a trace hash as the tool prints it.
@@ -109,6 +115,7 @@ func (s Search) Run(ctx context.Context) (*SearchResult, error) {
 	var (
 		next, done, failed atomic.Int64
 		ops                atomic.Uint64
+		simulated, checked atomic.Int64
 		stop               atomic.Bool
 		errOnce            sync.Once
 		runErr             error
@@ -132,6 +139,8 @@ func (s Search) Run(ctx context.Context) (*SearchResult, error) {
 				}
 				ran[i] = true
 				ops.Add(o.Result.Ops)
+				simulated.Add(int64(o.Simulated))
+				checked.Add(int64(o.Checked))
 				if o.Failed() {
 					results[i] = &Failure{Seed: seed, Violations: o.Violations, Schedule: o.Schedule.String(),
 						TraceHash: HashString(o.Result.Hash)}
@@ -148,7 +157,8 @@ func (s Search) Run(ctx context.Context) (*SearchResult, error) {
 		}()
 	}
 	wg.Wait()
-	res := &SearchResult{First: first, Seeds: count, Ops: ops.Load()}
+	res := &SearchResult{First: first, Seeds: count, Ops: ops.Load(),
+		Simulated: time.Duration(simulated.Load()), Checked: time.Duration(checked.Load())}
 	for i := range results {
 		if ran[i] {
 			res.Ran++

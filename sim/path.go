@@ -14,6 +14,11 @@ import (
 // "/queue/" may be the prefix of a sequential node. The server answers a bad
 // path with BadArguments.
 func validServerPath(path string, sequential bool) bool {
+	return plainPath(path) || serverPathRules(path, sequential)
+}
+
+// serverPathRules is validServerPath's full check.
+func serverPathRules(path string, sequential bool) bool {
 	if sequential {
 		path += "1"
 	}
@@ -58,6 +63,11 @@ func validServerPath(path string, sequential bool) bool {
 // does not refuse U+D800–U+EFFF, U+FFFF or characters beyond U+FFFF as the
 // server does.
 func validClientPath(path string, sequential bool) bool {
+	return plainPath(path) || clientPathRules(path, sequential)
+}
+
+// clientPathRules is validClientPath's full check.
+func clientPathRules(path string, sequential bool) bool {
 	if path == "" || path[0] != '/' {
 		return false
 	}
@@ -100,6 +110,25 @@ func validClientPath(path string, sequential bool) bool {
 			return false
 		}
 		w = width
+	}
+	return true
+}
+
+// plainPath reports whether path is absolute, made of printable ASCII other
+// than '.', without an empty component or a trailing '/': such a path is
+// valid by the client's and the server's rules alike (with a digit appended
+// too), which need looking at only for the rest. Almost every path the
+// recipes use is plain; checking it costs one pass over its bytes.
+func plainPath(path string) bool {
+	n := len(path)
+	if n < 2 || path[0] != '/' || path[n-1] == '/' {
+		return false
+	}
+	for i := 1; i < n; i++ {
+		c := path[i]
+		if c < 0x20 || c > 0x7e || c == '.' || (c == '/' && path[i-1] == '/') {
+			return false
+		}
 	}
 	return true
 }

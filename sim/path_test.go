@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -156,5 +157,32 @@ func TestPathParentOf(t *testing.T) {
 		if p, n := parentOf(tc.path); p != tc.parent || n != tc.name {
 			t.Errorf("parentOf(%q) = (%q, %q), want (%q, %q)", tc.path, p, n, tc.parent, tc.name)
 		}
+	}
+}
+
+// A plain path is one both the client's and the server's full rules accept
+// (sequential or not), so the fast check changes no verdict.
+func TestPlainPathsAreValid(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	alphabet := "/ab.0-_~\x1f\x7f é\x00"
+	plain := 0
+	for range 50000 {
+		b := make([]byte, 1+r.IntN(8))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		p := "/" + string(b)
+		if !plainPath(p) {
+			continue
+		}
+		plain++
+		for _, seq := range []bool{false, true} {
+			if !serverPathRules(p, seq) || !clientPathRules(p, seq) {
+				t.Fatalf("plain path %q (sequential %v) refused by the full rules", p, seq)
+			}
+		}
+	}
+	if plain < 1000 {
+		t.Fatalf("only %d plain paths drawn", plain)
 	}
 }

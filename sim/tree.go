@@ -41,7 +41,8 @@ func (l *listing) snapshot() []string {
 // own makes the names the listing's own again before a change.
 func (l *listing) own() {
 	if l.shared {
-		l.names = slices.Clone(l.names)
+		// Room for the change about to be made, and a few more.
+		l.names = append(make([]string, 0, len(l.names)+1+len(l.names)/4), l.names...)
 		l.shared = false
 	}
 }

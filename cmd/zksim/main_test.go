@@ -84,6 +84,10 @@ func TestRunJSON(t *testing.T) {
 	if o.Scenario != "lock-noguid" || o.First != 1 || o.Seeds != 10 || o.Shard != "1/2" || o.Ops == 0 || len(o.Violations) == 0 {
 		t.Fatalf("%+v", o)
 	}
+	// The split of the runs' time between simulating and checking.
+	if o.SimMs+o.CheckMs == 0 || o.CheckShare <= 0 || o.CheckShare >= 1 || o.OpsPerSec <= 0 {
+		t.Fatalf("sim_ms %d, check_ms %d, check_share %v, ops_per_sec %v", o.SimMs, o.CheckMs, o.CheckShare, o.OpsPerSec)
+	}
 	for _, v := range o.Violations {
 		if v.Seed < 1 || v.Seed > 10 || v.Check == "" || v.Kind == "" || v.Schedule == "" || len(v.TraceHash) != 16 {
 			t.Fatalf("violation %+v", v)

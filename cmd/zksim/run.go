@@ -49,8 +49,16 @@ type runOutput struct {
 	Violations []runViolation `json:"violations"`
 	Ops        uint64         `json:"ops"`
 	WallMs     int64          `json:"wall_ms"`
-	Shrunk     *runShrunk     `json:"shrunk,omitempty"`
-	Report     []string       `json:"report,omitempty"`
+	// SimMs and CheckMs add up the runs' time in the simulator and in
+	// checking over every worker; CheckShare is checking's part of the
+	// two, and OpsPerSec the simulated operations per second of
+	// simulator time (per core).
+	SimMs      int64      `json:"sim_ms"`
+	CheckMs    int64      `json:"check_ms"`
+	CheckShare float64    `json:"check_share"`
+	OpsPerSec  float64    `json:"ops_per_sec"`
+	Shrunk     *runShrunk `json:"shrunk,omitempty"`
+	Report     []string   `json:"report,omitempty"`
 }
 
 func runCmd() *cobra.Command {
@@ -110,7 +118,14 @@ bad input.`,
 			}
 			res := v.Result
 			o := runOutput{Scenario: sc.Name, Expected: sc.Expect.String(), Got: v.Got(), AsExpected: v.Matches,
-				First: res.First, Seeds: res.Seeds, Ops: res.Ops, Violations: []runViolation{}}
+				First: res.First, Seeds: res.Seeds, Ops: res.Ops, Violations: []runViolation{},
+				SimMs: res.Simulated.Milliseconds(), CheckMs: res.Checked.Milliseconds()}
+			if total := res.Simulated + res.Checked; total > 0 {
+				o.CheckShare = float64(res.Checked) / float64(total)
+			}
+			if res.Simulated > 0 {
+				o.OpsPerSec = float64(res.Ops) / res.Simulated.Seconds()
+			}
 			if sh.N > 0 {
 				o.Shard = sh.String()
 			}
@@ -196,7 +211,7 @@ func printRun(w io.Writer, o runOutput, report *scenarios.ViolationReport) {
 	if o.Shard != "" {
 		fmt.Fprintf(w, " (shard %s)", o.Shard)
 	}
-	fmt.Fprintf(w, ", %d simulated operations in %dms: ", o.Ops, o.WallMs)
+	fmt.Fprintf(w, ", %d simulated operations in %dms (%.0f%% of the runs' time checking): ", o.Ops, o.WallMs, 100*o.CheckShare)
 	verdict := "as expected"
 	if !o.AsExpected {
 		verdict = "NOT as expected"
