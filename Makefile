@@ -24,9 +24,11 @@ soak:
 explore:
 	$(GO) test -count=1 -timeout 2h ./scenarios -run '^TestExploreRecipes$$' -v -explore
 
-## bench: the performance benchmarks (simulated operations per second, ...)
+## bench: every performance figure measured in one run, printed as one
+## table against its target (zksim bench; the live figure starts a local
+## ensemble). The Go benchmarks: go test -run '^$$' -bench . ./scenarios
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./...
+	$(GO) run ./cmd/zksim bench
 
 ## lint: the rules, vet and staticcheck
 lint: rules

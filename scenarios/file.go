@@ -107,6 +107,7 @@ type fileWorkload struct {
 	Size      int      `yaml:"size"`
 	Failures  int      `yaml:"failures"`
 	Sync      bool     `yaml:"sync"`
+	Together  bool     `yaml:"together"`
 }
 
 type fileRates struct {
@@ -324,7 +325,8 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 		MaxTime: time.Duration(f.Ensemble.MaxTime)}
 	w := f.Workload
 	s.Workload = Workload{Rounds: w.Rounds, Steps: w.Steps, Step: time.Duration(w.Step), Think: time.Duration(w.Think),
-		Fenced: w.Fenced, Careless: w.Careless, Readers: w.Readers, Consumers: w.Consumers, Size: w.Size, Failures: w.Failures, Sync: w.Sync}
+		Fenced: w.Fenced, Careless: w.Careless, Readers: w.Readers, Consumers: w.Consumers, Size: w.Size, Failures: w.Failures, Sync: w.Sync,
+		Together: w.Together}
 
 	for i, fl := range f.Faults {
 		field := fmt.Sprintf("faults[%d]", i)

@@ -117,6 +117,17 @@ func (s Spec) withDefaults() (Spec, *kind, error) {
 	return s, k, nil
 }
 
+// Crowded is s with the given number of clients contending at once, one
+// acquisition (round) each: every client creates its node in the same
+// instant and waits behind all the others (the 10,000-client target, and
+// the herd figures' full queue).
+func (s Spec) Crowded(clients int) Spec {
+	s.Clients = clients
+	s.Workload.Rounds = 1
+	s.Workload.Together = true
+	return s
+}
+
 // DefaultChecks are the checks a spec runs when it names none.
 func DefaultChecks(s Spec) []string {
 	s, _, err := s.withDefaults()

@@ -34,7 +34,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(demoCmd(), listCmd(), runCmd(), replayCmd(), checkCmd(), liveCmd(), ensembleCmd(), reportCmd())
+	root.AddCommand(demoCmd(), listCmd(), runCmd(), replayCmd(), checkCmd(), liveCmd(), ensembleCmd(), reportCmd(), benchCmd())
 	if err := root.Execute(); err != nil {
 		var quiet silentError
 		if errors.As(err, &quiet) {

@@ -12,13 +12,11 @@ import (
 	"github.com/zksim/zksim/client"
 )
 
-// lockContention is the brief's lock-contention workload, written directly
-// against client.Conn: clients × rounds acquisitions of one lock made of
-// ephemeral sequential nodes, each waiter watching the next lower node.
-func lockContention(seed uint64, clients, rounds int) *World {
-	return lockContentionOn(seed, 3, clients, rounds)
-}
-
+// lockContentionOn is a lock workload written directly against
+// client.Conn: clients × rounds acquisitions of one lock made of ephemeral
+// sequential nodes, each waiter watching the next lower node. (The
+// benchmarks run the recipe through the built-in scenario: see
+// scenarios/bench_test.go.)
 func lockContentionOn(seed uint64, servers, clients, rounds int) *World {
 	w, err := New(Config{Seed: seed, Servers: servers})
 	if err != nil {
@@ -63,24 +61,6 @@ func lockContentionOn(seed uint64, servers, clients, rounds int) *World {
 		})
 	}
 	return w
-}
-
-// BenchmarkLockContention reports simulated client operations per second of
-// wall time on one core: 10 clients × 100 acquisitions, three servers with
-// replication.
-func BenchmarkLockContention(b *testing.B) {
-	var ops uint64
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		w := lockContention(uint64(i+1), 10, 100)
-		res := w.Run()
-		if res.Err != nil {
-			b.Fatal(res.Err)
-		}
-		ops += res.Ops
-	}
-	b.ReportMetric(float64(ops)/b.Elapsed().Seconds(), "ops/s")
-	b.ReportMetric(float64(ops)/float64(b.N), "ops/run")
 }
 
 // A sound lock on a healthy ensemble always completes: every acquisition

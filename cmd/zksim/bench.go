@@ -1,0 +1,385 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/zksim/zksim/live"
+	"github.com/zksim/zksim/scenarios"
+)
+
+// benchRow is one figure of `zksim bench`: what was measured, the target
+// it is held to, and whether it met it.
+type benchRow struct {
+	Figure string  `json:"figure"`
+	Value  float64 `json:"value"`
+	Unit   string  `json:"unit"`
+	Target string  `json:"target,omitempty"`
+	// Met is nil for a figure without a target.
+	Met *bool `json:"met,omitempty"`
+	// Detail says how it was measured.
+	Detail string `json:"detail"`
+	shown  string
+}
+
+// benchMachine is what the figures were measured on.
+type benchMachine struct {
+	CPU    string `json:"cpu"`
+	Cores  int    `json:"cores"`
+	Memory string `json:"memory"`
+	Go     string `json:"go"`
+	OS     string `json:"os"`
+	Date   string `json:"date"`
+}
+
+// benchOutput is what `zksim bench --json` prints.
+type benchOutput struct {
+	Machine benchMachine `json:"machine"`
+	Rows    []benchRow   `json:"rows"`
+}
+
+// crowdResult is what the child process of the crowd figure reports.
+type crowdResult struct {
+	Clients    int    `json:"clients"`
+	Ops        uint64 `json:"ops"`
+	SimMs      int64  `json:"sim_ms"`
+	CheckMs    int64  `json:"check_ms"`
+	Violations int    `json:"violations"`
+	PeakRSS    int64  `json:"peak_rss_bytes"`
+}
+
+// childEnv marks a zksim process started by another to measure one figure
+// on its own (a test binary honours it too; see TestMain).
+const childEnv = "ZKSIM_BENCH_CHILD"
+
+func benchCmd() *cobra.Command {
+	var (
+		asJSON, noLive bool
+		simSeeds       int
+		faultSeeds     int
+		crowd          int
+		crowdChild     int
+	)
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure the simulator against its performance targets and print one table",
+		Long: `bench measures, in one run, the figures zksim's performance targets are set
+for, and prints them as one table (or one JSON object with --json):
+
+  - simulated client operations per second of simulator time, one core, on
+    the built-in lock-contention scenario (target: at least 1,000,000);
+  - the share of each run's time spent checking it (target: at most 1/5);
+  - the same scenario on a local live ensemble of three servers (Debian's
+    zookeeper package, installed when missing) against the simulator: the
+    ratio of wall times (target: at least 1,000); --no-live leaves it out;
+  - --crowd clients (default 10,000) contending for one lock at once, one
+    acquisition each, in a process of its own: wall time and peak memory
+    (targets: under 10 s and 1 GiB);
+  - seeds per second of the lock-faults scenario (random crashes, lost
+    replies, partitions, pauses) on every core.
+
+Exit status: 0 when everything was measured (a target missed is shown, not
+an error), 1 when a run failed its checks or could not be made, 2 for bad
+usage.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if crowdChild > 0 {
+				return runCrowdChild(cmd.OutOrStdout(), crowdChild)
+			}
+			if simSeeds < 1 || faultSeeds < 1 || crowd < 1 {
+				return usageError{fmt.Errorf("--sim-seeds, --fault-seeds and --crowd must be at least 1")}
+			}
+			log := cmd.ErrOrStderr()
+			out := benchOutput{Machine: thisMachine()}
+
+			fmt.Fprintf(log, "measuring the simulator: %d runs of lock-contention on one core...\n", simSeeds)
+			speed, err := measureSpeed(simSeeds)
+			if err != nil {
+				return err
+			}
+			perRun := speed.simulated / time.Duration(simSeeds)
+			ops := float64(speed.ops) / speed.simulated.Seconds()
+			out.Rows = append(out.Rows, row("simulated client operations per second, one core", ops, "ops/s",
+				fmt.Sprintf("%s ops/s", thousands(ops)), "≥ 1,000,000", ops >= 1e6,
+				fmt.Sprintf("lock-contention (10 clients × 100 acquisitions, 3 servers), %d seeds, %d operations each, %s of simulator time a run",
+					simSeeds, speed.ops/uint64(simSeeds), perRun.Round(10*time.Microsecond))))
+			share := float64(speed.checked) / float64(speed.simulated+speed.checked)
+			out.Rows = append(out.Rows, row("share of run time spent checking", share, "fraction",
+				fmt.Sprintf("%.2f", share), "≤ 0.20", share <= 0.2,
+				fmt.Sprintf("lock-contention: mutex, liveness and herd checks, %s a run after %s of simulation",
+					(speed.checked/time.Duration(simSeeds)).Round(10*time.Microsecond), perRun.Round(10*time.Microsecond))))
+
+			if !noLive {
+				fmt.Fprintln(log, "measuring the live ensemble: lock-contention on three local servers...")
+				wall, err := measureLive(log)
+				if err != nil {
+					return fmt.Errorf("the live figure (--no-live leaves it out): %w", err)
+				}
+				ratio := wall.Seconds() / perRun.Seconds()
+				out.Rows = append(out.Rows, row("live ensemble ÷ simulator, wall time of lock-contention", ratio, "×",
+					fmt.Sprintf("%s×", thousands(ratio)), "≥ 1,000", ratio >= 1000,
+					fmt.Sprintf("live %s (%.0f acquisitions/s), simulator %s", wall.Round(time.Millisecond),
+						1000/wall.Seconds(), perRun.Round(10*time.Microsecond))))
+			}
+
+			fmt.Fprintf(log, "measuring %d clients contending for one lock, in a process of its own...\n", crowd)
+			cr, wall, err := measureCrowd(crowd)
+			if err != nil {
+				return err
+			}
+			out.Rows = append(out.Rows,
+				row(fmt.Sprintf("%s clients contending for one lock: wall time", thousands(float64(crowd))), wall.Seconds(), "s",
+					fmt.Sprintf("%.1f s", wall.Seconds()), "< 10 s", wall < 10*time.Second,
+					fmt.Sprintf("one acquisition each, all at once: %d operations; simulation %.1f s, checking %.1f s",
+						cr.Ops, float64(cr.SimMs)/1000, float64(cr.CheckMs)/1000)),
+				row(fmt.Sprintf("%s clients contending for one lock: peak memory", thousands(float64(crowd))), float64(cr.PeakRSS), "bytes",
+					fmt.Sprintf("%d MiB", cr.PeakRSS>>20), "< 1 GiB", cr.PeakRSS < 1<<30,
+					"the process's peak resident set size"))
+
+			cores := runtime.GOMAXPROCS(0)
+			fmt.Fprintf(log, "measuring seeds per second with faults: %d seeds of lock-faults on %d cores...\n", faultSeeds, cores)
+			rate, err := measureSeeds(faultSeeds)
+			if err != nil {
+				return err
+			}
+			out.Rows = append(out.Rows, row(fmt.Sprintf("seeds per second with faults, %d cores", cores), rate, "seeds/s",
+				fmt.Sprintf("%s seeds/s", thousands(rate)), "", false,
+				fmt.Sprintf("lock-faults (3 clients × 20 acquisitions, random crashes, lost replies, partitions, pauses), %d seeds", faultSeeds)))
+			out.Rows[len(out.Rows)-1].Met = nil
+
+			w := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				return enc.Encode(out)
+			}
+			printBench(w, out)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	f.BoolVar(&noLive, "no-live", false, "leave out the live ensemble's figure")
+	f.IntVar(&simSeeds, "sim-seeds", 40, "runs of lock-contention for the simulator's speed")
+	f.IntVar(&faultSeeds, "fault-seeds", 400, "seeds of lock-faults for the seeds-per-second figure")
+	f.IntVar(&crowd, "crowd", 10000, "clients contending for one lock at once")
+	f.IntVar(&crowdChild, "crowd-child", 0, "")
+	_ = f.MarkHidden("crowd-child")
+	return cmd
+}
+
+// row makes a figure with a target.
+func row(figure string, value float64, unit, shown, target string, met bool, detail string) benchRow {
+	return benchRow{Figure: figure, Value: value, Unit: unit, Target: target, Met: &met, Detail: detail, shown: shown}
+}
+
+// speedResult adds up runs of lock-contention.
+type speedResult struct {
+	ops                uint64
+	simulated, checked time.Duration
+}
+
+// measureSpeed runs lock-contention on seeds 1..n, one after another on
+// this goroutine, and adds up their operations and their time in the
+// simulator and in checking. Every run must pass its checks.
+func measureSpeed(n int) (speedResult, error) {
+	sc, err := scenarios.LoadScenario("lock-contention")
+	if err != nil {
+		return speedResult{}, err
+	}
+	if _, err := scenarios.Run(sc.Spec, 0, scenarios.Options{}); err != nil { // warm up
+		return speedResult{}, err
+	}
+	runtime.GC()
+	var r speedResult
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		o, err := scenarios.Run(sc.Spec, seed, scenarios.Options{})
+		if err != nil {
+			return r, fmt.Errorf("lock-contention seed %d: %w", seed, err)
+		}
+		if o.Failed() {
+			return r, fmt.Errorf("lock-contention seed %d failed its checks: %v", seed, o.Violations)
+		}
+		r.ops += o.Result.Ops
+		r.simulated += o.Simulated
+		r.checked += o.Checked
+	}
+	return r, nil
+}
+
+// measureLive runs lock-contention once on a local ensemble of three
+// servers and returns the run's wall time (sessions established to the
+// last client's return; the ensemble's start is not counted).
+func measureLive(log io.Writer) (time.Duration, error) {
+	sc, err := scenarios.LoadScenario("lock-contention")
+	if err != nil {
+		return 0, err
+	}
+	e, err := live.StartEnsemble(3, live.EnsembleOptions{Log: log})
+	if err != nil {
+		return 0, err
+	}
+	defer e.Stop()
+	o, err := scenarios.RunLive(sc.Spec, 1, scenarios.LiveOptions{Servers: e.ConnectString(), Ensemble: e})
+	if err != nil {
+		return 0, err
+	}
+	if o.TimedOut || len(o.Violations) > 0 {
+		return 0, fmt.Errorf("lock-contention live: timed out %v, violations %v", o.TimedOut, o.Violations)
+	}
+	return o.Wall, nil
+}
+
+// measureCrowd runs the crowd in a child zksim process, so that its peak
+// memory is its own, and returns what it reported and its wall time.
+func measureCrowd(clients int) (crowdResult, time.Duration, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return crowdResult{}, 0, err
+	}
+	var stdout, stderr bytes.Buffer
+	c := exec.Command(exe, "bench", "--crowd-child", strconv.Itoa(clients))
+	c.Env = append(os.Environ(), childEnv+"=1")
+	c.Stdout, c.Stderr = &stdout, &stderr
+	began := time.Now()
+	err = c.Run()
+	wall := time.Since(began)
+	if err != nil {
+		return crowdResult{}, 0, fmt.Errorf("the crowd of %d clients: %v: %s", clients, err, strings.TrimSpace(stderr.String()))
+	}
+	var r crowdResult
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		return r, 0, fmt.Errorf("the crowd of %d clients answered %q: %w", clients, stdout.String(), err)
+	}
+	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.PeakRSS = ru.Maxrss * 1024 // kilobytes on Linux
+	}
+	if r.Violations > 0 {
+		return r, wall, fmt.Errorf("the crowd of %d clients failed its checks (%d violations)", clients, r.Violations)
+	}
+	return r, wall, nil
+}
+
+// runCrowdChild is the child's side of measureCrowd: one run, reported as
+// JSON on w.
+func runCrowdChild(w io.Writer, clients int) error {
+	sc, err := scenarios.LoadScenario("lock-contention")
+	if err != nil {
+		return err
+	}
+	o, err := scenarios.Run(sc.Spec.Crowded(clients), 1, scenarios.Options{})
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(w).Encode(crowdResult{Clients: clients, Ops: o.Result.Ops, SimMs: o.Simulated.Milliseconds(),
+		CheckMs: o.Checked.Milliseconds(), Violations: len(o.Violations)})
+}
+
+// measureSeeds runs n seeds of lock-faults on every core and returns seeds
+// per second of wall time. Every run must pass its checks.
+func measureSeeds(n int) (float64, error) {
+	sc, err := scenarios.LoadScenario("lock-faults")
+	if err != nil {
+		return 0, err
+	}
+	began := time.Now()
+	res, err := scenarios.Search{Spec: sc.Spec, Seeds: n}.Run(context.Background())
+	if err != nil {
+		return 0, err
+	}
+	wall := time.Since(began)
+	if len(res.Failures) > 0 {
+		return 0, fmt.Errorf("lock-faults seed %d failed its checks: %v", res.Failures[0].Seed, res.Failures[0].Violations)
+	}
+	return float64(res.Ran) / wall.Seconds(), nil
+}
+
+// printBench prints the table: the machine, then a row per figure.
+func printBench(w io.Writer, o benchOutput) {
+	m := o.Machine
+	fmt.Fprintf(w, "zksim bench: %s, %d cores, %s; %s, %s; %s\n\n", m.CPU, m.Cores, m.Memory, m.Go, m.OS, m.Date)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "FIGURE\tMEASURED\tTARGET\tMET")
+	for _, r := range o.Rows {
+		met := "-"
+		if r.Met != nil {
+			met = "no"
+			if *r.Met {
+				met = "yes"
+			}
+		}
+		target := r.Target
+		if target == "" {
+			target = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Figure, r.shown, target, met)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	for _, r := range o.Rows {
+		fmt.Fprintf(w, "  %s: %s\n", r.Figure, r.Detail)
+	}
+}
+
+// thousands renders v rounded, with thousands separated by commas (and one
+// decimal below 10).
+func thousands(v float64) string {
+	if v < 10 {
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	s := strconv.FormatInt(int64(v+0.5), 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// thisMachine describes the machine the figures are measured on.
+func thisMachine() benchMachine {
+	m := benchMachine{CPU: "unknown CPU", Cores: runtime.NumCPU(), Memory: "unknown memory",
+		Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH, Date: time.Now().UTC().Format("2006-01-02")}
+	if v := procField("/proc/cpuinfo", "model name"); v != "" {
+		m.CPU = v
+	}
+	if v := procField("/proc/meminfo", "MemTotal"); v != "" {
+		if kb, err := strconv.ParseInt(strings.Fields(v)[0], 10, 64); err == nil {
+			m.Memory = fmt.Sprintf("%d GiB", (kb+1<<19)>>20)
+		}
+	}
+	return m
+}
+
+// procField is the value of the first "key: value" line of a /proc file.
+func procField(path, key string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary stand in for zksim when a bench figure
+// starts a child process of itself (the crowd's, so its memory is its own).
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// bench measures every figure in one run and prints them as one table or
+// one JSON object: the simulator's speed and checking's share from
+// lock-contention, the crowd in a child process with its peak memory, and
+// seeds per second with faults; each figure with its target and verdict.
+func TestBench(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"bench", "--no-live", "--sim-seeds", "2", "--fault-seeds", "4", "--crowd", "40"}
+	if status := run(append(args, "--json"), &out, &errOut); status != 0 {
+		t.Fatalf("status %d: %s", status, errOut.String())
+	}
+	var o benchOutput
+	if err := json.Unmarshal(out.Bytes(), &o); err != nil {
+		t.Fatalf("%v:\n%s", err, out.String())
+	}
+	if o.Machine.Cores < 1 || o.Machine.Go == "" || o.Machine.Date == "" {
+		t.Errorf("machine %+v", o.Machine)
+	}
+	want := []struct {
+		figure, unit string
+		target       bool
+	}{
+		{"simulated client operations per second, one core", "ops/s", true},
+		{"share of run time spent checking", "fraction", true},
+		{"40 clients contending for one lock: wall time", "s", true},
+		{"40 clients contending for one lock: peak memory", "bytes", true},
+		{"seeds per second with faults", "seeds/s", false},
+	}
+	if len(o.Rows) != len(want) {
+		t.Fatalf("%d rows, want %d: %+v", len(o.Rows), len(want), o.Rows)
+	}
+	for i, w := range want {
+		r := o.Rows[i]
+		if !strings.HasPrefix(r.Figure, w.figure) || r.Unit != w.unit || r.Value <= 0 || (r.Met != nil) != w.target || r.Detail == "" {
+			t.Errorf("row %d = %+v, want %q in %s", i, r, w.figure, w.unit)
+		}
+	}
+	if share := o.Rows[1].Value; share >= 1 {
+		t.Errorf("checking's share %v", share)
+	}
+	// The crowd ran in a process of its own: its peak memory is a process's,
+	// more than a few megabytes, less than this whole test's.
+	if rss := o.Rows[3].Value; rss < 4<<20 || rss > 4<<30 {
+		t.Errorf("the crowd's peak memory %v bytes", rss)
+	}
+
+	out.Reset()
+	if status := run(args, &out, &errOut); status != 0 {
+		t.Fatalf("status %d: %s", status, errOut.String())
+	}
+	for _, s := range []string{"FIGURE", "MEASURED", "TARGET", "MET", "≥ 1,000,000", "< 1 GiB", "cores"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("the table lacks %q:\n%s", s, out.String())
+		}
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for v, want := range map[float64]string{0.25: "0.2", 9.96: "10.0", 10: "10", 999.6: "1,000", 1234567: "1,234,567", 100000: "100,000"} {
+		if got := thousands(v); got != want {
+			t.Errorf("thousands(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
