@@ -12,6 +12,7 @@ import (
 // starts a child process of itself (the crowd's, so its memory is its own).
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
+		tuneGC()
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
