@@ -102,10 +102,9 @@ type World struct {
 	ops     uint64
 	ran     bool
 
-	// freeMsgs and freeWrites are handled messages and log writes, for
-	// reuse: the ensemble's busiest events cost no allocation.
-	freeMsgs   []*peerMsg
-	freeWrites []*logWrite
+	// msgs and writes keep handled messages and log writes for reuse.
+	msgs   pool[peerMsg]
+	writes pool[logWrite]
 
 	violations []string // broken self-checks (see Result.Violations)
 

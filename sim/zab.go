@@ -49,19 +49,12 @@ type peerMsg struct {
 func (m *peerMsg) handle() {
 	w := m.to.w
 	m.to.onPeer(m)
-	*m = peerMsg{}
-	w.freeMsgs = append(w.freeMsgs, m)
+	w.msgs.put(m)
 }
 
 // sendPeer sends v from s to v.to.
 func (s *server) sendPeer(v peerMsg) {
-	var m *peerMsg
-	if n := len(s.w.freeMsgs); n > 0 {
-		m = s.w.freeMsgs[n-1]
-		s.w.freeMsgs = s.w.freeMsgs[:n-1]
-	} else {
-		m = new(peerMsg)
-	}
+	m := s.w.msgs.get()
 	*m = v
 	m.from, m.gen = s, s.gen
 	if s.ld != nil {
@@ -156,13 +149,7 @@ func (s *server) writeLog(n int, zxid int64) {
 	cfg := &s.w.cfg
 	at := max(s.w.s.now+Time(cfg.DiskDelay)+s.w.jitter(cfg.DiskJitter), s.diskAt)
 	s.diskAt = at
-	var lw *logWrite
-	if k := len(s.w.freeWrites); k > 0 {
-		lw = s.w.freeWrites[k-1]
-		s.w.freeWrites = s.w.freeWrites[:k-1]
-	} else {
-		lw = new(logWrite)
-	}
+	lw := s.w.writes.get()
 	*lw = logWrite{s: s, gen: s.gen, n: n, zxid: zxid}
 	s.w.s.schedule(at, lw, false)
 }
@@ -180,8 +167,7 @@ type logWrite struct {
 func (lw *logWrite) handle() {
 	s := lw.s
 	gen, n, zxid := lw.gen, lw.n, lw.zxid
-	*lw = logWrite{}
-	s.w.freeWrites = append(s.w.freeWrites, lw)
+	s.w.writes.put(lw)
 	if s.gen != gen || s.role == roleDown {
 		return
 	}
