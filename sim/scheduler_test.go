@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"context"
+	"math/rand/v2"
+	"slices"
 	"errors"
 	"strings"
 	"testing"
@@ -31,6 +34,38 @@ func TestEventQueueOrdersByTimeThenSequence(t *testing.T) {
 	want := []int{4, 2, 5, 1, 3}
 	if !equalInts(got, want) {
 		t.Fatalf("fired %v, want %v", got, want)
+	}
+}
+
+// Pushes and pops interleaved at random, with ties in time, come out in
+// (time, sequence) order: the heap against a sorted reference.
+func TestEventQueueAgainstSorting(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	var q eventQueue
+	var pending []event
+	seq := uint64(0)
+	for step := 0; step < 20000; step++ {
+		if r.IntN(3) > 0 || len(pending) == 0 {
+			seq++
+			e := event{at: Time(r.IntN(50)), seq: seq}
+			q.push(e.at, e.seq, funcHandler(func() {}), false)
+			pending = append(pending, e)
+			continue
+		}
+		got, _ := q.pop()
+		slices.SortFunc(pending, func(a, b event) int {
+			if a.at != b.at {
+				return cmp.Compare(a.at, b.at)
+			}
+			return cmp.Compare(a.seq, b.seq)
+		})
+		if want := pending[0]; got.at != want.at || got.seq != want.seq {
+			t.Fatalf("step %d: popped (%d, %d), want (%d, %d)", step, got.at, got.seq, want.at, want.seq)
+		}
+		pending = pending[1:]
+		if q.len() != len(pending) {
+			t.Fatalf("step %d: %d queued, want %d", step, q.len(), len(pending))
+		}
 	}
 }
 
