@@ -3,9 +3,9 @@ package sim
 import (
 	"cmp"
 	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
-	"errors"
 	"strings"
 	"testing"
 	"time"
