@@ -430,21 +430,27 @@ func (e *ClientError) Unwrap() error { return e.Err }
 // timer is a foreground event that can be stopped before it fires; a stopped
 // timer no longer keeps a deadlock from being reported.
 type timer struct {
+	s    *Scheduler
 	fn   func()
 	dead bool
 }
 
+// handle fires the timer unless it was stopped. A timer is a background
+// event of its own (no closure to allocate); while armed it counts as a
+// foreground one.
+func (tm *timer) handle() {
+	if !tm.dead {
+		tm.dead = true
+		tm.s.fg--
+		tm.fn()
+	}
+}
+
 // timerAfter arms fn to run d after now, unless stopped first.
 func (s *Scheduler) timerAfter(d Time, fn func()) *timer {
-	tm := &timer{fn: fn}
+	tm := &timer{s: s, fn: fn}
 	s.fg++
-	s.background(s.now+d, func() {
-		if !tm.dead {
-			tm.dead = true
-			s.fg--
-			tm.fn()
-		}
-	})
+	s.schedule(s.now+d, tm, true)
 	return tm
 }
 

@@ -312,8 +312,11 @@ func (s *server) pump(sess *session) {
 		if !r.ready {
 			return
 		}
-		sess.queue[0] = nil
-		sess.queue = sess.queue[1:]
+		// Shift the rest down (a session has a request or two queued),
+		// keeping the queue's array for the next ones.
+		n := copy(sess.queue, sess.queue[1:])
+		sess.queue[n] = nil
+		sess.queue = sess.queue[:n]
 		s.answer(r)
 	}
 }

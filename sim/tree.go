@@ -387,6 +387,8 @@ func (t *Tree) addEphemeral(owner int64, n *znode) {
 }
 
 // dropEphemeral removes n from owner's ephemeral nodes, in constant time.
+// The owner's list stays (empty), for its next ephemeral, until its
+// session closes (dropSession).
 func (t *Tree) dropEphemeral(owner int64, n *znode) {
 	list := t.ephemerals[owner]
 	i := n.ephIdx
@@ -397,10 +399,6 @@ func (t *Tree) dropEphemeral(owner int64, n *znode) {
 	list[i] = list[last]
 	list[i].ephIdx = i
 	list[last] = nil
-	if last == 0 {
-		delete(t.ephemerals, owner)
-		return
-	}
 	t.ephemerals[owner] = list[:last]
 }
 

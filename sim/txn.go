@@ -45,6 +45,7 @@ func (tr *Tree) apply(t *txn) applyResult {
 		for _, p := range tr.sessionEphemerals(t.sess) {
 			tr.delete(p, -1, t.zxid)
 		}
+		delete(tr.ephemerals, t.sess)
 		delete(tr.sessions, t.sess)
 		return res
 	}
