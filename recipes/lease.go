@@ -58,6 +58,15 @@ func NewLease(conn client.Conn, node string, token, czxid int64) *Lease {
 	return l
 }
 
+// ended is a context that has ended: waiting on it polls, answering at
+// once with what has already happened. It is made once: it carries no
+// state, and nothing can revive it.
+var ended = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
 // newLease starts following the session of conn for the lease on node.
 func newLease(conn client.Conn, node string, czxid int64) *Lease {
 	return &Lease{Node: node, Token: sequenceOf(node), Czxid: czxid,
@@ -70,10 +79,8 @@ func (l *Lease) Check() error {
 	if l.careless {
 		return nil
 	}
-	done, cancel := context.WithCancel(context.Background())
-	cancel()
 	for {
-		ev, err := l.events.Next(done)
+		ev, err := l.events.Next(ended)
 		if err != nil {
 			return l.state
 		}

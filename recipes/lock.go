@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/go-zookeeper/zk"
 
@@ -61,7 +62,7 @@ func (l *Lock) Lock(ctx context.Context) (*Lease, error) {
 		l.ready = true
 	}
 	l.tries++
-	guid := fmt.Sprintf("%016x%04x", l.conn.SessionID(), l.tries)
+	guid := lockGUID(l.conn.SessionID(), l.tries)
 	node, err := l.create(ctx, guid) // step 1
 	if err != nil {
 		return nil, err
@@ -120,4 +121,27 @@ func deleteNode(ctx context.Context, conn client.Conn, path string) error {
 		}
 		return err
 	}
+}
+
+// lockGUID names an acquisition for the guid recovery: the session id in
+// sixteen hex digits and the attempt in four at least, as fmt's
+// "%016x%04x" writes them, without its cost on the lock's path.
+func lockGUID(session int64, try int) string {
+	if session < 0 || try < 0 {
+		return fmt.Sprintf("%016x%04x", session, try)
+	}
+	b := make([]byte, 0, 24)
+	b = appendHex(b, uint64(session), 16)
+	b = appendHex(b, uint64(try), 4)
+	return string(b)
+}
+
+// appendHex appends v in hex, zero-padded to width digits.
+func appendHex(b []byte, v uint64, width int) []byte {
+	var d [16]byte
+	digits := strconv.AppendUint(d[:0], v, 16)
+	for i := len(digits); i < width; i++ {
+		b = append(b, '0')
+	}
+	return append(b, digits...)
 }

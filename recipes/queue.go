@@ -424,8 +424,6 @@ func queueFired(w client.Watch) bool {
 	if w == nil {
 		return true
 	}
-	done, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err := w.Wait(done)
+	_, err := w.Wait(ended)
 	return err == nil
 }

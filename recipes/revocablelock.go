@@ -120,9 +120,7 @@ func (r *RevocableLock) check(ctx context.Context, block bool) (bool, error) {
 		}
 		wctx := ctx
 		if !block {
-			done, cancel := context.WithCancel(context.Background())
-			cancel()
-			wctx = done
+			wctx = ended
 		}
 		ev, err := r.watch.Wait(wctx)
 		if err != nil {
