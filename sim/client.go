@@ -481,8 +481,16 @@ func (s *subscription) Next(ctx context.Context) (zk.Event, error) {
 }
 
 func (s *subscription) Close() {
+	if s.closed {
+		return
+	}
 	s.closed = true
 	s.queue = nil
+	// The client forgets it: a lease opens one per acquisition, and
+	// thousands closed would otherwise be walked on every state change.
+	if i := slices.Index(s.c.subs, s); i >= 0 {
+		s.c.subs = slices.Delete(s.c.subs, i, i+1)
+	}
 }
 
 // SessionEvents implements client.Conn.

@@ -346,3 +346,25 @@ func TestSpawnDuringTheRun(t *testing.T) {
 		t.Fatalf("the late client read %q, want hello", got)
 	}
 }
+
+// A closed subscription is forgotten: a lease opens one per acquisition,
+// and a client that took a lock a thousand times keeps none of them.
+func TestClosedSubscriptionsAreForgotten(t *testing.T) {
+	w := newWorld(t, Config{Seed: 3})
+	var open, after int
+	c := w.Spawn("", func(ctx context.Context, c client.Conn) error {
+		keep := c.SessionEvents()
+		for range 1000 {
+			c.SessionEvents().Close()
+		}
+		open = len(w.clients[0].subs)
+		keep.Close()
+		keep.Close() // twice is harmless
+		after = len(w.clients[0].subs)
+		return nil
+	})
+	mustRun(t, w)
+	if open != 1 || after != 0 {
+		t.Errorf("%s keeps %d subscriptions with one open, %d with none; want 1 and 0", c.Name(), open, after)
+	}
+}
