@@ -44,12 +44,29 @@ func clientOf(a sim.Actor) int { return int(a - sim.ClientActor(0)) }
 // A multi is recorded under its first operation's path (the simulator's
 // trace adds " …" to it, which is dropped here), with op "multi".
 func Traffic(tr *sim.Trace) []models.Traffic {
-	var out []models.Traffic
+	recs := tr.Records()
+	n := 0 // the traffic's size, so that it is allocated once
+	for i := range recs {
+		switch r := &recs[i]; r.Kind {
+		case sim.KApply:
+			if r.Code == 0 {
+				n++
+			}
+		case sim.KNotify:
+			n++
+		case sim.KSend:
+			if r.Op != sim.OpPing {
+				n++
+			}
+		}
+	}
+	out := make([]models.Traffic, 0, n)
 	// The apply whose events may follow: its server and zxid, while only
 	// that server's events have been recorded since.
 	applying, applyZxid := sim.WorldActor, int64(0)
 	var applyAt sim.Time
-	for _, r := range tr.Records() {
+	for i := range recs {
+		r := &recs[i]
 		if r.Kind != sim.KNotify || r.From != applying {
 			applying = sim.WorldActor // another record: the apply's events are over
 		}
