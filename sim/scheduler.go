@@ -323,6 +323,9 @@ func (s *Scheduler) step(t *Task) {
 // wakeCancelled wakes every parked task whose context has ended, in the order
 // they parked. It reports whether it woke any.
 func (s *Scheduler) wakeCancelled() bool {
+	if len(s.cancelable) == 0 {
+		return false
+	}
 	var woken []*Task
 	for i := 0; i < len(s.cancelable); {
 		t := s.cancelable[i]
@@ -334,7 +337,9 @@ func (s *Scheduler) wakeCancelled() bool {
 			i++
 		}
 	}
-	slices.SortFunc(woken, func(a, b *Task) int { return cmp.Compare(a.parkSeq, b.parkSeq) })
+	if len(woken) > 1 {
+		slices.SortFunc(woken, func(a, b *Task) int { return cmp.Compare(a.parkSeq, b.parkSeq) })
+	}
 	for _, t := range woken {
 		t.cancelled = true
 		t.wake()
