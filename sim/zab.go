@@ -179,8 +179,15 @@ func (lw *logWrite) handle() {
 	}
 }
 
-// indexOf finds the log entry with zxid z.
+// indexOf finds the log entry with zxid z. Acks and commits are nearly
+// always for the first few entries past the commit point: those are looked
+// at first, the whole log searched only otherwise.
 func (s *server) indexOf(z int64) (int, bool) {
+	for i := s.commit; i < len(s.log) && i < s.commit+4; i++ {
+		if s.log[i].zxid == z {
+			return i, true
+		}
+	}
 	return slices.BinarySearchFunc(s.log, z, func(t *txn, z int64) int {
 		switch {
 		case t.zxid < z:
