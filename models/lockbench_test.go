@@ -16,7 +16,7 @@ func TestGeneratedLockRuns(t *testing.T) {
 	opts := []lockRunOpts{
 		{clients: 3, rounds: 3},
 		{clients: 10, rounds: 10},
-		{clients: 20, rounds: 1},
+		{clients: 50, rounds: 1},
 		{clients: 6, rounds: 8, end: 60 * ms},
 		{clients: 6, rounds: 8, unknown: 0.2, rejected: 0.5},
 		{clients: 6, rounds: 8, end: 70 * ms, unknown: 0.2, rejected: 0.5},
