@@ -1,0 +1,160 @@
+package models
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+)
+
+// The herd and liveness checks were made n·log n; what they say must not
+// have changed. These tests compare them, and the herd figures, with the
+// code they replaced (checkref_test.go) on many random inputs: runs of the
+// lock generator, shared, stopped, cut short and judged against tight
+// bounds, and short random histories and traffic of every kind.
+
+// randomCheckInput is a random input for the herd and liveness checks.
+func randomCheckInput(r *rand.Rand) *Input {
+	if r.IntN(2) == 0 {
+		return randomLockInput(r)
+	}
+	return chaoticInput(r)
+}
+
+// randomLockInput is a generated lock run, changed: some acquires shared,
+// some clients stopped, times made to coincide, tight bounds, a stuck end.
+func randomLockInput(r *rand.Rand) *Input {
+	ms := int64(time.Millisecond)
+	o := lockRunOpts{clients: 1 + r.IntN(8), rounds: 1 + r.IntN(4), herd: r.IntN(3) == 0}
+	switch r.IntN(4) {
+	case 0:
+		o.end = int64(5+r.IntN(40)) * ms
+	case 1:
+		o.unknown, o.rejected = 0.2, 0.3
+	case 2:
+		o.keep = true
+	}
+	run := genLockRun(r.Uint64(), o)
+	in := run.input()
+	if r.IntN(3) == 0 {
+		grain := int64(1+r.IntN(3)) * ms
+		for i := range in.Ops {
+			in.Ops[i].Call = in.Ops[i].Call / grain * grain
+			if in.Ops[i].Return != never {
+				in.Ops[i].Return = in.Ops[i].Return / grain * grain
+			}
+		}
+		for i := range in.Traffic {
+			in.Traffic[i].At = in.Traffic[i].At / grain * grain
+		}
+	}
+	if r.IntN(3) == 0 {
+		for i := range in.Ops {
+			if in.Ops[i].Kind == Acquire && r.IntN(2) == 0 {
+				in.Ops[i].Shared = true
+			}
+		}
+	}
+	for range r.IntN(3) {
+		c := r.IntN(o.clients)
+		in.Ops = append(in.Ops, Operation{Client: c, Kind: Fail, Path: lockRunPath, Result: OK,
+			Call: r.Int64N(in.End + 1), Return: in.End})
+	}
+	if r.IntN(2) == 0 {
+		in.Bound = time.Duration(r.Int64N(20*ms) + 1)
+	}
+	in.Stuck = r.IntN(3) == 0
+	in.Proceed = r.IntN(3)
+	r.Shuffle(len(in.Ops), func(i, j int) { in.Ops[i], in.Ops[j] = in.Ops[j], in.Ops[i] })
+	return in
+}
+
+// chaoticInput is a short random history of every kind of operation on a
+// few objects, at few instants, with random traffic about them.
+func chaoticInput(r *rand.Rand) *Input {
+	paths := []string{"/a", "/b", "/a/x"}
+	kinds := []OpKind{Acquire, Acquire, Release, Use, Put, Take, Pass, Lower, Enter, Leave, Propose, Vote, Fail}
+	results := []Result{OK, OK, OK, Pending, Unknown, Failed}
+	in := &Input{End: 40, Bound: time.Duration(1 + r.IntN(15)), Stuck: r.IntN(2) == 0, Size: r.IntN(4), Proceed: r.IntN(3)}
+	for range r.IntN(25) {
+		call := r.Int64N(35)
+		op := Operation{Client: r.IntN(4), Kind: kinds[r.IntN(len(kinds))], Path: paths[r.IntN(len(paths))],
+			Result: results[r.IntN(len(results))], Call: call, Return: call + r.Int64N(8), Shared: r.IntN(3) == 0,
+			Data: fmt.Sprint("d", r.IntN(3)), OutData: fmt.Sprint("d", r.IntN(3)), Priority: r.IntN(4) / 3}
+		switch op.Result {
+		case Pending:
+			op.Return = in.End
+		case Unknown:
+			op.Return = never
+		}
+		in.Ops = append(in.Ops, op)
+	}
+	events := []string{"NodeDeleted", "NodeChildrenChanged", "NodeCreated", "NodeDataChanged"}
+	tpaths := []string{"/a", "/a/1", "/a/2", "/b", "/b/1", "/a/x", "/a/x/1", "/c"}
+	txns := []string{"delete", "create", "closeSession", "multi", "setData"}
+	for range r.IntN(30) {
+		t := Traffic{At: r.Int64N(40), Server: r.IntN(3), Client: r.IntN(5) - 1, Zxid: r.Int64N(6),
+			Path: tpaths[r.IntN(len(tpaths))], Session: r.Int64N(3)}
+		switch r.IntN(3) {
+		case 0:
+			t.Kind, t.Op, t.Client = Applied, txns[r.IntN(len(txns))], -1
+			if t.Op == "closeSession" && r.IntN(2) == 0 {
+				t.Path = ""
+			}
+		case 1:
+			t.Kind, t.Event = Notified, events[r.IntN(len(events))]
+		default:
+			t.Kind, t.Op, t.Zxid = Sent, []string{"getChildren", "exists", "create", "getData"}[r.IntN(4)], 0
+		}
+		in.Traffic = append(in.Traffic, t)
+	}
+	return in
+}
+
+// TestHerdAndLivenessUnchanged is the differential test of the herd and
+// liveness checks and the herd figures against the code they replaced.
+func TestHerdAndLivenessUnchanged(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 400
+	}
+	r := rand.New(rand.NewPCG(5, 5))
+	found := map[string]int{} // inputs with violations, by check
+	for i := range n {
+		in := randomCheckInput(r)
+		live, herd := checkLiveness(in), checkHerd(in)
+		same(t, i, in, "liveness", live, refCheckLiveness(in))
+		same(t, i, in, "herd", herd, refCheckHerd(in))
+		for _, v := range append(live, herd...) {
+			found[string(v.Kind)+" on "+v.Object[:2]]++
+		}
+		var objects []string
+		for _, op := range in.Ops {
+			if !slices.Contains(objects, op.Path) {
+				objects = append(objects, op.Path)
+			}
+		}
+		objects = append(objects, "/a/1", "/nothing")
+		for _, obj := range objects {
+			same(t, i, in, "HerdOf "+obj, HerdOf(in, obj), refHerdOf(in, obj))
+			same(t, i, in, "VoteHerdOf "+obj, VoteHerdOf(in, obj), refVoteHerdOf(in, obj))
+			same(t, i, in, "QueueListings "+obj, QueueListings(in, obj), refQueueListings(in, obj))
+		}
+	}
+	t.Logf("violations found: %v", found)
+	for _, k := range []string{"liveness on /z", "herd on /z", "liveness on /a", "herd on /a"} {
+		if found[k] < n/20 {
+			t.Errorf("only %d %s violations: too few to compare", found[k], k)
+		}
+	}
+}
+
+// same fails t unless got and want are deeply equal.
+func same(t *testing.T, i int, in *Input, what string, got, want any) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("input %d, %s:\ngot  %+v\nwant %+v\nops:%s\ntraffic: %+v", i, what, got, want, describeOps(in.Ops), in.Traffic)
+	}
+}
