@@ -428,8 +428,11 @@ func okOps(ops []Operation) []Operation {
 // objectsOf is the Paths of the operations of the given kinds, sorted.
 func objectsOf(ops []Operation, kinds ...OpKind) []string {
 	set := map[string]bool{}
-	for _, op := range Of(ops, kinds...) {
-		set[op.Path] = true
+	last := ""
+	for i := range ops {
+		if op := &ops[i]; slices.Contains(kinds, op.Kind) && (len(set) == 0 || op.Path != last) {
+			set[op.Path], last = true, op.Path
+		}
 	}
 	return sortedKeys(set)
 }
