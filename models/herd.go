@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -81,7 +82,8 @@ type HerdStats struct {
 // Every server applies each transaction, so releases are told apart by
 // zxid.
 func HerdOf(in *Input, object string) HerdStats {
-	return herdStats(in, object, deletions(in.Traffic, object))
+	o := newHerdObject(object)
+	return scanReleases(in, o, deletions(in.Traffic, o), true).stats(in)
 }
 
 // VoteHerdOf counts what each write below a two-phased commit's transaction
@@ -90,113 +92,291 @@ func HerdOf(in *Input, object string) HerdStats {
 // object's child watches, is one. The decision, written into the
 // transaction node itself, is not: every site waits for it.
 func VoteHerdOf(in *Input, object string) HerdStats {
-	return herdStats(in, object, writesBelow(in.Traffic, object))
+	o := newHerdObject(object)
+	return scanReleases(in, o, writesBelow(in.Traffic, o), true).stats(in)
 }
 
-// under reports whether path is object or below it.
-func under(path, object string) bool {
-	return path == object || strings.HasPrefix(path, object+"/")
+// herdObject is an object whose traffic is counted, and the prefix of the
+// paths below it.
+type herdObject struct{ path, below string }
+
+func newHerdObject(path string) herdObject { return herdObject{path, path + "/"} }
+
+// under reports whether path is the object or below it.
+func (o herdObject) under(path string) bool {
+	return path == o.path || strings.HasPrefix(path, o.below)
 }
 
-// childOf reports whether path is a child of object.
-func childOf(path, object string) bool {
-	rest, ok := strings.CutPrefix(path, object+"/")
+// childOf reports whether path is a child of the object.
+func (o herdObject) childOf(path string) bool {
+	rest, ok := strings.CutPrefix(path, o.below)
 	return ok && rest != "" && !strings.Contains(rest, "/")
 }
 
-// deletions are the zxids of the transactions that deleted a child of
-// object (see HerdOf).
-func deletions(traffic []Traffic, object string) map[int64]bool {
-	closes := map[int64]bool{}
-	out := map[int64]bool{}
-	for _, t := range traffic {
-		if t.Kind == Applied && t.Op == "closeSession" {
-			closes[t.Zxid] = true
-		}
-	}
-	for _, t := range traffic {
-		switch {
-		case t.Kind == Applied && t.Op == "delete" && childOf(t.Path, object):
-			out[t.Zxid] = true
-		case t.Kind != Notified || t.Zxid == 0:
-		case t.Event == "NodeDeleted" && childOf(t.Path, object):
-			out[t.Zxid] = true
-		case t.Event == "NodeChildrenChanged" && t.Path == object && closes[t.Zxid]:
-			out[t.Zxid] = true
-		}
-	}
-	return out
+// counts reports whether t is one of the records of a release (given its
+// zxid is one): the object's own events, and any other record of the
+// transaction.
+func (o herdObject) counts(t *Traffic) bool {
+	return t.Zxid != 0 && (t.Kind != Notified || o.under(t.Path))
 }
 
-// writesBelow are the zxids of the transactions that wrote below object
-// (see VoteHerdOf).
-func writesBelow(traffic []Traffic, object string) map[int64]bool {
-	out := map[int64]bool{}
-	for _, t := range traffic {
-		below := strings.HasPrefix(t.Path, object+"/")
+// zxidSet is a set of transactions: their zxids, sorted.
+type zxidSet struct {
+	zxids []int64
+	at    int // where the last zxid was found: the next is usually near
+}
+
+// newZxidSet is the set of the given zxids (reordered).
+func newZxidSet(zxids []int64) *zxidSet {
+	slices.Sort(zxids)
+	return &zxidSet{zxids: slices.Compact(zxids)}
+}
+
+// place is z's place in the set, or -1. Traffic comes in order of time,
+// and so, mostly, of zxid: the search starts where the last one ended.
+func (s *zxidSet) place(z int64) int {
+	zs := s.zxids
+	k := s.at
+	switch {
+	case k < len(zs) && zs[k] == z:
+		return k
+	case k+1 < len(zs) && zs[k+1] == z:
+		s.at = k + 1
+		return k + 1
+	case k < len(zs) && zs[k] < z && (k+1 == len(zs) || zs[k+1] > z):
+		return -1 // between this one and the next
+	}
+	k, found := slices.BinarySearch(zs, z)
+	if !found {
+		return -1
+	}
+	s.at = k
+	return k
+}
+
+// deletions are the zxids of the transactions that deleted a child of
+// the object (see HerdOf).
+func deletions(traffic []Traffic, o herdObject) *zxidSet {
+	var closes, out []int64
+	var children []int64 // the transactions that fired the object's child watches
+	// found: the transaction is the last one found (every server applies
+	// it, usually one after another).
+	found := func(z int64) bool { return len(out) > 0 && out[len(out)-1] == z }
+	for i := range traffic {
+		t := &traffic[i]
+		switch {
+		case t.Zxid == 0: // no transaction's (a release's zxid is never 0)
+		case t.Kind == Applied:
+			if t.Op == "closeSession" {
+				closes = append(closes, t.Zxid)
+			}
+			if t.Op == "delete" && !found(t.Zxid) && o.childOf(t.Path) {
+				out = append(out, t.Zxid)
+			}
+		case t.Kind != Notified:
+		case t.Event == "NodeDeleted" && !found(t.Zxid) && o.childOf(t.Path):
+			out = append(out, t.Zxid)
+		case t.Event == "NodeChildrenChanged" && t.Path == o.path:
+			children = append(children, t.Zxid)
+		}
+	}
+	// A session's end is a release when it fired the child watches.
+	if len(children) > 0 {
+		slices.Sort(closes)
+		for _, z := range children {
+			if _, found := slices.BinarySearch(closes, z); found {
+				out = append(out, z)
+			}
+		}
+	}
+	return newZxidSet(out)
+}
+
+// writesBelow are the zxids of the transactions that wrote below the
+// object (see VoteHerdOf).
+func writesBelow(traffic []Traffic, o herdObject) *zxidSet {
+	var out []int64
+	for i := range traffic {
+		t := &traffic[i]
+		below := strings.HasPrefix(t.Path, o.below)
 		switch {
 		case t.Kind == Applied && below:
-			out[t.Zxid] = true
+			out = append(out, t.Zxid)
 		case t.Kind != Notified || t.Zxid == 0:
-		case below, t.Event == "NodeChildrenChanged" && t.Path == object:
-			out[t.Zxid] = true
+		case below, t.Event == "NodeChildrenChanged" && t.Path == o.path:
+			out = append(out, t.Zxid)
 		}
 	}
-	return out
+	return newZxidSet(out)
 }
 
-// herdStats counts the cost of the releases whose zxids are given.
-func herdStats(in *Input, object string, zxids map[int64]bool) HerdStats {
-	st := HerdStats{Object: object, Releases: []ReleaseTraffic{}, Servers: []ServerTraffic{}}
-	byZxid := map[int64]*ReleaseTraffic{}
-	woken := map[int64]map[int]bool{}
-	applied := map[int64]bool{}
-	servers := 0
-	for _, t := range in.Traffic {
-		servers = max(servers, t.Server+1)
-		if t.Zxid == 0 || !zxids[t.Zxid] || t.Kind == Notified && !under(t.Path, object) {
+// releaseScan is an object's releases as scanReleases found them, in
+// order of time (then of zxid), without the requests they cost.
+type releaseScan struct {
+	o        herdObject
+	releases []scannedRelease
+	clients  []int // each release's woken clients, sorted: clients[r.from:r.to]
+	servers  int   // the number of servers
+}
+
+// scannedRelease is one release, in short.
+type scannedRelease struct {
+	zxid, at      int64
+	notifications int32
+	from, to      int32 // its clients in releaseScan.clients
+	// detail, when the scan was asked for it: what releaseDetail says.
+	detail *releaseDetail
+}
+
+// releaseDetail is what a release's transaction was: see ReleaseTraffic.
+type releaseDetail struct {
+	op, path string
+	session  int64
+}
+
+// add updates d with t, the next record of its release (applied is
+// whether one before it was Applied).
+func (d *releaseDetail) add(t *Traffic, o herdObject) {
+	switch t.Kind {
+	case Applied:
+		d.op, d.session = t.Op, t.Session
+		if t.Op != "closeSession" && d.path == "" {
+			d.path = t.Path
+		}
+	case Notified:
+		if t.Event == "NodeDeleted" && o.childOf(t.Path) && d.op != "delete" {
+			d.path = t.Path // what a multi or a session's end deleted
+		}
+	}
+}
+
+// scanReleases finds the object's releases (the transactions in zxids),
+// with what each transaction was when details is set.
+func scanReleases(in *Input, o herdObject, zxids *zxidSet, details bool) *releaseScan {
+	sc := &releaseScan{o: o}
+	rs := make([]scannedRelease, len(zxids.zxids)) // by place in zxids
+	var ds []releaseDetail
+	if details {
+		ds = make([]releaseDetail, len(rs))
+	}
+	const seen, applied = 1, 2
+	flags := make([]uint8, len(rs))
+	type wake struct{ release, client int32 }
+	var woke []wake // who each release notified, in order
+	for i := range in.Traffic {
+		t := &in.Traffic[i]
+		sc.servers = max(sc.servers, t.Server+1)
+		if !o.counts(t) {
 			continue
 		}
-		r := byZxid[t.Zxid]
-		if r == nil {
-			r = &ReleaseTraffic{Zxid: t.Zxid, At: t.At}
-			byZxid[t.Zxid] = r
-			woken[t.Zxid] = map[int]bool{}
+		k := zxids.place(t.Zxid)
+		if k < 0 {
+			continue
+		}
+		r := &rs[k]
+		if flags[k]&seen == 0 {
+			flags[k] |= seen
+			r.zxid, r.at = t.Zxid, t.At
 		}
 		switch t.Kind {
 		case Applied:
-			if !applied[t.Zxid] || t.At < r.At {
-				r.At = t.At
+			if flags[k]&applied == 0 || t.At < r.at {
+				r.at = t.At
 			}
-			applied[t.Zxid] = true
-			r.Op, r.Session = t.Op, t.Session
-			if t.Op != "closeSession" && r.Path == "" {
-				r.Path = t.Path
-			}
+			flags[k] |= applied
 		case Notified:
-			if !applied[t.Zxid] {
-				r.At = min(r.At, t.At)
+			if flags[k]&applied == 0 {
+				r.at = min(r.at, t.At)
 			}
-			if t.Event == "NodeDeleted" && childOf(t.Path, object) && r.Op != "delete" {
-				r.Path = t.Path // what a multi or a session's end deleted
-			}
-			r.Notifications++
-			woken[t.Zxid][t.Client] = true
+			r.notifications++
+			woke = append(woke, wake{int32(k), int32(t.Client)})
+		}
+		if details {
+			ds[k].add(t, o)
 		}
 	}
-	for _, z := range sortedKeys(byZxid) {
-		r := byZxid[z]
-		r.Clients = sortedKeys(woken[z])
-		r.Woken = len(r.Clients)
-		st.Releases = append(st.Releases, *r)
+	// Each release's clients, sorted, in one array.
+	from := make([]int32, len(rs)+1)
+	for _, w := range woke {
+		from[w.release+1]++
 	}
-	slices.SortStableFunc(st.Releases, func(a, b ReleaseTraffic) int { return cmp.Compare(a.At, b.At) })
-	st.Servers = make([]ServerTraffic, servers)
+	for k := 1; k < len(from); k++ {
+		from[k] += from[k-1]
+	}
+	sc.clients = make([]int, len(woke))
+	next := slices.Clone(from[:len(rs)])
+	for _, w := range woke {
+		sc.clients[next[w.release]] = int(w.client)
+		next[w.release]++
+	}
+	n := 0
+	for k := range rs {
+		if flags[k]&seen == 0 {
+			continue
+		}
+		cs := sc.clients[from[k]:from[k+1]]
+		slices.Sort(cs)
+		r := rs[k]
+		r.from, r.to = from[k], from[k]+int32(len(slices.Compact(cs)))
+		if details {
+			r.detail = &ds[k]
+		}
+		rs[n] = r
+		n++
+	}
+	sc.releases = rs[:n]
+	slices.SortStableFunc(sc.releases, func(a, b scannedRelease) int { return cmp.Compare(a.at, b.at) })
+	return sc
+}
+
+// release is the k-th release in full, its detail found again in the
+// traffic if the scan did not keep it.
+func (sc *releaseScan) release(in *Input, k int) ReleaseTraffic {
+	r := sc.releases[k]
+	cs := sc.clients[r.from:r.to:r.to]
+	out := ReleaseTraffic{Zxid: r.zxid, At: r.at, Woken: len(cs), Clients: cs, Notifications: int(r.notifications)}
+	d := r.detail
+	if d == nil {
+		d = &releaseDetail{}
+		for i := range in.Traffic {
+			if t := &in.Traffic[i]; t.Zxid == r.zxid && sc.o.counts(t) {
+				d.add(t, sc.o)
+			}
+		}
+	}
+	out.Op, out.Path, out.Session = d.op, d.path, d.session
+	return out
+}
+
+// wokenPerRelease is the mean number of clients a release woke.
+func (sc *releaseScan) wokenPerRelease() float64 {
+	if len(sc.releases) == 0 {
+		return 0
+	}
+	woke := 0
+	for _, r := range sc.releases {
+		woke += int(r.to - r.from)
+	}
+	return float64(woke) / float64(len(sc.releases))
+}
+
+// stats is the scan as HerdStats, with the requests each release cost:
+// those on the object or below sent from its time until the next
+// release's.
+func (sc *releaseScan) stats(in *Input) HerdStats {
+	st := HerdStats{Object: sc.o.path, Releases: make([]ReleaseTraffic, len(sc.releases)),
+		Servers: make([]ServerTraffic, sc.servers)}
+	for k := range sc.releases {
+		st.Releases[k] = sc.release(in, k)
+	}
 	for i := range st.Servers {
 		st.Servers[i].Server = i
 	}
-	for _, t := range in.Traffic {
-		if !under(t.Path, object) || t.Server < 0 {
+	rs := st.Releases
+	k := -1 // the last release at or before the previous request
+	for i := range in.Traffic {
+		t := &in.Traffic[i]
+		if t.Server < 0 || !sc.o.under(t.Path) {
 			continue
 		}
 		switch t.Kind {
@@ -207,24 +387,23 @@ func herdStats(in *Input, object string, zxids map[int64]bool) HerdStats {
 			st.Servers[t.Server].Requests++
 			st.Requests++
 			// The release whose interval holds the request: the last
-			// one applied at or before it.
-			i, found := slices.BinarySearchFunc(st.Releases, t.At, func(r ReleaseTraffic, at int64) int {
-				return cmp.Compare(r.At, at)
-			})
-			for found && i+1 < len(st.Releases) && st.Releases[i+1].At == t.At {
-				i++
+			// one at or before it (traffic comes in order of time, so
+			// it is usually the one before, or the next).
+			if k >= 0 && rs[k].At > t.At || k+1 < len(rs) && rs[k+1].At <= t.At {
+				if k+2 < len(rs) && rs[k+1].At <= t.At && rs[k+2].At > t.At {
+					k++
+				} else {
+					k = sort.Search(len(rs), func(j int) bool { return rs[j].At > t.At }) - 1
+				}
 			}
-			if !found {
-				i--
-			}
-			if i >= 0 {
-				st.Releases[i].Requests++
+			if k >= 0 {
+				rs[k].Requests++
 			}
 		}
 	}
-	if n := len(st.Releases); n > 0 {
+	if n := len(rs); n > 0 {
 		var notes, reqs, woke int
-		for _, r := range st.Releases {
+		for _, r := range rs {
 			notes += r.Notifications
 			reqs += r.Requests
 			woke += r.Woken
@@ -262,24 +441,56 @@ type Listings struct {
 // sent while items were waiting (see Listings).
 func QueueListings(in *Input, queue string) Listings {
 	st := Listings{Queue: queue}
-	var puts, takes []Operation
-	for _, op := range in.Ops {
-		switch {
+	var puts []timeSpan // each put's [Call, Return], by Call
+	var takes []Operation
+	for i := range in.Ops {
+		switch op := &in.Ops[i]; {
 		case op.Path != queue:
 		case op.Kind == Put:
-			puts = append(puts, op)
+			puts = append(puts, timeSpan{op.Call, op.Return})
 		case op.Kind == Take:
-			takes = append(takes, op)
+			takes = append(takes, *op)
 		}
 	}
 	slices.SortStableFunc(takes, func(a, b Operation) int {
 		return cmp.Or(cmp.Compare(a.Client, b.Client), cmp.Compare(a.Call, b.Call))
 	})
-	var listings []Traffic
-	for _, t := range in.Traffic {
-		if t.Kind == Sent && t.Op == "getChildren" && t.Path == queue {
-			listings = append(listings, t)
+	// A put was under way during [from, to] when one called by to
+	// returned at from or later: the latest return among the puts called
+	// by each put's call.
+	slices.SortFunc(puts, func(a, b timeSpan) int { return cmp.Compare(a.from, b.from) })
+	latest := make([]int64, len(puts))
+	for k, p := range puts {
+		latest[k] = p.to
+		if k > 0 {
+			latest[k] = max(latest[k], latest[k-1])
 		}
+	}
+	putDuring := func(from, to int64) bool {
+		k := sort.Search(len(puts), func(k int) bool { return puts[k].from > to }) - 1
+		return k >= 0 && latest[k] >= from
+	}
+	// The listings, by client and time.
+	type listing struct {
+		client int
+		at     int64
+	}
+	var listings []listing
+	for i := range in.Traffic {
+		if t := &in.Traffic[i]; t.Kind == Sent && t.Op == "getChildren" && t.Path == queue {
+			listings = append(listings, listing{t.Client, t.At})
+		}
+	}
+	slices.SortFunc(listings, func(a, b listing) int { return cmp.Or(cmp.Compare(a.client, b.client), cmp.Compare(a.at, b.at)) })
+	// listed is how many listings client c sent during [from, to).
+	listed := func(c int, from, to int64) int {
+		lo := sort.Search(len(listings), func(k int) bool {
+			return listings[k].client > c || listings[k].client == c && listings[k].at >= from
+		})
+		hi := sort.Search(len(listings), func(k int) bool {
+			return listings[k].client > c || listings[k].client == c && listings[k].at >= to
+		})
+		return max(0, hi-lo)
 	}
 	for i, take := range takes {
 		if take.Result != OK {
@@ -290,19 +501,13 @@ func QueueListings(in *Input, queue string) Listings {
 		if i > 0 && takes[i-1].Client == take.Client {
 			from = takes[i-1].Call
 		}
-		if slices.ContainsFunc(puts, func(p Operation) bool { return p.Call <= take.Return && p.Return >= from }) {
+		if putDuring(from, take.Return) {
 			continue // an item arrived meanwhile: a new listing may be needed to see it
 		}
 		st.Judged++
-		n := 0
-		for _, l := range listings {
-			// [Call, Return): the client's next call may send at the
-			// instant this one returns.
-			if l.Client == take.Client && l.At >= take.Call && l.At < take.Return {
-				n++
-			}
-		}
-		if n > 0 {
+		// [Call, Return): the client's next call may send at the instant
+		// this one returns.
+		if n := listed(take.Client, take.Call, take.Return); n > 0 {
 			st.Listings += n
 			st.Relisted = append(st.Relisted, take)
 		}
@@ -355,33 +560,39 @@ func checkHerd(in *Input) []Violation {
 		proceed = 1
 	}
 	var out []Violation
+	// The releases, without the requests they cost (the check does not
+	// judge them), and what each transaction was only where it is judged.
+	releasesOf := func(obj string, zxids func([]Traffic, herdObject) *zxidSet, details bool) *releaseScan {
+		o := newHerdObject(obj)
+		return scanReleases(in, o, zxids(in.Traffic, o), details)
+	}
 	for _, obj := range objectsOf(in.Ops, Acquire) {
-		st := HerdOf(in, obj)
+		sc := releasesOf(obj, deletions, false)
 		shared := sharedAcquires(in.Ops, obj)
-		out = append(out, judgeReleases(in, st, func(_ int, r ReleaseTraffic) int {
-			return proceed + sharedWaiters(shared, r)
+		out = append(out, judgeReleases(in, sc, func(_ int, r scannedRelease) int {
+			return proceed + shared.waiters(r.at, sc.clients[r.from:r.to])
 		}, "releases", "a release should wake only the next waiter")...)
 	}
 	for _, obj := range objectsOf(in.Ops, Enter) {
-		st := HerdOf(in, obj)
+		sc := releasesOf(obj, deletions, true)
 		// The last process out is the last deletion that woke anyone:
 		// sessions ending afterwards (their ready node, say) wake nobody.
 		last := -1
-		for i, r := range st.Releases {
-			if r.Woken > 0 {
+		for i, r := range sc.releases {
+			if r.to > r.from {
 				last = i
 			}
 		}
-		out = append(out, judgeReleases(in, st, func(i int, r ReleaseTraffic) int {
-			if i == last || r.Op == "closeSession" {
-				return r.Woken // the last process out, or a failed one
+		out = append(out, judgeReleases(in, sc, func(i int, r scannedRelease) int {
+			if i == last || r.detail.op == "closeSession" {
+				return int(r.to - r.from) // the last process out, or a failed one
 			}
 			return proceed
 		}, "processes leaving", "a process leaving should wake at most the lowest process, until the last one leaves")...)
 	}
 	for _, obj := range objectsOf(in.Ops, Propose, Vote) {
-		st := VoteHerdOf(in, obj)
-		out = append(out, judgeReleases(in, st, func(int, ReleaseTraffic) int { return proceed },
+		sc := releasesOf(obj, writesBelow, false)
+		out = append(out, judgeReleases(in, sc, func(int, scannedRelease) int { return proceed },
 			"writes below the transaction node", "only the coordinator needs to see a vote; the sites wait for the decision")...)
 	}
 	for _, obj := range objectsOf(in.Ops, Put, Take) {
@@ -392,55 +603,59 @@ func checkHerd(in *Input) []Violation {
 	return out
 }
 
+// sharedAcquisitions are the acquisitions of a shared lock on an object,
+// [Call, Return] by client.
+type sharedAcquisitions map[int][]timeSpan
+
 // sharedAcquires are the acquisitions of a shared lock on obj in ops.
-func sharedAcquires(ops []Operation, obj string) []Operation {
-	var out []Operation
-	for _, op := range ops {
-		if op.Kind == Acquire && op.Path == obj && op.Shared {
-			out = append(out, op)
+func sharedAcquires(ops []Operation, obj string) sharedAcquisitions {
+	out := sharedAcquisitions{}
+	for i := range ops {
+		if op := &ops[i]; op.Kind == Acquire && op.Path == obj && op.Shared {
+			out[op.Client] = append(out[op.Client], timeSpan{op.Call, op.Return})
 		}
 	}
 	return out
 }
 
-// sharedWaiters is the number of clients r woke that were waiting for a
-// shared lock: that called one of shared before r and had not had it yet.
-func sharedWaiters(shared []Operation, r ReleaseTraffic) int {
+// waiters is the number of the clients a release at woke that were
+// waiting for a shared lock: that called one of shared before it and had
+// not had it yet.
+func (shared sharedAcquisitions) waiters(at int64, woken []int) int {
 	if len(shared) == 0 {
 		return 0
 	}
 	n := 0
-	for _, c := range r.Clients {
-		if slices.ContainsFunc(shared, func(op Operation) bool {
-			return op.Client == c && op.Call <= r.At && r.At <= op.Return
-		}) {
+	for _, c := range woken {
+		if slices.ContainsFunc(shared[c], func(s timeSpan) bool { return s.from <= at && at <= s.to }) {
 			n++
 		}
 	}
 	return n
 }
 
-// judgeReleases reports the worst of st's releases (named by noun) that
+// judgeReleases reports the worst of sc's releases (named by noun) that
 // woke more clients than allowed says may proceed (given each release and
 // its index), if any did; why says what the object's waiters should do
 // instead. The worst wakes the most clients beyond those allowed; the
 // earliest of equals.
-func judgeReleases(in *Input, st HerdStats, allowed func(i int, r ReleaseTraffic) int, noun, why string) []Violation {
-	worst, worstAllowed, over := -1, 0, 0
-	for i, r := range st.Releases {
+func judgeReleases(in *Input, sc *releaseScan, allowed func(i int, r scannedRelease) int, noun, why string) []Violation {
+	worst, worstOver, worstAllowed, over := -1, 0, 0, 0
+	for i, r := range sc.releases {
 		a := allowed(i, r)
-		if r.Woken <= a {
+		woken := int(r.to - r.from)
+		if woken <= a {
 			continue
 		}
 		over++
-		if worst < 0 || r.Woken-a > st.Releases[worst].Woken-worstAllowed {
-			worst, worstAllowed = i, a
+		if worst < 0 || woken-a > worstOver {
+			worst, worstOver, worstAllowed = i, woken-a, a
 		}
 	}
 	if worst < 0 {
 		return nil
 	}
-	r := st.Releases[worst]
+	r := sc.release(in, worst)
 	var names []string
 	for _, c := range r.Clients {
 		names = append(names, fmt.Sprintf("c%d", c+1))
@@ -448,9 +663,9 @@ func judgeReleases(in *Input, st HerdStats, allowed func(i int, r ReleaseTraffic
 	msg := fmt.Sprintf("%s at %s woke %d clients (%s); %d can proceed. %d of %d %s woke more than could proceed, "+
 		"%.1f clients each on average: %s (the herd effect)",
 		describeRelease(r), in.Since(r.At), r.Woken, strings.Join(names, ", "), worstAllowed,
-		over, len(st.Releases), noun, st.WokenPerRelease, why)
-	return []Violation{{Check: "herd", Kind: Herd, Object: st.Object, At: r.At, Message: msg,
-		Ops: opsAt(in, st.Object, r)}}
+		over, len(sc.releases), noun, sc.wokenPerRelease(), why)
+	return []Violation{{Check: "herd", Kind: Herd, Object: sc.o.path, At: r.At, Message: msg,
+		Ops: opsAt(in, sc.o.path, r)}}
 }
 
 // describeRelease names a release's transaction as a person reads it.
@@ -470,9 +685,11 @@ func describeRelease(r ReleaseTraffic) string {
 // happened, by client.
 func opsAt(in *Input, obj string, r ReleaseTraffic) []Operation {
 	var out []Operation
-	for _, op := range in.Ops {
-		if op.Path == obj && op.Call <= r.At && r.At <= op.Return && slices.Contains(r.Clients, op.Client) {
-			out = append(out, op)
+	for _, op := range in.Ops { // r.Clients are sorted
+		if op.Path == obj && op.Call <= r.At && r.At <= op.Return {
+			if _, woken := slices.BinarySearch(r.Clients, op.Client); woken {
+				out = append(out, op)
+			}
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Operation) int {

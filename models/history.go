@@ -383,14 +383,62 @@ func opsByPath(ops []Operation, kinds ...OpKind) ([]string, map[string][]Operati
 	return paths, byPath
 }
 
+// indicesByPath is opsByPath by index: the indices of the operations of
+// ops of the given kinds, grouped by Path, each group sorted as sortOps
+// sorts (and by index between equals), and the paths sorted.
+func indicesByPath(ops []Operation, kinds ...OpKind) ([]string, map[string][]int32) {
+	byPath := map[string][]int32{}
+	var cur []int32 // the indices of curPath (ops on a path often come together)
+	curPath, have := "", false
+	for i := range ops {
+		op := &ops[i]
+		if !slices.Contains(kinds, op.Kind) {
+			continue
+		}
+		if !have || op.Path != curPath {
+			if have {
+				byPath[curPath] = cur
+			}
+			curPath, cur, have = op.Path, byPath[op.Path], true
+		}
+		cur = append(cur, int32(i))
+	}
+	if have {
+		byPath[curPath] = cur
+	}
+	paths := make([]string, 0, len(byPath))
+	for p, idx := range byPath {
+		paths = append(paths, p)
+		slices.SortFunc(idx, func(i, j int32) int {
+			if c := compareOps(&ops[i], &ops[j]); c != 0 {
+				return c
+			}
+			return cmp.Compare(i, j)
+		})
+	}
+	slices.Sort(paths)
+	return paths, byPath
+}
+
 // sortOps orders operations by call, then return, client, kind and data:
 // a total order for what a history can tell apart, so output is the same
 // whatever order the history came in.
 func sortOps(ops []Operation) {
-	slices.SortStableFunc(ops, func(a, b Operation) int {
-		return cmp.Or(cmp.Compare(a.Call, b.Call), cmp.Compare(a.Return, b.Return), cmp.Compare(a.Client, b.Client),
-			strings.Compare(string(a.Kind), string(b.Kind)), strings.Compare(a.Data, b.Data), strings.Compare(a.OutData, b.OutData))
-	})
+	slices.SortStableFunc(ops, func(a, b Operation) int { return compareOps(&a, &b) })
+}
+
+// compareOps is sortOps' order.
+func compareOps(a, b *Operation) int {
+	switch {
+	case a.Call != b.Call:
+		return cmp.Compare(a.Call, b.Call)
+	case a.Return != b.Return:
+		return cmp.Compare(a.Return, b.Return)
+	case a.Client != b.Client:
+		return cmp.Compare(a.Client, b.Client)
+	}
+	return cmp.Or(strings.Compare(string(a.Kind), string(b.Kind)), strings.Compare(a.Data, b.Data),
+		strings.Compare(a.OutData, b.OutData))
 }
 
 // clientsOf is the distinct clients of ops, sorted.
@@ -428,8 +476,11 @@ func okOps(ops []Operation) []Operation {
 // objectsOf is the Paths of the operations of the given kinds, sorted.
 func objectsOf(ops []Operation, kinds ...OpKind) []string {
 	set := map[string]bool{}
-	for _, op := range Of(ops, kinds...) {
-		set[op.Path] = true
+	last := ""
+	for i := range ops {
+		if op := &ops[i]; slices.Contains(kinds, op.Kind) && (len(set) == 0 || op.Path != last) {
+			set[op.Path], last = true, op.Path
+		}
 	}
 	return sortedKeys(set)
 }

@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -28,6 +29,25 @@ type Model struct {
 	// Prepare, when set, rewrites an object's operations before they are
 	// checked (for example to order them or drop what cannot matter).
 	Prepare func(ops []Operation) []Operation
+	// Narrow, when set, speeds up the verdict on an object's operations
+	// (as Prepare left them): it splits them into parts that porcupine
+	// checks one by one, each from Init, with intervals narrowed to what
+	// every linearization respects anyway, such that every part is
+	// linearizable exactly when the whole is. Each model's Narrow proves
+	// that it keeps every verdict (see mutexParts, fencedParts). Only the
+	// verdict comes from the parts: an object that fails is checked again
+	// as Prepare left it, for the violation and the visualization, so that
+	// they show the intervals recorded. ops must not be changed.
+	Narrow func(ops []Operation) [][]Operation
+	// Witness, when set, proposes a linearization of an object's
+	// operations (as Prepare left them): every index of ops once, in the
+	// order the object would have taken them had it behaved. CheckModel
+	// replays the order with Step and checks that it keeps real time; if
+	// it does, it proves the object linearizable and porcupine is not run
+	// (porcupine's search costs several allocations per operation and
+	// step). A proposal that is no linearization only costs time: porcupine
+	// decides. nil proposes nothing.
+	Witness func(ops []Operation) []int32
 }
 
 // Porcupine is m as porcupine's model.
@@ -115,15 +135,7 @@ func Linearize(m Model, ops []Operation) (porcupine.CheckResult, porcupine.Linea
 // and reports each object whose history is not linearizable, with the
 // operation no linearization could get past.
 func CheckModel(m Model, ops []Operation) []Violation {
-	byPath := map[string][]Operation{}
-	var paths []string
-	for _, op := range Of(ops, m.Kinds...) {
-		if _, ok := byPath[op.Path]; !ok {
-			paths = append(paths, op.Path)
-		}
-		byPath[op.Path] = append(byPath[op.Path], op)
-	}
-	slices.Sort(paths)
+	paths, byPath := objectOps(ops, m.Kinds)
 	var out []Violation
 	for _, p := range paths {
 		part := byPath[p]
@@ -134,7 +146,7 @@ func CheckModel(m Model, ops []Operation) []Violation {
 		// takes back, the longest partial linearization of each operation
 		// (for the visualization), which costs time quadratic in the
 		// history. Only a history that fails needs them.
-		if porcupine.CheckOperations(m.Porcupine(), Porcupine(part)) {
+		if m.linearizable(part) {
 			continue
 		}
 		_, info := porcupine.CheckOperationsVerbose(m.Porcupine(), Porcupine(part), 0)
@@ -150,6 +162,128 @@ func CheckModel(m Model, ops []Operation) []Violation {
 		out = append(out, v)
 	}
 	return out
+}
+
+// objectOps groups the operations of ops of the given kinds by Path, each
+// group in the order of ops, and returns the paths sorted. When every
+// operation of ops is of those kinds and on one object, the group is ops
+// itself, not a copy: a lock's history is often just that, and copying it
+// would cost more than checking it.
+func objectOps(ops []Operation, kinds []OpKind) ([]string, map[string][]Operation) {
+	counts := map[string]int{} // but first's
+	all, first, firsts := true, "", 0
+	for i := range ops {
+		op := &ops[i]
+		switch {
+		case !slices.Contains(kinds, op.Kind):
+			all = false
+		case firsts == 0 || op.Path == first:
+			first = op.Path
+			firsts++
+		default:
+			counts[op.Path]++
+		}
+	}
+	if firsts == 0 {
+		return nil, nil
+	}
+	if all && len(counts) == 0 {
+		return []string{first}, map[string][]Operation{first: ops}
+	}
+	counts[first] = firsts
+	byPath := make(map[string][]Operation, len(counts))
+	for p, n := range counts {
+		byPath[p] = make([]Operation, 0, n)
+	}
+	for i := range ops {
+		if op := &ops[i]; slices.Contains(kinds, op.Kind) {
+			byPath[op.Path] = append(byPath[op.Path], *op)
+		}
+	}
+	return sortedKeys(counts), byPath
+}
+
+// linearizable is the plain verdict on one object's operations (as
+// Prepare left them): yes when m.Witness proposes a linearization of them,
+// else porcupine's, on the parts m.Narrow splits them into when m has it,
+// each checked from Init. The operations go to porcupine as pointers, so
+// that none is copied into an interface.
+func (m Model) linearizable(ops []Operation) bool {
+	parts := [][]Operation{ops}
+	if inOrder(ops) {
+		// (Narrow and Witness reason about intervals: they take none
+		// that ends before it starts.)
+		if m.Witness != nil && isLinearization(m, ops, m.Witness(ops)) {
+			return true
+		}
+		if m.Narrow != nil {
+			parts = m.Narrow(ops)
+		}
+	}
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	history := make([]porcupine.Operation, 0, n)
+	split := make([][]porcupine.Operation, 0, len(parts))
+	for _, p := range parts {
+		if len(p) == 0 {
+			continue
+		}
+		from := len(history)
+		for i := range p {
+			op := &p[i]
+			history = append(history, porcupine.Operation{ClientId: op.Client, Input: op, Call: op.Call, Return: op.Return})
+		}
+		split = append(split, history[from:])
+	}
+	return porcupine.CheckOperations(porcupine.Model{
+		// history is split already: porcupine hands it back whole.
+		Partition: func([]porcupine.Operation) [][]porcupine.Operation { return split },
+		Init:      m.Init,
+		Step:      func(state, input, _ any) (bool, any) { return m.Step(state, *input.(*Operation)) },
+	}, history)
+}
+
+// inOrder reports whether no operation of ops returned before it was
+// called.
+func inOrder(ops []Operation) bool {
+	for i := range ops {
+		if ops[i].Return < ops[i].Call {
+			return false
+		}
+	}
+	return true
+}
+
+// isLinearization reports whether order, indices of ops, is a
+// linearization of ops for m: it names every operation once, m's Step
+// allows each in turn from Init, and it keeps real time (no operation
+// comes after one that was called after it returned; porcupine's rule, at
+// equal times neither is known to come first).
+func isLinearization(m Model, ops []Operation, order []int32) bool {
+	if len(order) != len(ops) {
+		return false
+	}
+	seen := make([]bool, len(ops))
+	state := m.Init()
+	latest := int64(math.MinInt64) // the latest call so far
+	for _, i := range order {
+		if i < 0 || int(i) >= len(ops) || seen[i] {
+			return false
+		}
+		seen[i] = true
+		op := &ops[i]
+		if op.Return < latest {
+			return false
+		}
+		latest = max(latest, op.Call)
+		var ok bool
+		if ok, state = m.Step(state, *op); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // stuckAt is the index of the operation the longest partial

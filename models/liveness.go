@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 )
@@ -218,28 +219,29 @@ type lockHolding struct {
 	span   timeSpan
 }
 
-// lockHoldings are the holdings of one lock (ops sorted by call): each OK
-// Acquire until its holder's next Release returned, or its holder stopped,
-// or for ever.
-func lockHoldings(ops []Operation, stops map[int]int64) []lockHolding {
-	releases := map[int][]Operation{} // each client's, in order
-	for _, r := range ops {
-		if r.Kind == Release {
-			releases[r.Client] = append(releases[r.Client], r)
+// lockHoldings are the holdings of one lock, ops[idx] (idx sorted by
+// call, sortOps): each OK Acquire until its holder's next Release
+// returned, or its holder stopped, or for ever.
+func lockHoldings(ops []Operation, idx []int32, stops map[int]int64) []lockHolding {
+	releases := map[int][]int32{} // each client's, in order
+	for _, i := range idx {
+		if ops[i].Kind == Release {
+			releases[ops[i].Client] = append(releases[ops[i].Client], i)
 		}
 	}
 	var out []lockHolding
-	for _, a := range ops {
+	for _, i := range idx {
+		a := &ops[i]
 		if a.Kind != Acquire || a.Result != OK {
 			continue
 		}
 		h := lockHolding{client: a.Client, shared: a.Shared, span: timeSpan{a.Return, math.MaxInt64}}
 		rs := releases[a.Client]
-		for len(rs) > 0 && rs[0].Return < a.Return {
+		for len(rs) > 0 && ops[rs[0]].Return < a.Return {
 			rs = rs[1:] // a release of no holding
 		}
 		if len(rs) > 0 {
-			h.span.to, rs = rs[0].Return, rs[1:]
+			h.span.to, rs = ops[rs[0]].Return, rs[1:]
 		}
 		releases[a.Client] = rs
 		if s, ok := stops[a.Client]; ok && s >= a.Return && s < h.span.to {
@@ -250,29 +252,47 @@ func lockHoldings(ops []Operation, stops map[int]int64) []lockHolding {
 	return out
 }
 
-// acquireLiveness judges the waits for locks (and leaderships).
+// acquireLiveness judges the waits for locks (and leaderships). Each wait
+// is judged in time logarithmic in the history (see blockTimeline), so
+// that ten thousand waiters, each blocked by the holdings of all those
+// before it, are judged in n·log n.
 func acquireLiveness(in *Input, stops map[int]int64) []Violation {
-	paths, byPath := opsByPath(in.Ops, Acquire, Release)
+	paths, byPath := indicesByPath(in.Ops, Acquire, Release)
 	var out []Violation
 	for _, p := range paths {
-		ops := byPath[p]
-		holdings := lockHoldings(ops, stops)
+		idx := byPath[p]
+		holdings := lockHoldings(in.Ops, idx, stops)
+		// An exclusive acquire is blocked by every other client's
+		// holding, a shared one by the exclusive ones only, and by the
+		// exclusive acquires called before it (writersAhead).
+		spans := make([]ownedSpan, len(holdings))
+		for k, h := range holdings {
+			spans[k] = ownedSpan{h.span, h.client}
+		}
+		all := newBlockTimeline(spans)
+		var exclusive *blockTimeline
+		var writers *writersAhead
 		var late []lateWait
-		for _, w := range ops {
+		for _, i := range idx {
+			w := &in.Ops[i]
 			if w.Kind != Acquire || (w.Result != OK && w.Result != Pending) {
 				continue
 			}
-			end, _ := waitEnd(in, w, stops)
-			var blocked []timeSpan
-			for _, h := range holdings {
-				if h.span.from <= end && h.span.to > w.Call && h.client != w.Client && (!w.Shared || !h.shared) {
-					blocked = append(blocked, h.span)
-				}
-			}
+			tl, ahead := all, int64(math.MinInt64)
 			if w.Shared {
-				blocked = append(blocked, writersAhead(ops, w, end, stops)...)
+				if exclusive == nil {
+					spans = spans[:0]
+					for _, h := range holdings {
+						if !h.shared {
+							spans = append(spans, ownedSpan{h.span, h.client})
+						}
+					}
+					exclusive = newBlockTimeline(spans)
+					writers = newWritersAhead(in.Ops, idx, stops)
+				}
+				tl, ahead = exclusive, writers.before(w)
 			}
-			if lw, ok := judgeWait(in, w, stops, blocked); ok {
+			if lw, ok := tl.judgeWait(in, w, stops, ahead); ok {
 				late = append(late, lw)
 			}
 		}
@@ -288,36 +308,360 @@ func acquireLiveness(in *Input, stops map[int]int64) []Violation {
 	return out
 }
 
-// writersAhead are the spans during which the exclusive acquires that other
-// clients called before the shared acquire r waited for the lock (until
-// they returned, or their client stopped), within r's wait, which ends at
-// end: r queues behind them. Their holdings are lockHoldings. ops are
-// sorted by call.
-func writersAhead(ops []Operation, r Operation, end int64, stops map[int]int64) []timeSpan {
-	var out []timeSpan
-	for _, x := range ops { // sorted by call
-		if x.Call >= r.Call {
-			break
-		}
-		if x.Kind != Acquire || x.Shared || x.Client == r.Client {
+// writersAhead are the waits of a lock's exclusive acquires: a shared
+// acquire queues behind those other clients called before it, while they
+// wait (until they returned, or their client stopped), and their holdings
+// block it after.
+type writersAhead struct {
+	calls []int64 // the exclusive acquires' calls, in order
+	// first[k] and second[k]: the latest end of the waits of calls[:k+1],
+	// and the latest of another client's than first's (client -1 and
+	// math.MinInt64 when there is none).
+	first, second []clientTime
+}
+
+type clientTime struct {
+	client int
+	at     int64
+}
+
+// newWritersAhead gathers the waits of the exclusive acquires of ops[idx]
+// (idx sorted by call).
+func newWritersAhead(ops []Operation, idx []int32, stops map[int]int64) *writersAhead {
+	wa := &writersAhead{}
+	none := clientTime{-1, math.MinInt64}
+	first, second := none, none
+	for _, i := range idx {
+		x := &ops[i]
+		if x.Kind != Acquire || x.Shared {
 			continue
 		}
-		span := timeSpan{x.Call, x.Return}
+		to := x.Return
 		switch x.Result {
 		case Pending:
-			span.to = math.MaxInt64
+			to = math.MaxInt64
 		case OK:
 		default:
 			continue
 		}
-		if s, ok := stops[x.Client]; ok && s >= x.Call && s < span.to {
-			span.to = s
+		if s, ok := stops[x.Client]; ok && s >= x.Call && s < to {
+			to = s
 		}
-		if span.to > r.Call && span.from <= end {
-			out = append(out, span)
+		switch ct := (clientTime{x.Client, to}); {
+		case ct.client == first.client:
+			first.at = max(first.at, to)
+		case to > first.at:
+			first, second = ct, first
+		case to > second.at:
+			second = ct
+		}
+		wa.calls = append(wa.calls, x.Call)
+		wa.first = append(wa.first, first)
+		wa.second = append(wa.second, second)
+	}
+	return wa
+}
+
+// before is when the waits of the exclusive acquires other clients called
+// before the shared acquire r stopped blocking it: the latest end of those
+// waits (math.MinInt64 when there is none). They all began before r, so
+// within r's wait they block the span from its call to then.
+func (wa *writersAhead) before(r *Operation) int64 {
+	k := sort.Search(len(wa.calls), func(k int) bool { return wa.calls[k] >= r.Call }) - 1
+	if k < 0 {
+		return math.MinInt64
+	}
+	if wa.first[k].client != r.Client {
+		return wa.first[k].at
+	}
+	return wa.second[k].at
+}
+
+// ownedSpan is a span during which the owner's waits are not blocked and
+// every other client's are (owner -1: everyone's are).
+type ownedSpan struct {
+	span  timeSpan
+	owner int
+}
+
+// blockTimeline is when owned spans block whom, for judging many waits
+// against them (judgeWait's rule, each in logarithmic time). The empty
+// spans block no one, but a free stretch of a wait ends at each one that
+// is not its own (freeStretches), so they are kept as points.
+type blockTimeline struct {
+	// bounds are the distinct ends of the nonempty spans; label[k] says
+	// who held [bounds[k], bounds[k+1]) (after the last bound, nobody):
+	// free (nobody), several (more than one owner), or one owner's id.
+	bounds []int64
+	label  []int32
+	// zfree[k] is how long nobody held anything in [bounds[0], bounds[k]].
+	zfree []int64
+	// prevHeld[k] is the last segment up to k somebody held (-1 if
+	// none); for such a segment, prevOther[k] is the last before it held
+	// by somebody else (another owner, or several).
+	prevHeld, prevOther []int32
+	// own[id] are the segments owner id alone held, in order; ownSum[id][j]
+	// is the length of the first j of them.
+	own, ownSum [][]int64
+	ids         map[int]int32
+	// points are the empty spans, in order, with their owners' ids, and
+	// for each the last one before it of another owner (-1 if none).
+	points      []int64
+	pointID     []int32
+	prevOtherPt []int32
+}
+
+const (
+	freeSegment    = -1
+	severalHolders = -2
+	noOwner        = -3 // the id of a client that owns no span
+)
+
+// newBlockTimeline sorts out spans (reordered).
+func newBlockTimeline(spans []ownedSpan) *blockTimeline {
+	tl := &blockTimeline{ids: map[int]int32{}}
+	id := func(owner int) int32 {
+		n, ok := tl.ids[owner]
+		if !ok {
+			n = int32(len(tl.ids))
+			tl.ids[owner] = n
+		}
+		return n
+	}
+	type event struct {
+		at    int64
+		id    int32
+		delta int32
+	}
+	var events []event
+	for _, s := range spans {
+		if s.owner == -1 {
+			s.owner = math.MinInt // everyone's: an id no waiter has
+		}
+		n := id(s.owner)
+		if s.span.from == s.span.to {
+			tl.points = append(tl.points, s.span.from)
+			tl.pointID = append(tl.pointID, n)
+			continue
+		}
+		if s.span.from < s.span.to {
+			events = append(events, event{s.span.from, n, +1}, event{s.span.to, n, -1})
 		}
 	}
-	return out
+	slices.SortFunc(events, func(a, b event) int { return cmp.Compare(a.at, b.at) })
+	held := make([]int32, len(tl.ids)) // how many spans of each id are open
+	owners, idSum := 0, int64(0)       // how many ids have spans open, and the sum of those ids
+	tl.own = make([][]int64, len(tl.ids))
+	for e := 0; e < len(events); {
+		at := events[e].at
+		for ; e < len(events) && events[e].at == at; e++ {
+			ev := events[e]
+			if held[ev.id] == 0 {
+				owners++
+				idSum += int64(ev.id)
+			}
+			held[ev.id] += ev.delta
+			if held[ev.id] == 0 {
+				owners--
+				idSum -= int64(ev.id)
+			}
+		}
+		l := int32(freeSegment)
+		switch {
+		case owners == 1:
+			l = int32(idSum)
+			tl.own[l] = append(tl.own[l], int64(len(tl.bounds)))
+		case owners > 1:
+			l = severalHolders
+		}
+		tl.bounds = append(tl.bounds, at)
+		tl.label = append(tl.label, l)
+	}
+	m := len(tl.bounds)
+	tl.zfree = make([]int64, m)
+	tl.prevHeld = make([]int32, m)
+	tl.prevOther = make([]int32, m)
+	last := int32(-1)
+	for k := range m {
+		if k > 0 {
+			tl.zfree[k] = tl.zfree[k-1]
+			if tl.label[k-1] == freeSegment {
+				tl.zfree[k] = satAdd(tl.zfree[k], tl.bounds[k]-tl.bounds[k-1])
+			}
+		}
+		tl.prevOther[k] = -1
+		if tl.label[k] != freeSegment {
+			switch {
+			case last < 0:
+			case tl.label[last] != tl.label[k]:
+				tl.prevOther[k] = last
+			default:
+				tl.prevOther[k] = tl.prevOther[last]
+			}
+			last = int32(k)
+		}
+		tl.prevHeld[k] = last
+	}
+	// own: the segments' starts and ends, and their lengths' sums.
+	tl.ownSum = make([][]int64, len(tl.own))
+	for n, segs := range tl.own {
+		sum := make([]int64, len(segs)+1)
+		for j, k := range segs {
+			sum[j+1] = satAdd(sum[j], tl.bounds[k+1]-tl.bounds[k])
+		}
+		tl.ownSum[n] = sum
+	}
+	// points, in order, each with the last one before it of another owner.
+	order := make([]int, len(tl.points))
+	for j := range order {
+		order[j] = j
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(tl.points[a], tl.points[b]) })
+	pts, pids := make([]int64, len(order)), make([]int32, len(order))
+	for j, o := range order {
+		pts[j], pids[j] = tl.points[o], tl.pointID[o]
+	}
+	tl.points, tl.pointID = pts, pids
+	tl.prevOtherPt = make([]int32, len(pts))
+	for j := range pts {
+		switch {
+		case j == 0:
+			tl.prevOtherPt[j] = -1
+		case pids[j-1] != pids[j]:
+			tl.prevOtherPt[j] = int32(j - 1)
+		default:
+			tl.prevOtherPt[j] = tl.prevOtherPt[j-1]
+		}
+	}
+	return tl
+}
+
+// satAdd is a+b, no more than math.MaxInt64 (a, b ≥ 0).
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// segment is the index of the segment holding t (the last bound at or
+// before t; -1 before the first), or, if before, of the one holding the
+// instants just before t.
+func (tl *blockTimeline) segment(t int64, before bool) int {
+	if before {
+		return sort.Search(len(tl.bounds), func(k int) bool { return tl.bounds[k] >= t }) - 1
+	}
+	return sort.Search(len(tl.bounds), func(k int) bool { return tl.bounds[k] > t }) - 1
+}
+
+// freeFor reports whether segment k (-1: before the first bound) blocks
+// no wait of the client of the given id.
+func (tl *blockTimeline) freeFor(id int32, k int) bool {
+	return k < 0 || tl.label[k] == freeSegment || tl.label[k] == id
+}
+
+// freeTime is how long, in [bounds[0], t] (negative before it), the
+// client of the given id was blocked by no one: nobody held anything, or
+// only it did. Waits are measured by its differences.
+func (tl *blockTimeline) freeTime(id int32, t int64) int64 {
+	if len(tl.bounds) == 0 {
+		return t
+	}
+	k := tl.segment(t, false)
+	if k < 0 {
+		return t - tl.bounds[0]
+	}
+	free := tl.zfree[k]
+	if tl.label[k] == freeSegment {
+		free += t - tl.bounds[k]
+	}
+	if id < 0 || int(id) >= len(tl.own) {
+		return free
+	}
+	segs, sum := tl.own[id], tl.ownSum[id]
+	j := sort.Search(len(segs), func(j int) bool { return tl.bounds[segs[j]] > t }) - 1
+	if j < 0 {
+		return free
+	}
+	s := segs[j]
+	return free + sum[j] + min(t, tl.bounds[s+1]) - tl.bounds[s]
+}
+
+// stretchStart is where the free stretch of a wait (by the client of the
+// given id, free from start on) that holds the instant t begins, or, if
+// before, the one that ends at t (which must be free just before t):
+// after the last span that blocked it, and after the last empty span of
+// another client (freeStretches ends a stretch at each).
+func (tl *blockTimeline) stretchStart(id int32, start, t int64, before bool) int64 {
+	from := start
+	if k := tl.segment(t, before); k >= 0 {
+		j := tl.prevHeld[k]
+		if j >= 0 && tl.label[j] == id {
+			j = tl.prevOther[j]
+		}
+		if j >= 0 {
+			from = max(from, tl.bounds[j+1])
+		}
+	}
+	var j int
+	if before {
+		j = sort.Search(len(tl.points), func(j int) bool { return tl.points[j] >= t }) - 1
+	} else {
+		j = sort.Search(len(tl.points), func(j int) bool { return tl.points[j] > t }) - 1
+	}
+	if j >= 0 && tl.pointID[j] == id {
+		j = int(tl.prevOtherPt[j])
+	}
+	if j >= 0 {
+		from = max(from, tl.points[j])
+	}
+	return from
+}
+
+// crossing is the instant at which the client of the given id, waiting
+// from start, has waited free for bound: the last instant t with
+// freeTime(t)-freeTime(start) ≤ bound. It must come before the wait ends.
+func (tl *blockTimeline) crossing(id int32, start, bound int64) int64 {
+	base := tl.freeTime(id, start)
+	target := base + bound
+	k := sort.Search(len(tl.bounds), func(k int) bool { return tl.freeTime(id, tl.bounds[k]) > target }) - 1
+	if k < 0 || tl.bounds[k] < start {
+		return start + bound // in the free segment where start is
+	}
+	return tl.bounds[k] + (target - tl.freeTime(id, tl.bounds[k]))
+}
+
+// judgeWait is judgeWait (the function) for the wait op, blocked by the
+// timeline's spans that are not its client's and, when ahead is later
+// than its call, from its call until ahead.
+func (tl *blockTimeline) judgeWait(in *Input, op *Operation, stops map[int]int64, ahead int64) (w lateWait, ok bool) {
+	end, stopped := waitEnd(in, *op, stops)
+	if end < op.Call {
+		return lateWait{}, false
+	}
+	id, known := tl.ids[op.Client]
+	if !known {
+		id = noOwner
+	}
+	start := min(max(op.Call, ahead), end) // free from then on, but for the spans
+	free := tl.freeTime(id, end) - tl.freeTime(id, start)
+	bound := int64(in.BoundOrDefault())
+	w = lateWait{op: *op, end: end, free: free}
+	if free > bound {
+		w.at = tl.crossing(id, start, bound)
+		w.since = tl.stretchStart(id, start, w.at, false)
+		return w, true
+	}
+	if !in.Stuck || !op.Pending() || stopped || ahead > end || !tl.freeFor(id, tl.segment(end, false)) {
+		return lateWait{}, false
+	}
+	w.forever, w.at, w.since = true, end, end
+	if tl.freeFor(id, tl.segment(end, true)) {
+		if from := tl.stretchStart(id, start, end, true); from < end {
+			w.since = from
+		}
+	}
+	return w, true
 }
 
 // takeLiveness judges the waits for a queue's items.
