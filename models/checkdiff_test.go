@@ -263,3 +263,27 @@ func TestLockWaitsJudgedAsBefore(t *testing.T) {
 		t.Errorf("only %d late waits: too few to compare", late)
 	}
 }
+
+// TestEnteredByAsBefore compares when a double barrier had its processes
+// in with the code it replaced, on random entries and stops.
+func TestEnteredByAsBefore(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	for i := range 5000 {
+		var ops []Operation
+		stops := map[int]int64{}
+		for range r.IntN(8) {
+			kind := Enter
+			if r.IntN(4) == 0 {
+				kind = Leave
+			}
+			ops = append(ops, Operation{Client: r.IntN(5), Kind: kind, Path: "/db", Result: OK, Call: r.Int64N(10)})
+		}
+		for range r.IntN(3) {
+			stops[r.IntN(5)] = r.Int64N(10)
+		}
+		size := r.IntN(5)
+		if got, want := enteredBy(ops, size, stops), refEnteredBy(ops, size, stops); got != want {
+			t.Fatalf("case %d, size %d, stops %v: %d, want %d:%s", i, size, stops, got, want, describeOps(ops))
+		}
+	}
+}

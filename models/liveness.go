@@ -923,19 +923,21 @@ func enteredBy(ops []Operation, size int, stops map[int]int64) int64 {
 			first[op.Client] = op.Call
 		}
 	}
-	var times []int64
-	for _, t := range first {
+	// At t, the clients that had entered are those whose first Enter came
+	// by t, less those that had also stopped by t: whose later of the two
+	// came by t.
+	var times, gone []int64
+	for c, t := range first {
 		times = append(times, t)
+		if s, ok := stops[c]; ok {
+			gone = append(gone, max(t, s))
+		}
 	}
 	slices.Sort(times)
+	slices.Sort(gone)
+	by := func(ts []int64, t int64) int { return sort.Search(len(ts), func(k int) bool { return ts[k] > t }) }
 	for _, t := range times {
-		n := 0
-		for c, e := range first {
-			if e <= t && !stoppedBy(stops, c, t) {
-				n++
-			}
-		}
-		if n >= size {
+		if by(times, t)-by(gone, t) >= size {
 			return t
 		}
 	}
