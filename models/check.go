@@ -175,12 +175,35 @@ func Run(in *Input, names ...string) ([]Violation, error) {
 // Of keeps the operations of the given kinds, in their order.
 func Of(ops []Operation, kinds ...OpKind) []Operation {
 	var out []Operation
-	for _, op := range ops {
-		if slices.Contains(kinds, op.Kind) {
-			out = append(out, op)
+	for i := range ops {
+		if slices.Contains(kinds, ops[i].Kind) {
+			out = append(out, ops[i])
 		}
 	}
 	return out
+}
+
+// kindSet is a set of operation kinds.
+type kindSet []OpKind
+
+// kindsOf is the kinds of the operations of ops.
+func kindsOf(ops []Operation) kindSet {
+	var set kindSet
+	last := OpKind("")
+	for i := range ops {
+		if k := ops[i].Kind; k != last || len(set) == 0 {
+			if !slices.Contains(set, k) {
+				set = append(set, k)
+			}
+			last = k
+		}
+	}
+	return set
+}
+
+// hasAny reports whether s has any of kinds.
+func (s kindSet) hasAny(kinds ...OpKind) bool {
+	return slices.ContainsFunc(kinds, func(k OpKind) bool { return slices.Contains(s, k) })
 }
 
 // sortViolations orders violations by object, time, check and message, so a

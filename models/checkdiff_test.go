@@ -207,19 +207,28 @@ func TestLockWaitsJudgedAsBefore(t *testing.T) {
 		}
 		stops := stopTimes(in.Ops)
 		paths, byPath := refOpsByPath(in.Ops, Acquire, Release)
-		_, idxByPath := indicesByPath(in.Ops, Acquire, Release)
+		_, idxByPath := indicesByPath(in.Ops, true, Acquire, Release)
 		for _, p := range paths {
 			ops := byPath[p]
 			idx := idxByPath[p]
 			holdings := refLockHoldings(ops, stops)
+			ids, owners := clientIDs(in.Ops, idx)
+			id := func(client int) int32 { // as clientIDs numbers it
+				for k, i := range idx {
+					if in.Ops[i].Client == client {
+						return ids[k]
+					}
+				}
+				panic("no such client")
+			}
 			var all, exclusive []ownedSpan
 			for _, h := range holdings {
-				all = append(all, ownedSpan{timeSpan(h.span), h.client})
+				all = append(all, ownedSpan{timeSpan(h.span), id(h.client)})
 				if !h.shared {
-					exclusive = append(exclusive, ownedSpan{timeSpan(h.span), h.client})
+					exclusive = append(exclusive, ownedSpan{timeSpan(h.span), id(h.client)})
 				}
 			}
-			tlAll, tlExclusive := newBlockTimeline(all), newBlockTimeline(exclusive)
+			tlAll, tlExclusive := newBlockTimeline(all, owners), newBlockTimeline(exclusive, owners)
 			writers := newWritersAhead(in.Ops, idx, stops)
 			for k, w := range ops {
 				if w.Kind != Acquire || (w.Result != OK && w.Result != Pending) {
@@ -238,7 +247,7 @@ func TestLockWaitsJudgedAsBefore(t *testing.T) {
 					tl, ahead = tlExclusive, writers.before(&in.Ops[idx[k]])
 				}
 				want, wantOK := refJudgeWait(in, w, stops, blocked)
-				got, gotOK := tl.judgeWait(in, &in.Ops[idx[k]], stops, ahead)
+				got, gotOK := tl.judgeWait(in, &in.Ops[idx[k]], ids[k], stops, ahead)
 				if gotOK != wantOK || gotOK && (got.op != want.op || got.end != want.end || got.at != want.at ||
 					got.since != want.since || got.free != want.free || got.forever != want.forever) {
 					t.Fatalf("input %d, c%d's wait %s [%d, %d]: late %v %+v, want %v %+v\nblocked by %v\nops:%s",
@@ -252,5 +261,29 @@ func TestLockWaitsJudgedAsBefore(t *testing.T) {
 	}
 	if late < n/10 {
 		t.Errorf("only %d late waits: too few to compare", late)
+	}
+}
+
+// TestEnteredByAsBefore compares when a double barrier had its processes
+// in with the code it replaced, on random entries and stops.
+func TestEnteredByAsBefore(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	for i := range 5000 {
+		var ops []Operation
+		stops := map[int]int64{}
+		for range r.IntN(8) {
+			kind := Enter
+			if r.IntN(4) == 0 {
+				kind = Leave
+			}
+			ops = append(ops, Operation{Client: r.IntN(5), Kind: kind, Path: "/db", Result: OK, Call: r.Int64N(10)})
+		}
+		for range r.IntN(3) {
+			stops[r.IntN(5)] = r.Int64N(10)
+		}
+		size := r.IntN(5)
+		if got, want := enteredBy(ops, size, stops), refEnteredBy(ops, size, stops); got != want {
+			t.Fatalf("case %d, size %d, stops %v: %d, want %d:%s", i, size, stops, got, want, describeOps(ops))
+		}
 	}
 }

@@ -560,20 +560,32 @@ func checkHerd(in *Input) []Violation {
 		proceed = 1
 	}
 	var out []Violation
+	kinds := kindsOf(in.Ops)
+	objects := func(of ...OpKind) []string {
+		if !kinds.hasAny(of...) {
+			return nil
+		}
+		return objectsOf(in.Ops, of...)
+	}
 	// The releases, without the requests they cost (the check does not
 	// judge them), and what each transaction was only where it is judged.
+	// None is judged where no transaction notified more than proceed
+	// clients: every release may wake that many.
 	releasesOf := func(obj string, zxids func([]Traffic, herdObject) *zxidSet, details bool) *releaseScan {
 		o := newHerdObject(obj)
+		if !notifiedMoreThan(in.Traffic, o, proceed) {
+			return &releaseScan{o: o}
+		}
 		return scanReleases(in, o, zxids(in.Traffic, o), details)
 	}
-	for _, obj := range objectsOf(in.Ops, Acquire) {
+	for _, obj := range objects(Acquire) {
 		sc := releasesOf(obj, deletions, false)
 		shared := sharedAcquires(in.Ops, obj)
 		out = append(out, judgeReleases(in, sc, func(_ int, r scannedRelease) int {
 			return proceed + shared.waiters(r.at, sc.clients[r.from:r.to])
 		}, "releases", "a release should wake only the next waiter")...)
 	}
-	for _, obj := range objectsOf(in.Ops, Enter) {
+	for _, obj := range objects(Enter) {
 		sc := releasesOf(obj, deletions, true)
 		// The last process out is the last deletion that woke anyone:
 		// sessions ending afterwards (their ready node, say) wake nobody.
@@ -590,17 +602,45 @@ func checkHerd(in *Input) []Violation {
 			return proceed
 		}, "processes leaving", "a process leaving should wake at most the lowest process, until the last one leaves")...)
 	}
-	for _, obj := range objectsOf(in.Ops, Propose, Vote) {
+	for _, obj := range objects(Propose, Vote) {
 		sc := releasesOf(obj, writesBelow, false)
 		out = append(out, judgeReleases(in, sc, func(int, scannedRelease) int { return proceed },
 			"writes below the transaction node", "only the coordinator needs to see a vote; the sites wait for the decision")...)
 	}
-	for _, obj := range objectsOf(in.Ops, Put, Take) {
+	for _, obj := range objects(Put, Take) {
 		if v, ok := judgeListings(in, obj); ok {
 			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// notifiedMoreThan reports whether some transaction fired more than n
+// events on the object or below: a release (herdStats) wakes at most as
+// many clients as that.
+func notifiedMoreThan(traffic []Traffic, o herdObject, n int) bool {
+	var zxids []int64
+	for i := range traffic {
+		if t := &traffic[i]; t.Kind == Notified && t.Zxid != 0 && o.under(t.Path) {
+			zxids = append(zxids, t.Zxid)
+		}
+	}
+	if len(zxids) <= n {
+		return false
+	}
+	slices.Sort(zxids)
+	run := 0
+	for k, z := range zxids {
+		if k > 0 && z == zxids[k-1] {
+			run++
+		} else {
+			run = 1
+		}
+		if run > n {
+			return true
+		}
+	}
+	return false
 }
 
 // sharedAcquisitions are the acquisitions of a shared lock on an object,

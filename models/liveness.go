@@ -68,13 +68,27 @@ func init() {
 //     run), is a violation: the decision was never reached although no
 //     site failed.
 func checkLiveness(in *Input) []Violation {
-	stops := stopTimes(in.Ops)
+	kinds := kindsOf(in.Ops) // each rule judges only waits of its kinds
+	stops := map[int]int64{}
+	if kinds.hasAny(Fail) {
+		stops = stopTimes(in.Ops)
+	}
 	var out []Violation
-	out = append(out, acquireLiveness(in, stops)...)
-	out = append(out, takeLiveness(in, stops)...)
-	out = append(out, passLiveness(in, stops)...)
-	out = append(out, doubleBarrierLiveness(in, stops)...)
-	out = append(out, twoPhaseCommitLiveness(in, stops)...)
+	if kinds.hasAny(Acquire) {
+		out = append(out, acquireLiveness(in, stops)...)
+	}
+	if kinds.hasAny(Take) {
+		out = append(out, takeLiveness(in, stops)...)
+	}
+	if kinds.hasAny(Pass) {
+		out = append(out, passLiveness(in, stops)...)
+	}
+	if kinds.hasAny(Enter, Leave) {
+		out = append(out, doubleBarrierLiveness(in, stops)...)
+	}
+	if kinds.hasAny(Propose, Vote) {
+		out = append(out, twoPhaseCommitLiveness(in, stops)...)
+	}
 	sortViolations(out)
 	return out
 }
@@ -215,35 +229,54 @@ func lateWaitsViolation(in *Input, object string, ws []lateWait, story func(Oper
 // lockHolding is one client's hold of a lock: [span.from, span.to).
 type lockHolding struct {
 	client int
+	id     int32 // the client's number among the lock's (clientIDs)
 	shared bool
 	span   timeSpan
 }
 
 // lockHoldings are the holdings of one lock, ops[idx] (idx sorted by
-// call, sortOps): each OK Acquire until its holder's next Release
-// returned, or its holder stopped, or for ever.
-func lockHoldings(ops []Operation, idx []int32, stops map[int]int64) []lockHolding {
-	releases := map[int][]int32{} // each client's, in order
-	for _, i := range idx {
-		if ops[i].Kind == Release {
-			releases[ops[i].Client] = append(releases[ops[i].Client], i)
+// call, sortOps; ids their clients' numbers, of which there are n): each
+// OK Acquire until its holder's next Release returned, or its holder
+// stopped, or for ever.
+func lockHoldings(ops []Operation, idx, ids []int32, n int, stops map[int]int64) []lockHolding {
+	// Each client's releases, in order: releases[from[c]:from[c+1]].
+	from := make([]int32, n+1)
+	acquires := 0
+	for k, i := range idx {
+		switch {
+		case ops[i].Kind == Release:
+			from[ids[k]+1]++
+		case ops[i].Kind == Acquire && ops[i].Result == OK:
+			acquires++
 		}
 	}
-	var out []lockHolding
-	for _, i := range idx {
+	for c := 1; c <= n; c++ {
+		from[c] += from[c-1]
+	}
+	releases := make([]int32, from[n])
+	next := slices.Clone(from[:n])
+	for k, i := range idx {
+		if ops[i].Kind == Release {
+			releases[next[ids[k]]] = i
+			next[ids[k]]++
+		}
+	}
+	copy(next, from[:n]) // each client's next release
+	out := make([]lockHolding, 0, acquires)
+	for k, i := range idx {
 		a := &ops[i]
 		if a.Kind != Acquire || a.Result != OK {
 			continue
 		}
-		h := lockHolding{client: a.Client, shared: a.Shared, span: timeSpan{a.Return, math.MaxInt64}}
-		rs := releases[a.Client]
-		for len(rs) > 0 && ops[rs[0]].Return < a.Return {
-			rs = rs[1:] // a release of no holding
+		c := ids[k]
+		h := lockHolding{client: a.Client, id: c, shared: a.Shared, span: timeSpan{a.Return, math.MaxInt64}}
+		for next[c] < from[c+1] && ops[releases[next[c]]].Return < a.Return {
+			next[c]++ // a release of no holding
 		}
-		if len(rs) > 0 {
-			h.span.to, rs = ops[rs[0]].Return, rs[1:]
+		if next[c] < from[c+1] {
+			h.span.to = ops[releases[next[c]]].Return
+			next[c]++
 		}
-		releases[a.Client] = rs
 		if s, ok := stops[a.Client]; ok && s >= a.Return && s < h.span.to {
 			h.span.to = s
 		}
@@ -252,28 +285,75 @@ func lockHoldings(ops []Operation, idx []int32, stops map[int]int64) []lockHoldi
 	return out
 }
 
+// clientIDs numbers the clients of ops[idx] 0, 1, ... in order of client,
+// and returns each one's number and how many there are.
+func clientIDs(ops []Operation, idx []int32) (ids []int32, n int) {
+	ids = make([]int32, len(idx))
+	if len(idx) == 0 {
+		return ids, 0
+	}
+	lo, hi := ops[idx[0]].Client, ops[idx[0]].Client
+	for _, i := range idx {
+		lo, hi = min(lo, ops[i].Client), max(hi, ops[i].Client)
+	}
+	if uint64(hi-lo) < uint64(4*len(idx)+64) {
+		num := make([]int32, hi-lo+1)
+		for _, i := range idx {
+			num[ops[i].Client-lo] = 1
+		}
+		for c := range num {
+			if num[c] == 1 {
+				num[c] = int32(n)
+				n++
+			} else {
+				num[c] = -1
+			}
+		}
+		for k, i := range idx {
+			ids[k] = num[ops[i].Client-lo]
+		}
+		return ids, n
+	}
+	clients := make([]int, len(idx))
+	for k, i := range idx {
+		clients[k] = ops[i].Client
+	}
+	slices.Sort(clients)
+	clients = slices.Compact(clients)
+	for k, i := range idx {
+		c, _ := slices.BinarySearch(clients, ops[i].Client)
+		ids[k] = int32(c)
+	}
+	return ids, len(clients)
+}
+
 // acquireLiveness judges the waits for locks (and leaderships). Each wait
 // is judged in time logarithmic in the history (see blockTimeline), so
 // that ten thousand waiters, each blocked by the holdings of all those
 // before it, are judged in n·log n.
 func acquireLiveness(in *Input, stops map[int]int64) []Violation {
-	paths, byPath := indicesByPath(in.Ops, Acquire, Release)
+	paths, byPath := indicesByPath(in.Ops, false, Acquire, Release)
 	var out []Violation
 	for _, p := range paths {
 		idx := byPath[p]
-		holdings := lockHoldings(in.Ops, idx, stops)
+		if !mayWaitLong(in, idx, Acquire, stops) {
+			continue
+		}
+		sortIndices(in.Ops, idx)
+		ids, n := clientIDs(in.Ops, idx)
+		holdings := lockHoldings(in.Ops, idx, ids, n, stops)
 		// An exclusive acquire is blocked by every other client's
 		// holding, a shared one by the exclusive ones only, and by the
 		// exclusive acquires called before it (writersAhead).
 		spans := make([]ownedSpan, len(holdings))
 		for k, h := range holdings {
-			spans[k] = ownedSpan{h.span, h.client}
+			spans[k] = ownedSpan{h.span, h.id}
 		}
-		all := newBlockTimeline(spans)
+		all := newBlockTimeline(spans, n)
 		var exclusive *blockTimeline
 		var writers *writersAhead
 		var late []lateWait
-		for _, i := range idx {
+		for k, i := range idx {
 			w := &in.Ops[i]
 			if w.Kind != Acquire || (w.Result != OK && w.Result != Pending) {
 				continue
@@ -284,15 +364,15 @@ func acquireLiveness(in *Input, stops map[int]int64) []Violation {
 					spans = spans[:0]
 					for _, h := range holdings {
 						if !h.shared {
-							spans = append(spans, ownedSpan{h.span, h.client})
+							spans = append(spans, ownedSpan{h.span, h.id})
 						}
 					}
-					exclusive = newBlockTimeline(spans)
+					exclusive = newBlockTimeline(spans, n)
 					writers = newWritersAhead(in.Ops, idx, stops)
 				}
 				tl, ahead = exclusive, writers.before(w)
 			}
-			if lw, ok := tl.judgeWait(in, w, stops, ahead); ok {
+			if lw, ok := tl.judgeWait(in, w, ids[k], stops, ahead); ok {
 				late = append(late, lw)
 			}
 		}
@@ -306,6 +386,26 @@ func acquireLiveness(in *Input, stops map[int]int64) []Violation {
 		}
 	}
 	return out
+}
+
+// mayWaitLong reports whether some wait of kind among ops[idx] could be
+// one judgeWait faults: one that lasted longer than the bound, or in a
+// Stuck run, one still pending at the end whose client had not stopped.
+// None blocked or not, a wait of neither sort waited free no longer than
+// it lasted, nor for ever.
+func mayWaitLong(in *Input, idx []int32, kind OpKind, stops map[int]int64) bool {
+	bound := int64(in.BoundOrDefault())
+	for _, i := range idx {
+		w := &in.Ops[i]
+		if w.Kind != kind || (w.Result != OK && w.Result != Pending) {
+			continue
+		}
+		end, stopped := waitEnd(in, *w, stops)
+		if end >= w.Call && (end-w.Call > bound || in.Stuck && w.Pending() && !stopped) {
+			return true
+		}
+	}
+	return false
 }
 
 // writersAhead are the waits of a lock's exclusive acquires: a shared
@@ -377,11 +477,12 @@ func (wa *writersAhead) before(r *Operation) int64 {
 	return wa.second[k].at
 }
 
-// ownedSpan is a span during which the owner's waits are not blocked and
-// every other client's are (owner -1: everyone's are).
+// ownedSpan is a span during which its owner's waits are not blocked and
+// every other client's are (owner -1: everyone's are). Owners are
+// numbered 0, 1, ... (clientIDs).
 type ownedSpan struct {
 	span  timeSpan
-	owner int
+	owner int32
 }
 
 // blockTimeline is when owned spans block whom, for judging many waits
@@ -391,7 +492,7 @@ type ownedSpan struct {
 type blockTimeline struct {
 	// bounds are the distinct ends of the nonempty spans; label[k] says
 	// who held [bounds[k], bounds[k+1]) (after the last bound, nobody):
-	// free (nobody), several (more than one owner), or one owner's id.
+	// free (nobody), several (more than one owner), or the one owner.
 	bounds []int64
 	label  []int32
 	// zfree[k] is how long nobody held anything in [bounds[0], bounds[k]].
@@ -400,78 +501,78 @@ type blockTimeline struct {
 	// none); for such a segment, prevOther[k] is the last before it held
 	// by somebody else (another owner, or several).
 	prevHeld, prevOther []int32
-	// own[id] are the segments owner id alone held, in order; ownSum[id][j]
-	// is the length of the first j of them.
-	own, ownSum [][]int64
-	ids         map[int]int32
-	// points are the empty spans, in order, with their owners' ids, and
-	// for each the last one before it of another owner (-1 if none).
+	// own[ownFrom[c]:ownFrom[c+1]] are the segments owner c alone held, in
+	// order; ownSum[ownFrom[c]+j] is the length of the first j of them.
+	own     []int32
+	ownFrom []int32
+	ownSum  []int64
+	// points are the empty spans, in order, with their owners, and for
+	// each the last one before it of another owner (-1 if none).
 	points      []int64
-	pointID     []int32
+	pointOwner  []int32
 	prevOtherPt []int32
 }
 
 const (
 	freeSegment    = -1
 	severalHolders = -2
-	noOwner        = -3 // the id of a client that owns no span
+	ownsNothing    = -3 // the number of a waiter that owns no span
 )
 
-// newBlockTimeline sorts out spans (reordered).
-func newBlockTimeline(spans []ownedSpan) *blockTimeline {
-	tl := &blockTimeline{ids: map[int]int32{}}
-	id := func(owner int) int32 {
-		n, ok := tl.ids[owner]
-		if !ok {
-			n = int32(len(tl.ids))
-			tl.ids[owner] = n
-		}
-		return n
-	}
+// newBlockTimeline sorts out spans (reordered), whose owners are numbered
+// below owners.
+func newBlockTimeline(spans []ownedSpan, owners int) *blockTimeline {
+	tl := &blockTimeline{}
 	type event struct {
 		at    int64
-		id    int32
+		owner int32
 		delta int32
 	}
-	var events []event
+	events := make([]event, 0, 2*len(spans))
 	for _, s := range spans {
-		if s.owner == -1 {
-			s.owner = math.MinInt // everyone's: an id no waiter has
+		if s.owner < 0 {
+			s.owner = int32(owners) // everyone's: a number no waiter has
 		}
-		n := id(s.owner)
 		if s.span.from == s.span.to {
 			tl.points = append(tl.points, s.span.from)
-			tl.pointID = append(tl.pointID, n)
+			tl.pointOwner = append(tl.pointOwner, s.owner)
 			continue
 		}
 		if s.span.from < s.span.to {
-			events = append(events, event{s.span.from, n, +1}, event{s.span.to, n, -1})
+			events = append(events, event{s.span.from, s.owner, +1}, event{s.span.to, s.owner, -1})
 		}
 	}
 	slices.SortFunc(events, func(a, b event) int { return cmp.Compare(a.at, b.at) })
-	held := make([]int32, len(tl.ids)) // how many spans of each id are open
-	owners, idSum := 0, int64(0)       // how many ids have spans open, and the sum of those ids
-	tl.own = make([][]int64, len(tl.ids))
+	held := make([]int32, owners+1) // how many spans of each owner are open
+	open, sum := 0, int64(0)        // how many owners have spans open, and the sum of their numbers
+	segments := 0
+	for e := range events {
+		if e == 0 || events[e].at != events[e-1].at {
+			segments++
+		}
+	}
+	tl.bounds, tl.label = make([]int64, 0, segments), make([]int32, 0, segments)
+	tl.ownFrom = make([]int32, owners+2)
 	for e := 0; e < len(events); {
 		at := events[e].at
 		for ; e < len(events) && events[e].at == at; e++ {
 			ev := events[e]
-			if held[ev.id] == 0 {
-				owners++
-				idSum += int64(ev.id)
+			if held[ev.owner] == 0 {
+				open++
+				sum += int64(ev.owner)
 			}
-			held[ev.id] += ev.delta
-			if held[ev.id] == 0 {
-				owners--
-				idSum -= int64(ev.id)
+			held[ev.owner] += ev.delta
+			if held[ev.owner] == 0 {
+				open--
+				sum -= int64(ev.owner)
 			}
 		}
 		l := int32(freeSegment)
 		switch {
-		case owners == 1:
-			l = int32(idSum)
-			tl.own[l] = append(tl.own[l], int64(len(tl.bounds)))
-		case owners > 1:
+		case open == 1:
+			l = int32(sum)
+			tl.ownFrom[l+1]++
+		case open > 1:
 			l = severalHolders
 		}
 		tl.bounds = append(tl.bounds, at)
@@ -481,6 +582,12 @@ func newBlockTimeline(spans []ownedSpan) *blockTimeline {
 	tl.zfree = make([]int64, m)
 	tl.prevHeld = make([]int32, m)
 	tl.prevOther = make([]int32, m)
+	for c := 1; c < len(tl.ownFrom); c++ {
+		tl.ownFrom[c] += tl.ownFrom[c-1]
+	}
+	tl.own = make([]int32, tl.ownFrom[len(tl.ownFrom)-1])
+	tl.ownSum = make([]int64, len(tl.own)+len(tl.ownFrom)-1)
+	next := slices.Clone(tl.ownFrom)
 	last := int32(-1)
 	for k := range m {
 		if k > 0 {
@@ -490,47 +597,52 @@ func newBlockTimeline(spans []ownedSpan) *blockTimeline {
 			}
 		}
 		tl.prevOther[k] = -1
-		if tl.label[k] != freeSegment {
+		if l := tl.label[k]; l != freeSegment {
 			switch {
 			case last < 0:
-			case tl.label[last] != tl.label[k]:
+			case tl.label[last] != l:
 				tl.prevOther[k] = last
 			default:
 				tl.prevOther[k] = tl.prevOther[last]
 			}
 			last = int32(k)
+			if l >= 0 {
+				tl.own[next[l]] = int32(k)
+				next[l]++
+			}
 		}
 		tl.prevHeld[k] = last
 	}
-	// own: the segments' starts and ends, and their lengths' sums.
-	tl.ownSum = make([][]int64, len(tl.own))
-	for n, segs := range tl.own {
-		sum := make([]int64, len(segs)+1)
-		for j, k := range segs {
-			sum[j+1] = satAdd(sum[j], tl.bounds[k+1]-tl.bounds[k])
+	// ownSum: owner c's sums are ownSum[ownFrom[c]+c:], one more than its
+	// segments.
+	for c := 0; c+1 < len(tl.ownFrom); c++ {
+		base := int(tl.ownFrom[c]) + c
+		for j, k := range tl.own[tl.ownFrom[c]:tl.ownFrom[c+1]] {
+			tl.ownSum[base+j+1] = satAdd(tl.ownSum[base+j], tl.bounds[k+1]-tl.bounds[k])
 		}
-		tl.ownSum[n] = sum
 	}
 	// points, in order, each with the last one before it of another owner.
-	order := make([]int, len(tl.points))
-	for j := range order {
-		order[j] = j
-	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(tl.points[a], tl.points[b]) })
-	pts, pids := make([]int64, len(order)), make([]int32, len(order))
-	for j, o := range order {
-		pts[j], pids[j] = tl.points[o], tl.pointID[o]
-	}
-	tl.points, tl.pointID = pts, pids
-	tl.prevOtherPt = make([]int32, len(pts))
-	for j := range pts {
-		switch {
-		case j == 0:
-			tl.prevOtherPt[j] = -1
-		case pids[j-1] != pids[j]:
-			tl.prevOtherPt[j] = int32(j - 1)
-		default:
-			tl.prevOtherPt[j] = tl.prevOtherPt[j-1]
+	if len(tl.points) > 0 {
+		order := make([]int, len(tl.points))
+		for j := range order {
+			order[j] = j
+		}
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(tl.points[a], tl.points[b]) })
+		pts, owns := make([]int64, len(order)), make([]int32, len(order))
+		for j, o := range order {
+			pts[j], owns[j] = tl.points[o], tl.pointOwner[o]
+		}
+		tl.points, tl.pointOwner = pts, owns
+		tl.prevOtherPt = make([]int32, len(pts))
+		for j := range pts {
+			switch {
+			case j == 0:
+				tl.prevOtherPt[j] = -1
+			case owns[j-1] != owns[j]:
+				tl.prevOtherPt[j] = int32(j - 1)
+			default:
+				tl.prevOtherPt[j] = tl.prevOtherPt[j-1]
+			}
 		}
 	}
 	return tl
@@ -555,14 +667,14 @@ func (tl *blockTimeline) segment(t int64, before bool) int {
 }
 
 // freeFor reports whether segment k (-1: before the first bound) blocks
-// no wait of the client of the given id.
+// no wait of owner id.
 func (tl *blockTimeline) freeFor(id int32, k int) bool {
 	return k < 0 || tl.label[k] == freeSegment || tl.label[k] == id
 }
 
-// freeTime is how long, in [bounds[0], t] (negative before it), the
-// client of the given id was blocked by no one: nobody held anything, or
-// only it did. Waits are measured by its differences.
+// freeTime is how long, in [bounds[0], t] (negative before it), owner id
+// was blocked by no one: nobody held anything, or only it did. Waits are
+// measured by its differences.
 func (tl *blockTimeline) freeTime(id int32, t int64) int64 {
 	if len(tl.bounds) == 0 {
 		return t
@@ -575,10 +687,11 @@ func (tl *blockTimeline) freeTime(id int32, t int64) int64 {
 	if tl.label[k] == freeSegment {
 		free += t - tl.bounds[k]
 	}
-	if id < 0 || int(id) >= len(tl.own) {
+	if id < 0 || int(id)+1 >= len(tl.ownFrom) {
 		return free
 	}
-	segs, sum := tl.own[id], tl.ownSum[id]
+	from := tl.ownFrom[id]
+	segs, sum := tl.own[from:tl.ownFrom[id+1]], tl.ownSum[int(from)+int(id):]
 	j := sort.Search(len(segs), func(j int) bool { return tl.bounds[segs[j]] > t }) - 1
 	if j < 0 {
 		return free
@@ -587,8 +700,8 @@ func (tl *blockTimeline) freeTime(id int32, t int64) int64 {
 	return free + sum[j] + min(t, tl.bounds[s+1]) - tl.bounds[s]
 }
 
-// stretchStart is where the free stretch of a wait (by the client of the
-// given id, free from start on) that holds the instant t begins, or, if
+// stretchStart is where the free stretch of a wait (by owner id, free
+// from start on) that holds the instant t begins, or, if
 // before, the one that ends at t (which must be free just before t):
 // after the last span that blocked it, and after the last empty span of
 // another client (freeStretches ends a stretch at each).
@@ -609,7 +722,7 @@ func (tl *blockTimeline) stretchStart(id int32, start, t int64, before bool) int
 	} else {
 		j = sort.Search(len(tl.points), func(j int) bool { return tl.points[j] > t }) - 1
 	}
-	if j >= 0 && tl.pointID[j] == id {
+	if j >= 0 && tl.pointOwner[j] == id {
 		j = int(tl.prevOtherPt[j])
 	}
 	if j >= 0 {
@@ -618,8 +731,8 @@ func (tl *blockTimeline) stretchStart(id int32, start, t int64, before bool) int
 	return from
 }
 
-// crossing is the instant at which the client of the given id, waiting
-// from start, has waited free for bound: the last instant t with
+// crossing is the instant at which owner id, waiting from start, has
+// waited free for bound: the last instant t with
 // freeTime(t)-freeTime(start) ≤ bound. It must come before the wait ends.
 func (tl *blockTimeline) crossing(id int32, start, bound int64) int64 {
 	base := tl.freeTime(id, start)
@@ -631,17 +744,13 @@ func (tl *blockTimeline) crossing(id int32, start, bound int64) int64 {
 	return tl.bounds[k] + (target - tl.freeTime(id, tl.bounds[k]))
 }
 
-// judgeWait is judgeWait (the function) for the wait op, blocked by the
-// timeline's spans that are not its client's and, when ahead is later
-// than its call, from its call until ahead.
-func (tl *blockTimeline) judgeWait(in *Input, op *Operation, stops map[int]int64, ahead int64) (w lateWait, ok bool) {
+// judgeWait is judgeWait (the function) for the wait op by owner id,
+// blocked by the timeline's spans that are not its own and, when ahead is
+// later than its call, from its call until ahead.
+func (tl *blockTimeline) judgeWait(in *Input, op *Operation, id int32, stops map[int]int64, ahead int64) (w lateWait, ok bool) {
 	end, stopped := waitEnd(in, *op, stops)
 	if end < op.Call {
 		return lateWait{}, false
-	}
-	id, known := tl.ids[op.Client]
-	if !known {
-		id = noOwner
 	}
 	start := min(max(op.Call, ahead), end) // free from then on, but for the spans
 	free := tl.freeTime(id, end) - tl.freeTime(id, start)
@@ -671,12 +780,18 @@ func takeLiveness(in *Input, stops map[int]int64) []Violation {
 	for _, p := range paths {
 		ops := byPath[p]
 		empty := emptySpans(ops)
+		spans := make([]ownedSpan, len(empty))
+		for k, s := range empty {
+			spans[k] = ownedSpan{s, -1}
+		}
+		tl := newBlockTimeline(spans, 0)
 		var late []lateWait
-		for _, w := range ops {
+		for k := range ops {
+			w := &ops[k]
 			if w.Kind != Take || (w.Result != OK && w.Result != Pending) {
 				continue
 			}
-			if lw, ok := judgeWait(in, w, stops, empty); ok {
+			if lw, ok := tl.judgeWait(in, w, ownsNothing, stops, math.MinInt64); ok {
 				late = append(late, lw)
 			}
 		}
@@ -808,19 +923,21 @@ func enteredBy(ops []Operation, size int, stops map[int]int64) int64 {
 			first[op.Client] = op.Call
 		}
 	}
-	var times []int64
-	for _, t := range first {
+	// At t, the clients that had entered are those whose first Enter came
+	// by t, less those that had also stopped by t: whose later of the two
+	// came by t.
+	var times, gone []int64
+	for c, t := range first {
 		times = append(times, t)
+		if s, ok := stops[c]; ok {
+			gone = append(gone, max(t, s))
+		}
 	}
 	slices.Sort(times)
+	slices.Sort(gone)
+	by := func(ts []int64, t int64) int { return sort.Search(len(ts), func(k int) bool { return ts[k] > t }) }
 	for _, t := range times {
-		n := 0
-		for c, e := range first {
-			if e <= t && !stoppedBy(stops, c, t) {
-				n++
-			}
-		}
-		if n >= size {
+		if by(times, t)-by(gone, t) >= size {
 			return t
 		}
 	}

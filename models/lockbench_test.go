@@ -83,3 +83,37 @@ func BenchmarkCheckLockHistory(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckLockHistoryWorkedOut measures the same checks where they
+// cannot take their short cuts: the mutex decided by porcupine on Narrow's
+// parts (no witness), every wait judged against a bound of a millisecond
+// (many are late), every release of a run with the herd effect scanned
+// (each wakes every waiter: the traffic grows with the square of the
+// waiters, so the largest run has no herd effect, and the herd check
+// scans nothing).
+func BenchmarkCheckLockHistoryWorkedOut(b *testing.B) {
+	parts := MutexModel
+	parts.Witness = nil
+	for _, size := range lockRunSizes {
+		herd := size.clients <= 1000
+		run := genLockRun(1, lockRunOpts{clients: size.clients, rounds: size.rounds, herd: herd})
+		in := run.input()
+		in.Bound = time.Millisecond
+		for _, c := range []struct {
+			name  string
+			check func() []Violation
+		}{
+			{"mutex-parts", func() []Violation { return CheckModel(parts, in.Ops) }},
+			{"liveness", func() []Violation { return checkLiveness(in) }},
+			{"herd", func() []Violation { return checkHerd(in) }},
+		} {
+			b.Run(fmt.Sprintf("%dx%d/%s", size.clients, size.rounds, c.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					c.check()
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(in.Ops)), "ns/operation")
+			})
+		}
+	}
+}
