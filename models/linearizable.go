@@ -46,7 +46,7 @@ type Model struct {
 	// it does, it proves the object linearizable and porcupine is not run
 	// (porcupine's search costs several allocations per operation and
 	// step). A proposal that is no linearization only costs time: porcupine
-	// decides. nil proposes nothing.
+	// decides. nil proposes nothing. ops must not be changed.
 	Witness func(ops []Operation) []int32
 }
 

@@ -287,9 +287,9 @@ func describeOps(ops []Operation) string {
 // linearization) all agree with porcupine's verdict on the operations as
 // recorded.
 func TestLockModelsNarrowKeepsVerdicts(t *testing.T) {
-	n := 4000
+	n := 2500
 	if testing.Short() {
-		n = 500
+		n = 400
 	}
 	gens := []struct {
 		name string
