@@ -66,9 +66,11 @@ func (r *recording) instant(conn client.Conn, op models.Operation) {
 	r.ops = append(r.ops, op)
 }
 
-// history is the recorded operations, the pending ones ending at end.
+// history is the recorded operations, the pending ones ending at end. It
+// is called once, when the run is over: the operations are compacted where
+// they lie rather than copied.
 func (r *recording) history(end int64) []models.Operation {
-	out := make([]models.Operation, 0, len(r.ops))
+	out := r.ops[:0]
 	for _, op := range r.ops {
 		if op.Kind == "" {
 			continue
@@ -78,5 +80,6 @@ func (r *recording) history(end int64) []models.Operation {
 		}
 		out = append(out, op)
 	}
+	r.ops = nil
 	return out
 }

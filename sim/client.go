@@ -167,8 +167,8 @@ func (c *Client) dial() {
 		}
 		c.cn = cn
 		c.setState(zk.StateConnected)
-		c.cn.toServer(false, &request{op: OpCreateSession, sessionID: c.sessionID,
-			timeoutMs: c.timeoutMs, lastZxid: c.lastZxid})
+		c.cn.toServer(false, &request{op: OpCreateSession, requestExtra: &requestExtra{sessionID: c.sessionID,
+			timeoutMs: c.timeoutMs, lastZxid: c.lastZxid}})
 	})
 }
 
@@ -342,7 +342,7 @@ func (c *Client) send(r *request) {
 }
 
 func sendPath(r *request) string {
-	if r.op == OpMulti && len(r.ops) > 0 {
+	if r.op == OpMulti && r.requestExtra != nil && len(r.ops) > 0 {
 		return r.ops[0].path + " …"
 	}
 	return r.path
@@ -439,7 +439,7 @@ func (c *Client) sendSetWatches() {
 	if len(c.watchers) == 0 {
 		return
 	}
-	req := &request{op: OpSetWatches, relZxid: c.lastZxid}
+	req := &request{op: OpSetWatches, requestExtra: &requestExtra{relZxid: c.lastZxid}}
 	for k := range c.watchers {
 		switch k.typ {
 		case watchData:
@@ -799,7 +799,7 @@ func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, err
 			return nil, fmt.Errorf("unknown operation type %T", op)
 		}
 	}
-	rep, err := c.do(ctx, &request{op: OpMulti, ops: sub})
+	rep, err := c.do(ctx, &request{op: OpMulti, requestExtra: &requestExtra{ops: sub}})
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,16 @@ type request struct {
 	acl     []zk.ACL
 	version int32
 	watch   bool
-	ops     []subOp
+
+	// The fields of the rarer requests (connect, setWatches, multi), apart,
+	// so that the common ones cost less to allocate.
+	*requestExtra
+}
+
+// requestExtra holds what a connect, a setWatches or a multi carries
+// besides a request's common fields.
+type requestExtra struct {
+	ops []subOp // multi
 
 	// connect
 	sessionID int64
@@ -528,7 +537,7 @@ func applyPath(req *request, created string) string {
 	if created != "" {
 		return created
 	}
-	if req.op == OpMulti && len(req.ops) > 0 {
+	if req.op == OpMulti && req.requestExtra != nil && len(req.ops) > 0 {
 		return req.ops[0].path + " …"
 	}
 	return req.path
