@@ -67,9 +67,17 @@ type Trace struct {
 	hash  uint64
 	count uint64
 	keep  bool
-	recs  []Record
-	names []string // client names by index
+	// chunks hold the kept records in blocks of fixed size, so that
+	// keeping one never copies those before it (a run keeps tens of
+	// thousands); recs is them end to end, made when asked for.
+	chunks [][]Record
+	kept   int
+	recs   []Record
+	names  []string // client names by index
 }
+
+// traceChunk is the number of records in a block of a kept trace.
+const traceChunk = 4096
 
 const (
 	fnvOffset = 14695981039346656037
@@ -107,7 +115,12 @@ func (t *Trace) add(r Record) {
 	t.mix(uint64(r.Sess))
 	t.mix(uint64(r.Arg))
 	if t.keep {
-		t.recs = append(t.recs, r)
+		if n := len(t.chunks); n == 0 || len(t.chunks[n-1]) == traceChunk {
+			t.chunks = append(t.chunks, make([]Record, 0, traceChunk))
+		}
+		last := &t.chunks[len(t.chunks)-1]
+		*last = append(*last, r)
+		t.kept++
 	}
 }
 
@@ -124,7 +137,15 @@ func (t *Trace) Hash() uint64 { return t.hash }
 func (t *Trace) Len() uint64 { return t.count }
 
 // Records are the kept records (none unless the run kept its trace).
-func (t *Trace) Records() []Record { return t.recs }
+func (t *Trace) Records() []Record {
+	if len(t.recs) != t.kept {
+		t.recs = make([]Record, 0, t.kept)
+		for _, c := range t.chunks {
+			t.recs = append(t.recs, c...)
+		}
+	}
+	return t.recs
+}
 
 // ActorName renders an actor as the trace prints it: c1 is the first client
 // by its given name, s1 the first server.
@@ -146,8 +167,9 @@ func (t *Trace) ActorName(a Actor) string {
 // WriteTo prints the kept records, one line each.
 func (t *Trace) WriteTo(w io.Writer) (int64, error) {
 	var n int64
-	for i := range t.recs {
-		k, err := io.WriteString(w, t.Format(&t.recs[i])+"\n")
+	recs := t.Records()
+	for i := range recs {
+		k, err := io.WriteString(w, t.Format(&recs[i])+"\n")
 		n += int64(k)
 		if err != nil {
 			return n, err
