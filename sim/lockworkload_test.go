@@ -78,6 +78,13 @@ func TestLockWorkloadCompletes(t *testing.T) {
 			if res.Err != nil {
 				t.Fatalf("%d servers, seed %d: %v", servers, seed, res.Err)
 			}
+			// Every client acted at least once per operation it completed,
+			// and every step was an event or a client's (or a wake-up of
+			// cancelled waiters, which this workload has none of).
+			if res.ClientSteps < res.Ops || res.Events == 0 || res.Events+res.ClientSteps != res.Steps {
+				t.Fatalf("%d servers, seed %d: %d steps, %d events, %d client steps, %d operations",
+					servers, seed, res.Steps, res.Events, res.ClientSteps, res.Ops)
+			}
 		}
 	}
 }

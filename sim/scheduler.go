@@ -45,14 +45,9 @@ const heapArity = 4
 
 func (q *eventQueue) len() int { return len(q.heap) }
 
-func (q *eventQueue) less(i, j int) bool {
-	h := q.heap
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
-	}
-	return h[i].seq < h[j].seq
-}
-
+// push adds an event. seq must be larger than every pending event's (the
+// scheduler's counter only grows), so a new event goes above another only
+// if it is due earlier.
 func (q *eventQueue) push(at Time, seq uint64, hd handler, bg bool) {
 	var slot uint32
 	if n := len(q.free); n > 0 {
@@ -63,44 +58,52 @@ func (q *eventQueue) push(at Time, seq uint64, hd handler, bg bool) {
 		slot = uint32(len(q.slots))
 		q.slots = append(q.slots, hd)
 	}
-	q.heap = append(q.heap, event{at: at, seq: seq, slot: slot, bg: bg})
+	e := event{at: at, seq: seq, slot: slot, bg: bg}
+	q.heap = append(q.heap, e)
 	h := q.heap
 	i := len(h) - 1
 	for i > 0 {
+		// seq is the largest yet: only an earlier time goes above a parent.
 		p := (i - 1) / heapArity
-		if !q.less(i, p) {
+		if h[p].at <= at {
 			break
 		}
-		h[i], h[p] = h[p], h[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = e
 }
 
-// pop removes the earliest event and returns it with its handler.
+// pop removes the earliest event and returns it with its handler. The
+// last event takes the top's place, moving down a hole (each level's
+// earliest child moves up into it) rather than by swaps: half the writes.
 func (q *eventQueue) pop() (event, handler) {
 	h := q.heap
 	top := h[0]
 	n := len(h) - 1
-	h[0] = h[n]
+	last := h[n]
 	h = h[:n]
 	q.heap = h
-	i := 0
-	for {
-		first := heapArity*i + 1
-		if first >= n {
-			break
-		}
-		m := first
-		for c := first + 1; c < min(first+heapArity, n); c++ {
-			if q.less(c, m) {
-				m = c
+	if n > 0 {
+		i := 0
+		for {
+			first := heapArity*i + 1
+			if first >= n {
+				break
 			}
+			m, mat, mseq := first, h[first].at, h[first].seq
+			for c := first + 1; c < min(first+heapArity, n); c++ {
+				if e := &h[c]; e.at < mat || (e.at == mat && e.seq < mseq) {
+					m, mat, mseq = c, e.at, e.seq
+				}
+			}
+			if last.at < mat || (last.at == mat && last.seq < mseq) {
+				break
+			}
+			h[i] = h[m]
+			i = m
 		}
-		if !q.less(m, i) {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
+		h[i] = last
 	}
 	hd := q.slots[top.slot]
 	q.slots[top.slot] = nil
@@ -129,11 +132,13 @@ type Scheduler struct {
 
 	cancelable []*Task // parked tasks whose context can end
 
-	parkSeq  uint64
-	steps    uint64
-	lastExit Time // when the last client returned; -1 before
-	maxSteps uint64
-	maxTime  Time
+	parkSeq     uint64
+	steps       uint64
+	events      uint64 // events fired
+	clientSteps uint64 // times a client was resumed
+	lastExit    Time   // when the last client returned; -1 before
+	maxSteps    uint64
+	maxTime     Time
 
 	progress atomic.Uint64 // steps, published for the stall watchdog
 	running  atomic.Int64  // id+1 of the client running now, 0 when none
@@ -243,6 +248,7 @@ func (s *Scheduler) loop() error {
 			if !e.bg {
 				s.fg--
 			}
+			s.events++
 			h.handle()
 			continue
 		}
@@ -269,6 +275,7 @@ func (s *Scheduler) loop() error {
 		if !e.bg {
 			s.fg--
 		}
+		s.events++
 		h.handle()
 	}
 }
@@ -307,6 +314,7 @@ func (s *Scheduler) step(t *Task) {
 	}
 	s.cur = t
 	t.state = taskRunning
+	s.clientSteps++
 	s.running.Store(int64(t.id) + 1)
 	s.progress.Store(s.steps)
 	_, alive := t.next()

@@ -220,8 +220,10 @@ type Result struct {
 	Records uint64
 	// Ops is the number of client operations that completed.
 	Ops uint64
-	// Steps is the number of scheduler steps.
-	Steps uint64
+	// Steps is the number of scheduler steps: Events fired and
+	// ClientSteps (a client resumed until it next blocks), and the few
+	// steps that only woke clients whose context had ended.
+	Steps, Events, ClientSteps uint64
 	// End is the virtual time the run ended at.
 	End Time
 	// Violations are the simulator's self-checks that failed: a client
@@ -258,7 +260,8 @@ func (w *World) Run() Result {
 	if _, stalled := err.(*StallError); !stalled {
 		w.s.shutdown()
 	}
-	return Result{Err: err, Hash: w.trace.hash, Records: w.trace.count, Ops: w.ops, Steps: w.s.steps, End: w.s.now,
+	return Result{Err: err, Hash: w.trace.hash, Records: w.trace.count, Ops: w.ops, Steps: w.s.steps,
+		Events: w.s.events, ClientSteps: w.s.clientSteps, End: w.s.now,
 		Violations: w.violations}
 }
 

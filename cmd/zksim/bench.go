@@ -20,6 +20,7 @@ import (
 
 	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/sim"
 )
 
 // benchRow is one figure of `zksim bench`: what was measured, the target
@@ -83,6 +84,11 @@ for, and prints them as one table (or one JSON object with --json):
   - simulated client operations per second of simulator time, one core, on
     the built-in lock-contention scenario (target: at least 1,000,000);
   - the share of each run's time spent checking it (target: at most 1/5);
+  - where the simulator's time goes (no targets): the same scenario on one
+    server, which models no replication; and the ceiling the scheduler's
+    machinery alone sets — the operations per second if every event and
+    every client step of the run did no work (an idle event and an idle
+    client step timed on this machine, times how many a run takes);
   - the same scenario on a local live ensemble of three servers (Debian's
     zookeeper package, installed when missing) against the simulator: the
     ratio of wall times (target: at least 1,000); --no-live leaves it out;
@@ -107,7 +113,7 @@ usage.`,
 			out := benchOutput{Machine: thisMachine()}
 
 			fmt.Fprintf(log, "measuring the simulator: %d runs of lock-contention on one core...\n", simSeeds)
-			speed, err := measureSpeed(simSeeds)
+			speed, err := measureSpeed(simSeeds, 3)
 			if err != nil {
 				return err
 			}
@@ -122,6 +128,31 @@ usage.`,
 				fmt.Sprintf("%.2f", share), "≤ 0.20", share <= 0.2,
 				fmt.Sprintf("lock-contention: mutex, liveness and herd checks, %s a run after %s of simulation",
 					(speed.checked/time.Duration(simSeeds)).Round(10*time.Microsecond), perRun.Round(10*time.Microsecond))))
+
+			fmt.Fprintf(log, "measuring where the simulator's time goes: %d runs on one server, and the scheduler's floor...\n", simSeeds)
+			single, err := measureSpeed(simSeeds, 1)
+			if err != nil {
+				return err
+			}
+			singleOps := float64(single.ops) / single.simulated.Seconds()
+			out.Rows = append(out.Rows, row("the same on one server (no replication)", singleOps, "ops/s",
+				fmt.Sprintf("%s ops/s", thousands(singleOps)), "", false,
+				fmt.Sprintf("lock-contention on a single server, %d seeds: replicating every write on three servers costs %.0f%% of a run",
+					simSeeds, 100*(1-ops/singleOps))))
+			floor, err := measureFloor()
+			if err != nil {
+				return err
+			}
+			perOp := float64(speed.simulated.Nanoseconds()) / float64(speed.ops)
+			eventsPerOp := float64(speed.events) / float64(speed.ops)
+			stepsPerOp := float64(speed.clientSteps) / float64(speed.ops)
+			floorPerOp := eventsPerOp*floor.eventNs + stepsPerOp*floor.clientStepNs
+			ceiling := 1e9 / floorPerOp
+			out.Rows = append(out.Rows, row("ceiling if every step did no work, one core", ceiling, "ops/s",
+				fmt.Sprintf("%s ops/s", thousands(ceiling)), "", false,
+				fmt.Sprintf("lock-contention takes %.1f events and %.2f client steps an operation; an idle event costs %.0f ns, an idle client step %.0f ns: "+
+					"%.2f µs of an operation's %.2f µs is the scheduler's machinery",
+					eventsPerOp, stepsPerOp, floor.eventNs, floor.clientStepNs, floorPerOp/1000, perOp/1000)))
 
 			if !noLive {
 				fmt.Fprintln(log, "measuring the live ensemble: lock-contention on three local servers...")
@@ -192,36 +223,64 @@ func row(figure string, value float64, unit, shown, target string, met bool, det
 
 // speedResult adds up runs of lock-contention.
 type speedResult struct {
-	ops                uint64
-	simulated, checked time.Duration
+	ops, events, clientSteps uint64
+	simulated, checked       time.Duration
 }
 
-// measureSpeed runs lock-contention on seeds 1..n, one after another on
-// this goroutine, and adds up their operations and their time in the
-// simulator and in checking. Every run must pass its checks.
-func measureSpeed(n int) (speedResult, error) {
+// measureSpeed runs lock-contention on seeds 1..n, with the given number of
+// servers, one after another on this goroutine, and adds up their
+// operations, their scheduler's steps and their time in the simulator and
+// in checking. Every run must pass its checks.
+func measureSpeed(n, servers int) (speedResult, error) {
 	sc, err := scenarios.LoadScenario("lock-contention")
 	if err != nil {
 		return speedResult{}, err
 	}
-	if _, err := scenarios.Run(sc.Spec, 0, scenarios.Options{}); err != nil { // warm up
+	spec := sc.Spec
+	spec.Ensemble.Servers = servers
+	if _, err := scenarios.Run(spec, 0, scenarios.Options{}); err != nil { // warm up
 		return speedResult{}, err
 	}
 	runtime.GC()
 	var r speedResult
 	for seed := uint64(1); seed <= uint64(n); seed++ {
-		o, err := scenarios.Run(sc.Spec, seed, scenarios.Options{})
+		o, err := scenarios.Run(spec, seed, scenarios.Options{})
 		if err != nil {
-			return r, fmt.Errorf("lock-contention seed %d: %w", seed, err)
+			return r, fmt.Errorf("lock-contention (%d servers) seed %d: %w", servers, seed, err)
 		}
 		if o.Failed() {
-			return r, fmt.Errorf("lock-contention seed %d failed its checks: %v", seed, o.Violations)
+			return r, fmt.Errorf("lock-contention (%d servers) seed %d failed its checks: %v", servers, seed, o.Violations)
 		}
 		r.ops += o.Result.Ops
+		r.events += o.Result.Events
+		r.clientSteps += o.Result.ClientSteps
 		r.simulated += o.Simulated
 		r.checked += o.Checked
 	}
 	return r, nil
+}
+
+// floorResult is what the scheduler's machinery costs on this machine, in
+// nanoseconds: an event, and a client step, that do no work.
+type floorResult struct {
+	eventNs, clientStepNs float64
+}
+
+// measureFloor times sim.IdleEvents and sim.IdleClientSteps. A client step
+// is timed with the event that wakes it; the event's cost is taken off.
+func measureFloor() (floorResult, error) {
+	const n = 2_000_000
+	began := time.Now()
+	if _, err := sim.IdleEvents(n); err != nil {
+		return floorResult{}, err
+	}
+	events := time.Since(began)
+	began = time.Now()
+	if _, err := sim.IdleClientSteps(n); err != nil {
+		return floorResult{}, err
+	}
+	steps := time.Since(began)
+	return floorResult{eventNs: float64(events) / n, clientStepNs: float64(max(steps-events, 0)) / n}, nil
 }
 
 // measureLive runs lock-contention once on a local ensemble of three
