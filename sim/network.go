@@ -20,12 +20,17 @@ type heldMsg struct {
 }
 
 // send puts h on link l.
-func (w *World) send(l *link, h handler, bg bool) {
+func (w *World) send(l *link, h handler, bg bool) { w.sendAfter(l, h, bg, 0) }
+
+// sendAfter puts h on link l to leave after the given delay (its sender is
+// still at work on it): it arrives that much later, and so does whatever is
+// sent on l after it. A message held on a cut link leaves when it heals.
+func (w *World) sendAfter(l *link, h handler, bg bool, delay Time) {
 	if l.cut {
 		l.held = append(l.held, heldMsg{h, bg})
 		return
 	}
-	d := w.linkLatency()
+	d := delay + w.linkLatency()
 	if w.s.now < l.spikeUntil {
 		d += l.spike
 	}
@@ -75,10 +80,10 @@ func (c *conn) toClient(bg bool, rep *reply) {
 	c.client.w.send(c.down, rep, bg)
 }
 
-// answer sends req's reply back.
-func (c *conn) answer(req *request) {
+// answer sends req's reply back, to leave after delay.
+func (c *conn) answer(req *request, delay Time) {
 	req.rep.cn, req.stage = c, toClient
-	c.client.w.send(c.down, req, false)
+	c.client.w.sendAfter(c.down, req, false, delay)
 }
 
 // close closes a connection from the server's side (the server shut down,

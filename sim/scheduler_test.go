@@ -289,15 +289,26 @@ func TestRunEndsWhenEveryClientReturns(t *testing.T) {
 	}
 }
 
-// A read's wake-up that fires after another pump of its session answered
-// the read in the same instant delivers nothing: the reply's own delivery
-// is scheduled already. (Before, it delivered the reply a second time, and
-// the client panicked on a reply out of order.)
-func TestStaleReadWakeUpDeliversNothing(t *testing.T) {
-	r := &request{due: true, stage: toClient} // no connection: delivering would crash
-	r.handle()
-	if r.due {
-		t.Fatal("the stale wake-up was not consumed")
+// A read's answer leaves ReadDelay after the read arrived: a read takes
+// two one-way latencies and the delay, and no less (the server reads its
+// tree at once; no event of its own waits out the delay).
+func TestReadAnswerLeavesAfterReadDelay(t *testing.T) {
+	const latency, jitter, delay = time.Millisecond, time.Microsecond, 5 * time.Millisecond
+	var took time.Duration
+	run(t, Config{Seed: 3, Latency: latency, Jitter: jitter, ReadDelay: delay},
+		func(ctx context.Context, c client.Conn) error {
+			if _, _, err := c.Exists(ctx, "/"); err != nil { // connects first
+				return err
+			}
+			began := c.Now()
+			if _, _, err := c.Exists(ctx, "/"); err != nil {
+				return err
+			}
+			took = c.Now().Sub(began)
+			return nil
+		})
+	if least, most := 2*latency+delay, 2*(latency+jitter)+delay; took < least || took > most {
+		t.Fatalf("a read took %v, want between %v and %v", took, least, most)
 	}
 }
 

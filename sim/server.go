@@ -22,8 +22,7 @@ type request struct {
 	watcher *simWatch // the watcher a watching read left, set as its reply arrived
 
 	ready   bool // the server has its answer (in rep)
-	readyAt Time // a read: not answered before this
-	due     bool // a read: a wake-up is scheduled for readyAt
+	readyAt Time // a read: its answer does not leave before this
 	syncTo  int64
 
 	op      Op
@@ -60,24 +59,14 @@ type stage uint8
 
 const (
 	toServer stage = iota // travelling to the server
-	inServer              // queued at the server, waiting for its turn
+	inServer              // queued at the server, waiting for its turn (no event of its own)
 	toClient              // its reply travelling back
 )
 
 func (r *request) handle() {
-	if r.due && r.stage != inServer {
-		// A wake-up scheduled for a read that another pump answered
-		// meanwhile, in the same instant: the reply's own delivery is
-		// scheduled already.
-		r.due = false
-		return
-	}
 	switch r.stage {
 	case toServer:
 		r.cn.srv.receive(r.cn, r)
-	case inServer:
-		r.due = false
-		r.cn.srv.pump(r.sess)
 	case toClient:
 		r.cn.client.deliver(r.cn, &r.rep)
 	}
@@ -309,13 +298,6 @@ func (s *server) pump(sess *session) {
 	for len(sess.queue) > 0 {
 		r := sess.queue[0]
 		if r.isRead() && !r.ready {
-			if now := s.w.s.now; now < r.readyAt {
-				if !r.due {
-					r.due = true
-					s.w.s.schedule(r.readyAt, r, false)
-				}
-				return
-			}
 			s.read(sess, r)
 		}
 		if !r.ready {
@@ -377,7 +359,7 @@ func (s *server) answer(req *request) {
 	if s.w.faults != nil && s.w.faults.onReply(s, req) {
 		return
 	}
-	c.answer(req)
+	c.answer(req, max(req.readyAt-s.w.s.now, 0))
 }
 
 // connect answers a connect request (the answer carries no zxid, as

@@ -38,7 +38,10 @@ type Config struct {
 	// (default 300µs), plus up to DiskJitter (default 100µs). With the
 	// latencies, a write on three servers takes about 1 ms end to end.
 	DiskDelay, DiskJitter time.Duration
-	// ReadDelay is how long a server takes to answer a read (default 20µs).
+	// ReadDelay is how long a server takes to answer a read (default 20µs):
+	// it reads its tree when the read's turn comes (every earlier request
+	// of the session answered), and the answer leaves ReadDelay after the
+	// read arrived, or at once if its turn came later than that.
 	ReadDelay time.Duration
 	// ElectionTime is how long a leader election takes (default 200ms),
 	// plus up to ElectionJitter (default 200ms).
