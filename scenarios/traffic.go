@@ -44,10 +44,9 @@ func clientOf(a sim.Actor) int { return int(a - sim.ClientActor(0)) }
 // A multi is recorded under its first operation's path (the simulator's
 // trace adds " …" to it, which is dropped here), with op "multi".
 func Traffic(tr *sim.Trace) []models.Traffic {
-	recs := tr.Records()
 	n := 0 // the traffic's size, so that it is allocated once
-	for i := range recs {
-		switch r := &recs[i]; r.Kind {
+	for r := range tr.All() {
+		switch r.Kind {
 		case sim.KApply:
 			if r.Code == 0 {
 				n++
@@ -65,8 +64,7 @@ func Traffic(tr *sim.Trace) []models.Traffic {
 	// that server's events have been recorded since.
 	applying, applyZxid := sim.WorldActor, int64(0)
 	var applyAt sim.Time
-	for i := range recs {
-		r := &recs[i]
+	for r := range tr.All() {
 		if r.Kind != sim.KNotify || r.From != applying {
 			applying = sim.WorldActor // another record: the apply's events are over
 		}

@@ -33,8 +33,17 @@ var opNames = map[Op]string{
 	OpCloseSession: "closeSession",
 }
 
+// opStrings are opNames by an Op's byte: the herd metrics name every
+// request of a run, and an array is read faster than a map.
+var opStrings = func() (a [256]string) {
+	for o, name := range opNames {
+		a[uint8(o)] = name
+	}
+	return a
+}()
+
 func (o Op) String() string {
-	if s, ok := opNames[o]; ok {
+	if s := opStrings[uint8(o)]; s != "" {
 		return s
 	}
 	return "op?"

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 )
 
@@ -135,6 +136,19 @@ func (t *Trace) Hash() uint64 { return t.hash }
 
 // Len is the number of records so far, kept or not.
 func (t *Trace) Len() uint64 { return t.count }
+
+// All yields the kept records in order, without laying them end to end.
+func (t *Trace) All() iter.Seq[*Record] {
+	return func(yield func(*Record) bool) {
+		for _, c := range t.chunks {
+			for i := range c {
+				if !yield(&c[i]) {
+					return
+				}
+			}
+		}
+	}
+}
 
 // Records are the kept records (none unless the run kept its trace).
 func (t *Trace) Records() []Record {
