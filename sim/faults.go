@@ -50,17 +50,24 @@ const (
 )
 
 func (t Target) String() string {
+	var b strings.Builder
+	t.write(&b)
+	return b.String()
+}
+
+func (t Target) write(b *strings.Builder) {
 	switch t.Kind {
 	case ServerT:
-		return fmt.Sprintf("s%d", t.Index+1)
+		b.WriteByte('s')
+		b.WriteString(strconv.Itoa(t.Index + 1))
 	case ClientT:
-		return fmt.Sprintf("c%d", t.Index+1)
+		b.WriteByte('c')
+		b.WriteString(strconv.Itoa(t.Index + 1))
 	case LeaderT:
-		return "leader"
+		b.WriteString("leader")
 	case ApplierT:
-		return "applier"
+		b.WriteString("applier")
 	}
-	return ""
 }
 
 // Trigger ties a fault to an event: the Nth request of type Op by client
@@ -73,7 +80,19 @@ type Trigger struct {
 }
 
 func (t Trigger) String() string {
-	return fmt.Sprintf("c%d %s#%d applied", t.Client+1, t.Op, t.Nth)
+	var b strings.Builder
+	t.write(&b)
+	return b.String()
+}
+
+func (t Trigger) write(b *strings.Builder) {
+	b.WriteByte('c')
+	b.WriteString(strconv.Itoa(t.Client + 1))
+	b.WriteByte(' ')
+	b.WriteString(t.Op.String())
+	b.WriteByte('#')
+	b.WriteString(strconv.Itoa(t.Nth))
+	b.WriteString(" applied")
 }
 
 // Fault is one fault of a schedule: what, to whom, and when (at a virtual
@@ -93,26 +112,39 @@ type Fault struct {
 
 // String prints f in the schedule syntax, which ParseSchedule reads back.
 func (f Fault) String() string {
+	// Written out without fmt: a run with faults records every one it
+	// strikes by this text.
 	var b strings.Builder
+	b.Grow(48)
 	if f.When != nil {
-		fmt.Fprintf(&b, "when %s: ", f.When)
+		b.WriteString("when ")
+		f.When.write(&b)
+		b.WriteString(": ")
 	} else {
-		fmt.Fprintf(&b, "at %s ", f.At)
+		b.WriteString("at ")
+		b.WriteString(f.At.String())
+		b.WriteByte(' ')
 	}
 	b.WriteString(faultNames[f.Kind])
 	for _, t := range []Target{f.A, f.B} {
 		if t.Kind != NoTarget {
-			b.WriteString(" " + t.String())
+			b.WriteByte(' ')
+			t.write(&b)
 		}
 	}
 	switch f.Kind {
 	case Pause:
-		fmt.Fprintf(&b, " %s", f.D)
+		b.WriteByte(' ')
+		b.WriteString(f.D.String())
 	case Spike:
-		fmt.Fprintf(&b, " %s for %s", f.D, f.For)
+		b.WriteByte(' ')
+		b.WriteString(f.D.String())
+		b.WriteString(" for ")
+		b.WriteString(f.For.String())
 	case Crash, Partition, Isolate:
 		if f.For > 0 {
-			fmt.Fprintf(&b, " for %s", f.For)
+			b.WriteString(" for ")
+			b.WriteString(f.For.String())
 		}
 	}
 	return b.String()

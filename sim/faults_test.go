@@ -40,6 +40,14 @@ at 1s isolate s3 for 500ms`
 	if err != nil || again.String() != text {
 		t.Fatalf("parsing the printed schedule: %v\n%s", err, again)
 	}
+	// Random schedules print and parse back alike, every kind and target.
+	for seed := uint64(1); seed <= 50; seed++ {
+		rs := RandomSchedule(NewSeeded(seed), Rates{Crash: 2, LeaderCrash: 1, Partition: 2, Isolate: 1, Pause: 1, Spike: 1, LoseReply: 1}, 20*time.Second, 3, 3)
+		back, err := ParseSchedule(rs.String())
+		if err != nil || back.String() != rs.String() {
+			t.Fatalf("seed %d: %v\n%s\nparsed back as\n%s", seed, err, rs, back)
+		}
+	}
 	semi, err := ParseSchedule("at 1s crash s1; at 2s restart s1\n# a comment\n\n")
 	if err != nil || len(semi) != 2 {
 		t.Fatalf("';' separated: %v %v", semi, err)

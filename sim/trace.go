@@ -77,8 +77,12 @@ type Trace struct {
 	names  []string // client names by index
 }
 
-// traceChunk is the number of records in a block of a kept trace.
-const traceChunk = 4096
+// traceChunk is the most records in a block of a kept trace;
+// firstTraceChunk the number in its first.
+const (
+	traceChunk      = 4096
+	firstTraceChunk = 128
+)
 
 const (
 	fnvOffset = 14695981039346656037
@@ -116,8 +120,15 @@ func (t *Trace) add(r Record) {
 	t.mix(uint64(r.Sess))
 	t.mix(uint64(r.Arg))
 	if t.keep {
-		if n := len(t.chunks); n == 0 || len(t.chunks[n-1]) == traceChunk {
-			t.chunks = append(t.chunks, make([]Record, 0, traceChunk))
+		if n := len(t.chunks); n == 0 || len(t.chunks[n-1]) == cap(t.chunks[n-1]) {
+			// The first blocks are small and double (a short run keeps a few
+			// hundred records, and a block is zeroed when made); then
+			// traceChunk each.
+			size := firstTraceChunk
+			if n > 0 {
+				size = min(2*cap(t.chunks[n-1]), traceChunk)
+			}
+			t.chunks = append(t.chunks, make([]Record, 0, size))
 		}
 		last := &t.chunks[len(t.chunks)-1]
 		*last = append(*last, r)
