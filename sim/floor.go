@@ -36,7 +36,9 @@ func IdleEvents(n int) (uint64, error) {
 	s := newScheduler(NewSeeded(1), newTrace(false), 0, 0)
 	left := max(n-floorPending, 0)
 	for i := range min(n, floorPending) {
-		s.schedule(Time(i), &idleEvent{s: s, stride: Time(1000 + 17*i), left: &left}, false)
+		// Strides of tens of nanoseconds: no client runs, so the loop's
+		// drain window (a second of virtual time) must not end it first.
+		s.schedule(Time(i), &idleEvent{s: s, stride: Time(floorPending + i), left: &left}, false)
 	}
 	err := s.loop()
 	return s.events, err
