@@ -17,8 +17,9 @@
 //     "priority-queue" (queue.go), "store" and "store-writes" (store.go:
 //     the znode store, every path a register). A busy lock would cost
 //     porcupine's search dearly, so the lock models first replay the order
-//     a lock that behaved takes (each holding in turn: Model.Witness),
-//     which proves most histories linearizable in linear time, and
+//     a lock that behaved takes (each holding in turn; for the fenced
+//     mutex, grants and accepted uses in token order: Model.Witness),
+//     which proves most histories linearizable in n log n time, and
 //     otherwise give porcupine the history in independent parts, each
 //     operation's interval narrowed to what every linearization respects
 //     (Model.Narrow); neither changes a verdict, and a history that fails
