@@ -24,7 +24,10 @@ func (w *World) send(l *link, h handler, bg bool) { w.sendAfter(l, h, bg, 0) }
 
 // sendAfter puts h on link l to leave after the given delay (its sender is
 // still at work on it): it arrives that much later, and so does whatever is
-// sent on l after it. A message held on a cut link leaves when it heals.
+// sent on l after it. A message held on a cut link leaves when it heals,
+// without what was left of its delay; a cut made while it waits to leave
+// does not hold it. Both are within the delay (a read's ReadDelay: tens of
+// microseconds), far below any cut's length.
 func (w *World) sendAfter(l *link, h handler, bg bool, delay Time) {
 	if l.cut {
 		l.held = append(l.held, heldMsg{h, bg})
