@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMain lets the test binary stand in for zksim when a bench figure
@@ -86,5 +87,22 @@ func TestThousands(t *testing.T) {
 		if got := thousands(v); got != want {
 			t.Errorf("thousands(%v) = %q, want %q", v, got, want)
 		}
+	}
+}
+
+// The speed figure is the median run's, not the total's: one run that lost
+// the core for a while moves it little.
+func TestSpeedMedian(t *testing.T) {
+	r := speedResult{runs: []speedRun{
+		{ops: 1000, simulated: 10 * time.Millisecond},  // 100,000 ops/s
+		{ops: 1000, simulated: 100 * time.Millisecond}, // 10,000 ops/s: the core was taken
+		{ops: 1000, simulated: 5 * time.Millisecond},   // 200,000 ops/s
+	}}
+	median, slowest, fastest := r.rates()
+	if median != 100000 || slowest != 10000 || fastest != 200000 {
+		t.Errorf("rates %v, %v, %v; want 100000, 10000, 200000", median, slowest, fastest)
+	}
+	if got := r.medianRun(); got != 10*time.Millisecond {
+		t.Errorf("median run %v, want 10ms", got)
 	}
 }
