@@ -235,12 +235,7 @@ func TestLockWaitsJudgedAsBefore(t *testing.T) {
 					continue
 				}
 				end, _ := refWaitEnd(in, w, stops)
-				var blocked []refTimeSpan
-				for _, h := range holdings {
-					if h.span.from <= end && h.span.to > w.Call && h.client != w.Client && (!w.Shared || !h.shared) {
-						blocked = append(blocked, h.span)
-					}
-				}
+				blocked := refBlockedBy(holdings, w, end)
 				tl, ahead := tlAll, int64(math.MinInt64)
 				if w.Shared {
 					blocked = append(blocked, refWritersAhead(ops, w, end, stops)...)

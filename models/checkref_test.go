@@ -662,12 +662,7 @@ func refAcquireLiveness(in *Input, stops map[int]int64) []Violation {
 				continue
 			}
 			end, _ := refWaitEnd(in, w, stops)
-			var blocked []refTimeSpan
-			for _, h := range holdings {
-				if h.span.from <= end && h.span.to > w.Call && h.client != w.Client && (!w.Shared || !h.shared) {
-					blocked = append(blocked, h.span)
-				}
-			}
+			blocked := refBlockedBy(holdings, w, end)
 			if w.Shared {
 				blocked = append(blocked, refWritersAhead(ops, w, end, stops)...)
 			}
@@ -685,6 +680,19 @@ func refAcquireLiveness(in *Input, stops map[int]int64) []Violation {
 		}
 	}
 	return out
+}
+
+// refBlockedBy are the holdings of other clients that kept w from the lock
+// during its wait, which ends at end (a shared wait is kept only by
+// exclusive holdings).
+func refBlockedBy(holdings []refLockHolding, w Operation, end int64) []refTimeSpan {
+	var blocked []refTimeSpan
+	for _, h := range holdings {
+		if h.span.from <= end && h.span.to > w.Call && h.client != w.Client && (!w.Shared || !h.shared) {
+			blocked = append(blocked, h.span)
+		}
+	}
+	return blocked
 }
 
 // refWritersAhead are the spans during which the exclusive acquires that other

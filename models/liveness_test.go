@@ -251,3 +251,22 @@ func TestEmptySpans(t *testing.T) {
 		t.Fatalf("%v, want %v", got, want)
 	}
 }
+
+// Clients are numbered in order of client, alike whether they are close
+// together (counted in an array) or far apart (sorted).
+func TestNumberClients(t *testing.T) {
+	for _, c := range []struct {
+		clients []int
+		ids     []int32
+		n       int
+	}{
+		{nil, []int32{}, 0},
+		{[]int{3, 1, 3, 2}, []int32{2, 0, 2, 1}, 3},
+		{[]int{5, 1 << 40, 5, -3}, []int32{1, 2, 1, 0}, 3},
+	} {
+		ids, n := numberClients(len(c.clients), func(k int) int { return c.clients[k] })
+		if n != c.n || !slices.Equal(ids, c.ids) {
+			t.Errorf("clients %v numbered %v (%d), want %v (%d)", c.clients, ids, n, c.ids, c.n)
+		}
+	}
+}

@@ -713,7 +713,7 @@ func mutexWitness(ops []Operation) []int32 {
 		use
 		kinds
 	)
-	ids, clients := denseClients(ops)
+	ids, clients := numberClients(len(ops), func(i int) int { return ops[i].Client })
 	kind := make([]int8, len(ops)) // acq, rel, use, or -1: anything else
 	start := make([]int32, clients*kinds+1)
 	var acquires, other []int32
@@ -843,49 +843,6 @@ func mutexWitness(ops []Operation) []int32 {
 		}
 	}
 	return append(order, other...)
-}
-
-// denseClients numbers the clients of ops 0, 1, ... in order of client,
-// and returns each operation's number and how many clients there are.
-func denseClients(ops []Operation) (ids []int32, clients int) {
-	ids = make([]int32, len(ops))
-	if len(ops) == 0 {
-		return ids, 0
-	}
-	lo, hi := ops[0].Client, ops[0].Client
-	for i := range ops {
-		lo, hi = min(lo, ops[i].Client), max(hi, ops[i].Client)
-	}
-	if uint64(hi-lo) < uint64(4*len(ops)+64) {
-		num := make([]int32, hi-lo+1)
-		for i := range ops {
-			num[ops[i].Client-lo] = 1
-		}
-		for c := range num {
-			if num[c] == 1 {
-				num[c] = int32(clients)
-				clients++
-			} else {
-				num[c] = -1
-			}
-		}
-		for i := range ops {
-			ids[i] = num[ops[i].Client-lo]
-		}
-		return ids, clients
-	}
-	num := map[int]int32{}
-	for i := range ops {
-		num[ops[i].Client] = 0
-	}
-	for _, c := range sortedKeys(num) {
-		num[c] = int32(clients)
-		clients++
-	}
-	for i := range ops {
-		ids[i] = num[ops[i].Client]
-	}
-	return ids, clients
 }
 
 // fencedWitness is Witness for the fenced mutex: an order in which a lock
