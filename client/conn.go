@@ -57,11 +57,41 @@ type Conn interface {
 	// every zk.EventSession the session goes through, in order, none dropped.
 	SessionEvents() Subscription
 
+	// Close ends the session, as go-zookeeper/zk's Close does: it asks the
+	// server to close the session (its ephemeral nodes go at once) and
+	// waits up to a second for the answer; a server it cannot reach keeps
+	// the session until it expires. Every watch of the session then fires
+	// with zk.EventNotWatching and zk.ErrClosing, the state becomes
+	// zk.StateDisconnected, and every later call fails with
+	// zk.ErrConnectionClosed. The Clock keeps working. Closing twice does
+	// nothing.
+	Close()
+	// NewSession opens another session with the same ensemble, for the same
+	// process: what a library does when it gives a session up (Curator
+	// closes its handle and makes a new one). Like zk.Connect it returns at
+	// once; the new session is established in the background, and calls
+	// made meanwhile wait for it. It is a new session in every respect: a
+	// new id, no watches, no ephemeral nodes, and it has seen nothing, so it
+	// may land on a lagging server and read older data than this session
+	// did until it syncs. The old session is not closed: close it, or it
+	// lives on the servers (with its ephemeral nodes) until it expires.
+	NewSession(ctx context.Context) (Conn, error)
+
 	Clock
+}
+
+// Waitable is what Clock.Select waits on: a Watch, a Subscription or a
+// Timer of the same world (and, in the simulator, of the same process).
+type Waitable interface {
+	// Poll returns, without blocking, what is ready: a fired watch's event
+	// (it stays fired), a subscription's next event (taken from it), or a
+	// fired timer's (the zero zk.Event). ok is false when nothing is.
+	Poll() (ev zk.Event, ok bool)
 }
 
 // Watch is the one-shot notification a watching read returns.
 type Watch interface {
+	Waitable
 	// Wait blocks, in the world the watch belongs to, until the watch fires,
 	// and returns its event. When the session expires or is closed the watch
 	// fires with an event of type zk.EventNotWatching whose Err says why.
@@ -72,6 +102,7 @@ type Watch interface {
 
 // Subscription is an ordered stream of session events.
 type Subscription interface {
+	Waitable
 	// Next blocks until the next session event and returns it, or returns the
 	// context's error.
 	Next(ctx context.Context) (zk.Event, error)
@@ -89,4 +120,22 @@ type Clock interface {
 	// WithTimeout is context.WithTimeout in the session's world: the returned
 	// context ends d after Now.
 	WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc)
+	// NewTimer starts a timer that fires once, d after Now, for Select.
+	NewTimer(d time.Duration) Timer
+	// Select waits for the first of several things: a watch firing, a
+	// session event, a timer. It returns the index of the one that is
+	// ready and its event (a subscription's event is taken from it). When
+	// several are ready, the lowest index wins, so a run replays exactly.
+	// It returns -1 and the context's error if ctx ends first. This is how
+	// a recipe waits for "my watch fired, or my session changed, or it is
+	// time to give up", whichever comes first.
+	Select(ctx context.Context, ws ...Waitable) (int, zk.Event, error)
+}
+
+// Timer fires once, for Select. Its event is the zero zk.Event.
+type Timer interface {
+	Waitable
+	// Stop stops the timer; it reports whether it stopped it before it
+	// fired.
+	Stop() bool
 }

@@ -13,5 +13,14 @@
 // against a real server. A recipe must therefore never use time.Sleep,
 // time.After, context.WithTimeout or raw channels to wait; it asks the Conn.
 //
+// The session's lifecycle is the recipe's to handle, as it is in real
+// libraries: a Conn closes (Close), opens another session for the same
+// process (NewSession, the factory a library uses when it gives a session
+// up), reports its states and their changes (State, SessionEvents), and
+// waits for the first of several watches, session events and timers
+// (Select, NewTimer). A recipe that must react to "my watch fired or my
+// session changed" writes one Select, and it runs deterministically in the
+// simulator and as a plain select against a live ensemble.
+//
 // This package defines interfaces only. It must never import sim or live.
 package client

@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log"
 	"net"
@@ -25,13 +26,32 @@ import (
 // nothing (the library's event channel holds six events and drops the
 // rest); each subscriber keeps its own unbounded queue. The library's
 // logging goes to Options.Log, or nowhere.
+//
+// A Conn is one handle of the library at a time: after an expiry the
+// library opens a new session on the same handle, as it does everywhere;
+// with Options.LocalSessionLoss the Conn also gives a session up by its
+// own clock and replaces the handle (sessionloss.go).
 type Conn struct {
-	zk *zk.Conn
+	servers []string
+	opt     Options
 
-	mu   sync.Mutex
-	subs []*subscription
+	mu     sync.Mutex
+	h      *handle // the library's handle now in use
+	subs   []*subscription
+	closed bool
+	// lastState and lossTimer follow the session for LocalSessionLoss.
+	lastState zk.State
+	lossTimer *time.Timer
 
 	requests, notifications atomic.Int64
+}
+
+// handle is one go-zookeeper/zk connection of a Conn. lost is set when the
+// Conn gave its session up by its own clock: the handle's watches and
+// calls then fail with zk.ErrSessionExpired, as the simulator's do.
+type handle struct {
+	zk   *zk.Conn
+	lost atomic.Bool
 }
 
 // Counters is a client's traffic, counted at its end: the requests it
@@ -57,6 +77,13 @@ type Options struct {
 	Dialer zk.Dialer
 	// Log receives the library's log lines (default: discarded).
 	Log io.Writer
+	// LocalSessionLoss gives a session up by the client's own clock, as
+	// Curator's connection-handling policy does (and as
+	// sim.Config.LocalSessionLoss does in the simulator): after
+	// SessionTimeout without a session, the Conn reports zk.StateExpired,
+	// fails its watches and calls with zk.ErrSessionExpired, and opens a
+	// new session, while the servers still hold the old one.
+	LocalSessionLoss bool
 }
 
 // Dial opens a session with the servers ("127.0.0.1:2181", ...). It
@@ -66,19 +93,32 @@ func Dial(servers []string, opt Options) (*Conn, error) {
 	if opt.SessionTimeout == 0 {
 		opt.SessionTimeout = 10 * time.Second
 	}
-	out := opt.Log
+	c := &Conn{servers: servers, opt: opt, lastState: zk.StateDisconnected}
+	c.mu.Lock() // the handle's first events wait for c.h
+	defer c.mu.Unlock()
+	h, err := c.connect()
+	if err != nil {
+		return nil, err
+	}
+	c.h = h
+	return c, nil
+}
+
+// connect opens a new handle of the library whose events come to c.
+func (c *Conn) connect() (*handle, error) {
+	out := c.opt.Log
 	if out == nil {
 		out = io.Discard
 	}
-	c := &Conn{}
-	dialer := opt.Dialer
+	dialer := c.opt.Dialer
 	if dialer == nil {
 		dialer = net.DialTimeout
 	}
-	conn, events, err := zk.Connect(servers, opt.SessionTimeout,
+	h := &handle{}
+	conn, events, err := zk.Connect(c.servers, c.opt.SessionTimeout,
 		zk.WithLogger(log.New(out, "zk: ", log.Lmicroseconds)),
-		zk.WithLogInfo(opt.Log != nil),
-		zk.WithEventCallback(c.event),
+		zk.WithLogInfo(c.opt.Log != nil),
+		zk.WithEventCallback(func(ev zk.Event) { c.event(h, ev) }),
 		zk.WithDialer(dialer))
 	if err != nil {
 		return nil, err
@@ -87,15 +127,43 @@ func Dial(servers []string, opt Options) (*Conn, error) {
 		for range events {
 		}
 	}()
-	c.zk = conn
-	return c, nil
+	h.zk = conn
+	return h, nil
 }
 
-// Close ends the session.
-func (c *Conn) Close() { c.zk.Close() }
+// handle is the library's handle now in use.
+func (c *Conn) handle() *handle {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.h
+}
 
-// event is the library's callback: it must not block.
-func (c *Conn) event(ev zk.Event) {
+// Close implements client.Conn: the library's Close (closeSession, waiting
+// up to a second for the answer; watches fire zk.EventNotWatching with
+// zk.ErrClosing; later calls fail with zk.ErrConnectionClosed).
+func (c *Conn) Close() {
+	c.mu.Lock()
+	c.closed = true
+	if c.lossTimer != nil {
+		c.lossTimer.Stop()
+	}
+	h := c.h
+	c.mu.Unlock()
+	h.zk.Close()
+}
+
+// NewSession implements client.Conn: another session with the same
+// servers and options (and so the same faults, through the same dialer).
+func (c *Conn) NewSession(ctx context.Context) (client.Conn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return Dial(c.servers, c.opt)
+}
+
+// event is the library's callback: it must not block. Events of a handle
+// given up are no longer the Conn's.
+func (c *Conn) event(h *handle, ev zk.Event) {
 	if ev.Type != zk.EventSession {
 		if ev.Type != zk.EventNotWatching {
 			c.notifications.Add(1)
@@ -104,26 +172,40 @@ func (c *Conn) event(ev zk.Event) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.h != nil && h != c.h {
+		return
+	}
+	c.followForLoss(h, ev.State)
+	c.publish(ev)
+}
+
+// publish hands ev to every subscriber; c.mu is held.
+func (c *Conn) publish(ev zk.Event) {
 	for _, s := range c.subs {
 		s.push(ev)
 	}
 }
 
-// call runs fn (one request) unless ctx has ended, and returns early if
-// ctx ends first.
-func call[T any](ctx context.Context, c *Conn, fn func() (T, error)) (T, error) {
+// call runs fn (one request, on the handle now in use) unless ctx has
+// ended, and returns early if ctx ends first. A call cut short because
+// the Conn gave its session up fails with zk.ErrSessionExpired.
+func call[T any](ctx context.Context, c *Conn, fn func(h *handle) (T, error)) (T, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
 		return zero, err
 	}
 	c.requests.Add(1)
+	h := c.handle()
 	type result struct {
 		v   T
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		v, err := fn()
+		v, err := fn(h)
+		if err != nil && h.lost.Load() && (errors.Is(err, zk.ErrClosing) || errors.Is(err, zk.ErrConnectionClosed)) {
+			err = zk.ErrSessionExpired
+		}
 		done <- result{v, err}
 	}()
 	select {
@@ -151,19 +233,19 @@ type kids struct {
 
 // Create implements client.Conn.
 func (c *Conn) Create(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error) {
-	return call(ctx, c, func() (string, error) { return c.zk.Create(path, data, flags, acl) })
+	return call(ctx, c, func(h *handle) (string, error) { return h.zk.Create(path, data, flags, acl) })
 }
 
 // Delete implements client.Conn.
 func (c *Conn) Delete(ctx context.Context, path string, version int32) error {
-	_, err := call(ctx, c, func() (struct{}, error) { return struct{}{}, c.zk.Delete(path, version) })
+	_, err := call(ctx, c, func(h *handle) (struct{}, error) { return struct{}{}, h.zk.Delete(path, version) })
 	return err
 }
 
 // Exists implements client.Conn.
 func (c *Conn) Exists(ctx context.Context, path string) (bool, *zk.Stat, error) {
-	r, err := call(ctx, c, func() (stat, error) {
-		ok, st, err := c.zk.Exists(path)
+	r, err := call(ctx, c, func(h *handle) (stat, error) {
+		ok, st, err := h.zk.Exists(path)
 		return stat{ok, st}, err
 	})
 	return r.ok, r.st, err
@@ -172,21 +254,22 @@ func (c *Conn) Exists(ctx context.Context, path string) (bool, *zk.Stat, error) 
 // ExistsW implements client.Conn.
 func (c *Conn) ExistsW(ctx context.Context, path string) (bool, *zk.Stat, client.Watch, error) {
 	var ch <-chan zk.Event
-	r, err := call(ctx, c, func() (stat, error) {
-		ok, st, w, err := c.zk.ExistsW(path)
-		ch = w
+	var on *handle
+	r, err := call(ctx, c, func(h *handle) (stat, error) {
+		ok, st, w, err := h.zk.ExistsW(path)
+		ch, on = w, h
 		return stat{ok, st}, err
 	})
 	if err != nil {
 		return false, nil, nil, err
 	}
-	return r.ok, r.st, &watch{ch: ch}, nil
+	return r.ok, r.st, &watch{ch: ch, h: on}, nil
 }
 
 // Get implements client.Conn.
 func (c *Conn) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
-	r, err := call(ctx, c, func() (dataStat, error) {
-		data, st, err := c.zk.Get(path)
+	r, err := call(ctx, c, func(h *handle) (dataStat, error) {
+		data, st, err := h.zk.Get(path)
 		return dataStat{data, st}, err
 	})
 	return r.data, r.st, err
@@ -195,26 +278,27 @@ func (c *Conn) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
 // GetW implements client.Conn.
 func (c *Conn) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, client.Watch, error) {
 	var ch <-chan zk.Event
-	r, err := call(ctx, c, func() (dataStat, error) {
-		data, st, w, err := c.zk.GetW(path)
-		ch = w
+	var on *handle
+	r, err := call(ctx, c, func(h *handle) (dataStat, error) {
+		data, st, w, err := h.zk.GetW(path)
+		ch, on = w, h
 		return dataStat{data, st}, err
 	})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return r.data, r.st, &watch{ch: ch}, nil
+	return r.data, r.st, &watch{ch: ch, h: on}, nil
 }
 
 // Set implements client.Conn.
 func (c *Conn) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
-	return call(ctx, c, func() (*zk.Stat, error) { return c.zk.Set(path, data, version) })
+	return call(ctx, c, func(h *handle) (*zk.Stat, error) { return h.zk.Set(path, data, version) })
 }
 
 // Children implements client.Conn.
 func (c *Conn) Children(ctx context.Context, path string) ([]string, *zk.Stat, error) {
-	r, err := call(ctx, c, func() (kids, error) {
-		names, st, err := c.zk.Children(path)
+	r, err := call(ctx, c, func(h *handle) (kids, error) {
+		names, st, err := h.zk.Children(path)
 		return kids{names, st}, err
 	})
 	return r.names, r.st, err
@@ -223,32 +307,33 @@ func (c *Conn) Children(ctx context.Context, path string) ([]string, *zk.Stat, e
 // ChildrenW implements client.Conn.
 func (c *Conn) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, client.Watch, error) {
 	var ch <-chan zk.Event
-	r, err := call(ctx, c, func() (kids, error) {
-		names, st, w, err := c.zk.ChildrenW(path)
-		ch = w
+	var on *handle
+	r, err := call(ctx, c, func(h *handle) (kids, error) {
+		names, st, w, err := h.zk.ChildrenW(path)
+		ch, on = w, h
 		return kids{names, st}, err
 	})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return r.names, r.st, &watch{ch: ch}, nil
+	return r.names, r.st, &watch{ch: ch, h: on}, nil
 }
 
 // Sync implements client.Conn.
 func (c *Conn) Sync(ctx context.Context, path string) (string, error) {
-	return call(ctx, c, func() (string, error) { return c.zk.Sync(path) })
+	return call(ctx, c, func(h *handle) (string, error) { return h.zk.Sync(path) })
 }
 
 // Multi implements client.Conn.
 func (c *Conn) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error) {
-	return call(ctx, c, func() ([]zk.MultiResponse, error) { return c.zk.Multi(ops...) })
+	return call(ctx, c, func(h *handle) ([]zk.MultiResponse, error) { return h.zk.Multi(ops...) })
 }
 
 // SessionID implements client.Conn.
-func (c *Conn) SessionID() int64 { return c.zk.SessionID() }
+func (c *Conn) SessionID() int64 { return c.handle().zk.SessionID() }
 
 // State implements client.Conn.
-func (c *Conn) State() zk.State { return c.zk.State() }
+func (c *Conn) State() zk.State { return c.handle().zk.State() }
 
 // SessionEvents implements client.Conn.
 func (c *Conn) SessionEvents() client.Subscription {
@@ -287,22 +372,15 @@ func (c *Conn) WithTimeout(ctx context.Context, d time.Duration) (context.Contex
 type watch struct {
 	mu  sync.Mutex
 	ch  <-chan zk.Event
+	h   *handle // the handle that set it
 	got *zk.Event
 }
 
 // Wait implements client.Watch. An event that has already arrived is
-// returned even when ctx has ended (the recipes poll a watch that way,
-// with a cancelled context); a select would pick at random.
+// returned even when ctx has ended; a select would pick at random.
 func (w *watch) Wait(ctx context.Context) (zk.Event, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.got != nil {
-		return *w.got, nil
-	}
-	select {
-	case ev, ok := <-w.ch:
-		return w.keep(ev, ok), nil
-	default:
+	if ev, ok := w.Poll(); ok {
+		return ev, nil
 	}
 	select {
 	case ev, ok := <-w.ch:
@@ -312,12 +390,39 @@ func (w *watch) Wait(ctx context.Context) (zk.Event, error) {
 	}
 }
 
+// Poll implements client.Waitable: the watch's event if it has fired; it
+// stays fired.
+func (w *watch) Poll() (zk.Event, bool) {
+	w.mu.Lock()
+	got := w.got
+	w.mu.Unlock()
+	if got != nil {
+		return *got, true
+	}
+	select {
+	case ev, ok := <-w.ch:
+		return w.keep(ev, ok), true
+	default:
+		return zk.Event{}, false
+	}
+}
+
+// keep records the event received from the channel (closed without one:
+// the connection is gone for good). A watch of a handle the Conn gave up
+// fails with zk.ErrSessionExpired, as in the simulator.
 func (w *watch) keep(ev zk.Event, ok bool) zk.Event {
-	if !ok { // closed without an event: the connection is gone for good
+	if !ok {
 		ev = zk.Event{Type: zk.EventNotWatching, State: zk.StateDisconnected, Err: zk.ErrClosing}
 	}
-	w.got = &ev
-	return ev
+	if ev.Type == zk.EventNotWatching && w.h != nil && w.h.lost.Load() {
+		ev.Err = zk.ErrSessionExpired
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.got == nil {
+		w.got = &ev
+	}
+	return *w.got
 }
 
 // subscription is one subscriber's queue of session events.
@@ -345,14 +450,9 @@ func (s *subscription) push(ev zk.Event) {
 // returned even when ctx has ended.
 func (s *subscription) Next(ctx context.Context) (zk.Event, error) {
 	for {
-		s.mu.Lock()
-		if len(s.queue) > 0 {
-			ev := s.queue[0]
-			s.queue = s.queue[1:]
-			s.mu.Unlock()
+		if ev, ok := s.Poll(); ok {
 			return ev, nil
 		}
-		s.mu.Unlock()
 		if err := ctx.Err(); err != nil {
 			return zk.Event{}, err
 		}
@@ -361,6 +461,19 @@ func (s *subscription) Next(ctx context.Context) (zk.Event, error) {
 		case <-ctx.Done():
 		}
 	}
+}
+
+// Poll implements client.Waitable: the next queued event, taken from the
+// queue.
+func (s *subscription) Poll() (zk.Event, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.queue) == 0 {
+		return zk.Event{}, false
+	}
+	ev := s.queue[0]
+	s.queue = s.queue[1:]
+	return ev, true
 }
 
 // Close implements client.Subscription.

@@ -42,6 +42,9 @@ type Election struct {
 	// watchLeader makes every candidate watch the leader's node (the herd
 	// election's mistake). Only the teaching variant sets it.
 	watchLeader bool
+	// trustDeletion makes a candidate lead as soon as the node it watches
+	// is deleted (the election-trusts-deletion variant's mistake).
+	trustDeletion bool
 }
 
 var _ Elector = (*Election)(nil)
@@ -123,7 +126,7 @@ func (e *Election) await(ctx context.Context, node string) (*Lease, error) {
 			return kids[0]
 		}
 	}
-	return turn{blocker: blocker}.await(ctx, e.conn, e.dir, node)
+	return turn{blocker: blocker, trustDeletion: e.trustDeletion}.await(ctx, e.conn, e.dir, node)
 }
 
 // lead is the leader procedure: Procedure, then the acknowledgement.
@@ -274,7 +277,7 @@ func (e *Election) LeaderW(ctx context.Context) (string, client.Watch, error) {
 	}
 }
 
-// The election's teaching variant.
+// The election's teaching variants.
 
 func init() {
 	register(Variant{Name: "election-herd", Kind: "election", Fails: "herd",
@@ -282,6 +285,23 @@ func init() {
 			"woken, and all of them call getChildren again to find that one of them leads: the herd " +
 			"effect, one notification per candidate for each leader change. The recipe has each " +
 			"candidate watch only the node just below its own, so a leader change wakes one candidate."})
+}
+
+func init() {
+	register(Variant{Name: "election-trusts-deletion", Kind: "election", Fails: "safety",
+		Lesson: "A candidate leads as soon as the node it watches is deleted, taking the deletion to mean " +
+			"that the leader is gone. But it watches the node just below its own, which may be another " +
+			"candidate's: when that candidate's session expires (it crashed, or paused past its timeout) " +
+			"or it gives up, its node goes while the leader still leads, and there are two leaders. The " +
+			"recipe lists the children again after every notification (step 5) and leads only when its " +
+			"node is the lowest."})
+}
+
+// NewTrustingElection is the election-trusts-deletion teaching variant.
+func NewTrustingElection(conn client.Conn, dir, id string) *Election {
+	e := NewElection(conn, dir, id)
+	e.trustDeletion = true
+	return e
 }
 
 // NewHerdElection is the election-herd teaching variant: the recipe's

@@ -45,6 +45,10 @@ type Lease struct {
 	events   client.Subscription
 	state    error // nil, ErrSuspended or ErrLost
 	careless bool  // a teaching variant's lease: it never reports a loss
+	// adopts is a teaching variant's lease: back with a session after a
+	// loss, it takes its node's existence as proof that it still holds
+	// the lease, whoever owns the node.
+	adopts bool
 }
 
 // NewLease starts a lease on node for the session of conn, with the given
@@ -57,15 +61,6 @@ func NewLease(conn client.Conn, node string, token, czxid int64) *Lease {
 	l.Token = token
 	return l
 }
-
-// ended is a context that has ended: waiting on it polls, answering at
-// once with what has already happened. It is made once: it carries no
-// state, and nothing can revive it.
-var ended = func() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
-}()
 
 // newLease starts following the session of conn for the lease on node.
 func newLease(conn client.Conn, node string, czxid int64) *Lease {
@@ -80,8 +75,8 @@ func (l *Lease) Check() error {
 		return nil
 	}
 	for {
-		ev, err := l.events.Next(ended)
-		if err != nil {
+		ev, ok := l.events.Poll()
+		if !ok {
 			return l.state
 		}
 		l.observe(ev)
@@ -90,11 +85,26 @@ func (l *Lease) Check() error {
 
 func (l *Lease) observe(ev zk.Event) {
 	switch {
+	case l.adopts && l.state != nil && ev.State == zk.StateHasSession:
+		l.adopt()
 	case l.state == ErrLost:
 	case ev.State == zk.StateExpired || l.conn.SessionID() != l.session:
 		l.state = ErrLost
 	case ev.State == zk.StateDisconnected:
 		l.state = ErrSuspended
+	}
+}
+
+// adopt is the lease-adopts-old-node mistake: with a session again, it
+// looks for its node and, finding it, holds the lease again under the
+// session it has now. The node may belong to a session the client gave up
+// while the servers still hold it: they will delete it when they expire
+// that session, and hand the lock on. Lease.Verify compares the node's
+// ephemeralOwner with the session, and an expiry is never undone.
+func (l *Lease) adopt() {
+	ok, _, err := l.conn.Exists(context.Background(), l.Node)
+	if err == nil && ok {
+		l.state, l.session = nil, l.conn.SessionID()
 	}
 }
 

@@ -23,6 +23,14 @@ func init() {
 			"long pause) it goes on acting as the holder while the next client holds the lock. The recipe's " +
 			"lease reports a disconnect (suspended) and an expiry (lost); a holder must stop, and a fenced " +
 			"resource must reject its stale token."})
+	register(Variant{Name: "lock-adopts-old-node", Kind: "lock", Fails: "safety",
+		Lesson: "Back with a new session after losing the old one, the holder finds its lock node still " +
+			"there and goes on as the holder. A client library that gives a session up by its own clock " +
+			"(Curator's policy) starts the new session while the servers still hold the old one, and its " +
+			"ephemeral node, until they expire it, later (a leader failover restarts their timers); then " +
+			"the node goes, the next client gets the lock, and the old holder still acts on it. The recipe's " +
+			"lease is lost for good on an expiry, and Verify checks the node's ephemeralOwner, not only " +
+			"that it exists."})
 	register(Variant{Name: "lock-unsorted", Kind: "lock", Fails: "safety",
 		Lesson: "It takes getChildren's answer to be in sequence order. ZooKeeper lists children in no " +
 			"particular order, so a client can see its node first while it is not the lowest, and two " +
@@ -72,3 +80,28 @@ func (l *CarelessLock) Lock(ctx context.Context) (*Lease, error) {
 
 // Unlock releases the lock.
 func (l *CarelessLock) Unlock(ctx context.Context) error { return l.lock.Unlock(ctx) }
+
+// AdoptingLock is the lock-adopts-old-node teaching variant: the recipe's
+// lock, whose lease survives a session loss whenever its node is still
+// there.
+type AdoptingLock struct{ lock *Lock }
+
+var _ Locker = (*AdoptingLock)(nil)
+
+// NewAdoptingLock returns the lock-adopts-old-node teaching variant.
+func NewAdoptingLock(conn client.Conn, dir string) *AdoptingLock {
+	return &AdoptingLock{NewLock(conn, dir)}
+}
+
+// Lock acquires the lock and returns a lease that adopts its node again
+// after a session loss.
+func (l *AdoptingLock) Lock(ctx context.Context) (*Lease, error) {
+	lease, err := l.lock.Lock(ctx)
+	if lease != nil {
+		lease.adopts = true
+	}
+	return lease, err
+}
+
+// Unlock releases the lock.
+func (l *AdoptingLock) Unlock(ctx context.Context) error { return l.lock.Unlock(ctx) }

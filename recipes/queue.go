@@ -424,6 +424,6 @@ func queueFired(w client.Watch) bool {
 	if w == nil {
 		return true
 	}
-	_, err := w.Wait(ended)
-	return err == nil
+	_, fired := w.Poll()
+	return fired
 }

@@ -118,16 +118,15 @@ func (r *RevocableLock) check(ctx context.Context, block bool) (bool, error) {
 		if string(r.data) == revokeMark {
 			return true, nil
 		}
-		wctx := ctx
-		if !block {
-			wctx = ended
+		ev, fired := r.watch.Poll()
+		if !fired && !block {
+			return false, nil // no notification yet
 		}
-		ev, err := r.watch.Wait(wctx)
-		if err != nil {
-			if !block && ctx.Err() == nil {
-				return false, nil // no notification yet
+		if !fired {
+			var err error
+			if ev, err = r.watch.Wait(ctx); err != nil {
+				return false, err
 			}
-			return false, err
 		}
 		switch ev.Type {
 		case zk.EventNotWatching:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/zksim/zksim/client"
 )
 
@@ -23,6 +25,9 @@ type turn struct {
 	// mistake); watchAll watches the parent's children instead of the
 	// blocker (the lock-herd variant's mistake).
 	unsorted, watchAll bool
+	// trustDeletion takes the blocker's deletion for the turn, without
+	// listing again (the election-trusts-deletion variant's mistake).
+	trustDeletion bool
 }
 
 // predecessor is the next lower node than mine among kids, as bySequence
@@ -170,8 +175,12 @@ func (t turn) await(ctx context.Context, conn client.Conn, dir, node string) (*L
 		if !ok {
 			continue // gone already: list again
 		}
-		if _, err := w.Wait(ctx); err != nil {
+		ev, err := w.Wait(ctx)
+		if err != nil {
 			return nil, err
+		}
+		if t.trustDeletion && ev.Type == zk.EventNodeDeleted {
+			return grantLease(ctx, conn, node)
 		}
 	}
 }

@@ -31,6 +31,9 @@ func init() {
 		name: "barrier", doc: "barrier (recipes.Barrier); c1 raises and lowers it, the others wait at it",
 		clients: 4, minClients: 2,
 		recipe: Implementation{Barrier: func(c client.Conn, p string) recipes.Barrier { return recipes.NewBarrier(c, p) }},
+		variants: map[string]Implementation{
+			"barrier-no-sync": {Barrier: func(c client.Conn, p string) recipes.Barrier { return recipes.NewNoSyncBarrier(c, p) }},
+		},
 		defaults: func(w *Workload, clients int) {
 			orDefault(&w.Rounds, 3)
 			orDefault(&w.Step, 50*time.Millisecond)

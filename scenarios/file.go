@@ -93,6 +93,9 @@ type fileEnsemble struct {
 	DiskDelay      duration `yaml:"disk_delay"`
 	ElectionTime   duration `yaml:"election_time"`
 	MaxTime        duration `yaml:"max_time"`
+	// LocalSessionLoss: clients give a session up by their own clock
+	// (sim.Config.LocalSessionLoss).
+	LocalSessionLoss bool `yaml:"local_session_loss"`
 }
 
 type fileWorkload struct {
@@ -322,7 +325,7 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 		SyncLimit: f.Ensemble.SyncLimit, SessionTimeout: time.Duration(f.Ensemble.SessionTimeout),
 		Latency: time.Duration(f.Ensemble.Latency), Jitter: time.Duration(f.Ensemble.Jitter),
 		DiskDelay: time.Duration(f.Ensemble.DiskDelay), ElectionTime: time.Duration(f.Ensemble.ElectionTime),
-		MaxTime: time.Duration(f.Ensemble.MaxTime)}
+		MaxTime: time.Duration(f.Ensemble.MaxTime), LocalSessionLoss: f.Ensemble.LocalSessionLoss}
 	w := f.Workload
 	s.Workload = Workload{Rounds: w.Rounds, Steps: w.Steps, Step: time.Duration(w.Step), Think: time.Duration(w.Think),
 		Fenced: w.Fenced, Careless: w.Careless, Readers: w.Readers, Consumers: w.Consumers, Size: w.Size, Failures: w.Failures, Sync: w.Sync,

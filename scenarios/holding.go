@@ -32,6 +32,9 @@ func init() {
 			"lock-unsorted": {Locker: func(c client.Conn, p string) recipes.Locker {
 				return recipes.NewUnsortedLock(c, p)
 			}},
+			"lock-adopts-old-node": {Locker: func(c client.Conn, p string) recipes.Locker {
+				return recipes.NewAdoptingLock(c, p)
+			}},
 			"lock-ignores-session-loss": {Locker: func(c client.Conn, p string) recipes.Locker {
 				return recipes.NewCarelessLock(c, p)
 			}},
@@ -52,6 +55,9 @@ func init() {
 		variants: map[string]Implementation{
 			"election-herd": {Elector: func(c client.Conn, p, name string) recipes.Elector {
 				return recipes.NewHerdElection(c, p, name)
+			}},
+			"election-trusts-deletion": {Elector: func(c client.Conn, p, name string) recipes.Elector {
+				return recipes.NewTrustingElection(c, p, name)
 			}},
 		},
 		defaults: holdingDefaults,

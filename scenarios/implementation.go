@@ -13,6 +13,12 @@ import (
 // process, with its own session; path is the object the clients share
 // (the lock's directory, the queue's node, ...), name the client's own
 // name where the recipe needs one.
+//
+// The session a constructor gets is also its session factory: an
+// implementation that gives its session up, as Curator does, opens the next
+// one with conn.NewSession and closes the old one with Close. Every
+// session it opens belongs to the same client process (cN in schedules and
+// reports), shares its network and its pauses, and is checked the same way.
 type Implementation struct {
 	Locker       func(conn client.Conn, path string) recipes.Locker
 	SharedLocker func(conn client.Conn, path string) recipes.SharedLocker

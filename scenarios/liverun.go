@@ -75,7 +75,8 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	}
 	r := &runner{spec: spec, impl: k.implementation(spec), rec: &recording{}, resources: map[string]*resource{}}
 	r.start = func(name string, servers []int, body clientBody) {
-		w.clients = append(w.clients, &liveClient{w: w, name: name, servers: servers, body: body, faults: live.NewClientFaults()})
+		w.clients = append(w.clients, &liveClient{w: w, name: name, servers: servers, body: body,
+			faults: live.NewClientFaults(), proc: &liveProcess{}})
 	}
 	k.spawn(r)
 
@@ -125,13 +126,19 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 				}
 			}
 		}
-		conn, err := live.Dial(addrs, live.Options{SessionTimeout: spec.Ensemble.SessionTimeout, Dialer: c.faults.Dialer()})
+		conn, err := live.Dial(addrs, live.Options{SessionTimeout: spec.Ensemble.SessionTimeout, Dialer: c.faults.Dialer(),
+			LocalSessionLoss: spec.Ensemble.LocalSessionLoss})
 		if err != nil {
 			return nil, err
 		}
 		c.conn = conn
-		defer conn.Close()
+		c.proc.sessions = []*live.Conn{conn}
 	}
+	defer func() {
+		for _, c := range w.clients {
+			c.proc.closeAll()
+		}
+	}()
 	// Every session is established before any client starts, so that
 	// clients start in order, as in the simulator.
 	for _, c := range w.clients {
@@ -169,7 +176,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	wg.Wait()
 	out.Wall = time.Since(w.origin)
 	for _, c := range w.clients {
-		k := c.conn.Counters()
+		k := c.proc.counters()
 		out.Counters.Requests += k.Requests
 		out.Counters.Notifications += k.Notifications
 	}
@@ -267,7 +274,43 @@ type liveClient struct {
 	conn    *live.Conn
 	faults  *live.ClientFaults
 
+	proc *liveProcess // shared by the sessions of the process
+}
+
+// liveProcess is what the sessions of one client process share: its
+// pauses and the sessions it opened, closed when the run ends.
+type liveProcess struct {
 	pausedUntil atomic.Int64 // unix ns: the process runs no code before
+
+	mu       sync.Mutex
+	sessions []*live.Conn
+}
+
+func (p *liveProcess) add(conn *live.Conn) {
+	p.mu.Lock()
+	p.sessions = append(p.sessions, conn)
+	p.mu.Unlock()
+}
+
+func (p *liveProcess) closeAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, conn := range p.sessions {
+		conn.Close()
+	}
+}
+
+// counters sums the traffic of every session of the process.
+func (p *liveProcess) counters() live.Counters {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var k live.Counters
+	for _, conn := range p.sessions {
+		n := conn.Counters()
+		k.Requests += n.Requests
+		k.Notifications += n.Notifications
+	}
+	return k
 }
 
 var _ client.Conn = (*liveClient)(nil)
@@ -275,13 +318,13 @@ var _ client.Conn = (*liveClient)(nil)
 // Pause stops the process for d: its connection carries nothing (no
 // heartbeats) and its code does not run until d has passed.
 func (c *liveClient) Pause(d time.Duration) {
-	c.pausedUntil.Store(time.Now().Add(d).UnixNano())
+	c.proc.pausedUntil.Store(time.Now().Add(d).UnixNano())
 	c.faults.BlackHole(d)
 }
 
 // waitPause sleeps out the process's pause, if any.
 func (c *liveClient) waitPause() {
-	if d := time.Until(time.Unix(0, c.pausedUntil.Load())); d > 0 {
+	if d := time.Until(time.Unix(0, c.proc.pausedUntil.Load())); d > 0 {
 		time.Sleep(d)
 	}
 }
@@ -455,3 +498,50 @@ func (s *liveSubscription) Next(ctx context.Context) (zk.Event, error) {
 }
 
 func (s *liveSubscription) Close() { s.s.Close() }
+
+func (s *liveSubscription) Poll() (zk.Event, bool) { return s.s.Poll() }
+
+func (w *liveWatch) Poll() (zk.Event, bool) { return w.w.Poll() }
+
+// Close ends the session (go-zookeeper/zk's Close), letting other clients
+// run while it waits for the server's answer.
+func (c *liveClient) Close() {
+	blocking(c, func() struct{} { c.conn.Close(); return struct{}{} })
+}
+
+// NewSession opens another session of the same process: the same servers,
+// the same faults (through the same dialer), the same pauses.
+func (c *liveClient) NewSession(ctx context.Context) (client.Conn, error) {
+	conn, err := c.conn.NewSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lc := conn.(*live.Conn)
+	c.proc.add(lc)
+	n := *c
+	n.conn = lc
+	return &n, nil
+}
+
+func (c *liveClient) NewTimer(d time.Duration) client.Timer { return c.conn.NewTimer(d) }
+
+// Select waits, letting other clients run, on the sessions' own
+// waitables beneath the wrappers.
+func (c *liveClient) Select(ctx context.Context, ws ...client.Waitable) (int, zk.Event, error) {
+	inner := make([]client.Waitable, len(ws))
+	for i, w := range ws {
+		switch w := w.(type) {
+		case *liveWatch:
+			inner[i] = w.w
+		case *liveSubscription:
+			inner[i] = w.s
+		default:
+			inner[i] = w
+		}
+	}
+	r := blocking(c, func() res4[int, zk.Event] {
+		i, ev, err := c.conn.Select(ctx, inner...)
+		return res4[int, zk.Event]{a: i, b: ev, err: err}
+	})
+	return r.a, r.b, r.err
+}

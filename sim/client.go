@@ -72,12 +72,16 @@ type Client struct {
 	watchers   map[watchKey][]*simWatch
 	subs       []*subscription
 	lastRecv   Time
-	links      []linkPair // to each server
+	links      []linkPair // to each server: the process's, shared by its sessions
 	connGen    uint64
-	paused     bool
 	pingOwed   bool // a ping fell due while paused
-	buffered   []func()
-	exited     bool
+	exited     bool // the session is over: closed, or its process returned
+	closing    bool // Close has begun
+
+	p *process // the process the session belongs to
+	// lostAt is when the session last stopped being usable (left
+	// zk.StateHasSession), for Config.LocalSessionLoss.
+	lostAt Time
 }
 
 var _ client.Conn = (*Client)(nil)
@@ -88,6 +92,12 @@ func (c *Client) Name() string { return c.name }
 // ---- session state and connection ----------------------------------------
 
 func (c *Client) setState(st zk.State) {
+	if c.state == zk.StateHasSession && st != zk.StateHasSession {
+		c.lostAt = c.w.s.now
+		if c.w.cfg.LocalSessionLoss && !c.exited {
+			c.armLocalLoss()
+		}
+	}
 	c.state = st
 	c.w.s.record(Record{Kind: KState, From: c.actor, Arg: int64(st), Sess: c.sessionID})
 	server := ""
@@ -108,7 +118,7 @@ func (c *Client) setState(st zk.State) {
 // connectNext moves to the next server, as go-zookeeper/zk's host provider
 // does, and dials it.
 func (c *Client) connectNext() {
-	if c.exited {
+	if c.exited || c.closing {
 		return
 	}
 	c.curr = (c.curr + 1) % len(c.hosts)
@@ -155,8 +165,8 @@ func (c *Client) dial() {
 		if c.exited || c.connGen != gen {
 			return
 		}
-		if c.paused {
-			c.buffered = append(c.buffered, c.dial) // a stopped process dials nothing
+		if c.p.paused {
+			c.p.buffered = append(c.p.buffered, c.dial) // a stopped process dials nothing
 			return
 		}
 		cn := &conn{srv: srv, client: c, up: &lp.up, down: &lp.down}
@@ -174,8 +184,8 @@ func (c *Client) dial() {
 
 // act runs fn now, or when the process resumes if it is paused.
 func (c *Client) act(fn func()) {
-	if c.paused {
-		c.buffered = append(c.buffered, fn)
+	if c.p.paused {
+		c.p.buffered = append(c.p.buffered, fn)
 		return
 	}
 	fn()
@@ -225,7 +235,7 @@ func (c *Client) startPings() {
 		if c.exited || c.cn != cn || c.connGen != gen {
 			return
 		}
-		if c.paused {
+		if c.p.paused {
 			c.pingOwed = true
 		} else {
 			c.ping()
@@ -247,7 +257,7 @@ func (c *Client) startReceiveDeadline() {
 	cn, gen := c.cn, c.connGen
 	var check func()
 	check = func() {
-		if c.exited || c.cn != cn || c.connGen != gen || c.paused {
+		if c.exited || c.cn != cn || c.connGen != gen || c.p.paused {
 			return
 		}
 		if idle := c.w.s.now - c.lastRecv; idle >= c.recvTO {
@@ -278,6 +288,16 @@ func (c *Client) drop(err error) {
 	c.connectNext()
 }
 
+// failAll fails every call in flight or queued with err.
+func (c *Client) failAll(err error) {
+	inflight := c.inflight
+	c.inflight = nil
+	for _, r := range inflight {
+		c.complete(r, err)
+	}
+	c.flushQueued(err)
+}
+
 func (c *Client) flushQueued(err error) {
 	queued := c.queued
 	c.queued = nil
@@ -298,8 +318,8 @@ func (c *Client) deliver(cn *conn, rep *reply) {
 	if c.exited || cn != c.cn {
 		return
 	}
-	if c.paused {
-		c.buffered = append(c.buffered, func() { c.deliver(cn, rep) })
+	if c.p.paused {
+		c.p.buffered = append(c.p.buffered, func() { c.deliver(cn, rep) })
 		return
 	}
 	c.lastRecv = c.w.s.now
@@ -536,61 +556,6 @@ func (c *Client) WithTimeout(ctx context.Context, d time.Duration) (context.Cont
 	return c.w.s.withTimeout(ctx, Time(d))
 }
 
-// ---- pauses (a process stopped, as by a long garbage collection) ----------
-
-// Pause stops the client's process for d of virtual time: its code does not
-// run, it sends no heartbeats and handles nothing it receives until it
-// resumes. On resuming it first notices a connection silent for longer than
-// its receive timeout, as a real client whose read deadline passed would.
-func (c *Client) Pause(d time.Duration) {
-	if c.exited || c.paused {
-		return
-	}
-	c.paused = true
-	c.t.freeze()
-	c.w.s.record(Record{Kind: KPause, From: c.actor, Arg: int64(d)})
-	c.w.s.after(Time(d), c.resume)
-}
-
-func (c *Client) resume() {
-	if !c.paused {
-		return
-	}
-	c.paused = false
-	c.w.s.record(Record{Kind: KResume, From: c.actor})
-	c.t.thaw()
-	buffered := c.buffered
-	c.buffered = nil
-	if c.cn != nil && c.state == zk.StateHasSession {
-		if idle := c.w.s.now - c.lastRecv; idle >= c.recvTO {
-			c.w.s.record(Record{Kind: KTimeout, From: c.actor, To: c.cn.srv.actor, Arg: int64(idle)})
-			c.drop(zk.ErrConnectionClosed)
-			return
-		}
-		c.startReceiveDeadline()
-		if c.pingOwed {
-			c.ping()
-		}
-	}
-	c.pingOwed = false
-	for _, fn := range buffered {
-		fn()
-	}
-}
-
-// exit closes the session when the client's process returns, as a client
-// calling Close does: a closeSession request if it has a session and a
-// connection, otherwise nothing (a session left behind expires).
-func (c *Client) exit() {
-	if c.cn != nil && c.state == zk.StateHasSession {
-		c.xid++
-		c.w.s.record(Record{Kind: KSend, From: c.actor, To: c.cn.srv.actor, Op: OpCloseSession, Arg: int64(c.xid)})
-		c.cn.toServer(false, &request{op: OpCloseSession, xid: c.xid})
-	}
-	c.exited = true
-	c.setState(zk.StateDisconnected)
-}
-
 // ---- the operations ------------------------------------------------------
 
 // do sends req (or queues it while disconnected) and waits for its reply.
@@ -599,6 +564,10 @@ func (c *Client) do(ctx context.Context, req *request) (*reply, error) {
 	c.t.checkCurrent()
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if c.exited {
+		// Closed: go-zookeeper/zk answers every later call so.
+		return nil, zk.ErrConnectionClosed
 	}
 	c.xid++
 	req.xid = c.xid

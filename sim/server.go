@@ -491,7 +491,7 @@ func (s *server) applyUpTo(n int) {
 			}
 			if sess := s.sessions[t.sess]; sess != nil {
 				if t.origin == s.idx && t.req != nil && sess.conn != nil && sess.conn.open {
-					sess.conn.toClient(false, &reply{op: OpCloseSession, zxid: t.zxid})
+					sess.conn.toClient(false, &reply{op: OpCloseSession, xid: t.req.xid, zxid: t.zxid})
 				}
 				if sess.conn != nil {
 					s.closeConn(sess.conn)

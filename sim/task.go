@@ -6,6 +6,8 @@ import (
 	"iter"
 	"runtime/debug"
 	"strings"
+
+	"github.com/zksim/zksim/client"
 )
 
 type taskState uint8
@@ -27,6 +29,7 @@ const (
 	waitSleep
 	waitSession
 	waitConnect
+	waitSelect
 )
 
 // Task is one simulated client process: a coroutine the scheduler resumes
@@ -45,6 +48,7 @@ type Task struct {
 	waitOp   Op
 	waitPath string
 	waitTill Time
+	waitSet  []client.Waitable // what a Select waits for
 
 	ctxDone   <-chan struct{}
 	cancelIdx int
@@ -243,6 +247,8 @@ func (t *Task) waitingOn() string {
 		b.WriteString("waiting for a session event")
 	case waitConnect:
 		b.WriteString("waiting for its session to connect")
+	case waitSelect:
+		b.WriteString(describeWaitSet(t.waitSet))
 	default:
 		b.WriteString("parked")
 	}

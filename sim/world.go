@@ -50,6 +50,16 @@ type Config struct {
 	// gets no answer, as across a cut link (default 1s, the library's).
 	ConnectTimeout time.Duration
 
+	// LocalSessionLoss makes every client give its session up by its own
+	// clock, as Curator's connection-handling policy does: a session left
+	// without a connection to any server for the session timeout is
+	// declared lost on the client's side (zk.StateExpired, watches and calls
+	// fail with zk.ErrSessionExpired) and replaced by a new session, while
+	// the servers keep the old one, and its ephemeral nodes, until they
+	// expire it themselves. Off by default: go-zookeeper/zk learns of an
+	// expiry only from a server.
+	LocalSessionLoss bool
+
 	// MaxTime stops a run at this virtual time (default 1h).
 	MaxTime time.Duration
 	// MaxSteps stops a run after this many scheduler steps (default 50M).
@@ -101,9 +111,11 @@ type World struct {
 	salt    uint64
 	servers []*server
 	peers   [][]*link // peers[a][b]: server a → server b
-	clients []*Client
-	ops     uint64
-	ran     bool
+	clients []*Client // each process's first session, by client index
+	// sessions are every session of every process, in the order opened.
+	sessions []*Client
+	ops      uint64
+	ran      bool
 
 	// msgs and writes keep handled messages and log writes for reuse.
 	msgs   pool[peerMsg]
@@ -164,23 +176,34 @@ func (w *World) SpawnOn(name string, servers []int, body func(ctx context.Contex
 	if name == "" {
 		name = fmt.Sprintf("c%d", idx+1)
 	}
+	p := &process{links: make([]linkPair, len(w.servers))}
+	c := w.newSession(p, idx, name, servers)
+	w.trace.names = append(w.trace.names, name)
+	w.clients = append(w.clients, c)
+	p.t = w.s.spawn(name, func(t *Task) error {
+		return body(context.Background(), c)
+	})
+	c.t = p.t
+	p.t.onExit = p.exit
+	if w.ran {
+		c.start() // spawned while the run goes on (by an event)
+	}
+	return c
+}
+
+// newSession makes a session of process p (client idx, named name), not
+// yet connecting.
+func (w *World) newSession(p *process, idx int, name string, servers []int) *Client {
 	c := &Client{
-		w: w, idx: idx, name: name, actor: ClientActor(idx),
+		w: w, idx: idx, name: name, actor: ClientActor(idx), t: p.t, p: p,
 		curr: -1, last: -1, state: zk.StateDisconnected,
-		links:     make([]linkPair, len(w.servers)),
+		links:     p.links,
 		timeoutMs: int32(w.cfg.SessionTimeout / time.Millisecond),
 		watchers:  map[watchKey][]*simWatch{},
 		only:      servers,
 	}
-	w.trace.names = append(w.trace.names, name)
-	w.clients = append(w.clients, c)
-	c.t = w.s.spawn(name, func(t *Task) error {
-		return body(context.Background(), c)
-	})
-	c.t.onExit = c.exit
-	if w.ran {
-		c.start() // spawned while the run goes on (by an event)
-	}
+	p.sessions = append(p.sessions, c)
+	w.sessions = append(w.sessions, c)
 	return c
 }
 
@@ -336,11 +359,11 @@ func (w *World) quiet() bool {
 			}
 		}
 	}
-	for _, c := range w.clients {
+	for _, c := range w.sessions {
 		if c.exited {
 			continue
 		}
-		if c.paused || c.cn == nil || !c.cn.open || c.state != zk.StateHasSession {
+		if c.p.paused || c.cn == nil || !c.cn.open || c.state != zk.StateHasSession {
 			return false
 		}
 		for i := range c.links {
@@ -364,7 +387,7 @@ func (w *World) quiet() bool {
 
 // heartbeating reports whether some running client holds session id.
 func (w *World) heartbeating(id int64) bool {
-	for _, c := range w.clients {
+	for _, c := range w.sessions {
 		if !c.exited && c.sessionID == id && c.cn != nil && c.cn.open {
 			return true
 		}

@@ -1,0 +1,156 @@
+package sim
+
+import (
+	"context"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+)
+
+// process is a client process: one coroutine, its network (a link to each
+// server) and its pauses. It runs the session it was spawned with and any
+// it opens with NewSession; they share its links, its clock and its
+// pauses, as the sessions of one real process share its network card and
+// its garbage collector.
+type process struct {
+	t        *Task
+	links    []linkPair
+	sessions []*Client // in the order they were opened; sessions[0] is the first
+	paused   bool
+	buffered []func() // what arrived or fell due while paused, in order
+}
+
+// Pause stops the client's process for d of virtual time: its code does not
+// run, none of its sessions sends heartbeats or handles what it receives
+// until it resumes. On resuming each session first notices a connection
+// silent for longer than its receive timeout, as a real client whose read
+// deadline passed would.
+func (c *Client) Pause(d time.Duration) {
+	p := c.p
+	if p.paused || p.t.state == taskDone {
+		return
+	}
+	p.paused = true
+	p.t.freeze()
+	c.w.s.record(Record{Kind: KPause, From: c.actor, Arg: int64(d)})
+	c.w.s.after(Time(d), func() { p.resume(c) })
+}
+
+func (p *process) resume(c *Client) {
+	if !p.paused {
+		return
+	}
+	p.paused = false
+	c.w.s.record(Record{Kind: KResume, From: c.actor})
+	p.t.thaw()
+	buffered := p.buffered
+	p.buffered = nil
+	for _, sess := range p.sessions {
+		sess.resumed()
+	}
+	for _, fn := range buffered {
+		fn()
+	}
+}
+
+// resumed is a session's part of its process resuming: its receive
+// deadline is checked, and a ping owed is sent.
+func (c *Client) resumed() {
+	if c.exited {
+		return
+	}
+	if c.cn != nil && c.state == zk.StateHasSession {
+		if idle := c.w.s.now - c.lastRecv; idle >= c.recvTO {
+			c.w.s.record(Record{Kind: KTimeout, From: c.actor, To: c.cn.srv.actor, Arg: int64(idle)})
+			c.drop(zk.ErrConnectionClosed)
+			return
+		}
+		c.startReceiveDeadline()
+		if c.pingOwed {
+			c.ping()
+		}
+	}
+	c.pingOwed = false
+}
+
+// exit ends every session when the process returns, as a process calling
+// Close on each does as it ends, without waiting for the answers.
+func (p *process) exit() {
+	for _, c := range p.sessions {
+		c.end()
+	}
+}
+
+// end closes the session without waiting: a closeSession request if it has
+// a session and a connection, otherwise nothing (a session left behind
+// expires on the servers).
+func (c *Client) end() {
+	if c.exited {
+		return
+	}
+	if c.cn != nil && c.state == zk.StateHasSession {
+		c.xid++
+		c.w.s.record(Record{Kind: KSend, From: c.actor, To: c.cn.srv.actor, Op: OpCloseSession, Arg: int64(c.xid)})
+		c.cn.toServer(false, &request{op: OpCloseSession, xid: c.xid})
+	}
+	c.exited = true
+	c.setState(zk.StateDisconnected)
+}
+
+// closeWait is how long Close waits for the server to answer its
+// closeSession request, as go-zookeeper/zk's Close does.
+const closeWait = Time(time.Second)
+
+// Close implements client.Conn: it sends closeSession and waits up to a
+// second for the answer (the server then has deleted the session's
+// ephemeral nodes), then ends the session: its watches fire NotWatching
+// with zk.ErrClosing, its state becomes Disconnected and later calls fail
+// with zk.ErrConnectionClosed.
+func (c *Client) Close() {
+	c.t.checkCurrent()
+	if c.exited || c.closing {
+		return
+	}
+	c.closing = true
+	if c.sessionID != 0 && c.state == zk.StateHasSession && c.cn != nil {
+		ctx, cancel := c.w.s.withTimeout(context.Background(), closeWait)
+		req := &request{op: OpCloseSession}
+		c.xid++
+		req.xid = c.xid
+		c.send(req)
+		for !req.done {
+			if c.t.park(ctx, waitReply, OpCloseSession, "") != nil {
+				break
+			}
+		}
+		cancel()
+	}
+	c.w.s.record(Record{Kind: KNote, From: c.actor, Path: "session closed by its process", Sess: c.sessionID})
+	if c.cn != nil {
+		c.cn.toServer(false, nil)
+		c.cn = nil
+	}
+	c.connGen++
+	c.exited = true
+	c.invalidateWatches(zk.ErrClosing)
+	c.failAll(zk.ErrConnectionClosed)
+	if c.state != zk.StateDisconnected {
+		c.setState(zk.StateDisconnected)
+	}
+}
+
+// NewSession implements client.Conn: a new session of the same process,
+// connecting to the servers in an order of its own. It has seen nothing
+// (its last zxid is 0), so any server accepts it, a lagging one included.
+func (c *Client) NewSession(ctx context.Context) (client.Conn, error) {
+	c.t.checkCurrent()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	n := c.w.newSession(c.p, c.idx, c.name, c.only)
+	c.w.s.record(Record{Kind: KNote, From: c.actor, Path: "opens a new session"})
+	n.start()
+	return n, nil
+}

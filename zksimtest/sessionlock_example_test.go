@@ -1,0 +1,218 @@
+package zksimtest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zksimtest"
+)
+
+// sessionLock is a user's lock written the way libraries that manage their
+// own session write one: sequential ephemeral nodes in a queue, a guid in
+// each node's name to recover from a lost create() reply, and a waiter
+// that waits with Select for whichever comes first: its predecessor's
+// watch, a change of its session, or a periodic re-check. Run with clients
+// that give a session up by their own clock (sim.Config.LocalSessionLoss,
+// as Curator does), the servers may still hold a session the client has
+// replaced, with its node.
+type sessionLock struct {
+	conn    client.Conn
+	dir     string
+	node    string // our node in the queue, "" when we have none
+	session int64  // the session that created it
+	tries   int
+	// keepNode is the mistake a test makes: after a session loss, keep the
+	// old node in the queue, since it is still there.
+	keepNode bool
+}
+
+var lockACL = zk.WorldACL(zk.PermAll)
+
+// transient reports whether a call failed in a way the next call may not.
+func transient(err error) bool {
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
+		errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrSessionMoved)
+}
+
+func (l *sessionLock) Lock(ctx context.Context) (*recipes.Lease, error) {
+	if err := ensureDir(ctx, l.conn, l.dir); err != nil {
+		return nil, err
+	}
+	for {
+		if err := l.dropStaleNode(ctx); err != nil {
+			return nil, err
+		}
+		if l.node == "" {
+			if err := l.enqueue(ctx); err != nil {
+				if transient(err) {
+					continue
+				}
+				return nil, err
+			}
+		}
+		lease, err := l.turn(ctx)
+		if lease != nil || (err != nil && !transient(err)) {
+			return lease, err
+		}
+	}
+}
+
+// dropStaleNode deletes our node if it belongs to a session we no longer
+// have: the servers may hold that session, and the node, for a while yet,
+// but it will go when they expire it, so it cannot hold the lock for us.
+// (The keepNode mistake skips this.)
+func (l *sessionLock) dropStaleNode(ctx context.Context) error {
+	if l.node == "" || l.keepNode || l.session == l.conn.SessionID() {
+		return nil
+	}
+	for {
+		err := l.conn.Delete(ctx, l.node, -1)
+		if err == nil || errors.Is(err, zk.ErrNoNode) {
+			l.node = ""
+			return nil
+		}
+		if !transient(err) {
+			return err
+		}
+	}
+}
+
+// enqueue creates our node, named with a guid (our session and attempt),
+// and after a lost reply looks for it by that guid before creating again.
+func (l *sessionLock) enqueue(ctx context.Context) error {
+	l.tries++
+	guid := fmt.Sprintf("n-%x-%d-", l.conn.SessionID(), l.tries)
+	for {
+		node, err := l.conn.Create(ctx, l.dir+"/"+guid, nil, zk.FlagEphemeralSequential, lockACL)
+		if err == nil {
+			l.node, l.session = node, l.conn.SessionID()
+			return nil
+		}
+		if !errors.Is(err, zk.ErrConnectionClosed) {
+			return err
+		}
+		if _, err := l.conn.Sync(ctx, l.dir); err != nil {
+			return err
+		}
+		kids, _, err := l.conn.Children(ctx, l.dir)
+		if err != nil {
+			return err
+		}
+		for _, k := range kids {
+			if strings.HasPrefix(k, guid) {
+				l.node, l.session = l.dir+"/"+k, l.conn.SessionID()
+				return nil
+			}
+		}
+	}
+}
+
+// turn lists the queue: at its head, we hold the lock; otherwise it waits
+// for the first of the predecessor's watch, a session event or a second,
+// and returns (nil, nil) to look again.
+func (l *sessionLock) turn(ctx context.Context) (*recipes.Lease, error) {
+	kids, _, err := l.conn.Children(ctx, l.dir)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(kids, func(a, b string) int { return int(seq(a) - seq(b)) })
+	me := slices.Index(kids, l.node[len(l.dir)+1:])
+	switch {
+	case me < 0:
+		l.node = "" // gone with the session that made it
+		return nil, nil
+	case me == 0:
+		return recipes.NewLease(l.conn, l.node, seq(l.node), 0), nil
+	}
+	sub := l.conn.SessionEvents()
+	defer sub.Close()
+	ok, _, watch, err := l.conn.ExistsW(ctx, l.dir+"/"+kids[me-1])
+	if err != nil || !ok {
+		return nil, err
+	}
+	recheck := l.conn.NewTimer(time.Second)
+	defer recheck.Stop()
+	_, _, err = l.conn.Select(ctx, watch, sub, recheck)
+	return nil, err
+}
+
+func (l *sessionLock) Unlock(ctx context.Context) error {
+	for l.node != "" {
+		err := l.conn.Delete(ctx, l.node, -1)
+		if errors.Is(err, zk.ErrNoNode) {
+			err = nil // gone with its session
+		}
+		if err == nil || !transient(err) {
+			l.node = ""
+			return err
+		}
+	}
+	return nil
+}
+
+// seq is a sequential node's number.
+func seq(name string) int64 {
+	n, _ := strconv.ParseInt(name[len(name)-10:], 10, 64)
+	return n
+}
+
+// ensureDir creates /zksim and dir unless they exist.
+func ensureDir(ctx context.Context, conn client.Conn, dir string) error {
+	for _, p := range []string{"/zksim", dir} {
+		for {
+			_, err := conn.Create(ctx, p, nil, 0, lockACL)
+			if err == nil || errors.Is(err, zk.ErrNodeExists) {
+				break
+			}
+			if !transient(err) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sessionFaults cut c2 off past its session timeout while it waits for
+// the lock behind c1, with a leader failover meanwhile that keeps its old
+// session, and its node, alive on the servers after the client has given
+// the session up; c1 releases before the servers expire it.
+const sessionFaults = "at 50ms partition c2 s1 for 17s; at 50ms partition c2 s2 for 17s; " +
+	"at 50ms partition c2 s3 for 17s; at 10s crash leader for 1s"
+
+// sessionOptions run three clients, each holding the lock once for 18s,
+// whose library gives a session up by its own clock.
+func sessionOptions(faults string) zksimtest.Options {
+	return zksimtest.Options{Clients: 3, Faults: faults, Checks: []string{"mutex", "liveness"},
+		Workload: scenarios.Workload{Rounds: 1, Steps: 3, Step: 6 * time.Second},
+		Ensemble: sim.Config{LocalSessionLoss: true}}
+}
+
+func TestUserSessionLock(t *testing.T) {
+	zksimtest.Lock(t, func(conn client.Conn, path string) recipes.Locker {
+		return &sessionLock{conn: conn, dir: path}
+	}, sessionOptions(sessionFaults))
+}
+
+func TestUserSessionLockKeepingItsOldNodeIsCaught(t *testing.T) {
+	keeps := func(conn client.Conn, path string) recipes.Locker {
+		return &sessionLock{conn: conn, dir: path, keepNode: true}
+	}
+	msg := run("TestKeepsNode", func(ft testing.TB) {
+		zksimtest.Lock(ft, keeps, sessionOptions(sessionFaults))
+	})
+	if !strings.Contains(msg, "mutex (safety)") {
+		t.Fatalf("a lock that keeps a lost session's node in its queue was not caught as a mutex violation:\n%s", msg)
+	}
+}
