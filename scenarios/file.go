@@ -121,6 +121,12 @@ type fileRates struct {
 	Pause       float64 `yaml:"pause"`
 	Spike       float64 `yaml:"spike"`
 	LoseReply   float64 `yaml:"lose_reply"`
+	Disconnect  float64 `yaml:"disconnect"`
+	Outage      float64 `yaml:"outage"`
+	Expire      float64 `yaml:"expire"`
+	Lag         float64 `yaml:"lag"`
+	LoseRequest float64 `yaml:"lose_request"`
+	Triggered   float64 `yaml:"triggered"`
 }
 
 type fileExpect struct {
@@ -354,7 +360,8 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 			}
 		}
 		s.Rates = &sim.Rates{Crash: r.Crash, LeaderCrash: r.LeaderCrash, Partition: r.Partition, Isolate: r.Isolate,
-			Pause: r.Pause, Spike: r.Spike, LoseReply: r.LoseReply}
+			Pause: r.Pause, Spike: r.Spike, LoseReply: r.LoseReply, Disconnect: r.Disconnect, Outage: r.Outage,
+			Expire: r.Expire, Lag: r.Lag, LoseRequest: r.LoseRequest, Triggered: r.Triggered}
 	}
 	for i, c := range f.Checks {
 		if _, err := models.Lookup(c); err != nil {

@@ -15,10 +15,12 @@ var soakSeeds = flag.Int("seeds", 0, "seeds per recipe for TestRecipesHoldUnderE
 // everyFault strikes with every kind of fault: crashes, leader crashes,
 // partitions, isolation, pauses (0.1–20s, past the session timeout too),
 // latency spikes and lost replies.
-var everyFault = sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, Pause: 0.2, Spike: 0.2, LoseReply: 2}
+var everyFault = sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, Pause: 0.2, Spike: 0.2, LoseReply: 2,
+	Disconnect: 0.1, Outage: 0.02, Expire: 0.05, Lag: 0.1, LoseRequest: 1, Triggered: 1}
 
 // noPause is everyFault without process pauses.
-var noPause = sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, Spike: 0.2, LoseReply: 2}
+var noPause = sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, Spike: 0.2, LoseReply: 2,
+	Lag: 0.1, LoseRequest: 1}
 
 // The correct recipes hold under every kind of fault. Locks and elections
 // protect a fenced resource: a holder paused past its session timeout

@@ -66,7 +66,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	sched := slices.Clone(spec.Faults)
 	if spec.Rates != nil {
 		servers := len(opt.Servers)
-		sched = append(sched, sim.RandomSchedule(sim.NewSeeded(seed^faultSeed), *spec.Rates, spec.Horizon, servers, spec.Clients)...)
+		sched = append(sched, sim.RandomSchedule(sim.NewSeeded(seed^faultSeed), spec.rates(), spec.Horizon, servers, spec.Clients)...)
 	}
 	out := &LiveOutcome{Outcome: Outcome{Spec: spec, Seed: seed}}
 	w := &liveWorld{origin: time.Now(), log: opt.Log}
@@ -85,7 +85,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	var timed []sim.Fault
 	for _, f := range sched {
 		switch {
-		case f.Kind == sim.LoseReply && f.When != nil:
+		case f.Kind == sim.LoseReply && f.When != nil && f.When.On == sim.OnApplied:
 			if f.When.Client >= len(w.clients) {
 				return nil, fmt.Errorf("faults: %q: no client c%d", f, f.When.Client+1)
 			}
@@ -96,7 +96,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 			timed = append(timed, f)
 		default:
 			if spec.Rates == nil || slices.Contains(spec.Faults, f) {
-				return nil, fmt.Errorf("faults: %q cannot be injected on a live ensemble here (live faults: crash sN|leader, restart sN, pause cN, lose-reply; crashes need the local ensemble)", f)
+				return nil, fmt.Errorf("faults: %q cannot be injected on a live ensemble here (live faults: crash sN|leader, restart sN, pause cN, disconnect cN for D, lose-reply on a request applied; crashes need the local ensemble)", f)
 			}
 			out.Skipped = append(out.Skipped, f.String())
 		}
@@ -218,6 +218,8 @@ func liveKind(f sim.Fault, local bool) bool {
 		return local
 	case sim.Pause:
 		return true
+	case sim.Disconnect:
+		return f.For > 0
 	}
 	return false
 }
@@ -258,6 +260,12 @@ func (w *liveWorld) strike(f sim.Fault, e *live.Ensemble) {
 	case sim.Pause:
 		if f.A.Index < len(w.clients) {
 			w.clients[f.A.Index].Pause(f.D)
+		}
+	case sim.Disconnect:
+		// The process's cable pulled: nothing passes, no connection is
+		// made, for every session of the process (they share the dialer).
+		if f.A.Index < len(w.clients) && f.For > 0 {
+			w.clients[f.A.Index].faults.BlackHole(f.For)
 		}
 	}
 }

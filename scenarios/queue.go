@@ -175,7 +175,8 @@ func spawnQueue(r *runner, path string, byPriority bool, handle func(conn client
 	for i := 0; i < r.spec.Clients; i++ {
 		if i < consumers {
 			r.spawn(i, func(ctx context.Context, conn client.Conn) error {
-				return queueConsume(ctx, conn, r, i, path, byPriority, backlog, counts, handle(conn))
+				doubt := &doubtConn{Conn: conn}
+				return queueConsume(ctx, doubt, r, i, path, byPriority, backlog, counts, handle(doubt))
 			})
 			continue
 		}
@@ -221,7 +222,7 @@ func queueProduce(ctx context.Context, conn client.Conn, r *runner, i, p int, pa
 
 // queueConsume is a consumer (client i): once backlog puts have returned
 // (or the producers are done) it takes until the counts say stop.
-func queueConsume(ctx context.Context, conn client.Conn, r *runner, i int, path string, byPriority bool,
+func queueConsume(ctx context.Context, conn *doubtConn, r *runner, i int, path string, byPriority bool,
 	backlog int, counts *queueCounts, h queueHandle) error {
 	for counts.producing > 0 && counts.attempted < backlog {
 		if err := conn.Sleep(ctx, time.Millisecond); err != nil {
@@ -230,6 +231,7 @@ func queueConsume(ctx context.Context, conn client.Conn, r *runner, i int, path 
 	}
 	for !counts.done(now(conn)) {
 		op := r.rec.begin(conn, i, models.Take, path)
+		conn.inDoubt = false
 		tctx, cancel := conn.WithTimeout(ctx, queuePatience)
 		data, err := queueTake(tctx, conn, path, byPriority, h)
 		cancel()
@@ -238,8 +240,15 @@ func queueConsume(ctx context.Context, conn client.Conn, r *runner, i int, path 
 			r.rec.end(conn, op, models.OK).OutData = string(data)
 			counts.taken++
 			counts.progress = now(conn)
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil && conn.inDoubt:
+			// Our deadline struck while a write of the take's was in
+			// doubt (its answer held up by a disconnect or a delayed
+			// reply, or lost): it may still be applied. Its outcome is
+			// unknown, not "nothing".
+			r.rec.end(conn, op, models.Unknown)
+			continue
 		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-			r.rec.drop(op) // our deadline: nothing was taken
+			r.rec.drop(op) // our deadline, every write answered: nothing was taken
 			continue
 		case expectedFault(err):
 			r.rec.end(conn, op, models.Unknown)
@@ -278,4 +287,43 @@ func queueSync(ctx context.Context, conn client.Conn, path string) error {
 			return fmt.Errorf("sync: %w", err)
 		}
 	}
+}
+
+// doubtConn is a consumer's session that notes whether a write it made
+// may have been applied without its caller knowing: one that failed with
+// a connection error or ended with its context. A take that gives up on
+// its deadline took nothing only if no write of its was in doubt.
+type doubtConn struct {
+	client.Conn
+	inDoubt bool
+}
+
+func (c *doubtConn) note(err error) {
+	if err != nil && (expectedFault(err) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+		c.inDoubt = true
+	}
+}
+
+func (c *doubtConn) Delete(ctx context.Context, path string, version int32) error {
+	err := c.Conn.Delete(ctx, path, version)
+	c.note(err)
+	return err
+}
+
+func (c *doubtConn) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error) {
+	res, err := c.Conn.Multi(ctx, ops...)
+	c.note(err)
+	return res, err
+}
+
+func (c *doubtConn) Create(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error) {
+	p, err := c.Conn.Create(ctx, path, data, flags, acl)
+	c.note(err)
+	return p, err
+}
+
+func (c *doubtConn) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
+	st, err := c.Conn.Set(ctx, path, data, version)
+	c.note(err)
+	return st, err
 }

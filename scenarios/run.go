@@ -102,7 +102,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 		if servers == 0 {
 			servers = 3
 		}
-		sched = append(sched, sim.RandomSchedule(sim.NewSeeded(seed^faultSeed), *spec.Rates, spec.Horizon, servers, spec.Clients)...)
+		sched = append(sched, sim.RandomSchedule(sim.NewSeeded(seed^faultSeed), spec.rates(), spec.Horizon, servers, spec.Clients)...)
 	}
 	if err := w.Inject(sched); err != nil {
 		return nil, fmt.Errorf("faults: %w", err)
@@ -166,12 +166,23 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	return out, nil
 }
 
-// paused is the total of the process pauses in sched.
+// paused is how long the faults of sched may hold progress up by design,
+// which the liveness bound allows for on top of its own: process pauses,
+// disconnects (the session may outlive them, its ephemeral nodes with it),
+// lags, delayed messages, and an outage of the whole ensemble (its
+// sessions' timers restart when it comes back).
 func paused(sched sim.Schedule) time.Duration {
 	var d time.Duration
 	for _, f := range sched {
-		if f.Kind == sim.Pause {
+		switch f.Kind {
+		case sim.Pause, sim.Delay:
 			d += f.D
+		case sim.Disconnect, sim.Lag:
+			d += f.For
+		case sim.Crash:
+			if f.A.Kind == sim.ServerT && f.A.Index == 0 {
+				d += f.For // one server's share of an outage, counted once
+			}
 		}
 	}
 	return d

@@ -128,7 +128,7 @@ func (h Hunt) Run() (*Counterexample, error) {
 	}
 	kinds := h.Kinds
 	if len(kinds) == 0 {
-		kinds = []sim.FaultKind{sim.Crash, sim.Partition, sim.Isolate, sim.Pause, sim.Spike, sim.LoseReply}
+		kinds = HuntKinds
 	}
 	servers := base.Ensemble.Servers
 	if servers == 0 {
@@ -163,6 +163,11 @@ func (h Hunt) Run() (*Counterexample, error) {
 	best.Tries = tries
 	return best, nil
 }
+
+// HuntKinds are the fault kinds a Hunt draws by default: every kind that
+// undoes itself, the session-shaped ones included.
+var HuntKinds = []sim.FaultKind{sim.Crash, sim.Partition, sim.Isolate, sim.Pause, sim.Spike, sim.LoseReply,
+	sim.Disconnect, sim.Expire, sim.Lag, sim.LoseRequest, sim.Delay}
 
 // resized is spec with clients and rounds set. The spec is taken as the
 // user wrote it, before the kind's defaults: those that depend on the
@@ -202,6 +207,23 @@ func drawFault(t *rapid.T, kinds []sim.FaultKind, servers, clients int, horizon 
 	case sim.LoseReply:
 		op := rapid.SampledFrom([]sim.Op{sim.OpCreate, sim.OpDelete, sim.OpSetData, sim.OpMulti}).Draw(t, "op")
 		f.At, f.When = 0, &sim.Trigger{Client: cl.Index, Op: op, Nth: rapid.IntRange(1, 8).Draw(t, "nth")}
+	case sim.Disconnect:
+		f.A, f.For = cl, lasts
+	case sim.Expire:
+		f.A = cl
+	case sim.Lag:
+		f.A, f.For = srv, lasts
+	case sim.LoseRequest:
+		op := rapid.SampledFrom([]sim.Op{sim.OpCreate, sim.OpDelete, sim.OpSetData, sim.OpMulti}).Draw(t, "op")
+		f.At, f.When = 0, &sim.Trigger{Client: cl.Index, Op: op, Nth: rapid.IntRange(1, 8).Draw(t, "nth"), On: sim.OnReceived}
+	case sim.Delay:
+		// A reply to a read, or a notification, held back.
+		tr := &sim.Trigger{Client: cl.Index, Nth: rapid.IntRange(1, 8).Draw(t, "nth"), On: sim.OnNotified}
+		if rapid.Bool().Draw(t, "read") {
+			tr.Op = rapid.SampledFrom([]sim.Op{sim.OpGetChildren, sim.OpExists, sim.OpGetData}).Draw(t, "op")
+			tr.On = sim.OnApplied
+		}
+		f.At, f.When, f.D = 0, tr, lasts
 	default:
 		f.Kind = sim.Spike
 		f.D, f.For = 50*time.Millisecond, lasts

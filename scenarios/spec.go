@@ -136,3 +136,13 @@ func DefaultChecks(s Spec) []string {
 	}
 	return s.Checks
 }
+
+// rates are the spec's random fault rates, their session-shaped faults
+// drawn around the ensemble's session timeout.
+func (s Spec) rates() sim.Rates {
+	r := *s.Rates
+	if r.SessionTimeout == 0 {
+		r.SessionTimeout = s.Ensemble.SessionTimeout
+	}
+	return r
+}

@@ -15,19 +15,25 @@ type FaultKind uint8
 // The fault kinds. Each prints, and parses, as its name followed by its
 // targets and durations (see Fault.String).
 const (
-	Crash     FaultKind = iota + 1 // crash s2 | crash leader | crash applier
-	Restart                        // restart s2
-	Partition                      // partition s1 s3 | partition c1 s2: cut both directions
-	Isolate                        // isolate s1: cut a server from every server and client
-	Heal                           // heal s1 s3 | heal: reopen links (all when none named)
-	Pause                          // pause c1 12s: stop a client process
-	Spike                          // spike 50ms for 2s: extra latency on every link
-	LoseReply                      // lose-reply: the reply to the triggering request is lost and its connection drops
+	Crash       FaultKind = iota + 1 // crash s2 | crash leader | crash applier
+	Restart                          // restart s2
+	Partition                        // partition s1 s3 | partition c1 s2: cut both directions
+	Isolate                          // isolate s1: cut a server from every server and client
+	Heal                             // heal s1 s3 | heal: reopen links (all when none named)
+	Pause                            // pause c1 12s: stop a client process
+	Spike                            // spike 50ms for 2s: extra latency on every link
+	LoseReply                        // lose-reply: the reply to the triggering request (or the notification) is lost and its connection drops
+	Disconnect                       // disconnect c1 for 12s: cut a client process from every server
+	Expire                           // expire c1: the leader expires the client's sessions now, as if they timed out
+	Lag                              // lag s2 for 3s: a server applies nothing for a while, and serves reads from what it had
+	LoseRequest                      // lose-request: the triggering request is lost with its connection, never applied
+	Delay                            // delay 2s: the triggering reply or notification leaves late, and all behind it
 )
 
 var faultNames = map[FaultKind]string{
 	Crash: "crash", Restart: "restart", Partition: "partition", Isolate: "isolate",
 	Heal: "heal", Pause: "pause", Spike: "spike", LoseReply: "lose-reply",
+	Disconnect: "disconnect", Expire: "expire", Lag: "lag", LoseRequest: "lose-request", Delay: "delay",
 }
 
 // Target names a server or a client, or a server by its role at the time
@@ -70,14 +76,29 @@ func (t Target) write(b *strings.Builder) {
 	}
 }
 
-// Trigger ties a fault to an event: the Nth request of type Op by client
-// Client (0-based) having been applied by the server it was sent to, just
-// before that server answers it.
+// Trigger ties a fault to an event of client Client (0-based): its Nth
+// request of type Op applied by the server it was sent to, just before
+// that server answers it (On: OnApplied, "c1 create#2 applied"); its Nth
+// request of type Op arriving at a server, before the server acts on it
+// (OnReceived, "c1 delete#1 received"); or the Nth watch notification a
+// server is about to send it (OnNotified, "c2 notified#1"). Every session
+// of the client's process counts.
 type Trigger struct {
 	Client int
-	Op     Op
+	Op     Op  // none for OnNotified
 	Nth    int // 1-based
+	On     TriggerOn
 }
+
+// TriggerOn is the moment a Trigger names.
+type TriggerOn uint8
+
+// The moments a fault can be tied to.
+const (
+	OnApplied  TriggerOn = iota // applied, about to be answered
+	OnReceived                  // arrived at a server, not yet acted on
+	OnNotified                  // a watch notification about to be sent
+)
 
 func (t Trigger) String() string {
 	var b strings.Builder
@@ -89,10 +110,19 @@ func (t Trigger) write(b *strings.Builder) {
 	b.WriteByte('c')
 	b.WriteString(strconv.Itoa(t.Client + 1))
 	b.WriteByte(' ')
+	if t.On == OnNotified {
+		b.WriteString("notified#")
+		b.WriteString(strconv.Itoa(t.Nth))
+		return
+	}
 	b.WriteString(t.Op.String())
 	b.WriteByte('#')
 	b.WriteString(strconv.Itoa(t.Nth))
-	b.WriteString(" applied")
+	if t.On == OnReceived {
+		b.WriteString(" received")
+	} else {
+		b.WriteString(" applied")
+	}
 }
 
 // Fault is one fault of a schedule: what, to whom, and when (at a virtual
@@ -102,11 +132,11 @@ type Fault struct {
 	When *Trigger
 	Kind FaultKind
 	A, B Target
-	D    time.Duration // pause: how long; spike: the extra latency
-	// For is how long a spike lasts; for a crash, a partition or an
-	// isolation, when set, how long until it is undone (the server
-	// restarts, the links heal), which a fault tied to an event cannot
-	// otherwise say.
+	D    time.Duration // pause: how long; spike: the extra latency; delay: how late
+	// For is how long a spike or a lag lasts; for a crash, a partition, an
+	// isolation or a disconnect, when set, how long until it is undone (the
+	// server restarts, the links heal), which a fault tied to an event
+	// cannot otherwise say.
 	For time.Duration
 }
 
@@ -133,7 +163,7 @@ func (f Fault) String() string {
 		}
 	}
 	switch f.Kind {
-	case Pause:
+	case Pause, Delay:
 		b.WriteByte(' ')
 		b.WriteString(f.D.String())
 	case Spike:
@@ -141,7 +171,7 @@ func (f Fault) String() string {
 		b.WriteString(f.D.String())
 		b.WriteString(" for ")
 		b.WriteString(f.For.String())
-	case Crash, Partition, Isolate:
+	case Crash, Partition, Isolate, Disconnect, Lag:
 		if f.For > 0 {
 			b.WriteString(" for ")
 			b.WriteString(f.For.String())
@@ -178,6 +208,12 @@ func (s Schedule) String() string {
 //	at 1s spike 50ms for 2s
 //	when c2 create#1 applied: lose-reply
 //	when c2 create#1 applied: crash applier
+//	at 2s disconnect c1 for 12s
+//	at 3s expire c2
+//	at 1s lag s2 for 3s
+//	when c1 delete#1 received: lose-request
+//	when c2 getChildren#2 applied: expire c2
+//	when c2 notified#1: delay 2s
 func ParseSchedule(text string) (Schedule, error) {
 	var out Schedule
 	lineNo := 0
@@ -209,15 +245,26 @@ func parseFault(s string) (Fault, error) {
 		}
 		f.At = d
 		words = words[2:]
-	case len(words) >= 4 && words[0] == "when" && strings.HasSuffix(words[3], ":") && words[3] == "applied:":
-		tr, err := parseTrigger(words[1], words[2])
+	case len(words) >= 3 && words[0] == "when" && strings.HasPrefix(words[2], "notified#") && strings.HasSuffix(words[2], ":"):
+		tr, err := parseTrigger(words[1], strings.TrimSuffix(words[2], ":"), OnNotified)
+		if err != nil {
+			return f, err
+		}
+		f.When = &tr
+		words = words[3:]
+	case len(words) >= 4 && words[0] == "when" && (words[3] == "applied:" || words[3] == "received:"):
+		on := OnApplied
+		if words[3] == "received:" {
+			on = OnReceived
+		}
+		tr, err := parseTrigger(words[1], words[2], on)
 		if err != nil {
 			return f, err
 		}
 		f.When = &tr
 		words = words[4:]
 	default:
-		return f, fmt.Errorf(`want "at TIME FAULT" or "when cN OP#K applied: FAULT"`)
+		return f, fmt.Errorf(`want "at TIME FAULT", "when cN OP#K applied: FAULT", "when cN OP#K received: FAULT" or "when cN notified#K: FAULT"`)
 	}
 	if len(words) == 0 {
 		return f, fmt.Errorf("no fault named")
@@ -261,7 +308,7 @@ func parseFault(s string) (Fault, error) {
 	}
 	// "crash s1 for 2s", "partition c1 s2 for 3s", "isolate s1 for 3s":
 	// undone after a while.
-	if n := len(args); (kind == Crash || kind == Partition || kind == Isolate) && n >= 2 && args[n-2] == "for" {
+	if n := len(args); (kind == Crash || kind == Partition || kind == Isolate || kind == Disconnect || kind == Lag) && n >= 2 && args[n-2] == "for" {
 		d, err := dur(n - 1)
 		if err != nil {
 			return f, err
@@ -308,8 +355,30 @@ func parseFault(s string) (Fault, error) {
 			}
 		}
 	case LoseReply:
-		if f.When == nil {
-			err = fmt.Errorf("lose-reply: only a fault tied to an event (when ... applied:) has a reply to lose")
+		if f.When == nil || f.When.On == OnReceived {
+			err = fmt.Errorf("lose-reply: only a fault tied to a request applied (when cN OP#K applied:) or a notification (when cN notified#K:) has a reply to lose")
+		}
+	case LoseRequest:
+		if f.When == nil || f.When.On != OnReceived {
+			err = fmt.Errorf("lose-request: only a fault tied to a request received (when cN OP#K received:) has a request to lose")
+		}
+	case Delay:
+		want = 1
+		if f.When == nil || f.When.On == OnReceived {
+			err = fmt.Errorf("delay: only a fault tied to a request applied or a notification has a message to delay")
+		} else {
+			f.D, err = dur(0)
+		}
+	case Disconnect:
+		want = 1
+		f.A, err = target(0, ClientT)
+	case Expire:
+		want = 1
+		f.A, err = target(0, ClientT)
+	case Lag:
+		want = 1
+		if f.A, err = target(0, ServerT, LeaderT, ApplierT); err == nil && f.For == 0 {
+			err = fmt.Errorf("lag: want \"lag sN for HOW-LONG\"")
 		}
 	}
 	if err != nil {
@@ -350,7 +419,7 @@ func parseTarget(s string) (Target, error) {
 	return Target{}, fmt.Errorf("target %q: want sN, cN, leader or applier", s)
 }
 
-func parseTrigger(who, what string) (Trigger, error) {
+func parseTrigger(who, what string, on TriggerOn) (Trigger, error) {
 	t, err := parseTarget(who)
 	if err != nil || t.Kind != ClientT {
 		return Trigger{}, fmt.Errorf("trigger %q: want a client, cN", who)
@@ -358,218 +427,22 @@ func parseTrigger(who, what string) (Trigger, error) {
 	name, nth, ok := strings.Cut(what, "#")
 	n, err := strconv.Atoi(nth)
 	if !ok || err != nil || n < 1 {
-		return Trigger{}, fmt.Errorf("trigger %q: want OP#K, such as create#1", what)
+		return Trigger{}, fmt.Errorf("trigger %q: want OP#K, such as create#1, or notified#K", what)
+	}
+	if on == OnNotified {
+		return Trigger{Client: t.Index, Nth: n, On: on}, nil
 	}
 	for op, opName := range opNames {
 		if opName == name && op != OpPing && op != OpCreateSession && op != OpSetWatches {
-			return Trigger{Client: t.Index, Op: op, Nth: n}, nil
+			return Trigger{Client: t.Index, Op: op, Nth: n, On: on}, nil
 		}
 	}
 	return Trigger{}, fmt.Errorf("trigger %q: unknown request type %q", what, name)
 }
 
-// faultPlan holds a run's faults that wait for their trigger, and counts
-// the events they wait for.
-type faultPlan struct {
-	w       *World
-	pending []Fault
-	counts  map[Trigger]int // (client, op) → how many applied so far (Nth unused)
-}
-
-// Inject adds the faults of sched to the run: faults at a time are
-// scheduled, faults tied to an event wait for it. It checks that every
-// target exists: call it after spawning the clients.
-func (w *World) Inject(sched Schedule) error {
-	for _, f := range sched {
-		for _, t := range []Target{f.A, f.B} {
-			switch {
-			case t.Kind == ServerT && t.Index >= len(w.servers):
-				return fmt.Errorf("fault %q: no server %s in an ensemble of %d", f, t, len(w.servers))
-			case t.Kind == ClientT && t.Index >= len(w.clients):
-				return fmt.Errorf("fault %q: no client %s among %d", f, t, len(w.clients))
-			}
-		}
-		if f.When != nil && f.When.Client >= len(w.clients) {
-			return fmt.Errorf("fault %q: no client c%d among %d", f, f.When.Client+1, len(w.clients))
-		}
-	}
-	for _, f := range sched {
-		if f.When != nil {
-			if w.faults == nil {
-				w.faults = &faultPlan{w: w, counts: map[Trigger]int{}}
-			}
-			w.faults.pending = append(w.faults.pending, f)
-			continue
-		}
-		w.s.at(Time(f.At), func() { w.strike(f, nil, nil) })
-	}
-	return nil
-}
-
-// onReply is called as server s is about to answer req; it counts the
-// event, strikes the faults it triggers, and reports whether the answer was
-// taken over (lost with its connection, or never sent by a crashed server).
-func (p *faultPlan) onReply(s *server, req *request) bool {
-	c := req.cn.client
-	key := Trigger{Client: c.idx, Op: req.op}
-	p.counts[key]++
-	n := p.counts[key]
-	taken := false
-	kept := p.pending[:0]
-	for _, f := range p.pending {
-		if t := f.When; t.Client == c.idx && t.Op == req.op && t.Nth == n {
-			if p.w.strike(f, s, req) {
-				taken = true
-			}
-			continue
-		}
-		kept = append(kept, f)
-	}
-	p.pending = kept
-	return taken
-}
-
-// strike carries out f now. For a fault tied to an event, s is the server
-// that applied the triggering request req; strike reports whether req's
-// answer is taken over.
-func (w *World) strike(f Fault, s *server, req *request) bool {
-	w.s.record(Record{Kind: KFault, From: WorldActor, Path: f.String()})
-	server := func(t Target) *server {
-		switch t.Kind {
-		case ServerT:
-			return w.servers[t.Index]
-		case ApplierT:
-			return s
-		case LeaderT:
-			for _, x := range w.servers {
-				if x.role == roleLeading {
-					return x
-				}
-			}
-		}
-		return nil
-	}
-	switch f.Kind {
-	case Crash:
-		target := server(f.A)
-		if target == nil {
-			w.s.record(Record{Kind: KNote, From: WorldActor, Path: "no leader to crash"})
-			return false
-		}
-		if f.For > 0 {
-			w.s.at(w.s.now+Time(f.For), func() { w.restart(target) })
-		}
-		if target == s {
-			// Crash right after applying, before answering: the crash is
-			// carried out as the next event of this instant, once the
-			// server has finished the transaction it is applying. It
-			// answers nothing more meanwhile: the connection of the
-			// request whose answer it never sends closes now (a later
-			// answer on it would overtake the lost one).
-			if req != nil {
-				s.closeConn(req.cn)
-			}
-			w.s.at(w.s.now, func() { w.crash(target) })
-			return true
-		}
-		w.crash(target)
-	case Restart:
-		w.restart(server(f.A))
-	case Partition:
-		w.setCut(f.A, f.B, true)
-		if f.For > 0 {
-			w.s.at(w.s.now+Time(f.For), func() { w.strike(Fault{Kind: Heal, A: f.A, B: f.B}, nil, nil) })
-		}
-	case Isolate:
-		x := w.servers[f.A.Index]
-		for _, o := range w.servers {
-			if o != x {
-				w.setCut(f.A, Target{Kind: ServerT, Index: o.idx}, true)
-			}
-		}
-		for _, c := range w.clients {
-			w.setCut(f.A, Target{Kind: ClientT, Index: c.idx}, true)
-		}
-		if f.For > 0 {
-			w.s.at(w.s.now+Time(f.For), func() {
-				w.s.record(Record{Kind: KFault, From: WorldActor, Path: "heal " + f.A.String() + " (isolation over)"})
-				for _, o := range w.servers {
-					if o != x {
-						w.setCut(f.A, Target{Kind: ServerT, Index: o.idx}, false)
-					}
-				}
-				for _, c := range w.clients {
-					w.setCut(f.A, Target{Kind: ClientT, Index: c.idx}, false)
-				}
-				w.electionAt = 0
-				w.needElection()
-			})
-		}
-	case Heal:
-		if f.A.Kind == NoTarget {
-			w.healAll()
-		} else {
-			w.setCut(f.A, f.B, false)
-		}
-		w.electionAt = 0
-		w.needElection()
-	case Pause:
-		w.clients[f.A.Index].Pause(f.D)
-	case Spike:
-		until := w.s.now + Time(f.For)
-		w.eachLink(func(l *link) { l.spike, l.spikeUntil = Time(f.D), until })
-	case LoseReply:
-		if req != nil && s != nil {
-			s.closeConn(req.cn)
-			return true
-		}
-	}
-	return false
-}
-
-// setCut cuts (or heals) both directions between a and b.
-func (w *World) setCut(a, b Target, cut bool) {
-	if a.Kind == ClientT {
-		a, b = b, a
-	}
-	var ls []*link
-	switch {
-	case a.Kind == ServerT && b.Kind == ServerT:
-		ls = []*link{w.peers[a.Index][b.Index], w.peers[b.Index][a.Index]}
-	case a.Kind == ServerT && b.Kind == ClientT:
-		lp := &w.clients[b.Index].links[a.Index]
-		ls = []*link{&lp.up, &lp.down}
-	}
-	for _, l := range ls {
-		if cut {
-			l.cut = true
-		} else {
-			w.heal(l)
-		}
-	}
-}
-
-func (w *World) healAll() {
-	w.eachLink(func(l *link) { w.heal(l) })
-}
-
-// eachLink visits every link, servers' first, in a fixed order.
-func (w *World) eachLink(fn func(*link)) {
-	for _, row := range w.peers {
-		for _, l := range row {
-			fn(l)
-		}
-	}
-	for _, c := range w.clients {
-		for i := range c.links {
-			fn(&c.links[i].up)
-			fn(&c.links[i].down)
-		}
-	}
-}
-
 // Rates are how often each kind of fault strikes, per second of virtual
-// time, for RandomSchedule.
+// time, for RandomSchedule. The session-shaped faults (Disconnect, Outage,
+// Expire, Triggered) are drawn around SessionTimeout.
 type Rates struct {
 	Crash       float64 // a server crashes, and restarts 1–10s later
 	LeaderCrash float64 // the leader crashes, and restarts 1–10s later
@@ -578,66 +451,70 @@ type Rates struct {
 	Pause       float64 // a client process pauses for 0.1–20s
 	Spike       float64 // every link slows by 10–100ms for 0.5–3s
 	LoseReply   float64 // a client's write is applied and its reply lost
+
+	// Disconnect: a client is cut from every server for just under or
+	// just over its session timeout (0.6–0.95 or 1.05–2 timeouts), with a
+	// leader failover in the middle one time in three.
+	Disconnect float64
+	// Outage: every server crashes at once and restarts 1.2–2 session
+	// timeouts later (the servers' session timers restart with them).
+	Outage float64
+	// Expire: the servers expire a client's sessions.
+	Expire float64
+	// Lag: a server applies nothing for 0.5–5s and serves reads from what
+	// it had.
+	Lag float64
+	// LoseRequest: a client's write is lost before any server applies it.
+	LoseRequest float64
+	// Triggered: a fault tied to one of a client's reads or to a watch
+	// notification sent to it: the reply or notification lost, the client
+	// disconnected for 1.05–2 session timeouts, its session expired, or the
+	// message delayed 0.1–3s.
+	Triggered float64
+
+	// SessionTimeout is what the session-shaped faults are drawn around
+	// (default 10s, the simulator's).
+	SessionTimeout time.Duration
+}
+
+// draw is RandomSchedule's source of choices.
+type draw struct {
+	src              Source
+	servers, clients int
+	timeout          time.Duration
+}
+
+func (d draw) chance(rate float64) bool {
+	return rate > 0 && float64(d.src.Choose(10000)) < rate*1000
+}
+
+func (d draw) between(lo, hi time.Duration) time.Duration {
+	steps := int((hi - lo) / (10 * time.Millisecond))
+	return lo + time.Duration(d.src.Choose(steps+1))*10*time.Millisecond
+}
+
+func (d draw) server() Target { return Target{Kind: ServerT, Index: d.src.Choose(d.servers)} }
+func (d draw) client() Target { return Target{Kind: ClientT, Index: d.src.Choose(d.clients)} }
+
+// timeouts draws between lo and hi session timeouts.
+func (d draw) timeouts(lo, hi float64) time.Duration {
+	return d.between(time.Duration(lo*float64(d.timeout)), time.Duration(hi*float64(d.timeout)))
 }
 
 // RandomSchedule draws a schedule of faults over the first horizon of a run
 // from src, at the given rates: in each tenth of a second, each kind strikes
 // with probability rate/10. The result is an explicit schedule: it prints,
-// and replays without src.
+// and replays without src. A kind whose rate is zero draws nothing from
+// src, so adding a kind leaves the schedules of the others as they were.
 func RandomSchedule(src Source, r Rates, horizon time.Duration, servers, clients int) Schedule {
+	d := draw{src: src, servers: servers, clients: clients, timeout: r.SessionTimeout}
+	if d.timeout <= 0 {
+		d.timeout = 10 * time.Second
+	}
 	var out Schedule
-	chance := func(rate float64) bool {
-		return rate > 0 && float64(src.Choose(10000)) < rate*1000
-	}
-	between := func(lo, hi time.Duration) time.Duration {
-		steps := int((hi - lo) / (10 * time.Millisecond))
-		return lo + time.Duration(src.Choose(steps+1))*10*time.Millisecond
-	}
-	server := func() Target { return Target{Kind: ServerT, Index: src.Choose(servers)} }
-	client := func() Target { return Target{Kind: ClientT, Index: src.Choose(clients)} }
-	writes := []Op{OpCreate, OpDelete, OpSetData}
 	for at := time.Duration(0); at < horizon; at += 100 * time.Millisecond {
-		if chance(r.Crash) {
-			s := server()
-			out = append(out, Fault{At: at, Kind: Crash, A: s},
-				Fault{At: at + between(time.Second, 10*time.Second), Kind: Restart, A: s})
-		}
-		if chance(r.LeaderCrash) {
-			out = append(out, Fault{At: at, Kind: Crash, A: Target{Kind: LeaderT}})
-			// Which server led is known only when it strikes: restart all
-			// later (restarting a running server does nothing).
-			back := at + between(time.Second, 10*time.Second)
-			for i := 0; i < servers; i++ {
-				out = append(out, Fault{At: back, Kind: Restart, A: Target{Kind: ServerT, Index: i}})
-			}
-		}
-		if chance(r.Partition) && servers > 1 {
-			a := server()
-			var b Target
-			if clients > 0 && src.Choose(2) == 0 {
-				b = client()
-			} else {
-				b = Target{Kind: ServerT, Index: (a.Index + 1 + src.Choose(servers-1)) % servers}
-			}
-			out = append(out, Fault{At: at, Kind: Partition, A: a, B: b},
-				Fault{At: at + between(time.Second, 10*time.Second), Kind: Heal, A: a, B: b})
-		}
-		if chance(r.Isolate) {
-			s := server()
-			out = append(out, Fault{At: at, Kind: Isolate, A: s},
-				Fault{At: at + between(time.Second, 10*time.Second), Kind: Heal})
-		}
-		if chance(r.Pause) && clients > 0 {
-			out = append(out, Fault{At: at, Kind: Pause, A: client(), D: between(100*time.Millisecond, 20*time.Second)})
-		}
-		if chance(r.Spike) {
-			out = append(out, Fault{At: at, Kind: Spike, D: between(10*time.Millisecond, 100*time.Millisecond),
-				For: between(500*time.Millisecond, 3*time.Second)})
-		}
-		if chance(r.LoseReply) && clients > 0 {
-			tr := Trigger{Client: src.Choose(clients), Op: writes[src.Choose(len(writes))], Nth: 1 + src.Choose(5)}
-			out = append(out, Fault{When: &tr, Kind: LoseReply})
-		}
+		out = append(out, d.classic(r, at)...)
+		out = append(out, d.sessionShaped(r, at)...)
 	}
 	// Faults at a time in time order, then those tied to events.
 	slices.SortStableFunc(out, func(a, b Fault) int {
@@ -653,4 +530,114 @@ func RandomSchedule(src Source, r Rates, horizon time.Duration, servers, clients
 		return cmp.Compare(a.At, b.At)
 	})
 	return out
+}
+
+// classic draws, for the tenth of a second at at, the faults of the
+// first kinds: crashes, partitions, isolation, pauses, spikes, lost replies.
+func (d draw) classic(r Rates, at time.Duration) Schedule {
+	var out Schedule
+	src, servers, clients := d.src, d.servers, d.clients
+	chance, between, server, client := d.chance, d.between, d.server, d.client
+	writes := []Op{OpCreate, OpDelete, OpSetData}
+	if chance(r.Crash) {
+		s := server()
+		out = append(out, Fault{At: at, Kind: Crash, A: s},
+			Fault{At: at + between(time.Second, 10*time.Second), Kind: Restart, A: s})
+	}
+	if chance(r.LeaderCrash) {
+		out = append(out, Fault{At: at, Kind: Crash, A: Target{Kind: LeaderT}})
+		// Which server led is known only when it strikes: restart all
+		// later (restarting a running server does nothing).
+		back := at + between(time.Second, 10*time.Second)
+		for i := 0; i < servers; i++ {
+			out = append(out, Fault{At: back, Kind: Restart, A: Target{Kind: ServerT, Index: i}})
+		}
+	}
+	if chance(r.Partition) && servers > 1 {
+		a := server()
+		var b Target
+		if clients > 0 && src.Choose(2) == 0 {
+			b = client()
+		} else {
+			b = Target{Kind: ServerT, Index: (a.Index + 1 + src.Choose(servers-1)) % servers}
+		}
+		out = append(out, Fault{At: at, Kind: Partition, A: a, B: b},
+			Fault{At: at + between(time.Second, 10*time.Second), Kind: Heal, A: a, B: b})
+	}
+	if chance(r.Isolate) {
+		s := server()
+		out = append(out, Fault{At: at, Kind: Isolate, A: s},
+			Fault{At: at + between(time.Second, 10*time.Second), Kind: Heal})
+	}
+	if chance(r.Pause) && clients > 0 {
+		out = append(out, Fault{At: at, Kind: Pause, A: client(), D: between(100*time.Millisecond, 20*time.Second)})
+	}
+	if chance(r.Spike) {
+		out = append(out, Fault{At: at, Kind: Spike, D: between(10*time.Millisecond, 100*time.Millisecond),
+			For: between(500*time.Millisecond, 3*time.Second)})
+	}
+	if chance(r.LoseReply) && clients > 0 {
+		tr := Trigger{Client: src.Choose(clients), Op: writes[src.Choose(len(writes))], Nth: 1 + src.Choose(5)}
+		out = append(out, Fault{When: &tr, Kind: LoseReply})
+	}
+	return out
+}
+
+// sessionShaped draws, for the tenth of a second at at, the faults shaped
+// around the session timeout and the triggers on reads and notifications.
+func (d draw) sessionShaped(r Rates, at time.Duration) Schedule {
+	var out Schedule
+	if d.chance(r.Disconnect) && d.clients > 0 {
+		long := d.timeouts(0.6, 0.95)
+		if d.src.Choose(2) == 1 {
+			long = d.timeouts(1.05, 2)
+		}
+		out = append(out, Fault{At: at, Kind: Disconnect, A: d.client(), For: long})
+		if d.src.Choose(3) == 0 {
+			out = append(out, Fault{At: at + long/2, Kind: Crash, A: Target{Kind: LeaderT}, For: d.between(time.Second, 3*time.Second)})
+		}
+	}
+	if d.chance(r.Outage) {
+		long := d.timeouts(1.2, 2)
+		for i := range d.servers {
+			out = append(out, Fault{At: at, Kind: Crash, A: Target{Kind: ServerT, Index: i}, For: long})
+		}
+	}
+	if d.chance(r.Expire) && d.clients > 0 {
+		out = append(out, Fault{At: at, Kind: Expire, A: d.client()})
+	}
+	if d.chance(r.Lag) {
+		out = append(out, Fault{At: at, Kind: Lag, A: d.server(), For: d.between(500*time.Millisecond, 5*time.Second)})
+	}
+	if d.chance(r.LoseRequest) && d.clients > 0 {
+		writes := []Op{OpCreate, OpDelete, OpSetData}
+		tr := Trigger{Client: d.src.Choose(d.clients), Op: writes[d.src.Choose(len(writes))], Nth: 1 + d.src.Choose(5), On: OnReceived}
+		out = append(out, Fault{When: &tr, Kind: LoseRequest})
+	}
+	if d.chance(r.Triggered) && d.clients > 0 {
+		out = append(out, d.triggered())
+	}
+	return out
+}
+
+// triggered draws a fault tied to a client's read or to a notification.
+func (d draw) triggered() Fault {
+	c := d.src.Choose(d.clients)
+	tr := Trigger{Client: c, Nth: 1 + d.src.Choose(5), On: OnNotified}
+	if d.src.Choose(3) > 0 {
+		reads := []Op{OpGetChildren, OpExists, OpGetData}
+		tr.Op, tr.On = reads[d.src.Choose(len(reads))], OnApplied
+	}
+	f := Fault{When: &tr}
+	switch d.src.Choose(4) {
+	case 0:
+		f.Kind = LoseReply
+	case 1:
+		f.Kind, f.A, f.For = Disconnect, Target{Kind: ClientT, Index: c}, d.timeouts(1.05, 2)
+	case 2:
+		f.Kind, f.A = Expire, Target{Kind: ClientT, Index: c}
+	default:
+		f.Kind, f.D = Delay, d.between(100*time.Millisecond, 3*time.Second)
+	}
+	return f
 }

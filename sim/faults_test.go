@@ -65,7 +65,16 @@ func TestScheduleParseErrors(t *testing.T) {
 		{"at 1s pause c1", "pause: missing duration"},
 		{"at 1s pause c1 -3s", "positive duration"},
 		{"at 1s partition c1 c2", "clients have no link between them"},
-		{"at 1s lose-reply", "only a fault tied to an event"},
+		{"at 1s lose-reply", "only a fault tied to a request applied"},
+		{"when c1 create#1 received: lose-reply", "only a fault tied to a request applied"},
+		{"when c1 create#1 applied: lose-request", "only a fault tied to a request received"},
+		{"at 1s delay 2s", "delay: only a fault tied to"},
+		{"when c1 notified#1: delay", "delay: missing duration"},
+		{"at 1s lag s1", "lag: want"},
+		{"at 1s disconnect s1", "disconnect: target s1 not allowed"},
+		{"at 1s expire", "expire: missing target"},
+		{"when c1 notified#0: expire c1", "want OP#K"},
+		{"when c1 create#1 sent: lose-request", "want \"at TIME FAULT\""},
 		{"at 1s spike 10ms 2s", `want "spike EXTRA for HOW-LONG"`},
 		{"at 1s restart s1 s2", `restart: unexpected "s2"`},
 		{"at 1s crash s1 for", `crash: unexpected "for"`},
@@ -308,7 +317,7 @@ func TestClientPartitionReconnectsElsewhere(t *testing.T) {
 	})
 	w.At(time.Second, func() {
 		sched, _ := ParseSchedule("at 0s partition c1 " + c1.Server())
-		w.strike(sched[0], nil, nil)
+		w.strike(sched[0], hit{})
 	})
 	mustRun(t, w)
 	if first == second || before != after || !exists {

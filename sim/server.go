@@ -173,6 +173,10 @@ type server struct {
 	lastXid     map[int64]int32 // per session, the last request applied (a self-check)
 	diskAt      Time            // when the last log write finishes
 	syncWaits   []*request
+	// lagUntil: a lag fault (World.lag) holds back applying until then,
+	// in generation lagGen.
+	lagUntil Time
+	lagGen   uint64
 }
 
 func newServer(w *World, idx int) *server {
@@ -269,6 +273,11 @@ func (s *server) receive(c *conn, req *request) {
 		c.toClient(true, &reply{xid: req.xid, op: OpPing, zxid: s.lastApplied()})
 		return
 	}
+	if s.w.faults != nil && req.op != OpSetWatches {
+		if eff := s.w.faults.onReceive(s, req); eff.taken || !c.open || s.role == roleDown {
+			return // lost with its connection, or the server went down
+		}
+	}
 	req.sess, req.stage = sess, inServer
 	sess.queue = append(sess.queue, req)
 	switch {
@@ -356,10 +365,13 @@ func (s *server) answer(req *request) {
 		return
 	}
 	s.w.s.record(Record{Kind: KReply, From: s.actor, To: c.client.actor, Op: req.op, Path: rep.path, Code: rep.code, Arg: int64(req.xid), Zxid: rep.zxid})
-	if s.w.faults != nil && s.w.faults.onReply(s, req) {
-		return
+	var eff effect
+	if s.w.faults != nil {
+		if eff = s.w.faults.onReply(s, req); eff.taken {
+			return
+		}
 	}
-	c.answer(req, max(req.readyAt-s.w.s.now, 0))
+	c.answer(req, max(req.readyAt-s.w.s.now, 0)+eff.delay)
 }
 
 // connect answers a connect request (the answer carries no zxid, as
@@ -380,6 +392,7 @@ func (s *server) connect(c *conn, req *request) {
 		s.w.nextSession++
 		sess := &session{id: int64(s.idx+1)<<56 | s.w.nextSession, timeout: timeout, conn: c,
 			dataWatches: map[string]bool{}, childWatches: map[string]bool{}}
+		s.w.owners = append(s.w.owners, sessionOwner{id: sess.id, client: c.client.idx})
 		c.sess = sess
 		s.sessions[sess.id] = sess
 		s.submit(&txn{op: OpCreateSession, sess: sess.id, timeout: timeout, req: req, origin: s.idx})
@@ -455,6 +468,9 @@ func (s *server) stopServing() {
 // changes, watchers here are notified, sessions opened or closed here are
 // answered, and the server the client sent a write to answers it.
 func (s *server) applyUpTo(n int) {
+	if s.lagging() {
+		return
+	}
 	for s.applied < n {
 		t := s.log[s.applied]
 		s.applied++
@@ -532,12 +548,26 @@ func (s *server) notify() {
 	for _, tr := range t.fired {
 		for _, sess := range s.watches.fire(tr) {
 			if c := sess.conn; c != nil && c.open {
-				s.w.s.record(Record{Kind: KNotify, From: s.actor, To: c.client.actor, Path: tr.path, Arg: int64(tr.typ)})
-				c.toClient(false, &reply{xid: -1, path: tr.path, code: int32(tr.typ)})
+				s.sendNotification(c, tr.path, tr.typ)
 			}
 		}
 	}
 	t.fired = t.fired[:0]
+}
+
+// sendNotification sends a watch event on c, unless a fault tied to it
+// takes it (lost with its connection) or holds it back.
+func (s *server) sendNotification(c *conn, path string, typ zk.EventType) {
+	s.w.s.record(Record{Kind: KNotify, From: s.actor, To: c.client.actor, Path: path, Arg: int64(typ)})
+	var eff effect
+	if s.w.faults != nil {
+		if eff = s.w.faults.onNotify(s, c); eff.taken || !c.open {
+			return
+		}
+	}
+	rep := &reply{xid: -1, path: path, code: int32(typ)}
+	rep.cn = c
+	s.w.sendAfter(c.down, rep, false, eff.delay)
 }
 
 // setWatches re-registers a reconnected client's watches, firing at once
@@ -547,10 +577,7 @@ func (s *server) notify() {
 // is gone (NodeDeleted) or whose children changed (NodeChildrenChanged).
 func (s *server) setWatches(c *conn, req *request) {
 	sess := c.sess
-	send := func(path string, typ zk.EventType) {
-		s.w.s.record(Record{Kind: KNotify, From: s.actor, To: c.client.actor, Path: path, Arg: int64(typ)})
-		c.toClient(false, &reply{xid: -1, path: path, code: int32(typ)})
-	}
+	send := func(path string, typ zk.EventType) { s.sendNotification(c, path, typ) }
 	for _, p := range req.dataW {
 		n := s.tree.nodes[p]
 		switch {

@@ -125,7 +125,10 @@ type World struct {
 
 	electionAt  Time  // when the next election round is due
 	nextSession int64 // session ids are unique across the ensemble
-	faults      *faultPlan
+	// owners are the sessions created, in order, with the client process
+	// that asked for each (for the expire fault).
+	owners []sessionOwner
+	faults *faultPlan
 }
 
 // New builds a world from cfg. Nothing runs until Run.
@@ -406,4 +409,10 @@ func (w *World) jitter(j time.Duration) Time {
 		return 0
 	}
 	return Time(j) * Time(w.s.choose(9)) / 8
+}
+
+// sessionOwner ties a session the servers created to its client process.
+type sessionOwner struct {
+	id     int64
+	client int
 }

@@ -32,7 +32,12 @@ var faultKinds = [][2]string{
 	{"heal A B | heal", "reopen links (all of them when none is named)"},
 	{"pause cN DURATION", "a client process stops, heartbeats included (a long GC pause)"},
 	{"spike EXTRA for DURATION", "every link gets slower for a while"},
-	{"lose-reply", "(when cN OP#K applied:) the reply is lost and the connection drops"},
+	{"disconnect cN for D", "a client process is cut from every server (its cable pulled); past the session timeout its session expires"},
+	{"expire cN", "the leader expires the client's sessions now, as if they had timed out"},
+	{"lag sN for D", "a server applies nothing for D and serves reads from what it had; a sync through it waits"},
+	{"lose-reply", "(when cN OP#K applied: | when cN notified#K:) the reply or notification is lost and the connection drops"},
+	{"lose-request", "(when cN OP#K received:) the request is lost with its connection, never applied"},
+	{"delay D", "(when cN OP#K applied: | when cN notified#K:) the reply or notification leaves D late"},
 	{"crash applier", "(when cN OP#K applied:) the server that applied it crashes before answering"},
 }
 
@@ -62,7 +67,8 @@ func writeList(out io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\n", f[0], f[1])
 	}
 	fmt.Fprintln(tw, "\n`zksim run NAME` runs a built-in scenario (or a scenario file).")
-	fmt.Fprintln(tw, "A fault strikes \"at TIME\" or \"when cN OP#K applied:\"; see docs/ARCHITECTURE.md.")
+	fmt.Fprintln(tw, "A fault strikes \"at TIME\", or at an event: \"when cN OP#K applied:\" (reads too),")
+	fmt.Fprintln(tw, "\"when cN OP#K received:\" or \"when cN notified#K:\"; see docs/ARCHITECTURE.md.")
 	return tw.Flush()
 }
 

@@ -1,0 +1,325 @@
+package sim
+
+import "fmt"
+
+// faultPlan holds a run's faults that wait for their trigger, and counts
+// the events they wait for.
+type faultPlan struct {
+	w       *World
+	pending []Fault
+	counts  map[Trigger]int // (client, op, moment) → how many so far (Nth unused)
+}
+
+// hit is where a triggered fault strikes: the server at which the event
+// happened, the connection it happened on, and the request (none for a
+// notification).
+type hit struct {
+	s   *server
+	cn  *conn
+	req *request
+}
+
+// effect is what the faults a trigger struck do to the triggering message.
+type effect struct {
+	taken bool // lost (with its connection), or never sent by a crashed server
+	delay Time // it leaves this much later
+}
+
+// Inject adds the faults of sched to the run: faults at a time are
+// scheduled, faults tied to an event wait for it. It checks that every
+// target exists: call it after spawning the clients.
+func (w *World) Inject(sched Schedule) error {
+	for _, f := range sched {
+		if err := w.checkTargets(f); err != nil {
+			return err
+		}
+	}
+	for _, f := range sched {
+		if f.When != nil {
+			if w.faults == nil {
+				w.faults = &faultPlan{w: w, counts: map[Trigger]int{}}
+			}
+			w.faults.pending = append(w.faults.pending, f)
+			continue
+		}
+		w.s.at(Time(f.At), func() { w.strike(f, hit{}) })
+	}
+	return nil
+}
+
+// checkTargets reports a fault naming a server or client the run lacks.
+func (w *World) checkTargets(f Fault) error {
+	for _, t := range []Target{f.A, f.B} {
+		switch {
+		case t.Kind == ServerT && t.Index >= len(w.servers):
+			return fmt.Errorf("fault %q: no server %s in an ensemble of %d", f, t, len(w.servers))
+		case t.Kind == ClientT && t.Index >= len(w.clients):
+			return fmt.Errorf("fault %q: no client %s among %d", f, t, len(w.clients))
+		}
+	}
+	if f.When != nil && f.When.Client >= len(w.clients) {
+		return fmt.Errorf("fault %q: no client c%d among %d", f, f.When.Client+1, len(w.clients))
+	}
+	return nil
+}
+
+// onReply is called as server s is about to answer req, which it applied.
+func (p *faultPlan) onReply(s *server, req *request) effect {
+	return p.on(Trigger{Client: req.cn.client.idx, Op: req.op, On: OnApplied}, hit{s, req.cn, req})
+}
+
+// onReceive is called as server s receives req, before it acts on it.
+func (p *faultPlan) onReceive(s *server, req *request) effect {
+	return p.on(Trigger{Client: req.cn.client.idx, Op: req.op, On: OnReceived}, hit{s, req.cn, req})
+}
+
+// onNotify is called as server s is about to send a watch notification on
+// connection c.
+func (p *faultPlan) onNotify(s *server, c *conn) effect {
+	return p.on(Trigger{Client: c.client.idx, On: OnNotified}, hit{s: s, cn: c})
+}
+
+// on counts the event key and strikes the faults it triggers.
+func (p *faultPlan) on(key Trigger, at hit) effect {
+	p.counts[key]++
+	n := p.counts[key]
+	var eff effect
+	kept := p.pending[:0]
+	for _, f := range p.pending {
+		if t := f.When; t.Client == key.Client && t.Op == key.Op && t.On == key.On && t.Nth == n {
+			e := p.w.strike(f, at)
+			eff.taken = eff.taken || e.taken
+			eff.delay += e.delay
+			continue
+		}
+		kept = append(kept, f)
+	}
+	p.pending = kept
+	return eff
+}
+
+// strike carries out f now. For a fault tied to an event, at says where the
+// event happened; strike says what becomes of the triggering message.
+func (w *World) strike(f Fault, at hit) effect {
+	w.s.record(Record{Kind: KFault, From: WorldActor, Path: f.String()})
+	switch f.Kind {
+	case Crash:
+		return w.strikeCrash(f, at)
+	case Restart:
+		w.restart(w.serverOf(f.A, at))
+	case Partition:
+		w.setCut(f.A, f.B, true)
+		if f.For > 0 {
+			w.s.at(w.s.now+Time(f.For), func() { w.strike(Fault{Kind: Heal, A: f.A, B: f.B}, hit{}) })
+		}
+	case Isolate:
+		w.isolate(f)
+	case Heal:
+		if f.A.Kind == NoTarget {
+			w.healAll()
+		} else {
+			w.setCut(f.A, f.B, false)
+		}
+		w.electionAt = 0
+		w.needElection()
+	case Pause:
+		w.clients[f.A.Index].Pause(f.D)
+	case Spike:
+		until := w.s.now + Time(f.For)
+		w.eachLink(func(l *link) { l.spike, l.spikeUntil = Time(f.D), until })
+	case Disconnect:
+		w.disconnect(f)
+	case Expire:
+		w.expire(f.A.Index)
+	case Lag:
+		w.lag(w.serverOf(f.A, at), Time(f.For))
+	case LoseReply, LoseRequest:
+		if at.cn != nil && at.s != nil {
+			at.s.closeConn(at.cn)
+			return effect{taken: true}
+		}
+	case Delay:
+		return effect{delay: Time(f.D)}
+	}
+	return effect{}
+}
+
+// serverOf is the server a target names when a fault strikes.
+func (w *World) serverOf(t Target, at hit) *server {
+	switch t.Kind {
+	case ServerT:
+		return w.servers[t.Index]
+	case ApplierT:
+		return at.s
+	case LeaderT:
+		for _, x := range w.servers {
+			if x.role == roleLeading {
+				return x
+			}
+		}
+	}
+	return nil
+}
+
+// strikeCrash crashes the server f names.
+func (w *World) strikeCrash(f Fault, at hit) effect {
+	target := w.serverOf(f.A, at)
+	if target == nil {
+		w.s.record(Record{Kind: KNote, From: WorldActor, Path: "no leader to crash"})
+		return effect{}
+	}
+	if f.For > 0 {
+		w.s.at(w.s.now+Time(f.For), func() { w.restart(target) })
+	}
+	if target == at.s {
+		// Crash right after the event, before answering: the crash is
+		// carried out as the next event of this instant, once the server
+		// has finished the transaction it is applying. It answers nothing
+		// more meanwhile: the connection of the request whose answer it
+		// never sends closes now (a later answer on it would overtake the
+		// lost one).
+		if at.cn != nil {
+			at.s.closeConn(at.cn)
+		}
+		w.s.at(w.s.now, func() { w.crash(target) })
+		return effect{taken: true}
+	}
+	w.crash(target)
+	return effect{}
+}
+
+// isolate cuts a server from every server and client, for f.For if set.
+func (w *World) isolate(f Fault) {
+	x := w.servers[f.A.Index]
+	cutAll := func(cut bool) {
+		for _, o := range w.servers {
+			if o != x {
+				w.setCut(f.A, Target{Kind: ServerT, Index: o.idx}, cut)
+			}
+		}
+		for _, c := range w.clients {
+			w.setCut(f.A, Target{Kind: ClientT, Index: c.idx}, cut)
+		}
+	}
+	cutAll(true)
+	if f.For > 0 {
+		w.s.at(w.s.now+Time(f.For), func() {
+			w.s.record(Record{Kind: KFault, From: WorldActor, Path: "heal " + f.A.String() + " (isolation over)"})
+			cutAll(false)
+			w.electionAt = 0
+			w.needElection()
+		})
+	}
+}
+
+// disconnect cuts a client process from every server, for f.For if set:
+// the cable pulled out of the client's machine.
+func (w *World) disconnect(f Fault) {
+	cutAll := func(cut bool) {
+		for _, s := range w.servers {
+			w.setCut(Target{Kind: ServerT, Index: s.idx}, f.A, cut)
+		}
+	}
+	cutAll(true)
+	if f.For > 0 {
+		w.s.at(w.s.now+Time(f.For), func() {
+			w.s.record(Record{Kind: KFault, From: WorldActor, Path: "heal " + f.A.String() + " (disconnect over)"})
+			cutAll(false)
+		})
+	}
+}
+
+// expire has the leader expire every session client idx's process opened
+// that it still tracks, as its session tracker does when a timeout passes:
+// it proposes closeSession, the session's ephemeral nodes go, and the
+// client learns of it when it next reaches a server.
+func (w *World) expire(idx int) {
+	var ld *leaderState
+	for _, s := range w.servers {
+		if s.role == roleLeading {
+			ld = s.ld
+		}
+	}
+	if ld == nil {
+		w.s.record(Record{Kind: KNote, From: WorldActor, Path: fmt.Sprintf("no leader to expire c%d's session", idx+1)})
+		return
+	}
+	expired := 0
+	for _, o := range w.owners {
+		t := ld.tracker[o.id]
+		if o.client != idx || t == nil || t.closing {
+			continue
+		}
+		w.s.record(Record{Kind: KExpire, From: ld.s.actor, Sess: o.id})
+		t.closing = true
+		ld.s.propose(&txn{op: OpCloseSession, sess: o.id, origin: -1})
+		expired++
+	}
+	if expired == 0 {
+		w.s.record(Record{Kind: KNote, From: WorldActor, Path: fmt.Sprintf("c%d has no session to expire", idx+1)})
+	}
+}
+
+// lag makes s apply nothing for d: it goes on logging, acknowledging and
+// answering reads from its tree as it stands, and catches up when d has
+// passed (a slow disk, a long collection on the server). A sync through it
+// is answered only once it has caught up. A crash or a new leader ends the
+// lag.
+func (w *World) lag(s *server, d Time) {
+	if s == nil || s.role == roleDown {
+		return
+	}
+	s.lagUntil, s.lagGen = w.s.now+d, s.gen
+	gen := s.gen
+	w.s.at(s.lagUntil, func() {
+		if s.gen != gen || s.role == roleDown {
+			return
+		}
+		w.s.record(Record{Kind: KNote, From: s.actor, Path: "catches up"})
+		s.applyUpTo(s.commit)
+	})
+}
+
+// lagging reports whether s applies nothing now.
+func (s *server) lagging() bool { return s.lagGen == s.gen && s.w.s.now < s.lagUntil }
+
+// setCut cuts (or heals) both directions between a and b.
+func (w *World) setCut(a, b Target, cut bool) {
+	if a.Kind == ClientT {
+		a, b = b, a
+	}
+	var ls []*link
+	switch {
+	case a.Kind == ServerT && b.Kind == ServerT:
+		ls = []*link{w.peers[a.Index][b.Index], w.peers[b.Index][a.Index]}
+	case a.Kind == ServerT && b.Kind == ClientT:
+		lp := &w.clients[b.Index].links[a.Index]
+		ls = []*link{&lp.up, &lp.down}
+	}
+	for _, l := range ls {
+		if cut {
+			l.cut = true
+		} else {
+			w.heal(l)
+		}
+	}
+}
+
+func (w *World) healAll() {
+	w.eachLink(func(l *link) { w.heal(l) })
+}
+
+// eachLink visits every link, servers' first, in a fixed order.
+func (w *World) eachLink(fn func(*link)) {
+	for _, row := range w.peers {
+		for _, l := range row {
+			fn(l)
+		}
+	}
+	for _, c := range w.clients {
+		for i := range c.links {
+			fn(&c.links[i].up)
+			fn(&c.links[i].down)
+		}
+	}
+}
