@@ -2,6 +2,9 @@ package recipes
 
 import (
 	"context"
+	"errors"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
 )
@@ -105,3 +108,48 @@ func (l *AdoptingLock) Lock(ctx context.Context) (*Lease, error) {
 
 // Unlock releases the lock.
 func (l *AdoptingLock) Unlock(ctx context.Context) error { return l.lock.Unlock(ctx) }
+
+func init() {
+	register(Variant{Name: "lock-release-trusts-connection-loss", Kind: "lock", Fails: "liveness",
+		Lesson: "Its release takes a delete that failed with ConnectionLoss to have gone through, as it " +
+			"usually has: the server applied it and only the answer was lost. But the request itself can be " +
+			"lost before any server applies it (the connection drops while it is on its way), and then the " +
+			"lock node stays, held by a session that is alive and never deletes it: every other client " +
+			"waits for ever. The client cannot tell the two apart, so the recipe's release retries the " +
+			"delete until it succeeds or the node is gone (NoNode)."})
+}
+
+// ReleaseTrustingLock is the lock-release-trusts-connection-loss teaching
+// variant: the recipe's lock, whose release gives up after one delete that
+// failed with a connection error.
+type ReleaseTrustingLock struct{ lock *Lock }
+
+var _ Locker = (*ReleaseTrustingLock)(nil)
+
+// NewReleaseTrustingLock returns the lock-release-trusts-connection-loss
+// teaching variant.
+func NewReleaseTrustingLock(conn client.Conn, dir string) *ReleaseTrustingLock {
+	return &ReleaseTrustingLock{NewLock(conn, dir)}
+}
+
+// Lock acquires the lock as the recipe does.
+func (l *ReleaseTrustingLock) Lock(ctx context.Context) (*Lease, error) { return l.lock.Lock(ctx) }
+
+// Unlock deletes the lock node once; a connection error counts as done
+// (the mistake).
+func (l *ReleaseTrustingLock) Unlock(ctx context.Context) error {
+	lk := l.lock
+	if lk.node == "" {
+		return errors.New("recipes: Unlock without Lock")
+	}
+	err := lk.conn.Delete(ctx, lk.node, -1)
+	if errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoNode) {
+		err = nil // "it must have gone through"
+	}
+	lk.node = ""
+	if lk.lease != nil {
+		lk.lease.release()
+		lk.lease = nil
+	}
+	return err
+}

@@ -38,6 +38,9 @@ func init() {
 			"lock-ignores-session-loss": {Locker: func(c client.Conn, p string) recipes.Locker {
 				return recipes.NewCarelessLock(c, p)
 			}},
+			"lock-release-trusts-connection-loss": {Locker: func(c client.Conn, p string) recipes.Locker {
+				return recipes.NewReleaseTrustingLock(c, p)
+			}},
 		},
 		defaults: holdingDefaults,
 		checks:   func(s Spec) []string { return []string{mutexCheck(s, "mutex"), "liveness", "herd"} },
