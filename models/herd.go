@@ -692,7 +692,7 @@ func judgeReleases(in *Input, sc *releaseScan, allowed func(i int, r scannedRele
 			worst, worstOver, worstAllowed = i, woken-a, a
 		}
 	}
-	if worst < 0 {
+	if worst < 0 || !systematic(over, len(sc.releases), worstOver) {
 		return nil
 	}
 	r := sc.release(in, worst)
@@ -706,6 +706,17 @@ func judgeReleases(in *Input, sc *releaseScan, allowed func(i int, r scannedRele
 		over, len(sc.releases), noun, sc.wokenPerRelease(), why)
 	return []Violation{{Check: "herd", Kind: Herd, Object: sc.o.path, At: r.At, Message: msg,
 		Ops: opsAt(in, sc.o.path, r)}}
+}
+
+// systematic says whether over of n releases waking more clients than could
+// proceed (the worst by worstOver) is the herd effect, the recipe's way of
+// waiting, rather than the odd extra wake the session's faults cause: a
+// one-shot watch that ZooKeeper cannot take back, left on a node by a wait
+// the client gave up when its session was lost, fires once more. It is
+// when more than one release in twenty over-wakes, or one release wakes
+// two or more clients too many.
+func systematic(over, n, worstOver int) bool {
+	return worstOver >= 2 || over*20 > n
 }
 
 // describeRelease names a release's transaction as a person reads it.

@@ -389,3 +389,20 @@ func TestHerdCheckQueue(t *testing.T) {
 		t.Fatalf("listings %+v: want 12 takes, all judged, each listing", st)
 	}
 }
+
+// One release in twenty or more that wakes one client too many is the odd
+// stale watch of a wait given up with its session, not the herd effect;
+// more, or a release that wakes two too many, is.
+func TestHerdIsSystematic(t *testing.T) {
+	for _, c := range []struct {
+		over, n, worst int
+		want           bool
+	}{
+		{1, 27, 1, false}, {1, 20, 1, false}, {1, 19, 1, true}, {2, 27, 1, true},
+		{1, 100, 2, true}, {10, 10, 1, true}, {0, 10, 0, false},
+	} {
+		if got := systematic(c.over, c.n, c.worst); got != c.want {
+			t.Errorf("systematic(%d of %d, worst %d) = %v, want %v", c.over, c.n, c.worst, got, c.want)
+		}
+	}
+}

@@ -502,3 +502,78 @@ func TestQueueModelsAgreeWithSequentialQueue(t *testing.T) {
 		}
 	}
 }
+
+// queuePrepare drops takes of unknown outcome beyond those that could have
+// removed an item: the verdict stays what porcupine gives on the history
+// with them all, on random small histories full of such takes, FIFO and
+// priority alike.
+func TestQueuePrepareKeepsTheVerdict(t *testing.T) {
+	plain := func(m Model) Model { m.Prepare = unknownLast; return m }
+	r := rand.New(rand.NewPCG(3, 7))
+	counts := map[porcupine.CheckResult]int{}
+	for i := 0; i < 3000; i++ {
+		ops := randomQueueHistory(r)
+		for _, m := range []Model{FIFOModel, PriorityQueueModel} {
+			want, _ := Linearize(plain(m), ops)
+			got, _ := Linearize(m, ops)
+			if got != want {
+				t.Fatalf("%s: %s with queuePrepare, %s without, on\n%v", m.Name, got, want, ops)
+			}
+			counts[want]++
+		}
+	}
+	if counts[porcupine.Ok] == 0 || counts[porcupine.Illegal] == 0 {
+		t.Fatalf("verdicts %v: want both kinds among the random histories", counts)
+	}
+}
+
+// randomQueueHistory is a few puts and takes, OK or of unknown outcome or
+// pending, with takes naming items put or not.
+func randomQueueHistory(r *rand.Rand) []Operation {
+	var ops []Operation
+	items := 1 + r.IntN(4)
+	for k := 0; k < items; k++ {
+		call := int64(r.IntN(100))
+		res := OK
+		if r.IntN(4) == 0 {
+			res = Unknown
+		}
+		ops = append(ops, qPut(k%2, "i"+strconv.Itoa(k), r.IntN(3), call, call+1+int64(r.IntN(30)), res))
+	}
+	for k := 0; k < 2+r.IntN(5); k++ {
+		call := int64(r.IntN(150))
+		ret := call + 1 + int64(r.IntN(30))
+		switch r.IntN(3) {
+		case 0:
+			ops = append(ops, qTake(2+k%2, "i"+strconv.Itoa(r.IntN(items)), call, ret, OK))
+		case 1:
+			ops = append(ops, qTake(2+k%2, "", call, never, Unknown))
+		default:
+			ops = append(ops, qTake(2+k%2, "", call, 200, Pending))
+		}
+	}
+	return ops
+}
+
+// A consumer whose takes keep giving up in doubt leaves many identical
+// open takes: checked in an instant, and a take out of order among them
+// is still caught.
+func TestManyTakesOfUnknownOutcomeCheckFast(t *testing.T) {
+	var ops []Operation
+	for k := 0; k < 16; k++ {
+		ops = append(ops, qPut(2, "i"+strconv.Itoa(k), 0, int64(k*10), int64(k*10+5), OK))
+	}
+	for k := 0; k < 25; k++ {
+		ops = append(ops, qTake(k%2, "", int64(200+k*10), never, Unknown))
+	}
+	for k := 0; k < 16; k++ {
+		ops = append(ops, qTake(0, "i"+strconv.Itoa(k), int64(1000+k*10), int64(1000+k*10+5), OK))
+	}
+	if got, _ := Linearize(FIFOModel, ops); got != porcupine.Ok {
+		t.Fatalf("Linearize: %s, want Ok", got)
+	}
+	ops[len(ops)-2].OutData, ops[len(ops)-1].OutData = "i15", "i14"
+	if got, _ := Linearize(FIFOModel, ops); got != porcupine.Illegal {
+		t.Fatalf("the last two taken out of order: %s, want Illegal", got)
+	}
+}

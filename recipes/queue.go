@@ -125,8 +125,9 @@ func queueItem(name string) bool {
 // queueCore is the machinery the FIFO and the priority queue share: the
 // put and the take of the recipe, the receipt, the kept list. item says
 // which children are items, order sorts them (first to take first); fresh
-// drops the kept list when the queue node's watch fires (the priority
-// queue's second change to the recipe).
+// drops the kept list when the queue node's watch fires, or when the
+// session went through any change since the listing (the priority queue's
+// second change to the recipe: see sessionMoved).
 type queueCore struct {
 	conn  client.Conn
 	dir   string
@@ -140,13 +141,17 @@ type queueCore struct {
 	records int          // records written to the receipt so far
 	pending []string     // items of the last listing not yet tried, in order
 	watch   client.Watch // the watch the last listing left on the queue node
+	// session follows the session's events since the last listing, for a
+	// fresh list.
+	session client.Subscription
 
 	// Only the teaching variants set these. blindPut creates the item with
 	// a plain create and creates it again after a lost reply; plainDelete
 	// takes with a plain delete (the recipe's text); unchecked does not
 	// look at what its delete answered; relist drops the kept list at
-	// every Take.
-	blindPut, plainDelete, unchecked, relist bool
+	// every Take; trustWatch keeps a fresh list across a reconnection as
+	// long as its watch has not fired.
+	blindPut, plainDelete, unchecked, relist, trustWatch bool
 }
 
 func newQueueCore(conn client.Conn, dir string, item func(string) bool, order func(a, b string) int) queueCore {
@@ -222,7 +227,7 @@ func (c *queueCore) take(ctx context.Context) ([]byte, error) {
 		if err := c.ensure(ctx); err != nil {
 			return nil, err
 		}
-		if len(c.pending) == 0 || (c.fresh && queueFired(c.watch)) {
+		if len(c.pending) == 0 || (c.fresh && (queueFired(c.watch) || c.sessionMoved())) {
 			if err := c.list(ctx); err != nil { // step 2
 				return nil, err
 			}
@@ -251,6 +256,7 @@ func (c *queueCore) list(ctx context.Context) error {
 			c.pending = slices.DeleteFunc(kids, func(k string) bool { return !c.item(k) })
 			slices.SortFunc(c.pending, c.order)
 			c.watch = w
+			c.sessionMoved() // what happened to the session before the listing is seen
 			return nil
 		case errors.Is(err, zk.ErrNoNode):
 			c.ready = false // the queue node was removed: make it again
@@ -416,6 +422,30 @@ func (c *queueCore) close(ctx context.Context) error {
 func queueTransient(err error) bool {
 	return recoverable(err) || retryable(err) ||
 		errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrSessionMoved)
+}
+
+// sessionMoved reports whether the session went through any change
+// (a disconnect, a reconnection, an expiry) since the last listing. A
+// watch is no proof that the list is current across a reconnection: the
+// notification of what changed while the client was away comes only when
+// the server handles the client's setWatches, which goes out after the
+// requests queued meanwhile, so a take's sync and reads can be answered
+// before it. A fresh list is dropped on any session event.
+func (c *queueCore) sessionMoved() bool {
+	if c.trustWatch {
+		return false // the teaching variant's mistake
+	}
+	if c.session == nil {
+		c.session = c.conn.SessionEvents()
+		return false
+	}
+	moved := false
+	for {
+		if _, ok := c.session.Poll(); !ok {
+			return moved
+		}
+		moved = true
+	}
 }
 
 // queueFired reports, without blocking, whether w has fired (true for no

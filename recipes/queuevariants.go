@@ -35,6 +35,25 @@ func init() {
 			"watch fires and lists again, so it serves the most urgent item present."})
 }
 
+func init() {
+	register(Variant{Name: "priorityqueue-trusts-watch", Kind: "priorityqueue", Fails: "safety",
+		Lesson: "It drops its list when the queue node's watch fires, as the recipe says, and otherwise " +
+			"trusts it: no notification, no change. But across a reconnection the notification of what " +
+			"was put while the client was away comes only when the server handles the client's " +
+			"setWatches, which go-zookeeper/zk sends after the requests queued meanwhile: the take's sync " +
+			"and reads are answered first, and the consumer takes a less urgent item of its old list while " +
+			"a more urgent one waits. The recipe also follows its session's events and lists again after " +
+			"any of them."})
+}
+
+// NewWatchTrustingPriorityQueue is the priorityqueue-trusts-watch teaching
+// variant.
+func NewWatchTrustingPriorityQueue(conn client.Conn, dir string) *DistributedPriorityQueue {
+	q := NewPriorityQueue(conn, dir)
+	q.core.trustWatch = true
+	return q
+}
+
 // NewUncheckedQueue is the queue-unchecked-delete teaching variant.
 func NewUncheckedQueue(conn client.Conn, dir string) *DistributedQueue {
 	q := NewQueue(conn, dir)

@@ -125,6 +125,10 @@ func (t turn) await(ctx context.Context, conn client.Conn, dir, node string) (*L
 		var kids []string
 		var all client.Watch
 		var err error
+		// The session the listing is read in: a watch set in another one
+		// (the old expired meanwhile, the client got a new one) waits on
+		// a listing in which our node may be gone with the old session.
+		listedIn := conn.SessionID()
 		if t.watchAll {
 			kids, _, all, err = conn.ChildrenW(ctx, dir)
 		} else {
@@ -172,8 +176,8 @@ func (t turn) await(ctx context.Context, conn client.Conn, dir, node string) (*L
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
-			continue // gone already: list again
+		if !ok || conn.SessionID() != listedIn {
+			continue // gone already, or listed in a session since lost: list again
 		}
 		ev, err := w.Wait(ctx)
 		if err != nil {

@@ -96,6 +96,9 @@ func init() {
 			"priorityqueue-stale-list": {PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
 				return recipes.NewStaleListPriorityQueue(c, p)
 			}},
+			"priorityqueue-trusts-watch": {PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
+				return recipes.NewWatchTrustingPriorityQueue(c, p)
+			}},
 		},
 		defaults: func(w *Workload, clients int) {
 			queueDefaults(w, clients)
