@@ -1,8 +1,10 @@
 package scenarios
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/zksim/zksim/sim"
 )
@@ -28,8 +30,14 @@ type Explore struct {
 	MaxFaults int
 	// Faults are the faults that may strike at an event, in the schedule
 	// syntax after "when cN OP#K applied:"; "{c}" stands for the client
-	// whose write it is. Default: ExploreFaults.
+	// whose event it is, "{over}" and "{under}" for 1.5 and 0.8 session
+	// timeouts. Default: ExploreFaults.
 	Faults []string
+	// Reads ties faults to the clients' reads answered too (getChildren,
+	// exists, getData), and Notifications to the watch notifications sent
+	// to them, besides their writes: many more schedules, and the place
+	// where a recipe that lists, then watches, breaks.
+	Reads, Notifications bool
 	// Limit stops the exploration after this many runs (0: none).
 	Limit int
 	// StopAtFirst stops at the first counterexample.
@@ -41,10 +49,11 @@ type Explore struct {
 // ExploreFaults are the faults explored at each event by default: each
 // undoes itself, so every schedule leaves a working ensemble behind.
 var ExploreFaults = []string{
-	"lose-reply",           // the reply is lost, the connection drops
-	"crash applier for 1s", // the server that applied it crashes before answering
-	"crash leader for 1s",  // the leader crashes, a new one is elected
-	"pause {c} 15s",        // the client stops past its session timeout: its session expires
+	"lose-reply",                // the reply is lost, the connection drops
+	"crash applier for 1s",      // the server that applied it crashes before answering
+	"crash leader for 1s",       // the leader crashes, a new one is elected
+	"pause {c} 15s",             // the client stops past its session timeout: its session expires
+	"disconnect {c} for {over}", // the client is cut off past its session timeout: the same, awake
 }
 
 // ExploreResult is what an exploration found.
@@ -61,8 +70,15 @@ type ExploreResult struct {
 // writeOps are the requests a fault is tied to: a client's writes.
 var writeOps = map[sim.Op]bool{sim.OpCreate: true, sim.OpDelete: true, sim.OpSetData: true, sim.OpMulti: true}
 
+// readOps are the reads a fault is tied to with Explore.Reads.
+var readOps = map[sim.Op]bool{sim.OpGetChildren: true, sim.OpExists: true, sim.OpGetData: true}
+
 // Run explores.
-func (e Explore) Run() (*ExploreResult, error) {
+func (e Explore) Run() (*ExploreResult, error) { return e.RunContext(context.Background()) }
+
+// RunContext explores until done or ctx ends; what it found by then is
+// returned with ctx's error, marked incomplete.
+func (e Explore) RunContext(ctx context.Context) (*ExploreResult, error) {
 	base, _, err := e.Spec.withDefaults()
 	if err != nil {
 		return nil, err
@@ -92,7 +108,7 @@ func (e Explore) Run() (*ExploreResult, error) {
 		if stopped {
 			return nil
 		}
-		if e.Limit > 0 && res.Explored >= e.Limit {
+		if (e.Limit > 0 && res.Explored >= e.Limit) || ctx.Err() != nil {
 			stopped, res.Complete = true, false
 			return nil
 		}
@@ -116,7 +132,7 @@ func (e Explore) Run() (*ExploreResult, error) {
 		if len(sched) >= e.MaxFaults || o.Failed() {
 			return nil // a failing schedule is not extended: it is the smaller counterexample
 		}
-		events := triggers(o.World.Trace())
+		events := e.triggers(o.World.Trace())
 		start := 0
 		if len(sched) > 0 {
 			last := *sched[len(sched)-1].When
@@ -132,7 +148,7 @@ func (e Explore) Run() (*ExploreResult, error) {
 		}
 		for _, t := range events[start:] {
 			for _, text := range e.Faults {
-				f, err := faultAt(t, text)
+				f, err := faultAt(t, text, timeoutOf(base))
 				if err != nil {
 					return err
 				}
@@ -150,19 +166,36 @@ func (e Explore) Run() (*ExploreResult, error) {
 			return res, err
 		}
 	}
-	return res, nil
+	return res, ctx.Err()
+}
+
+// timeoutOf is spec's session timeout.
+func timeoutOf(spec Spec) time.Duration {
+	if t := spec.Ensemble.SessionTimeout; t > 0 {
+		return t
+	}
+	return 10 * time.Second
 }
 
 // triggers lists the events of a run a fault can be tied to, in the order
-// they happened: each client's writes as their answers were given.
-func triggers(tr *sim.Trace) []sim.Trigger {
+// they happened: each client's writes as their answers were given, and
+// with Reads its reads, with Notifications the notifications sent to it.
+func (e Explore) triggers(tr *sim.Trace) []sim.Trigger {
 	counts := map[sim.Trigger]int{}
 	var out []sim.Trigger
 	for _, r := range tr.Records() {
-		if r.Kind != sim.KReply || !writeOps[r.Op] || r.To == sim.WorldActor || r.To >= sim.ServerActor(0) {
+		if r.To == sim.WorldActor || r.To >= sim.ServerActor(0) {
+			continue // not to a client
+		}
+		var key sim.Trigger
+		switch {
+		case r.Kind == sim.KReply && (writeOps[r.Op] || e.Reads && readOps[r.Op]):
+			key = sim.Trigger{Client: int(r.To) - 1, Op: r.Op}
+		case r.Kind == sim.KNotify && e.Notifications:
+			key = sim.Trigger{Client: int(r.To) - 1, On: sim.OnNotified}
+		default:
 			continue
 		}
-		key := sim.Trigger{Client: int(r.To) - 1, Op: r.Op}
 		counts[key]++
 		key.Nth = counts[key]
 		out = append(out, key)
@@ -171,8 +204,9 @@ func triggers(tr *sim.Trace) []sim.Trigger {
 }
 
 // faultAt is the fault text ties to trigger t.
-func faultAt(t sim.Trigger, text string) (sim.Fault, error) {
-	text = strings.ReplaceAll(text, "{c}", fmt.Sprintf("c%d", t.Client+1))
+func faultAt(t sim.Trigger, text string, timeout time.Duration) (sim.Fault, error) {
+	text = strings.NewReplacer("{c}", fmt.Sprintf("c%d", t.Client+1),
+		"{over}", (timeout * 3 / 2).String(), "{under}", (timeout * 4 / 5).String()).Replace(text)
 	s, err := sim.ParseSchedule(fmt.Sprintf("when %s: %s", t, text))
 	if err != nil {
 		return sim.Fault{}, fmt.Errorf("explored fault %q: %w", text, err)
@@ -181,4 +215,23 @@ func faultAt(t sim.Trigger, text string) (sim.Fault, error) {
 		return sim.Fault{}, fmt.Errorf("explored fault %q: want one fault", text)
 	}
 	return s[0], nil
+}
+
+// Check reports, before any run, a fault text that does not parse or a
+// spec that cannot run.
+func (e Explore) Check() error {
+	base, _, err := e.Spec.withDefaults()
+	if err != nil {
+		return err
+	}
+	faults := e.Faults
+	if len(faults) == 0 {
+		faults = ExploreFaults
+	}
+	for _, text := range faults {
+		if _, err := faultAt(sim.Trigger{Op: sim.OpCreate, Nth: 1}, text, timeoutOf(base)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -124,6 +124,7 @@ type fileRates struct {
 	Disconnect  float64 `yaml:"disconnect"`
 	Outage      float64 `yaml:"outage"`
 	Expire      float64 `yaml:"expire"`
+	ShortPause  float64 `yaml:"short_pause"`
 	Lag         float64 `yaml:"lag"`
 	LoseRequest float64 `yaml:"lose_request"`
 	Triggered   float64 `yaml:"triggered"`
@@ -361,7 +362,7 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 		}
 		s.Rates = &sim.Rates{Crash: r.Crash, LeaderCrash: r.LeaderCrash, Partition: r.Partition, Isolate: r.Isolate,
 			Pause: r.Pause, Spike: r.Spike, LoseReply: r.LoseReply, Disconnect: r.Disconnect, Outage: r.Outage,
-			Expire: r.Expire, Lag: r.Lag, LoseRequest: r.LoseRequest, Triggered: r.Triggered}
+			Expire: r.Expire, ShortPause: r.ShortPause, Lag: r.Lag, LoseRequest: r.LoseRequest, Triggered: r.Triggered}
 	}
 	for i, c := range f.Checks {
 		if _, err := models.Lookup(c); err != nil {

@@ -18,6 +18,9 @@ type recording struct {
 	// calls that return after it keep their operations pending, as they
 	// would have been had the run simply stopped.
 	over func() bool
+	// progressed, when set, is told of every operation that returned OK
+	// (the simulator's sim.World.Progress).
+	progressed func()
 }
 
 func (r *recording) ended() bool { return r.over != nil && r.over() }
@@ -46,6 +49,9 @@ func (r *recording) end(conn client.Conn, i int, res models.Result) *models.Oper
 	if res == models.Unknown {
 		op.Return = math.MaxInt64
 	}
+	if res == models.OK && r.progressed != nil {
+		r.progressed()
+	}
 	return op
 }
 
@@ -64,6 +70,9 @@ func (r *recording) instant(conn client.Conn, op models.Operation) {
 	op.Call = now(conn)
 	op.Return = op.Call
 	r.ops = append(r.ops, op)
+	if r.progressed != nil {
+		r.progressed()
+	}
 }
 
 // history is the recorded operations, the pending ones ending at end. It

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -89,13 +90,6 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	cfg := spec.Ensemble
 	cfg.Seed, cfg.Source = seed, opt.Source
 	cfg.KeepTrace = opt.KeepTrace || herd
-	w, err := sim.New(cfg)
-	if err != nil {
-		return nil, err
-	}
-	r := &runner{spec: spec, impl: k.implementation(spec), rec: &recording{}, resources: map[string]*resource{},
-		start: func(name string, servers []int, body clientBody) { w.SpawnOn(name, servers, body) }}
-	k.spawn(r)
 	sched := slices.Clone(spec.Faults)
 	if spec.Rates != nil {
 		servers := cfg.Servers
@@ -104,6 +98,17 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 		}
 		sched = append(sched, sim.RandomSchedule(sim.NewSeeded(seed^faultSeed), spec.rates(), spec.Horizon, servers, spec.Clients)...)
 	}
+	if cfg.ProgressBound == 0 {
+		cfg.ProgressBound = progressBound(spec, sched)
+	}
+	w, err := sim.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{spec: spec, impl: k.implementation(spec), rec: &recording{progressed: w.Progress},
+		resources: map[string]*resource{},
+		start:     func(name string, servers []int, body clientBody) { w.SpawnOn(name, servers, body) }}
+	k.spawn(r)
 	if err := w.Inject(sched); err != nil {
 		return nil, fmt.Errorf("faults: %w", err)
 	}
@@ -118,11 +123,13 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	var (
 		stall  *sim.StallError
 		dead   *sim.DeadlockError
+		still  *sim.NoProgressError
 		budget *sim.BudgetError
 		failed *sim.ClientError
 	)
 	switch {
-	case res.Err == nil, errors.As(res.Err, &dead), errors.As(res.Err, &budget), errors.As(res.Err, &failed):
+	case res.Err == nil, errors.As(res.Err, &dead), errors.As(res.Err, &still), errors.As(res.Err, &budget),
+		errors.As(res.Err, &failed):
 		// The run ended: its clients finished, or nothing could happen any
 		// more, or it ran out of virtual time; or a client failed, which
 		// the checks report.
@@ -136,9 +143,11 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 		ops = append(ops, h.Operations()...)
 	}
 	in := &models.Input{
-		Ops:            ops,
-		End:            int64(res.End),
-		Stuck:          errors.As(res.Err, &dead),
+		Ops: ops,
+		End: int64(res.End),
+		// Nothing could happen any more, or nothing did for longer than
+		// any wait may last (clients that poll never deadlock).
+		Stuck:          errors.As(res.Err, &dead) || errors.As(res.Err, &still),
 		Bound:          spec.Bound,
 		SessionTimeout: cfg.SessionTimeout,
 	}
@@ -162,8 +171,30 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	if err != nil {
 		return out, err
 	}
+	if still != nil {
+		for i := range vs {
+			if vs[i].Kind == models.Liveness {
+				vs[i].Message += fmt.Sprintf(" [the run was ended at %s: no client made progress and the data tree did not change for %s]",
+					strings.TrimSpace(still.At.String()), still.Bound)
+			}
+		}
+	}
 	out.Violations = append(out.Violations, vs...)
 	return out, nil
+}
+
+// progressBound is how long a run may go without any client making
+// progress or the data tree changing before it is ended: longer than any
+// wait may last (the liveness bound, with the faults' allowance), and a
+// session timeout more, so that ending it there changes no verdict but
+// spares running polling clients to the virtual-time budget.
+func progressBound(spec Spec, sched sim.Schedule) time.Duration {
+	timeout := spec.Ensemble.SessionTimeout
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
+	in := models.Input{Bound: spec.Bound, SessionTimeout: timeout}
+	return in.BoundOrDefault() + paused(sched) + timeout
 }
 
 // paused is how long the faults of sched may hold progress up by design,

@@ -459,8 +459,14 @@ type Rates struct {
 	// Outage: every server crashes at once and restarts 1.2–2 session
 	// timeouts later (the servers' session timers restart with them).
 	Outage float64
-	// Expire: the servers expire a client's sessions.
+	// Expire: the servers expire a client's sessions at once, as if they
+	// had timed out; harsher than ZooKeeper, whose leader expires only a
+	// session it has not heard of for a timeout (the client would have
+	// noticed the silence first): it breaks every unfenced lock.
 	Expire float64
+	// ShortPause: a client process pauses for 0.1s to 0.6 session
+	// timeouts, which its session survives.
+	ShortPause float64
 	// Lag: a server applies nothing for 0.5–5s and serves reads from what
 	// it had.
 	Lag float64
@@ -468,8 +474,8 @@ type Rates struct {
 	LoseRequest float64
 	// Triggered: a fault tied to one of a client's reads or to a watch
 	// notification sent to it: the reply or notification lost, the client
-	// disconnected for 1.05–2 session timeouts, its session expired, or the
-	// message delayed 0.1–3s.
+	// disconnected for 1.05–2 session timeouts (its session expires while
+	// it is away), or the message delayed 0.1–3s.
 	Triggered float64
 
 	// SessionTimeout is what the session-shaped faults are drawn around
@@ -606,6 +612,9 @@ func (d draw) sessionShaped(r Rates, at time.Duration) Schedule {
 	if d.chance(r.Expire) && d.clients > 0 {
 		out = append(out, Fault{At: at, Kind: Expire, A: d.client()})
 	}
+	if d.chance(r.ShortPause) && d.clients > 0 {
+		out = append(out, Fault{At: at, Kind: Pause, A: d.client(), D: d.between(100*time.Millisecond, time.Duration(0.6*float64(d.timeout)))})
+	}
 	if d.chance(r.Lag) {
 		out = append(out, Fault{At: at, Kind: Lag, A: d.server(), For: d.between(500*time.Millisecond, 5*time.Second)})
 	}
@@ -629,13 +638,11 @@ func (d draw) triggered() Fault {
 		tr.Op, tr.On = reads[d.src.Choose(len(reads))], OnApplied
 	}
 	f := Fault{When: &tr}
-	switch d.src.Choose(4) {
+	switch d.src.Choose(3) {
 	case 0:
 		f.Kind = LoseReply
 	case 1:
 		f.Kind, f.A, f.For = Disconnect, Target{Kind: ClientT, Index: c}, d.timeouts(1.05, 2)
-	case 2:
-		f.Kind, f.A = Expire, Target{Kind: ClientT, Index: c}
 	default:
 		f.Kind, f.D = Delay, d.between(100*time.Millisecond, 3*time.Second)
 	}

@@ -489,6 +489,9 @@ func (s *server) applyUpTo(n int) {
 			}
 		}
 		s.w.s.record(Record{Kind: KApply, From: s.actor, Op: t.op, Path: path, Zxid: t.zxid, Sess: t.sess, Code: res.code})
+		if res.code == codeOK && t.op != OpCreateSession && t.op != OpCloseSession {
+			s.w.progressAt = s.w.s.now // the data tree changed
+		}
 		s.notify()
 		switch t.op {
 		case OpCreateSession:

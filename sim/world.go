@@ -60,6 +60,11 @@ type Config struct {
 	// expiry only from a server.
 	LocalSessionLoss bool
 
+	// ProgressBound ends a run in which no client made progress (see
+	// World.Progress) and the data tree did not change for this long, with
+	// a NoProgressError (0: never).
+	ProgressBound time.Duration
+
 	// MaxTime stops a run at this virtual time (default 1h).
 	MaxTime time.Duration
 	// MaxSteps stops a run after this many scheduler steps (default 50M).
@@ -128,7 +133,9 @@ type World struct {
 	// owners are the sessions created, in order, with the client process
 	// that asked for each (for the expire fault).
 	owners []sessionOwner
-	faults *faultPlan
+	// progressAt is when a client last made progress or the tree changed.
+	progressAt Time
+	faults     *faultPlan
 }
 
 // New builds a world from cfg. Nothing runs until Run.
@@ -280,6 +287,9 @@ func (w *World) Run() Result {
 		c.start()
 	}
 	w.s.quiet = w.quiet
+	if w.cfg.ProgressBound > 0 {
+		w.watchProgress()
+	}
 	var err error
 	if w.cfg.StallTimeout < 0 {
 		err = w.s.guardedLoop()

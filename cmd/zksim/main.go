@@ -55,11 +55,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(demoCmd(), listCmd(), runCmd(), replayCmd(), checkCmd(), liveCmd(), ensembleCmd(), reportCmd(), benchCmd())
+	root.AddCommand(demoCmd(), listCmd(), runCmd(), replayCmd(), checkCmd(), liveCmd(), ensembleCmd(), reportCmd(), benchCmd(), exploreCmd())
 	if err := root.Execute(); err != nil {
 		var quiet silentError
 		if errors.As(err, &quiet) {
 			return 1
+		}
+		var stopped interruptedError
+		if errors.As(err, &stopped) {
+			return 130
 		}
 		fmt.Fprintln(stderr, "zksim:", err)
 		var u usageError

@@ -31,6 +31,14 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"run", "lock-faults", "--seeds", "0"}, 2, "", "--seeds: want at least 1"},
 		{[]string{"run", "lock-faults", "--seed", "3", "--seeds", "9"}, 2, "", "none of the others can be"},
 		{[]string{"run"}, 2, "", "accepts 1 arg"},
+		{[]string{"explore", "lock-noguid", "--max-faults", "1"}, 0, "expected: liveness violation (liveness): as expected", ""},
+		{[]string{"explore", "lock-noguid", "--max-faults", "1"}, 0, "schedules explored (every schedule within the bound", ""},
+		{[]string{"explore", "lock-faults", "--max-faults", "1", "--min-clients", "2", "--reads", "--notifications"}, 0,
+			"no counterexample", ""},
+		{[]string{"explore", "lock-faults", "--max-faults", "0"}, 2, "", "--max-faults: want at least 1"},
+		{[]string{"explore", "lock-faults", "--min-clients", "3", "--max-clients", "2"}, 2, "", "more than --max-clients"},
+		{[]string{"explore", "lock-faults", "--faults", "explode"}, 2, "", `unknown fault "explode"`},
+		{[]string{"explore", "lock-faults", "--max-faults", "1", "--limit", "3"}, 0, "3 schedules explored (stopped early", ""},
 	}
 	for _, tc := range cases {
 		var out, errOut bytes.Buffer
@@ -191,5 +199,42 @@ func TestCheckHistory(t *testing.T) {
 		if status := run(tc.args, &out, &errOut); status != 2 || !strings.Contains(errOut.String(), tc.want) {
 			t.Errorf("%v: %d %q, want 2 and %q", tc.args, status, errOut.String(), tc.want)
 		}
+	}
+}
+
+// explore --json: the schedules it ran, each counterexample with its
+// replay command, and the verdict against the scenario's expectation; the
+// replay command gives the same trace hash.
+func TestExploreJSON(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if status := run([]string{"explore", "lock-noguid", "--max-faults", "1", "--stop-at-first", "--json"}, &out, &errOut); status != 0 {
+		t.Fatalf("status %d: %s", status, errOut.String())
+	}
+	var o exploreOutput
+	if err := json.Unmarshal(out.Bytes(), &o); err != nil {
+		t.Fatal(err)
+	}
+	if o.Explored < 1 || o.Complete || len(o.Counterexamples) != 1 || !o.AsExpected {
+		t.Fatalf("explored %d, complete %v, %d counterexamples, as expected %v", o.Explored, o.Complete, len(o.Counterexamples), o.AsExpected)
+	}
+	c := o.Counterexamples[0]
+	args := []string{"replay", "lock-noguid", "--seed", "1", "--clients", fmt.Sprint(c.Clients), "--faults", c.Schedule, "--hash"}
+	out.Reset()
+	run(args, &out, &errOut)
+	if !strings.Contains(out.String(), c.TraceHash) {
+		t.Fatalf("replay %v printed %q, want trace hash %s", args, out.String(), c.TraceHash)
+	}
+}
+
+// A scenario that expects a pass, explored into a counterexample, exits 1.
+func TestExploreUnexpectedCounterexample(t *testing.T) {
+	path := t.TempDir() + "/noguid.yaml"
+	if err := os.WriteFile(path, []byte("kind: lock\nvariant: lock-noguid\nclients: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	status := run([]string{"explore", path, "--max-faults", "1", "--stop-at-first"}, &out, &errOut)
+	if status != 1 || !strings.Contains(out.String(), "expected: pass: NOT as expected") || !strings.Contains(out.String(), "replay: zksim replay") {
+		t.Fatalf("status %d\n%s%s", status, out.String(), errOut.String())
 	}
 }
