@@ -1,0 +1,59 @@
+package zksimtest
+
+import (
+	"testing"
+
+	"github.com/zksim/zksim/scenarios"
+)
+
+// ExploreOptions bound an exhaustive exploration (Explore).
+type ExploreOptions struct {
+	// Options choose the experiment as for Check; their faults and rates
+	// are left out: the exploration places its own.
+	Options
+	// MaxFaults bounds a schedule's faults (default 1).
+	MaxFaults int
+	// MinClients..Options.Clients are the client counts explored
+	// (default: Options.Clients alone).
+	MinClients int
+	// Reads and Notifications tie faults to the clients' reads and the
+	// watch notifications sent to them, besides their writes.
+	Reads, Notifications bool
+	// Faults replace scenarios.ExploreFaults.
+	Faults []string
+}
+
+// Explore runs kind's workload on impl under every fault schedule within
+// the bound (scenarios.Explore: each fault tied to one of the run's
+// events, one of a few kinds, at most MaxFaults of them) and fails t at
+// the first counterexample, with its report and the command that replays
+// it. It logs how many schedules it ran. The same bound explores the same
+// schedules on every machine.
+func Explore(t testing.TB, kind string, impl scenarios.Implementation, opt ExploreOptions) {
+	t.Helper()
+	spec := scenarios.Spec{Name: t.Name(), Kind: kind, Impl: &impl, Clients: opt.Clients, Workload: opt.Workload,
+		Checks: opt.Checks, Ensemble: opt.Ensemble}
+	if opt.MaxFaults == 0 {
+		opt.MaxFaults = 1
+	}
+	e := scenarios.Explore{Spec: spec, MinClients: opt.MinClients, MaxClients: opt.Clients, MaxFaults: opt.MaxFaults,
+		Reads: opt.Reads, Notifications: opt.Notifications, Faults: opt.Faults, StopAtFirst: true}
+	if err := e.Check(); err != nil {
+		t.Fatalf("zksimtest: %v", err)
+	}
+	res, err := e.Run()
+	if err != nil {
+		t.Fatalf("zksimtest: %v", err)
+	}
+	if len(res.Counterexamples) == 0 {
+		t.Logf("zksimtest: %s held on every one of %d schedules of up to %d faults", kind, res.Explored, opt.MaxFaults)
+		return
+	}
+	c := res.Counterexamples[0]
+	o, err := scenarios.Replay(c.Spec, c.Seed)
+	if err != nil {
+		t.Fatalf("zksimtest: %v", err)
+	}
+	t.Logf("zksimtest: counterexample after %d schedules", res.Explored)
+	fail(t, o, c.Clients, o.Spec.Workload.Rounds)
+}
