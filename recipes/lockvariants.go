@@ -153,3 +153,103 @@ func (l *ReleaseTrustingLock) Unlock(ctx context.Context) error {
 	}
 	return err
 }
+
+func init() {
+	register(Variant{Name: "lock-requeues-on-disconnect", Kind: "lock", Fails: "liveness",
+		Lesson: "While it waits it also follows its session (one Select on its predecessor's watch and " +
+			"its session's events), and when the connection drops it takes its node for lost and queues " +
+			"again with a new one. But Disconnected is not Expired: a session outlives a disconnect " +
+			"shorter than its timeout, and with it the old node, now ahead of the new one; nobody will " +
+			"delete it, and the client waits behind itself for ever. The recipe keeps its node through a " +
+			"disconnect and gives it up only when the session expires (its watch then fires with " +
+			"ErrSessionExpired, and its node is gone)."})
+}
+
+// errRequeue is the lock-requeues-on-disconnect variant's reason to queue
+// again.
+var errRequeue = errors.New("recipes: the connection dropped; queueing again")
+
+// RequeuingLock is the lock-requeues-on-disconnect teaching variant: the
+// recipe's lock, whose waiter queues again with a new node when its
+// connection drops.
+type RequeuingLock struct{ lock *Lock }
+
+var _ Locker = (*RequeuingLock)(nil)
+
+// NewRequeuingLock returns the lock-requeues-on-disconnect teaching
+// variant.
+func NewRequeuingLock(conn client.Conn, dir string) *RequeuingLock {
+	return &RequeuingLock{NewLock(conn, dir)}
+}
+
+// Lock is the recipe's steps 1 to 5, waiting in step 5 for the first of
+// the predecessor's watch and a session event; a disconnect sends it back
+// to step 1 (the mistake).
+func (l *RequeuingLock) Lock(ctx context.Context) (*Lease, error) {
+	lk := l.lock
+	if !lk.ready {
+		if err := ensurePath(ctx, lk.conn, lk.dir); err != nil {
+			return nil, err
+		}
+		lk.ready = true
+	}
+	for {
+		lk.tries++
+		node, err := lk.create(ctx, lockGUID(lk.conn.SessionID(), lk.tries))
+		if err != nil {
+			return nil, err
+		}
+		lk.node = node
+		lease, err := l.await(ctx, node)
+		if errors.Is(err, errRequeue) {
+			continue // our node "went with the connection": a new one
+		}
+		if err != nil {
+			lk.abandon(ctx, node)
+			return nil, err
+		}
+		lk.lease = lease
+		return lease, nil
+	}
+}
+
+// await is steps 2 to 5, waiting with Select.
+func (l *RequeuingLock) await(ctx context.Context, node string) (*Lease, error) {
+	conn, dir := l.lock.conn, l.lock.dir
+	for {
+		kids, _, err := conn.Children(ctx, dir)
+		if recoverable(err) || retryable(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		prev, found := predecessor(kids, base(node))
+		if !found {
+			return nil, ErrNodeVanished
+		}
+		if prev == "" {
+			return grantLease(ctx, conn, node)
+		}
+		sub := conn.SessionEvents()
+		ok, _, w, err := conn.ExistsW(ctx, dir+"/"+prev)
+		if err != nil || !ok {
+			sub.Close()
+			if err != nil && !recoverable(err) && !retryable(err) {
+				return nil, err
+			}
+			continue
+		}
+		i, ev, err := conn.Select(ctx, w, sub)
+		sub.Close()
+		if err != nil {
+			return nil, err
+		}
+		if i == 1 && ev.State == zk.StateDisconnected {
+			return nil, errRequeue
+		}
+	}
+}
+
+// Unlock releases the lock.
+func (l *RequeuingLock) Unlock(ctx context.Context) error { return l.lock.Unlock(ctx) }

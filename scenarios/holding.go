@@ -41,6 +41,9 @@ func init() {
 			"lock-release-trusts-connection-loss": {Locker: func(c client.Conn, p string) recipes.Locker {
 				return recipes.NewReleaseTrustingLock(c, p)
 			}},
+			"lock-requeues-on-disconnect": {Locker: func(c client.Conn, p string) recipes.Locker {
+				return recipes.NewRequeuingLock(c, p)
+			}},
 		},
 		defaults: holdingDefaults,
 		checks:   func(s Spec) []string { return []string{mutexCheck(s, "mutex"), "liveness", "herd"} },
