@@ -22,6 +22,13 @@ var opCodes = map[string]int32{"create": 1, "delete": 2, "exists": 3, "getData":
 //     applied, and the connection drops before the reply arrives: the
 //     recipes' lost create() reply, for real. The call fails with
 //     zk.ErrConnectionClosed.
+//   - LoseRequest: the client's nth request of a type never reaches the
+//     server: the connection drops as it goes out, and the call fails
+//     with zk.ErrConnectionClosed although nothing was applied.
+//   - DelayReply: the reply to the client's nth request of a type, and
+//     everything the server sends after it, reaches the client d late.
+//   - Notification: the client's nth watch notification is lost with its
+//     connection (d == 0), or reaches the client d late.
 //   - BlackHole: nothing passes either way for a while and no new
 //     connection can be made, as if the client's cable were pulled; past
 //     the session timeout the ensemble expires the session.
@@ -32,19 +39,25 @@ type ClientFaults struct {
 	mu       sync.Mutex
 	counts   map[int32]int // requests seen, by type
 	triggers []replyTrigger
-	doomed   map[int32]bool // xids whose reply is to be lost
-	until    time.Time      // black hole
+	doomed   map[int32]time.Duration // xids whose reply is to be lost (0) or delayed
+	until    time.Time               // black hole
 	conns    []*faultConn
+	notified int                   // watch notifications received
+	notes    map[int]time.Duration // notifications to lose (0) or delay, by number
 }
 
+// replyTrigger dooms the reply to the nth request of type op (or, with
+// request, the request itself) to be lost (delay 0) or delayed.
 type replyTrigger struct {
-	op  int32
-	nth int
+	op      int32
+	nth     int
+	delay   time.Duration
+	request bool
 }
 
 // NewClientFaults returns an injector with nothing armed.
 func NewClientFaults() *ClientFaults {
-	return &ClientFaults{counts: map[int32]int{}, doomed: map[int32]bool{}}
+	return &ClientFaults{counts: map[int32]int{}, doomed: map[int32]time.Duration{}, notes: map[int]time.Duration{}}
 }
 
 // LoseReply arms the loss of the reply to the client's nth request of type
@@ -56,9 +69,43 @@ func (f *ClientFaults) LoseReply(op string, nth int) error {
 		return fmt.Errorf("lose-reply: unknown request type %q", op)
 	}
 	f.mu.Lock()
-	f.triggers = append(f.triggers, replyTrigger{code, nth})
+	f.triggers = append(f.triggers, replyTrigger{op: code, nth: nth})
 	f.mu.Unlock()
 	return nil
+}
+
+// LoseRequest arms the loss of the client's nth request of type op: the
+// connection drops as it goes out, before any server sees it.
+func (f *ClientFaults) LoseRequest(op string, nth int) error {
+	code, ok := opCodes[op]
+	if !ok {
+		return fmt.Errorf("lose-request: unknown request type %q", op)
+	}
+	f.mu.Lock()
+	f.triggers = append(f.triggers, replyTrigger{op: code, nth: nth, request: true})
+	f.mu.Unlock()
+	return nil
+}
+
+// DelayReply arms a delay of d on the reply to the client's nth request
+// of type op (and on everything the server sends after it).
+func (f *ClientFaults) DelayReply(op string, nth int, d time.Duration) error {
+	code, ok := opCodes[op]
+	if !ok || d <= 0 {
+		return fmt.Errorf("delay: request type %q, delay %s: want a known type and a positive delay", op, d)
+	}
+	f.mu.Lock()
+	f.triggers = append(f.triggers, replyTrigger{op: code, nth: nth, delay: d})
+	f.mu.Unlock()
+	return nil
+}
+
+// Notification arms the loss (d == 0: the connection drops instead) or a
+// delay of d of the client's nth watch notification.
+func (f *ClientFaults) Notification(nth int, d time.Duration) {
+	f.mu.Lock()
+	f.notes[nth] = d
+	f.mu.Unlock()
 }
 
 // BlackHole cuts the client off for d: its connection carries nothing
@@ -112,10 +159,14 @@ type faultConn struct {
 
 var errReplyLost = errors.New("the reply was lost (a live fault): the connection dropped")
 
-// Write notes each request's xid and type as it goes out.
+// Write notes each request's xid and type as it goes out, and drops the
+// connection instead of sending a request doomed to be lost (the bytes of
+// p before it go out).
 func (c *faultConn) Write(p []byte) (int, error) {
 	c.wmu.Lock()
+	earlier := len(c.wbuf) // bytes of earlier writes, not yet a whole frame
 	c.wbuf = append(c.wbuf, p...)
+	framed, lostAt := 0, -1
 	for len(c.wbuf) >= 4 {
 		n := int(binary.BigEndian.Uint32(c.wbuf))
 		if len(c.wbuf) < 4+n {
@@ -127,30 +178,67 @@ func (c *faultConn) Write(p []byte) (int, error) {
 		} else if len(frame) >= 8 {
 			xid := int32(binary.BigEndian.Uint32(frame))
 			op := int32(binary.BigEndian.Uint32(frame[4:]))
-			c.f.sent(xid, op)
+			if c.f.sent(xid, op) {
+				lostAt = framed
+				break
+			}
 		}
 		c.wbuf = c.wbuf[4+n:]
+		framed += 4 + n
 	}
 	c.wmu.Unlock()
+	if lostAt >= 0 {
+		keep := max(lostAt-earlier, 0)
+		if keep > 0 {
+			_, _ = c.Conn.Write(p[:keep])
+		}
+		// The write "succeeds", as a socket's would with the bytes in its
+		// buffer; the connection drops before they leave, so the call
+		// fails with ErrConnectionClosed, as a real lost request does.
+		c.Conn.Close()
+		return len(p), nil
+	}
 	return c.Conn.Write(p)
 }
 
-// sent counts a request and dooms its reply if a trigger says so.
-func (f *ClientFaults) sent(xid, op int32) {
+// sent counts a request and dooms it or its reply if a trigger says so;
+// it reports whether the request itself is to be lost.
+func (f *ClientFaults) sent(xid, op int32) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.counts[op]++
 	for i, t := range f.triggers {
 		if t.op == op && t.nth == f.counts[op] {
-			f.doomed[xid] = true
 			f.triggers = append(f.triggers[:i], f.triggers[i+1:]...)
-			return
+			if t.request {
+				return true
+			}
+			f.doomed[xid] = t.delay
+			return false
 		}
 	}
+	return false
 }
 
-// Read hands over whole frames, and drops the connection instead of a
-// doomed reply.
+// fate says what becomes of an incoming frame with xid (-1: a watch
+// notification): lost (the connection drops), delayed by the duration, or
+// handed over (false, 0).
+func (f *ClientFaults) fate(xid int32) (lost bool, delay time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if xid == -1 {
+		f.notified++
+		d, ok := f.notes[f.notified]
+		delete(f.notes, f.notified)
+		return ok && d == 0, d
+	}
+	d, ok := f.doomed[xid]
+	delete(f.doomed, xid)
+	return ok && d == 0, d
+}
+
+// Read hands over whole frames, drops the connection instead of a reply
+// or notification doomed to be lost, and holds back one to be delayed.
 func (c *faultConn) Read(p []byte) (int, error) {
 	for len(c.out) == 0 {
 		buf := make([]byte, 64*1024)
@@ -164,10 +252,11 @@ func (c *faultConn) Read(p []byte) (int, error) {
 			frame := c.in[:4+size]
 			if c.answered && size >= 4 {
 				xid := int32(binary.BigEndian.Uint32(frame[4:]))
-				c.f.mu.Lock()
-				lost := c.f.doomed[xid]
-				delete(c.f.doomed, xid)
-				c.f.mu.Unlock()
+				lost, delay := c.f.fate(xid)
+				if delay > 0 {
+					// Held back, and all behind it, as a slow link would.
+					time.Sleep(delay)
+				}
 				if lost {
 					c.Conn.Close()
 					if len(c.out) > 0 {

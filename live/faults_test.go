@@ -127,3 +127,66 @@ func TestBlackHoleExpiresTheSession(t *testing.T) {
 		t.Fatalf("the expired session's ephemeral node: %v %v", ok, err)
 	}
 }
+
+// A request lost on its way (the connection drops as it goes out) fails
+// with ErrConnectionClosed and is not applied: the release whose delete
+// did nothing, beside the lost reply of one that did. A delayed reply and
+// a delayed notification arrive no earlier than their delay; a lost
+// notification drops the connection, and the watch fires after the
+// reconnection all the same.
+func TestLostRequestAndDelaysLive(t *testing.T) {
+	e := startEnsemble(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	acl := zk.WorldACL(zk.PermAll)
+	f := NewClientFaults()
+	if err := f.LoseRequest("delete", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.DelayReply("getData", 1, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	f.Notification(1, time.Second)
+	f.Notification(2, 0)
+	c, err := Dial(e.ConnectString(), Options{SessionTimeout: 6 * time.Second, Dialer: f.Dialer()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	other := c2(t, e)
+	if _, err := c.Create(ctx, "/d", nil, 0, acl); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(ctx, "/d", -1); !errors.Is(err, zk.ErrConnectionClosed) {
+		t.Fatalf("a delete whose request was lost: %v, want ErrConnectionClosed", err)
+	}
+	if ok, _, err := other.Exists(ctx, "/d"); err != nil || !ok {
+		t.Fatalf("the delete whose request was lost was applied: exists=%v %v", ok, err)
+	}
+
+	start := time.Now()
+	if _, _, err := c.Get(ctx, "/d"); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < time.Second {
+		t.Errorf("a reply delayed 1s came after %v", d)
+	}
+
+	for i, path := range []string{"/n1", "/n2"} {
+		_, _, w, err := c.ExistsW(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start = time.Now()
+		if _, err := other.Create(ctx, path, nil, 0, acl); err != nil {
+			t.Fatal(err)
+		}
+		ev, err := w.Wait(ctx)
+		if err != nil || ev.Type != zk.EventNodeCreated {
+			t.Fatalf("notification %d: %+v %v; want NodeCreated", i+1, ev, err)
+		}
+		if d := time.Since(start); i == 0 && d < time.Second {
+			t.Errorf("a notification delayed 1s came after %v", d)
+		}
+	}
+}

@@ -95,10 +95,12 @@ func (d *NodeDoubleBarrier) Enter(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := d.create(ctx, node); err != nil { // step 3
-		if ctx.Err() != nil {
+	if err := d.create(ctx, node, ready); err != nil { // step 3
+		if ctx.Err() != nil || errors.Is(err, ErrNodeVanished) {
 			d.abandon(ctx, node)
-			return ctx.Err()
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 		}
 		return err
 	}
@@ -144,13 +146,49 @@ func (d *NodeDoubleBarrier) watchReady(ctx context.Context, ready string) (bool,
 
 // create is step 3, with the recovery of a lost reply: create again, and a
 // NodeExists whose node our session owns means the first create was applied.
-func (d *NodeDoubleBarrier) create(ctx context.Context, node string) error {
+//
+// An attempt whose outcome we never learned, made in a session since lost,
+// may have created our node: the barrier may have opened with it, and the
+// others computed and left once it went with its session. Our node, created
+// again in the new session, then joins a round that may be over: if ready
+// was created before it (a lower czxid), our node vanished
+// (ErrNodeVanished). If ready came after it, whoever passed counted the new
+// node, or counted the old one while the new one was already there to wait
+// for.
+func (d *NodeDoubleBarrier) create(ctx context.Context, node, ready string) error {
+	session, doubt := d.conn.SessionID(), false
+	created := func() error {
+		if !doubt || d.conn.SessionID() == session {
+			return nil
+		}
+		for {
+			ok, mine, err := d.conn.Exists(ctx, node)
+			if err == nil && !ok {
+				return ErrNodeVanished
+			}
+			open := false
+			var r *zk.Stat
+			if err == nil {
+				open, r, err = d.conn.Exists(ctx, ready)
+			}
+			switch {
+			case barrierTransient(err):
+				continue
+			case err != nil:
+				return err
+			case open && r.Czxid < mine.Czxid:
+				return ErrNodeVanished // it opened before our node was there again
+			}
+			return nil
+		}
+	}
 	for {
 		_, err := d.conn.Create(ctx, node, nil, zk.FlagEphemeral, d.acl)
 		switch {
 		case err == nil:
-			return nil
+			return created()
 		case barrierTransient(err):
+			doubt = true
 			continue
 		case !errors.Is(err, zk.ErrNodeExists):
 			return err
@@ -164,7 +202,7 @@ func (d *NodeDoubleBarrier) create(ctx context.Context, node string) error {
 		case !ok:
 			continue // gone meanwhile: create it
 		case st.EphemeralOwner == d.conn.SessionID():
-			return nil // our own, from the attempt whose reply was lost
+			return created() // our own, from an attempt whose reply was lost
 		}
 		return fmt.Errorf("%w: %s", ErrBarrierNameTaken, node)
 	}
@@ -194,8 +232,12 @@ func (d *NodeDoubleBarrier) await(ctx context.Context, ready string, w client.Wa
 		switch ev.Type {
 		case zk.EventNodeCreated:
 			return nil
-		case zk.EventNotWatching: // the session expired, and our node with it
-			return ErrNodeVanished
+		case zk.EventNotWatching:
+			if d.conn.SessionID() != d.session {
+				return ErrNodeVanished // our session expired, and our node with it
+			}
+			// The watch was set in a session before the one our node lives
+			// in (create outlived an expiry): set it again, below.
 		}
 		// Another event on ready (it was changed or deleted): watch again.
 		open, nw, err := d.watchReady(ctx, ready)

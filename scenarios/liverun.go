@@ -84,19 +84,18 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	// those at a time are struck by timers.
 	var timed []sim.Fault
 	for _, f := range sched {
+		armed, err := armLive(w, f)
 		switch {
-		case f.Kind == sim.LoseReply && f.When != nil && f.When.On == sim.OnApplied:
-			if f.When.Client >= len(w.clients) {
-				return nil, fmt.Errorf("faults: %q: no client c%d", f, f.When.Client+1)
-			}
-			if err := w.clients[f.When.Client].faults.LoseReply(f.When.Op.String(), f.When.Nth); err != nil {
-				return nil, fmt.Errorf("faults: %q: %w", f, err)
-			}
+		case err != nil:
+			return nil, fmt.Errorf("faults: %q: %w", f, err)
+		case armed:
 		case f.When == nil && liveKind(f, opt.Ensemble != nil):
 			timed = append(timed, f)
 		default:
 			if spec.Rates == nil || slices.Contains(spec.Faults, f) {
-				return nil, fmt.Errorf("faults: %q cannot be injected on a live ensemble here (live faults: crash sN|leader, restart sN, pause cN, disconnect cN for D, lose-reply on a request applied; crashes need the local ensemble)", f)
+				return nil, fmt.Errorf("faults: %q cannot be injected on a live ensemble here (live faults: crash sN|leader, "+
+					"restart sN, pause cN, disconnect cN for D; lose-reply and delay on a request applied or a notification, "+
+					"lose-request on a request received; crashes need the local ensemble; expire and lag are the simulator's)", f)
 			}
 			out.Skipped = append(out.Skipped, f.String())
 		}
@@ -207,6 +206,33 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	}
 	out.Violations = append(out.Violations, vs...)
 	return out, nil
+}
+
+// armLive arms a fault tied to a client's request or notification in that
+// client's dialer, where the live world can: a lost reply, request or
+// notification, a delayed reply or notification. It reports whether it
+// did.
+func armLive(w *liveWorld, f sim.Fault) (bool, error) {
+	t := f.When
+	if t == nil {
+		return false, nil
+	}
+	if t.Client >= len(w.clients) {
+		return false, fmt.Errorf("no client c%d", t.Client+1)
+	}
+	faults := w.clients[t.Client].faults
+	switch {
+	case f.Kind == sim.LoseReply && t.On == sim.OnApplied:
+		return true, faults.LoseReply(t.Op.String(), t.Nth)
+	case f.Kind == sim.LoseRequest && t.On == sim.OnReceived:
+		return true, faults.LoseRequest(t.Op.String(), t.Nth)
+	case f.Kind == sim.Delay && t.On == sim.OnApplied:
+		return true, faults.DelayReply(t.Op.String(), t.Nth, f.D)
+	case (f.Kind == sim.LoseReply || f.Kind == sim.Delay) && t.On == sim.OnNotified:
+		faults.Notification(t.Nth, f.D) // D is 0 for a loss
+		return true, nil
+	}
+	return false, nil
 }
 
 // liveKind reports whether a timed fault can be struck live.

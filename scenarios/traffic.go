@@ -30,12 +30,11 @@ func clientOf(a sim.Actor) int { return int(a - sim.ClientActor(0)) }
 //     (a non-zero code: a delete of a missing node, a create of an existing
 //     one) is left out: it changed nothing and fired no watch.
 //   - A watch event (KNotify) is Notified from the server to the client.
-//     Its Zxid is the transaction whose application fired it: a server
-//     sends the events a transaction fires as it applies it, so an event
-//     recorded right after that server's apply (only other events of that
-//     apply between them), at the same virtual time, carries that apply's
-//     zxid. Any other event is a watch re-registered on reconnect that
-//     fired at once (setWatches), and has Zxid 0.
+//     Its Zxid is the transaction whose application fired it, as the
+//     simulator recorded it; a watch re-registered on reconnect that fired
+//     at once (setWatches) has Zxid 0. (Guessing it from an apply recorded
+//     just before, at the same instant, took a setWatches event for one of
+//     the transaction that server happened to apply then.)
 //   - A request (KSend) is Sent from the client to the server, pings left
 //     out (the simulator records them as their own kind anyway). The
 //     closeSession a client sends as it exits and the setWatches it sends
@@ -60,29 +59,18 @@ func Traffic(tr *sim.Trace) []models.Traffic {
 		}
 	}
 	out := make([]models.Traffic, 0, n)
-	// The apply whose events may follow: its server and zxid, while only
-	// that server's events have been recorded since.
-	applying, applyZxid := sim.WorldActor, int64(0)
-	var applyAt sim.Time
 	for r := range tr.All() {
-		if r.Kind != sim.KNotify || r.From != applying {
-			applying = sim.WorldActor // another record: the apply's events are over
-		}
 		switch r.Kind {
 		case sim.KApply:
 			if r.Code != 0 {
 				continue
 			}
-			applying, applyZxid, applyAt = r.From, r.Zxid, r.At
 			out = append(out, models.Traffic{At: int64(r.At), Kind: models.Applied, Server: serverOf(r.From),
 				Client: -1, Zxid: r.Zxid, Op: r.Op.String(), Path: tracePath(r.Path), Session: r.Sess})
 		case sim.KNotify:
 			t := models.Traffic{At: int64(r.At), Kind: models.Notified, Server: serverOf(r.From),
-				Client: clientOf(r.To), Path: r.Path,
+				Client: clientOf(r.To), Path: r.Path, Zxid: r.Zxid,
 				Event: strings.TrimPrefix(zk.EventType(r.Arg).String(), "Event")}
-			if r.From == applying && r.At == applyAt {
-				t.Zxid = applyZxid
-			}
 			out = append(out, t)
 		case sim.KSend:
 			if r.Op == sim.OpPing {

@@ -129,7 +129,16 @@ func (c *Client) connectNext() {
 	c.setState(zk.StateConnecting)
 	if retryStart {
 		c.flushQueued(zk.ErrNoServer)
-		c.w.s.after(Time(time.Second), func() { c.act(c.dial) })
+		// The back-off belongs to this round of dials: one that began
+		// meanwhile (the session given up, a new one started) stands.
+		gen := c.connGen
+		c.w.s.after(Time(time.Second), func() {
+			c.act(func() {
+				if c.connGen == gen {
+					c.dial()
+				}
+			})
+		})
 		return
 	}
 	c.dial()
@@ -157,7 +166,11 @@ func (c *Client) dial() {
 				return
 			}
 			c.w.s.record(Record{Kind: KNote, From: c.actor, To: srv.actor, Path: "connection attempt timed out"})
-			c.act(c.connectNext)
+			c.act(func() {
+				if c.connGen == gen {
+					c.connectNext()
+				}
+			})
 		})
 		return
 	}

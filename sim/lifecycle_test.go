@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -432,6 +433,50 @@ func TestSessionLifecycleIsDeterministic(t *testing.T) {
 		}
 		if hashes[0] != hashes[1] {
 			t.Fatalf("seed %d: trace hashes %#x and %#x differ", seed, hashes[0], hashes[1])
+		}
+	}
+}
+
+// A client that gives its session up by its own clock while the ensemble
+// has no quorum (every server refusing it, the client backing off between
+// rounds of dials) gets a new session once a quorum is back, whenever in
+// its rounds of dials the loss falls; the run ends cleanly. (The pinned
+// run that once made two rounds of dials at once is
+// scenarios.TestLocalSessionLossWhileBackingOff.)
+func TestLocalSessionLossDuringBackOff(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		down := time.Duration(2000+100*(seed%20)) * time.Millisecond
+		w, err := New(Config{Seed: seed, KeepTrace: true, LocalSessionLoss: true,
+			TickTime: 250 * time.Millisecond, SessionTimeout: 2 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after int64
+		w.Spawn("", func(ctx context.Context, c client.Conn) error {
+			before = c.SessionID()
+			for c.Now().Sub(Epoch) < 12*time.Second {
+				_, _, err := c.Exists(ctx, "/x")
+				if !expected(err) {
+					return err
+				}
+				if err := c.Sleep(ctx, 100*time.Millisecond); err != nil {
+					return err
+				}
+			}
+			after = c.SessionID()
+			return nil
+		})
+		sched, err := ParseSchedule(fmt.Sprintf("at 1s crash s3 for %s; at 1.5s crash leader for %s", down, down))
+		if err != nil {
+			t.Fatal(err)
+		}
+		must(w.Inject(sched))
+		res := w.Run()
+		if res.Err != nil || len(res.Violations) > 0 {
+			t.Fatalf("seed %d: %v %v", seed, res.Err, res.Violations)
+		}
+		if after == 0 || after == before {
+			t.Errorf("seed %d: sessions %#x then %#x; want a new one after the loss", seed, before, after)
 		}
 	}
 }

@@ -492,10 +492,10 @@ func (s *server) applyUpTo(n int) {
 		if res.code == codeOK && t.op != OpCreateSession && t.op != OpCloseSession {
 			s.w.progressAt = s.w.s.now // the data tree changed
 		}
-		s.notify()
+		s.notify(t.zxid)
 		switch t.op {
 		case OpCreateSession:
-			if s.role == roleLeading {
+			if s.role == roleLeading && s.ld.tracker[t.sess] == nil {
 				s.ld.track(t.sess, t.timeout, t.origin)
 			}
 			if t.origin == s.idx {
@@ -544,14 +544,14 @@ func applyPath(req *request, created string) string {
 	return req.path
 }
 
-// notify sends the watch events the last transaction caused, in the order
-// the tree fired them, to every session watching on this server.
-func (s *server) notify() {
+// notify sends the watch events the last transaction (zxid) caused, in the
+// order the tree fired them, to every session watching on this server.
+func (s *server) notify(zxid int64) {
 	t := s.tree
 	for _, tr := range t.fired {
 		for _, sess := range s.watches.fire(tr) {
 			if c := sess.conn; c != nil && c.open {
-				s.sendNotification(c, tr.path, tr.typ)
+				s.sendNotification(c, tr.path, tr.typ, zxid)
 			}
 		}
 	}
@@ -559,9 +559,11 @@ func (s *server) notify() {
 }
 
 // sendNotification sends a watch event on c, unless a fault tied to it
-// takes it (lost with its connection) or holds it back.
-func (s *server) sendNotification(c *conn, path string, typ zk.EventType) {
-	s.w.s.record(Record{Kind: KNotify, From: s.actor, To: c.client.actor, Path: path, Arg: int64(typ)})
+// takes it (lost with its connection) or holds it back. zxid is the
+// transaction that fired it, 0 for a watch re-registered by setWatches
+// that fired at once.
+func (s *server) sendNotification(c *conn, path string, typ zk.EventType, zxid int64) {
+	s.w.s.record(Record{Kind: KNotify, From: s.actor, To: c.client.actor, Path: path, Zxid: zxid, Arg: int64(typ)})
 	var eff effect
 	if s.w.faults != nil {
 		if eff = s.w.faults.onNotify(s, c); eff.taken || !c.open {
@@ -580,7 +582,7 @@ func (s *server) sendNotification(c *conn, path string, typ zk.EventType) {
 // is gone (NodeDeleted) or whose children changed (NodeChildrenChanged).
 func (s *server) setWatches(c *conn, req *request) {
 	sess := c.sess
-	send := func(path string, typ zk.EventType) { s.sendNotification(c, path, typ) }
+	send := func(path string, typ zk.EventType) { s.sendNotification(c, path, typ, 0) }
 	for _, p := range req.dataW {
 		n := s.tree.nodes[p]
 		switch {

@@ -34,7 +34,7 @@ const (
 	KSend                    // client sends a request (Op, Path, Arg=xid)
 	KApply                   // server applies a transaction (Op, Path, Zxid, Sess)
 	KReply                   // server replies to a request (Op, Path, Code, Arg=xid, Zxid)
-	KNotify                  // server sends a watch event (Arg=event type, Path)
+	KNotify                  // server sends a watch event (Arg=event type, Path, Zxid: the transaction that fired it, 0 for setWatches)
 	KState                   // client session state changes (Arg=zk.State, Sess)
 	KExpire                  // server expires a session (Sess)
 	KPause                   // client process pauses (Arg=duration ns)

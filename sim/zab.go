@@ -130,6 +130,12 @@ func (s *server) propose(t *txn) {
 	if t.op == OpCloseSession {
 		ld.closing(t.sess)
 	}
+	if t.op == OpCreateSession && ld.tracker[t.sess] == nil {
+		// ZooKeeper's leader tracks a session as it orders its creation
+		// (PrepRequestProcessor), not as it applies it: a leader that
+		// lags behind its log still revalidates and expires the session.
+		ld.track(t.sess, t.timeout, t.origin)
+	}
 	if tr := ld.tracker[t.sess]; tr != nil && t.req != nil && t.op != OpCreateSession && t.origin >= 0 && tr.owner != t.origin {
 		// A request that reached the leader through a server the session
 		// has moved away from (an old connection's, delivered late).
