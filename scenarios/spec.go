@@ -146,3 +146,34 @@ func (s Spec) rates() sim.Rates {
 	}
 	return r
 }
+
+// SessionPaced is spec set up to meet the session's faults, where the
+// user left it to the defaults: a short session timeout (2s, ticks of
+// 250ms), so that a run's work spans several; a holder (of a lock, a
+// leadership) holding for 5s in ten steps, longer than the session lives
+// without a server; producers, barrier rounds and clients that think a
+// second between their operations; random faults drawn over 20s. A
+// session mistake (a holder that ignores its session's loss, a waiter that
+// takes a disconnect for an expiry, a read from a lagging server) only
+// shows when the work goes on across a session timeout; with the kinds'
+// own defaults a run is over in a fraction of one. It is the experiment
+// zksimtest runs by default.
+func SessionPaced(spec Spec) Spec {
+	if spec.Ensemble.TickTime == 0 && spec.Ensemble.SessionTimeout == 0 {
+		spec.Ensemble.TickTime, spec.Ensemble.SessionTimeout = 250*time.Millisecond, 2*time.Second
+	}
+	if spec.Horizon == 0 {
+		spec.Horizon = 20 * time.Second
+	}
+	w := &spec.Workload
+	switch spec.Kind {
+	case "lock", "election", "shared-lock", "revocable-lock":
+		if w.Steps == 0 && w.Step == 0 {
+			w.Steps, w.Step = 10, 500*time.Millisecond
+		}
+		orDefault(&w.Rounds, 2)
+	case "barrier", "queue", "priority-queue":
+		orDefault(&w.Think, time.Second)
+	}
+	return spec
+}

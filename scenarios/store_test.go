@@ -14,7 +14,8 @@ import (
 )
 
 // heavy strikes every kind of fault often.
-var heavy = sim.Rates{Crash: 0.3, LeaderCrash: 0.2, Partition: 0.4, Isolate: 0.1, Pause: 0.3, Spike: 0.3, LoseReply: 1}
+var heavy = sim.Rates{Crash: 0.3, LeaderCrash: 0.2, Partition: 0.4, Isolate: 0.1, Pause: 0.3, Spike: 0.3, LoseReply: 1,
+	Disconnect: 0.3, Expire: 0.2, Lag: 0.3, LoseRequest: 1, Triggered: 2, SessionTimeout: 4 * time.Second}
 
 // fataler is what testing.T and rapid.T share.
 type fataler interface {
@@ -53,6 +54,10 @@ func TestStoreWritesLinearizableUnderFaults(t *testing.T) {
 		sched := sim.RandomSchedule(sim.NewSeeded(seed), heavy, 2*time.Second, 3, 3)
 		for _, f := range sched {
 			kinds[f.Kind] = true
+			if f.For > 0 { // it undoes itself: a restart, a heal
+				kinds[sim.Restart] = kinds[sim.Restart] || f.Kind == sim.Crash
+				kinds[sim.Heal] = kinds[sim.Heal] || f.Kind == sim.Partition || f.Kind == sim.Isolate || f.Kind == sim.Disconnect
+			}
 		}
 		run, err := RunStore(StoreConfig{Seed: seed, Faults: sched})
 		if err != nil {
@@ -65,9 +70,10 @@ func TestStoreWritesLinearizableUnderFaults(t *testing.T) {
 		}
 		checkWrites(t, fmt.Sprint("seed ", seed), run)
 	}
-	for _, k := range []sim.FaultKind{sim.Crash, sim.Restart, sim.Partition, sim.Isolate, sim.Heal, sim.Pause, sim.Spike, sim.LoseReply} {
+	for _, k := range []sim.FaultKind{sim.Crash, sim.Restart, sim.Partition, sim.Isolate, sim.Heal, sim.Pause, sim.Spike,
+		sim.LoseReply, sim.Disconnect, sim.Expire, sim.Lag, sim.LoseRequest, sim.Delay} {
 		if !kinds[k] {
-			t.Errorf("no seed had a fault of kind %d", k)
+			t.Errorf("no seed had a fault of kind %v", sim.Fault{Kind: k}.String())
 		}
 	}
 	if unknown == 0 {

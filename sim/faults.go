@@ -545,19 +545,14 @@ func (d draw) classic(r Rates, at time.Duration) Schedule {
 	src, servers, clients := d.src, d.servers, d.clients
 	chance, between, server, client := d.chance, d.between, d.server, d.client
 	writes := []Op{OpCreate, OpDelete, OpSetData}
+	// Each fault undoes itself (for D): dropping it drops its undoing, so
+	// shrinking a schedule never leaves a server down or a link cut for
+	// good that the original brought back.
 	if chance(r.Crash) {
-		s := server()
-		out = append(out, Fault{At: at, Kind: Crash, A: s},
-			Fault{At: at + between(time.Second, 10*time.Second), Kind: Restart, A: s})
+		out = append(out, Fault{At: at, Kind: Crash, A: server(), For: between(time.Second, 10*time.Second)})
 	}
 	if chance(r.LeaderCrash) {
-		out = append(out, Fault{At: at, Kind: Crash, A: Target{Kind: LeaderT}})
-		// Which server led is known only when it strikes: restart all
-		// later (restarting a running server does nothing).
-		back := at + between(time.Second, 10*time.Second)
-		for i := 0; i < servers; i++ {
-			out = append(out, Fault{At: back, Kind: Restart, A: Target{Kind: ServerT, Index: i}})
-		}
+		out = append(out, Fault{At: at, Kind: Crash, A: Target{Kind: LeaderT}, For: between(time.Second, 10*time.Second)})
 	}
 	if chance(r.Partition) && servers > 1 {
 		a := server()
@@ -567,13 +562,10 @@ func (d draw) classic(r Rates, at time.Duration) Schedule {
 		} else {
 			b = Target{Kind: ServerT, Index: (a.Index + 1 + src.Choose(servers-1)) % servers}
 		}
-		out = append(out, Fault{At: at, Kind: Partition, A: a, B: b},
-			Fault{At: at + between(time.Second, 10*time.Second), Kind: Heal, A: a, B: b})
+		out = append(out, Fault{At: at, Kind: Partition, A: a, B: b, For: between(time.Second, 10*time.Second)})
 	}
 	if chance(r.Isolate) {
-		s := server()
-		out = append(out, Fault{At: at, Kind: Isolate, A: s},
-			Fault{At: at + between(time.Second, 10*time.Second), Kind: Heal})
+		out = append(out, Fault{At: at, Kind: Isolate, A: server(), For: between(time.Second, 10*time.Second)})
 	}
 	if chance(r.Pause) && clients > 0 {
 		out = append(out, Fault{At: at, Kind: Pause, A: client(), D: between(100*time.Millisecond, 20*time.Second)})

@@ -26,7 +26,6 @@ func (l *nodeLock) Lock(ctx context.Context) (*recipes.Lease, error) {
 	if err := l.ensureDir(ctx); err != nil {
 		return nil, err
 	}
-	unsure := false // a create of ours may have been applied
 	for {
 		_, err := l.conn.Create(ctx, l.node(), nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
 		switch {
@@ -38,13 +37,11 @@ func (l *nodeLock) Lock(ctx context.Context) (*recipes.Lease, error) {
 				// whether it is ours (zksimtest found this mistake too,
 				// with a fault tied to the read: the first version waited
 				// behind its own node for ever).
-				unsure = true
 				continue
 			}
 			return lease, err
 		case errors.Is(err, zk.ErrConnectionClosed), errors.Is(err, zk.ErrNoServer):
-			unsure = unsure || errors.Is(err, zk.ErrConnectionClosed)
-			continue
+			continue // the create may have been applied: NodeExists and its owner will say
 		case !errors.Is(err, zk.ErrNodeExists):
 			return nil, err
 		}
@@ -55,8 +52,14 @@ func (l *nodeLock) Lock(ctx context.Context) (*recipes.Lease, error) {
 			}
 			return nil, err
 		}
-		if ok && unsure && !l.careless && st.EphemeralOwner == l.conn.SessionID() {
-			return l.grant(ctx) // our own create was applied after all
+		if ok && !l.careless && st.EphemeralOwner == l.conn.SessionID() {
+			// Ours: a create of ours was applied after all, or a release
+			// of ours gave up (its deadline passed while no server could
+			// answer) and left it; the session that owns it is ours, so we
+			// hold the lock. (zksimtest found the lock that asked this only
+			// after a lost create reply waiting behind its own node, after
+			// a release cut short by a loss of quorum.)
+			return l.grant(ctx)
 		}
 		if ok {
 			if _, err := w.Wait(ctx); err != nil {

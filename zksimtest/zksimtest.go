@@ -102,8 +102,13 @@ type Options struct {
 // expiries (Rates.Pause, Rates.Expire), which break every lock whose
 // resource does not fence stale tokens, however careful its holder (that
 // is what fencing is for); add them with Rates and Workload.Fenced.
+//
+// With them the experiment is scenarios.SessionPaced (a 2s session timeout,
+// the work paced to span several, faults over 20s), unless the Options say
+// otherwise: the session's mistakes show only when the work goes on across
+// a session timeout.
 var DefaultRates = sim.Rates{Crash: 0.1, LeaderCrash: 0.1, Partition: 0.2, Isolate: 0.05, Spike: 0.1, LoseReply: 1,
-	ShortPause: 0.1, Disconnect: 0.05, Outage: 0.01, Lag: 0.05, LoseRequest: 0.5, Triggered: 0.5}
+	ShortPause: 0.2, Disconnect: 0.2, Outage: 0.02, Lag: 0.2, LoseRequest: 0.5, Triggered: 1}
 
 // Lock checks a user's exclusive lock: one holder at a time (as its uses
 // of a shared resource show), no waiting on a free lock, no herd.
@@ -135,6 +140,7 @@ func Check(t testing.TB, kind string, impl scenarios.Implementation, opt Options
 	} else if spec.Rates == nil && spec.Faults == nil {
 		r := DefaultRates
 		spec.Rates = &r
+		spec = scenarios.SessionPaced(spec)
 	}
 	if *flagClients > 0 {
 		spec.Clients = *flagClients
