@@ -64,8 +64,14 @@ func NewLease(conn client.Conn, node string, token, czxid int64) *Lease {
 
 // newLease starts following the session of conn for the lease on node.
 func newLease(conn client.Conn, node string, czxid int64) *Lease {
-	return &Lease{Node: node, Token: sequenceOf(node), Czxid: czxid,
+	l := &Lease{Node: node, Token: sequenceOf(node), Czxid: czxid,
 		conn: conn, session: conn.SessionID(), events: conn.SessionEvents()}
+	// The subscription hears only what follows it: a disconnect handled
+	// with the answer that granted the lease shows in the state alone.
+	if conn.State() != zk.StateHasSession {
+		l.state = ErrSuspended
+	}
+	return l
 }
 
 // Check reports, without blocking, whether the lease may be lost: nil,

@@ -121,6 +121,10 @@ func listedBefore(kids []string, i int) string {
 // lease on it.
 func (t turn) await(ctx context.Context, conn client.Conn, dir, node string) (*Lease, error) {
 	mine := base(node)
+	// The session our node belongs to (made just before): once the client
+	// has another, that one expired and our node goes with it, even while
+	// a server still lists it (a leader that had not closed it yet).
+	owner := conn.SessionID()
 	for {
 		var kids []string
 		var all client.Watch
@@ -139,6 +143,9 @@ func (t turn) await(ctx context.Context, conn client.Conn, dir, node string) (*L
 		}
 		if err != nil {
 			return nil, err
+		}
+		if conn.SessionID() != owner {
+			return nil, ErrNodeVanished // our session is gone, and our node with it
 		}
 		var prev string
 		if t.blocker == nil && !t.unsorted {
@@ -175,6 +182,9 @@ func (t turn) await(ctx context.Context, conn client.Conn, dir, node string) (*L
 		}
 		if err != nil {
 			return nil, err
+		}
+		if conn.SessionID() != owner {
+			return nil, ErrNodeVanished // our session is gone, and our node with it
 		}
 		if !ok || conn.SessionID() != listedIn {
 			continue // gone already, or listed in a session since lost: list again

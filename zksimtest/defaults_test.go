@@ -1,0 +1,52 @@
+package zksimtest_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zksimtest"
+)
+
+// zksimtest's defaults (DefaultRates, scenarios.SessionPaced) catch the
+// session mistakes real libraries make, each within the default 50 seeds,
+// with the check its lesson names: a waiter that takes a disconnect for an
+// expiry, a release that trusts a ConnectionLoss, a holder that ignores its
+// session's loss, a candidate that trusts a deletion, a barrier that reads
+// a lagging server. (Two need their own faults: lock-adopts-old-node and
+// priorityqueue-trusts-watch show within hundreds of seeds, not 50; their
+// built-in scenarios place the faults that break them.)
+func TestDefaultsCatchSessionMistakes(t *testing.T) {
+	locker := func(f func(client.Conn, string) recipes.Locker) scenarios.Implementation {
+		return scenarios.Implementation{Locker: f}
+	}
+	cases := []struct {
+		name, kind, check string
+		impl              scenarios.Implementation
+		ensemble          sim.Config
+	}{
+		{"requeues-on-disconnect", "lock", "liveness",
+			locker(func(c client.Conn, p string) recipes.Locker { return recipes.NewRequeuingLock(c, p) }), sim.Config{}},
+		{"release-trusts-connection-loss", "lock", "liveness",
+			locker(func(c client.Conn, p string) recipes.Locker { return recipes.NewReleaseTrustingLock(c, p) }), sim.Config{}},
+		{"ignores-session-loss", "lock", "mutex",
+			locker(func(c client.Conn, p string) recipes.Locker { return recipes.NewCarelessLock(c, p) }), sim.Config{}},
+		{"trusts-deletion", "election", "election", scenarios.Implementation{
+			Elector: func(c client.Conn, p, n string) recipes.Elector { return recipes.NewTrustingElection(c, p, n) }}, sim.Config{}},
+		{"no-sync", "barrier", "barrier", scenarios.Implementation{
+			Barrier: func(c client.Conn, p string) recipes.Barrier { return recipes.NewNoSyncBarrier(c, p) }}, sim.Config{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := run("TestMistake", func(ft testing.TB) {
+				zksimtest.Check(ft, tc.kind, tc.impl, zksimtest.Options{Ensemble: tc.ensemble, NoShrink: true})
+			})
+			if !strings.Contains(msg, tc.check+" (") {
+				t.Fatalf("the defaults did not catch it with the %s check:\n%.600s", tc.check, msg)
+			}
+		})
+	}
+}
