@@ -2,6 +2,7 @@ package recipes
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -34,6 +35,25 @@ func createGUIDNode(ctx context.Context, conn client.Conn, dir, prefix string, d
 		// The create may have been applied: look for our node by its guid.
 		if node, err := findGUIDNode(ctx, conn, dir, prefix); err != nil || node != "" {
 			return node, err
+		}
+	}
+}
+
+// guidSession is the session id a guid is made of: the client's session,
+// once it has one. Between sessions (a session lost, the next one not yet
+// opened) conn.SessionID() is 0 for every client, and two clients on their
+// same attempt would make the same guid: the guid recovery of one then
+// takes the other's node for its own (and deletes it when it gives up).
+// A session id, once the servers have assigned it, is this client's alone.
+func guidSession(ctx context.Context, conn client.Conn) (int64, error) {
+	for {
+		if s := conn.SessionID(); s != 0 {
+			return s, nil
+		}
+		// A call waits for a session (or fails for want of one).
+		if _, err := conn.Sync(ctx, "/"); err != nil && !recoverable(err) && !retryable(err) &&
+			!errors.Is(err, zk.ErrSessionExpired) {
+			return 0, err
 		}
 	}
 }

@@ -61,8 +61,12 @@ func (l *Lock) Lock(ctx context.Context) (*Lease, error) {
 		}
 		l.ready = true
 	}
+	session, err := guidSession(ctx, l.conn)
+	if err != nil {
+		return nil, err
+	}
 	l.tries++
-	guid := lockGUID(l.conn.SessionID(), l.tries)
+	guid := lockGUID(session, l.tries)
 	node, err := l.create(ctx, guid) // step 1
 	if err != nil {
 		return nil, err

@@ -194,8 +194,12 @@ func (l *RequeuingLock) Lock(ctx context.Context) (*Lease, error) {
 		lk.ready = true
 	}
 	for {
+		session, err := guidSession(ctx, lk.conn)
+		if err != nil {
+			return nil, err
+		}
 		lk.tries++
-		node, err := lk.create(ctx, lockGUID(lk.conn.SessionID(), lk.tries))
+		node, err := lk.create(ctx, lockGUID(session, lk.tries))
 		if err != nil {
 			return nil, err
 		}

@@ -96,8 +96,12 @@ func (l *SharedLock) acquire(ctx context.Context, kind string) (*Lease, error) {
 		}
 		l.ready = true
 	}
+	session, err := guidSession(ctx, l.conn)
+	if err != nil {
+		return nil, err
+	}
 	l.tries++
-	guid := fmt.Sprintf("%016x%04x", l.conn.SessionID(), l.tries)
+	guid := fmt.Sprintf("%016x%04x", session, l.tries)
 	node, err := l.create(ctx, guid+"-"+kind) // step 1
 	if err != nil {
 		return nil, err
