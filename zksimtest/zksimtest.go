@@ -101,7 +101,14 @@ type Options struct {
 // notifications. Left out: pauses past the session timeout and instant
 // expiries (Rates.Pause, Rates.Expire), which break every lock whose
 // resource does not fence stale tokens, however careful its holder (that
-// is what fencing is for); add them with Rates and Workload.Fenced.
+// is what fencing is for); add them with Rates and Workload.Fenced. Even
+// without them an unfenced holder can, rarely, act after its session
+// expired although its last check passed: its server cut off from the
+// leader goes on answering its pings (for syncLimit ticks) while the
+// leader's timer for the session runs out, or a short pause or a delayed
+// reply hides the silence, and a disconnect then keeps the client from
+// hearing of it in time. That is ZooKeeper's, not the lock's: fence the
+// resource (Workload.Fenced) to rule it out.
 //
 // With them the experiment is scenarios.SessionPaced (a 2s session timeout,
 // the work paced to span several, faults over 20s), unless the Options say
