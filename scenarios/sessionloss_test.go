@@ -1,9 +1,11 @@
 package scenarios
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -26,5 +28,42 @@ func TestLocalSessionLossWhileBackingOff(t *testing.T) {
 	}
 	if o.Result.Err != nil {
 		t.Fatalf("the run failed: %v", o.Result.Err)
+	}
+}
+
+// sessionRates are zksimtest's default rates (zksimtest.DefaultRates).
+var sessionRates = sim.Rates{Crash: 0.1, LeaderCrash: 0.1, Partition: 0.2, Isolate: 0.05, Spike: 0.1, LoseReply: 1,
+	ShortPause: 0.2, Disconnect: 0.2, Outage: 0.02, Lag: 0.2, LoseRequest: 0.5, Triggered: 1}
+
+// A session mistake found under random session-shaped faults shrinks to a
+// counterexample of at most 3 faults, of the kind its lesson names, that
+// replays exactly: disconnects, lost requests and faults tied to reads and
+// notifications shrink as lost replies do.
+func TestSessionFaultsShrink(t *testing.T) {
+	for _, tc := range []struct{ kind, variant, fails string }{
+		{"lock", "lock-requeues-on-disconnect", "liveness"},
+		{"lock", "lock-release-trusts-connection-loss", "liveness"},
+		{"lock", "lock-ignores-session-loss", "safety"},
+		{"election", "election-trusts-deletion", "safety"},
+	} {
+		t.Run(tc.variant, func(t *testing.T) {
+			r := sessionRates
+			spec := SessionPaced(Spec{Kind: tc.kind, Variant: tc.variant, Rates: &r})
+			res, err := Search{Spec: spec, Seeds: 50, StopAtFirst: true}.Run(context.Background())
+			if err != nil || len(res.Failures) == 0 {
+				t.Fatalf("not caught on 50 seeds: %v", err)
+			}
+			c, err := Shrink(spec, res.Failures[0].Seed, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Schedule) > 3 || !hasKind(c.Violations, models.ViolationKind(tc.fails)) {
+				t.Fatalf("shrunk to %d faults (%s): %v", len(c.Schedule), c.Faults(), c.Violations)
+			}
+			again, err := Run(c.Spec, c.Seed, Options{})
+			if err != nil || HashString(again.Result.Hash) != c.TraceHash {
+				t.Fatalf("the counterexample does not replay: %v", err)
+			}
+		})
 	}
 }
