@@ -3,6 +3,7 @@ package recipes
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -257,3 +258,66 @@ func (l *RequeuingLock) await(ctx context.Context, node string) (*Lease, error) 
 
 // Unlock releases the lock.
 func (l *RequeuingLock) Unlock(ctx context.Context) error { return l.lock.Unlock(ctx) }
+
+func init() {
+	register(Variant{Name: "lock-impatient-create", Kind: "lock", Fails: "liveness",
+		Lesson: "It gives each create() a deadline of a second and takes a create that missed it for " +
+			"one that did not happen, creating its node again under a new guid. But a slow answer is not a " +
+			"failed request: the server may have applied the create and its reply be on its way (a busy " +
+			"server, a slow link). The first node stays, ahead of the second, held by a live session, and " +
+			"the client waits behind its own node for ever. A request whose answer did not come has an " +
+			"unknown outcome: the recipe looks for its node by its guid before creating another."})
+}
+
+// ImpatientLock is the lock-impatient-create teaching variant: the
+// recipe's lock, whose create has a deadline of its own, after which it
+// creates again under a new guid.
+type ImpatientLock struct{ lock *Lock }
+
+var _ Locker = (*ImpatientLock)(nil)
+
+// NewImpatientLock returns the lock-impatient-create teaching variant.
+func NewImpatientLock(conn client.Conn, dir string) *ImpatientLock {
+	return &ImpatientLock{NewLock(conn, dir)}
+}
+
+// createPatience is how long the variant waits for a create's answer.
+const createPatience = time.Second
+
+// Lock is the recipe's steps 1 to 5, step 1 with a deadline (the mistake).
+func (l *ImpatientLock) Lock(ctx context.Context) (*Lease, error) {
+	lk := l.lock
+	if !lk.ready {
+		if err := ensurePath(ctx, lk.conn, lk.dir); err != nil {
+			return nil, err
+		}
+		lk.ready = true
+	}
+	for {
+		session, err := guidSession(ctx, lk.conn)
+		if err != nil {
+			return nil, err
+		}
+		lk.tries++
+		cctx, cancel := lk.conn.WithTimeout(ctx, createPatience)
+		node, err := lk.create(cctx, lockGUID(session, lk.tries))
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			continue // "it did not happen": create again, under a new guid
+		}
+		if err != nil {
+			return nil, err
+		}
+		lk.node = node
+		lease, err := lk.await(ctx, node)
+		if err != nil {
+			lk.abandon(ctx, node)
+			return nil, err
+		}
+		lk.lease = lease
+		return lease, nil
+	}
+}
+
+// Unlock releases the lock.
+func (l *ImpatientLock) Unlock(ctx context.Context) error { return l.lock.Unlock(ctx) }

@@ -44,6 +44,9 @@ func init() {
 			"lock-requeues-on-disconnect": {Locker: func(c client.Conn, p string) recipes.Locker {
 				return recipes.NewRequeuingLock(c, p)
 			}},
+			"lock-impatient-create": {Locker: func(c client.Conn, p string) recipes.Locker {
+				return recipes.NewImpatientLock(c, p)
+			}},
 		},
 		defaults: holdingDefaults,
 		checks:   func(s Spec) []string { return []string{mutexCheck(s, "mutex"), "liveness", "herd"} },
