@@ -51,6 +51,21 @@ type NodeDoubleBarrier struct {
 	node    string // b/p while entered
 	session int64  // the session that created node
 
+	// tried is every session of ours a create of our node may have been
+	// applied in (noted around each attempt). A client that gives its
+	// session up on its own clock (Curator's policy) opens a new one while
+	// the servers still hold the old one, and our node with it: a node of
+	// our name owned by one of these sessions is ours, from a session lost.
+	tried []int64
+	// since is the czxid of the first node of our name we have held
+	// without a gap (an adoption replaces a node atomically), 0 if unknown;
+	// mine is the czxid of the one we hold now.
+	since, mine int64
+	// told is how many of tried the caller has been told about: an Enter
+	// that returned ErrNodeVanished ends the doubt of the attempts before,
+	// and the next Enter is a fresh (late) entry.
+	told int
+
 	// herd makes every leaving process watch b's children; trustLowest
 	// leaves as soon as the lowest process node goes; countReady takes the
 	// ready node for a process node. Only the teaching variants set them.
@@ -76,10 +91,22 @@ func NewDoubleBarrier(conn client.Conn, path, name string, size int) *NodeDouble
 //
 // If ready already exists at step 2 the barrier is open: Enter returns once
 // its node is created. A create() whose reply was lost is retried, and a
-// NodeExists answer owned by our own session is our node. If our session
-// expires meanwhile, Enter returns ErrNodeVanished (or the session's error);
-// the caller may Enter again. If ctx ends, our node is deleted.
+// NodeExists answer owned by our own session, or by a former session of
+// this handle (given up by the client while the servers still hold it), is
+// our node. When the client moves to a new session while waiting, our node
+// is claimed again (see create); if it vanished and the barrier opened
+// without it, Enter returns ErrNodeVanished; the caller may Enter again (a
+// late entry). If ctx ends, our node is deleted.
 func (d *NodeDoubleBarrier) Enter(ctx context.Context) error {
+	err := d.enter(ctx)
+	if errors.Is(err, ErrNodeVanished) {
+		d.told = len(d.tried)
+	}
+	return err
+}
+
+// enter is Enter.
+func (d *NodeDoubleBarrier) enter(ctx context.Context) error {
 	if err := d.check(); err != nil {
 		return err
 	}
@@ -108,7 +135,7 @@ func (d *NodeDoubleBarrier) Enter(ctx context.Context) error {
 	if open {
 		return nil
 	}
-	if err := d.await(ctx, ready, w); err != nil {
+	if err := d.await(ctx, node, ready, w); err != nil {
 		// Our node is normally gone with our session; but a create queued
 		// across an expiry runs in the next session, so delete it if ours.
 		d.abandon(ctx, node)
@@ -137,7 +164,7 @@ func (d *NodeDoubleBarrier) check() error {
 func (d *NodeDoubleBarrier) watchReady(ctx context.Context, ready string) (bool, client.Watch, error) {
 	for {
 		ok, _, w, err := d.conn.ExistsW(ctx, ready)
-		if barrierTransient(err) {
+		if barrierTransient(err) || errors.Is(err, zk.ErrSessionExpired) {
 			continue
 		}
 		return ok, w, err
@@ -147,76 +174,255 @@ func (d *NodeDoubleBarrier) watchReady(ctx context.Context, ready string) (bool,
 // create is step 3, with the recovery of a lost reply: create again, and a
 // NodeExists whose node our session owns means the first create was applied.
 //
-// An attempt whose outcome we never learned, made in a session since lost,
-// may have created our node: the barrier may have opened with it, and the
-// others computed and left once it went with its session. Our node, created
-// again in the new session, then joins a round that may be over: if ready
-// was created before it (a lower czxid), our node vanished
-// (ErrNodeVanished). If ready came after it, whoever passed counted the new
-// node, or counted the old one while the new one was already there to wait
-// for.
+// A node of our name owned by a former session of ours (one we gave up
+// while the servers still hold it) is ours too: it is the node the others
+// may have counted. Before the barrier opens we adopt it, replacing it in
+// one multi by a node of the current session, so that it never goes
+// missing and does not go when the servers expire the old session (nobody
+// watches process nodes while entering). Once it is open we keep it as it
+// is (see below).
+//
+// An attempt made in a session since lost may have created our node: the
+// barrier may have opened with it, and the others computed and left once
+// it went. Our node, created again in the new session, then joins a round
+// that may be over: if ready was created before our name was there without
+// a gap since (a lower czxid), our node vanished (ErrNodeVanished). If
+// ready came after it, whoever passed counted our node.
 func (d *NodeDoubleBarrier) create(ctx context.Context, node, ready string) error {
-	session, doubt := d.conn.SessionID(), false
-	created := func() error {
-		if !doubt || d.conn.SessionID() == session {
-			return nil
-		}
-		for {
-			ok, mine, err := d.conn.Exists(ctx, node)
-			if err == nil && !ok {
-				return ErrNodeVanished
-			}
-			open := false
-			var r *zk.Stat
-			if err == nil {
-				open, r, err = d.conn.Exists(ctx, ready)
-			}
-			switch {
-			case barrierTransient(err):
-				continue
-			case err != nil:
-				return err
-			case open && r.Czxid < mine.Czxid:
-				return ErrNodeVanished // it opened before our node was there again
-			}
-			return nil
-		}
-	}
 	for {
+		if d.doubt() {
+			// Our node may be there from a session we lost. If the barrier
+			// is open, a node made now would join a round that went on
+			// without it (and deleting it again would wake whoever waits
+			// on it): only the one we had counts.
+			done, err := d.reopen(ctx, node, ready)
+			if done || err != nil {
+				return err
+			}
+		}
+		d.note()
 		_, err := d.conn.Create(ctx, node, nil, zk.FlagEphemeral, d.acl)
+		d.note()
 		switch {
 		case err == nil:
-			return created()
-		case barrierTransient(err):
-			doubt = true
+			d.since, d.mine = 0, 0
+			return d.created(ctx, node, ready)
+		case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
 			continue
 		case !errors.Is(err, zk.ErrNodeExists):
 			return err
 		}
 		ok, st, err := d.conn.Exists(ctx, node)
 		switch {
-		case barrierTransient(err):
+		case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
 			continue
 		case err != nil:
 			return err
 		case !ok:
 			continue // gone meanwhile: create it
-		case st.EphemeralOwner == d.conn.SessionID():
-			return created() // our own, from an attempt whose reply was lost
+		case st.EphemeralOwner == d.conn.SessionID() && st.EphemeralOwner != 0:
+			if st.Czxid != d.mine {
+				d.since, d.mine = 0, 0
+			}
+			return d.created(ctx, node, ready) // our own, from an attempt whose reply was lost
+		case d.former(st.EphemeralOwner):
+			// Open already (after our node: the others counted it)? Then
+			// they may be leaving, waiting on our node: replacing it would
+			// wake them all for nothing. Keep it: if the servers expire its
+			// session before we leave, Leave finds it gone and says so.
+			open, r, err := d.conn.Exists(ctx, ready)
+			switch {
+			case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
+				continue
+			case err != nil:
+				return err
+			case open:
+				since := st.Czxid
+				if d.since != 0 && st.Czxid == d.mine {
+					since = d.since
+				}
+				if r.Czxid < since && d.doubt() {
+					return ErrNodeVanished // it opened before our node was there
+				}
+				return nil
+			}
+			adopted, err := d.adopt(ctx, node, st)
+			if err != nil {
+				return err
+			}
+			if adopted {
+				return d.created(ctx, node, ready)
+			}
+			continue // it changed meanwhile: look again
 		}
 		return fmt.Errorf("%w: %s", ErrBarrierNameTaken, node)
 	}
 }
 
-// await is steps 4 to 6.
-func (d *NodeDoubleBarrier) await(ctx context.Context, ready string, w client.Watch) error {
+// reopen is create's look before creating again after a session lost: if
+// ready exists, we are in only with the node of ours that was there before
+// it, still there (done, nil), else we vanished. done is false when ready
+// does not exist (create our node, or adopt it).
+//
+// It syncs first: the new session has seen nothing and may read a lagging
+// server, one that has not yet applied ready (we would create our node
+// again, find it late and delete it, waking whoever waits on it).
+func (d *NodeDoubleBarrier) reopen(ctx context.Context, node, ready string) (done bool, err error) {
+	if err := barrierSync(ctx, d.conn, d.dir); err != nil {
+		return true, err
+	}
 	for {
+		open, r, err := d.conn.Exists(ctx, ready)
+		var ok bool
+		var st *zk.Stat
+		if err == nil && open {
+			ok, st, err = d.conn.Exists(ctx, node)
+		}
+		switch {
+		case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
+			continue
+		case err != nil:
+			return true, err
+		case !open:
+			return false, nil
+		case !ok:
+			return true, ErrNodeVanished
+		case st.EphemeralOwner != d.conn.SessionID() && !d.former(st.EphemeralOwner):
+			return true, fmt.Errorf("%w: %s", ErrBarrierNameTaken, node)
+		}
+		since := st.Czxid
+		if d.since != 0 && st.Czxid == d.mine {
+			since = d.since
+		}
+		if r.Czxid < since {
+			return true, ErrNodeVanished // it opened before our node was there
+		}
+		return true, nil
+	}
+}
+
+// doubt reports whether a create of our node may have been applied in a
+// session of ours since lost, one the caller has not been told about.
+func (d *NodeDoubleBarrier) doubt() bool {
+	return slices.ContainsFunc(d.tried[d.told:], d.former)
+}
+
+// note remembers the current session among those a create of our node may
+// be applied in.
+func (d *NodeDoubleBarrier) note() {
+	if s := d.conn.SessionID(); s != 0 && !slices.Contains(d.tried, s) {
+		d.tried = append(d.tried, s)
+	}
+}
+
+// former reports whether owner is a session of ours other than the
+// current one, in which we may have created our node.
+func (d *NodeDoubleBarrier) former(owner int64) bool {
+	return owner != 0 && owner != d.conn.SessionID() && slices.Contains(d.tried, owner)
+}
+
+// adopt replaces st, our node owned by a former session of ours, by one of
+// the current session, in one multi: the name never goes missing. It
+// reports false when the node changed meanwhile (look again). since keeps
+// the czxid of the first node we held without a gap.
+func (d *NodeDoubleBarrier) adopt(ctx context.Context, node string, st *zk.Stat) (bool, error) {
+	since := st.Czxid
+	if d.since != 0 && st.Czxid == d.mine {
+		since = d.since
+	}
+	for {
+		d.note()
+		_, err := d.conn.Multi(ctx,
+			&zk.DeleteRequest{Path: node, Version: st.Version},
+			&zk.CreateRequest{Path: node, Acl: d.acl, Flags: zk.FlagEphemeral})
+		d.note()
+		switch {
+		case err == nil:
+		case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
+			// Applied or not, look again: if it was, the node is ours (in
+			// this session or a former one), though we cannot tell that it
+			// was without a gap: created then judges by its own czxid.
+			return false, nil
+		case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrBadVersion), errors.Is(err, zk.ErrNodeExists):
+			return false, nil
+		default:
+			return false, err
+		}
+		for {
+			ok, nst, err := d.conn.Exists(ctx, node)
+			switch {
+			case barrierTransient(err):
+				continue
+			case err == nil && ok:
+				d.since, d.mine = since, nst.Czxid
+			}
+			return true, nil
+		}
+	}
+}
+
+// created checks, once our node is there, a create of it that may have
+// been applied in a session since lost: see create. With no such session
+// there is nothing to check.
+func (d *NodeDoubleBarrier) created(ctx context.Context, node, ready string) error {
+	if !d.doubt() {
+		return nil
+	}
+	for {
+		ok, mine, err := d.conn.Exists(ctx, node)
+		if err == nil && !ok {
+			return ErrNodeVanished
+		}
+		open := false
+		var r *zk.Stat
+		if err == nil {
+			open, r, err = d.conn.Exists(ctx, ready)
+		}
+		switch {
+		case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
+			continue
+		case err != nil:
+			return err
+		}
+		since := mine.Czxid
+		if d.since != 0 && mine.Czxid == d.mine {
+			since = d.since
+		}
+		if open && r.Czxid < since {
+			return ErrNodeVanished // it opened before our node was there again
+		}
+		return nil
+	}
+}
+
+// await is steps 4 to 6. When the client moves to another session (it
+// gave the old one up, or the servers expired it), our node is claimed
+// again (create: adopted if the old session's node is still there, made
+// again if not and the barrier has not opened without it), and the watch
+// on ready set again in the new session.
+func (d *NodeDoubleBarrier) await(ctx context.Context, node, ready string, w client.Watch) error {
+	for {
+		if d.conn.SessionID() != d.session {
+			if err := d.create(ctx, node, ready); err != nil {
+				return err
+			}
+			d.session = d.conn.SessionID()
+			open, nw, err := d.watchReady(ctx, ready)
+			if err != nil || open {
+				return err
+			}
+			w = nw
+			continue
+		}
 		kids, err := d.children(ctx) // step 4
+		if errors.Is(err, zk.ErrSessionExpired) {
+			continue
+		}
 		if err != nil {
 			return err
 		}
 		if d.conn.SessionID() != d.session {
-			return ErrNodeVanished
+			continue
 		}
 		procs := d.processes(kids)
 		if !slices.Contains(procs, d.name) {
@@ -234,7 +440,7 @@ func (d *NodeDoubleBarrier) await(ctx context.Context, ready string, w client.Wa
 			return nil
 		case zk.EventNotWatching:
 			if d.conn.SessionID() != d.session {
-				return ErrNodeVanished // our session expired, and our node with it
+				continue // claim our node again, above
 			}
 			// The watch was set in a session before the one our node lives
 			// in (create outlived an expiry): set it again, below.
@@ -256,7 +462,9 @@ func (d *NodeDoubleBarrier) createReady(ctx context.Context, ready string) error
 		switch {
 		case err == nil, errors.Is(err, zk.ErrNodeExists):
 			return nil
-		case barrierTransient(err):
+		case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
+			// ready is persistent: the next session creates it as well
+			// (failing, our node, maybe still held, would be abandoned).
 			continue
 		}
 		return err
@@ -323,10 +531,9 @@ func (d *NodeDoubleBarrier) Leave(ctx context.Context) error {
 	session, first := d.session, true
 	for {
 		if s := d.conn.SessionID(); s != session {
-			if first {
-				d.node = ""
-				return ErrNodeVanished
-			}
+			// Our node may outlive the session we lost: the client may
+			// have given it up on its own clock while the servers still
+			// hold it. Read, in sync, whether it is still there.
 			if err := barrierSync(ctx, d.conn, d.dir); err != nil {
 				return d.quit(ctx, err)
 			}
@@ -435,8 +642,9 @@ func (d *NodeDoubleBarrier) quit(ctx context.Context, err error) error {
 	return err
 }
 
-// abandon deletes our node, if our session still owns it, after a failed or
-// cancelled call.
+// abandon deletes our node, if our session or a former one of ours (given
+// up while the servers still hold it) owns it, after a failed or cancelled
+// call.
 func (d *NodeDoubleBarrier) abandon(ctx context.Context, node string) {
 	d.node = ""
 	if node == "" {
@@ -446,14 +654,14 @@ func (d *NodeDoubleBarrier) abandon(ctx context.Context, node string) {
 	defer cancel()
 	for {
 		ok, st, err := d.conn.Exists(cctx, node)
-		if barrierTransient(err) {
+		if barrierTransient(err) || errors.Is(err, zk.ErrSessionExpired) {
 			continue
 		}
-		if err != nil || !ok || st.EphemeralOwner != d.conn.SessionID() {
+		if err != nil || !ok || st.EphemeralOwner != d.conn.SessionID() && !d.former(st.EphemeralOwner) {
 			return
 		}
 		err = d.conn.Delete(cctx, node, st.Version)
-		if barrierTransient(err) {
+		if barrierTransient(err) || errors.Is(err, zk.ErrSessionExpired) {
 			continue
 		}
 		return
@@ -461,15 +669,17 @@ func (d *NodeDoubleBarrier) abandon(ctx context.Context, node string) {
 }
 
 // doubleBarrierDelete deletes our process node, retrying through connection
-// losses. Gone already is success, and so is an expired session: an
-// ephemeral node goes with its session.
+// losses. Gone already is success. An expired session is not: the client
+// may have given the session up on its own clock while the servers still
+// hold it and our node, so the next session deletes it (it is gone
+// already if the servers expired the session).
 func doubleBarrierDelete(ctx context.Context, conn client.Conn, node string) error {
 	for {
 		err := conn.Delete(ctx, node, -1)
 		switch {
-		case err == nil, errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrSessionExpired):
+		case err == nil, errors.Is(err, zk.ErrNoNode):
 			return nil
-		case barrierTransient(err):
+		case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
 			continue
 		}
 		return err
