@@ -14,10 +14,11 @@ test: rules
 	$(GO) test -count=1 ./...
 	$(GO) test -race -short -count=1 ./...
 
-## soak: every correct recipe on 10,000 seeds under every fault kind (a few
-## minutes on two cores; not part of `make test`)
+## soak: every correct recipe on 10,000 seeds under every fault kind, and
+## under client-side session loss with zksimtest's defaults (a few minutes on
+## two cores; not part of `make test`)
 soak:
-	$(GO) test -count=1 -timeout 6h ./scenarios -run '^TestRecipesHoldUnderEveryFault$$' -v -seeds 10000
+	$(GO) test -count=1 -timeout 6h ./scenarios -run '^TestRecipesHold(UnderEveryFault|UnderClientSessionLoss)$$' -v -seeds 10000
 
 ## explore: every correct recipe, every fault schedule of up to 2 faults tied to
 ## its clients' writes, with 2 and 3 clients (bounded exhaustive exploration)

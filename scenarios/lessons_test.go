@@ -203,3 +203,42 @@ func TestLibraryVerdicts(t *testing.T) {
 		})
 	}
 }
+
+// The correct recipes hold under client-side session loss (Curator's
+// policy: a client gives its session up by its own clock while the servers
+// still hold it) and zksimtest's default faults, in the experiment
+// zksimtest runs (SessionPaced). Locks and elections protect a fenced
+// resource; the shared locks, whose model has no fence, run without what
+// lets an unfenced holder act after its session expired unawares (pauses,
+// delayed replies, servers cut off from their leader).
+func TestRecipesHoldUnderClientSessionLoss(t *testing.T) {
+	seeds := 20
+	if testing.Short() {
+		seeds = 5
+	}
+	if *soakSeeds > 0 {
+		seeds = *soakSeeds
+	}
+	unfenced := sim.Rates{Crash: 0.1, LeaderCrash: 0.1, LoseReply: 1, Disconnect: 0.2, Outage: 0.02, Lag: 0.2, LoseRequest: 0.5}
+	for _, k := range Kinds() {
+		r := sessionRates
+		spec := Spec{Kind: k, Rates: &r, Ensemble: sim.Config{LocalSessionLoss: true}}
+		switch k {
+		case "lock", "election":
+			spec.Workload.Fenced = true
+		case "shared-lock", "revocable-lock":
+			spec.Rates = &unfenced
+		case "stale-read":
+			spec.Checks = []string{"store-writes"} // reads may be stale under faults
+		}
+		spec = SessionPaced(spec)
+		spec.Ensemble.LocalSessionLoss = true
+		res, err := Search{Spec: spec, Seeds: seeds}.Run(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		for _, f := range res.Failures {
+			t.Errorf("%s, seed %d: %v\nfaults: %s", k, f.Seed, f.Violations, f.Schedule)
+		}
+	}
+}

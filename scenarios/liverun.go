@@ -197,7 +197,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 		k.input(in, spec)
 	}
 	if spec.Bound == 0 {
-		in.Bound = in.BoundOrDefault() + paused(sched)
+		in.Bound = in.BoundOrDefault() + paused(sched) + withoutQuorum(sched, len(opt.Servers))
 	}
 	out.Input = in
 	vs, err := models.Run(in, spec.Checks...)

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -157,7 +158,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	if spec.Bound == 0 {
 		// A paused process holds up whoever waits for it, rightly: the
 		// liveness bound allows for every pause of the schedule.
-		in.Bound = in.BoundOrDefault() + paused(sched)
+		in.Bound = in.BoundOrDefault() + paused(sched) + withoutQuorum(sched, servers(cfg))
 	}
 	if herd {
 		in.Traffic = Traffic(w.Trace())
@@ -183,6 +184,46 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	return out, nil
 }
 
+// servers is the ensemble's size.
+func servers(cfg sim.Config) int {
+	if cfg.Servers > 0 {
+		return cfg.Servers
+	}
+	return 3
+}
+
+// withoutQuorum is how long, at most, the crashes of sched leave the
+// ensemble without a quorum: nobody can get anything done then, and the
+// liveness bound allows for it (a crash of "the leader" is counted as one
+// more server down, which may overcount, never undercount).
+func withoutQuorum(sched sim.Schedule, n int) time.Duration {
+	type edge struct {
+		at    time.Duration
+		delta int
+	}
+	var edges []edge
+	for _, f := range sched {
+		if f.Kind == sim.Crash && f.When == nil && f.For > 0 {
+			edges = append(edges, edge{f.At, 1}, edge{f.At + f.For, -1})
+		}
+	}
+	slices.SortFunc(edges, func(a, b edge) int { return cmp.Compare(a.at, b.at) })
+	var total, since time.Duration
+	down := 0
+	for _, e := range edges {
+		before := down
+		down += e.delta
+		lost := n - n/2 // the fewest servers down that take the quorum
+		switch {
+		case before < lost && down >= lost:
+			since = e.at
+		case before >= lost && down < lost:
+			total += e.at - since
+		}
+	}
+	return total
+}
+
 // progressBound is how long a run may go without any client making
 // progress or the data tree changing before it is ended: longer than any
 // wait may last (the liveness bound, with the faults' allowance), and a
@@ -194,7 +235,7 @@ func progressBound(spec Spec, sched sim.Schedule) time.Duration {
 		timeout = 10 * time.Second
 	}
 	in := models.Input{Bound: spec.Bound, SessionTimeout: timeout}
-	return in.BoundOrDefault() + paused(sched) + timeout
+	return in.BoundOrDefault() + paused(sched) + withoutQuorum(sched, servers(spec.Ensemble)) + timeout
 }
 
 // paused is how long the faults of sched may hold progress up by design,

@@ -67,3 +67,28 @@ func TestSessionFaultsShrink(t *testing.T) {
 		})
 	}
 }
+
+// withoutQuorum adds up the stretches in which crashes leave fewer than a
+// quorum running: none while one of three is down, the overlap while two
+// are.
+func TestWithoutQuorum(t *testing.T) {
+	for _, tc := range []struct {
+		faults string
+		n      int
+		want   time.Duration
+	}{
+		{"at 1s crash s1 for 5s", 3, 0},
+		{"at 1s crash s1 for 5s; at 3s crash s2 for 5s", 3, 3 * time.Second},
+		{"at 1s crash s1 for 5s; at 3s crash leader for 1s; at 10s crash s2 for 2s; at 11s crash s3 for 2s", 3, 2 * time.Second},
+		{"at 1s crash s1 for 5s; at 3s crash s2 for 5s", 5, 0},
+		{"at 1s crash s1 for 5s; at 2s crash s2 for 5s; at 3s crash s3 for 1s", 5, time.Second},
+	} {
+		sched, err := sim.ParseSchedule(tc.faults)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := withoutQuorum(sched, tc.n); got != tc.want {
+			t.Errorf("%q on %d servers: %v without a quorum, want %v", tc.faults, tc.n, got, tc.want)
+		}
+	}
+}
