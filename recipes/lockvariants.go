@@ -321,3 +321,64 @@ func (l *ImpatientLock) Lock(ctx context.Context) (*Lease, error) {
 
 // Unlock releases the lock.
 func (l *ImpatientLock) Unlock(ctx context.Context) error { return l.lock.Unlock(ctx) }
+
+func init() {
+	register(Variant{Name: "lock-leaks-old-session", Kind: "lock", Fails: "liveness",
+		Lesson: "When its connection drops while it waits, it starts afresh with a new session " +
+			"(NewSession) and queues again in it, and forgets the old session without closing it. But " +
+			"the old handle reconnects and goes on sending heartbeats: its session never expires, and its " +
+			"node stays in the queue, ahead of the new one, for ever. A library that replaces a session " +
+			"closes the old one first (Close: the servers delete its ephemeral nodes at once), or keeps " +
+			"it: a disconnect shorter than the session timeout loses nothing."})
+}
+
+// LeakingLock is the lock-leaks-old-session teaching variant: the
+// requeuing waiter of lock-requeues-on-disconnect, which moreover moves to
+// a new session of its own on a disconnect and leaves the old one open.
+type LeakingLock struct{ RequeuingLock }
+
+var _ Locker = (*LeakingLock)(nil)
+
+// NewLeakingLock returns the lock-leaks-old-session teaching variant.
+func NewLeakingLock(conn client.Conn, dir string) *LeakingLock {
+	return &LeakingLock{RequeuingLock{NewLock(conn, dir)}}
+}
+
+// Lock is the recipe's steps 1 to 5; a disconnect while it waits sends it
+// to a new session (not closing the old: the mistake) and back to step 1.
+func (l *LeakingLock) Lock(ctx context.Context) (*Lease, error) {
+	lk := l.lock
+	if !lk.ready {
+		if err := ensurePath(ctx, lk.conn, lk.dir); err != nil {
+			return nil, err
+		}
+		lk.ready = true
+	}
+	for {
+		session, err := guidSession(ctx, lk.conn)
+		if err != nil {
+			return nil, err
+		}
+		lk.tries++
+		node, err := lk.create(ctx, lockGUID(session, lk.tries))
+		if err != nil {
+			return nil, err
+		}
+		lk.node = node
+		lease, err := l.await(ctx, node)
+		if errors.Is(err, errRequeue) {
+			fresh, err := lk.conn.NewSession(ctx)
+			if err != nil {
+				return nil, err
+			}
+			lk.conn = fresh // the old session is left open
+			continue
+		}
+		if err != nil {
+			lk.abandon(ctx, node)
+			return nil, err
+		}
+		lk.lease = lease
+		return lease, nil
+	}
+}

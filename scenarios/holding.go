@@ -47,6 +47,9 @@ func init() {
 			"lock-impatient-create": {Locker: func(c client.Conn, p string) recipes.Locker {
 				return recipes.NewImpatientLock(c, p)
 			}},
+			"lock-leaks-old-session": {Locker: func(c client.Conn, p string) recipes.Locker {
+				return recipes.NewLeakingLock(c, p)
+			}},
 		},
 		defaults: holdingDefaults,
 		checks:   func(s Spec) []string { return []string{mutexCheck(s, "mutex"), "liveness", "herd"} },
