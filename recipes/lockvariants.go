@@ -187,35 +187,9 @@ func NewRequeuingLock(conn client.Conn, dir string) *RequeuingLock {
 // the predecessor's watch and a session event; a disconnect sends it back
 // to step 1 (the mistake).
 func (l *RequeuingLock) Lock(ctx context.Context) (*Lease, error) {
-	lk := l.lock
-	if !lk.ready {
-		if err := ensurePath(ctx, lk.conn, lk.dir); err != nil {
-			return nil, err
-		}
-		lk.ready = true
-	}
-	for {
-		session, err := guidSession(ctx, lk.conn)
-		if err != nil {
-			return nil, err
-		}
-		lk.tries++
-		node, err := lk.create(ctx, lockGUID(session, lk.tries))
-		if err != nil {
-			return nil, err
-		}
-		lk.node = node
-		lease, err := l.await(ctx, node)
-		if errors.Is(err, errRequeue) {
-			continue // our node "went with the connection": a new one
-		}
-		if err != nil {
-			lk.abandon(ctx, node)
-			return nil, err
-		}
-		lk.lease = lease
-		return lease, nil
-	}
+	return l.lock.variantAcquire(ctx, l.lock.create, l.await, func(err error) (bool, error) {
+		return errors.Is(err, errRequeue), nil // our node "went with the connection": a new one
+	})
 }
 
 // await is steps 2 to 5, waiting with Select.
@@ -287,36 +261,15 @@ const createPatience = time.Second
 // Lock is the recipe's steps 1 to 5, step 1 with a deadline (the mistake).
 func (l *ImpatientLock) Lock(ctx context.Context) (*Lease, error) {
 	lk := l.lock
-	if !lk.ready {
-		if err := ensurePath(ctx, lk.conn, lk.dir); err != nil {
-			return nil, err
-		}
-		lk.ready = true
-	}
-	for {
-		session, err := guidSession(ctx, lk.conn)
-		if err != nil {
-			return nil, err
-		}
-		lk.tries++
+	create := func(ctx context.Context, guid string) (string, error) {
 		cctx, cancel := lk.conn.WithTimeout(ctx, createPatience)
-		node, err := lk.create(cctx, lockGUID(session, lk.tries))
-		cancel()
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			continue // "it did not happen": create again, under a new guid
-		}
-		if err != nil {
-			return nil, err
-		}
-		lk.node = node
-		lease, err := lk.await(ctx, node)
-		if err != nil {
-			lk.abandon(ctx, node)
-			return nil, err
-		}
-		lk.lease = lease
-		return lease, nil
+		defer cancel()
+		return lk.create(cctx, guid)
 	}
+	return lk.variantAcquire(ctx, create, lk.await, func(err error) (bool, error) {
+		// "It did not happen": create again, under a new guid.
+		return errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil, nil
+	})
 }
 
 // Unlock releases the lock.
@@ -348,6 +301,25 @@ func NewLeakingLock(conn client.Conn, dir string) *LeakingLock {
 // to a new session (not closing the old: the mistake) and back to step 1.
 func (l *LeakingLock) Lock(ctx context.Context) (*Lease, error) {
 	lk := l.lock
+	return lk.variantAcquire(ctx, lk.create, l.await, func(err error) (bool, error) {
+		if !errors.Is(err, errRequeue) {
+			return false, nil
+		}
+		fresh, err := lk.conn.NewSession(ctx)
+		if err != nil {
+			return false, err
+		}
+		lk.conn = fresh // the old session is left open
+		return true, nil
+	})
+}
+
+// variantAcquire is the recipe's steps 1 to 5 as the variants above take
+// them: create makes our node under a guid (step 1), await waits for our
+// turn (steps 2 to 5), and again, given either's error, says whether to
+// start over at step 1 with a new guid (each variant's mistake) or fails.
+func (lk *Lock) variantAcquire(ctx context.Context, create func(context.Context, string) (string, error),
+	await func(context.Context, string) (*Lease, error), again func(error) (bool, error)) (*Lease, error) {
 	if !lk.ready {
 		if err := ensurePath(ctx, lk.conn, lk.dir); err != nil {
 			return nil, err
@@ -360,25 +332,25 @@ func (l *LeakingLock) Lock(ctx context.Context) (*Lease, error) {
 			return nil, err
 		}
 		lk.tries++
-		node, err := lk.create(ctx, lockGUID(session, lk.tries))
-		if err != nil {
-			return nil, err
-		}
-		lk.node = node
-		lease, err := l.await(ctx, node)
-		if errors.Is(err, errRequeue) {
-			fresh, err := lk.conn.NewSession(ctx)
-			if err != nil {
-				return nil, err
+		node, err := create(ctx, lockGUID(session, lk.tries))
+		if err == nil {
+			lk.node = node
+			var lease *Lease
+			if lease, err = await(ctx, node); err == nil {
+				lk.lease = lease
+				return lease, nil
 			}
-			lk.conn = fresh // the old session is left open
+		}
+		retry, aerr := again(err)
+		switch {
+		case aerr != nil:
+			return nil, aerr
+		case retry:
 			continue
 		}
-		if err != nil {
+		if node != "" {
 			lk.abandon(ctx, node)
-			return nil, err
 		}
-		lk.lease = lease
-		return lease, nil
+		return nil, err
 	}
 }
