@@ -91,14 +91,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	cfg := spec.Ensemble
 	cfg.Seed, cfg.Source = seed, opt.Source
 	cfg.KeepTrace = opt.KeepTrace || herd
-	sched := slices.Clone(spec.Faults)
-	if spec.Rates != nil {
-		servers := cfg.Servers
-		if servers == 0 {
-			servers = 3
-		}
-		sched = append(sched, sim.RandomSchedule(sim.NewSeeded(seed^faultSeed), spec.rates(), spec.Horizon, servers, spec.Clients)...)
-	}
+	sched := spec.schedule(seed)
 	if cfg.ProgressBound == 0 {
 		cfg.ProgressBound = progressBound(spec, sched)
 	}
@@ -121,24 +114,16 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	if len(res.Violations) > 0 {
 		return out, fmt.Errorf("the simulator's self-checks failed (a simulator bug): %v", res.Violations)
 	}
+	if err := ended(res.Err); err != nil {
+		return out, err
+	}
 	var (
-		stall  *sim.StallError
 		dead   *sim.DeadlockError
 		still  *sim.NoProgressError
-		budget *sim.BudgetError
 		failed *sim.ClientError
 	)
-	switch {
-	case res.Err == nil, errors.As(res.Err, &dead), errors.As(res.Err, &still), errors.As(res.Err, &budget),
-		errors.As(res.Err, &failed):
-		// The run ended: its clients finished, or nothing could happen any
-		// more, or it ran out of virtual time; or a client failed, which
-		// the checks report.
-	case errors.As(res.Err, &stall):
-		return out, stall
-	default:
-		return out, fmt.Errorf("the simulator failed (a simulator bug): %w", res.Err)
-	}
+	errors.As(res.Err, &failed)
+	errors.As(res.Err, &still)
 	ops := r.rec.history(int64(res.End))
 	for _, h := range r.stores {
 		ops = append(ops, h.Operations()...)
@@ -173,15 +158,53 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 		return out, err
 	}
 	if still != nil {
-		for i := range vs {
-			if vs[i].Kind == models.Liveness {
-				vs[i].Message += fmt.Sprintf(" [the run was ended at %s: no client made progress and the data tree did not change for %s]",
-					strings.TrimSpace(still.At.String()), still.Bound)
-			}
-		}
+		noProgress(vs, still)
 	}
 	out.Violations = append(out.Violations, vs...)
 	return out, nil
+}
+
+// ended returns nil when the run ended in a way the checks judge: its
+// clients finished, or nothing could happen any more, or nothing did for
+// too long, or it ran out of virtual time, or a client failed (reported by
+// the checks); otherwise the stall or the simulator's failure.
+func ended(err error) error {
+	var (
+		stall  *sim.StallError
+		dead   *sim.DeadlockError
+		still  *sim.NoProgressError
+		budget *sim.BudgetError
+		failed *sim.ClientError
+	)
+	switch {
+	case err == nil, errors.As(err, &dead), errors.As(err, &still), errors.As(err, &budget), errors.As(err, &failed):
+		return nil
+	case errors.As(err, &stall):
+		return stall
+	}
+	return fmt.Errorf("the simulator failed (a simulator bug): %w", err)
+}
+
+// noProgress says, in each liveness violation, that the run was ended
+// because nothing happened.
+func noProgress(vs []models.Violation, still *sim.NoProgressError) {
+	for i := range vs {
+		if vs[i].Kind == models.Liveness {
+			vs[i].Message += fmt.Sprintf(" [the run was ended at %s: no client made progress and the data tree did not change for %s]",
+				strings.TrimSpace(still.At.String()), still.Bound)
+		}
+	}
+}
+
+// schedule is the run's faults: the spec's, and those drawn from seed at
+// its rates.
+func (spec Spec) schedule(seed uint64) sim.Schedule {
+	sched := slices.Clone(spec.Faults)
+	if spec.Rates != nil {
+		sched = append(sched, sim.RandomSchedule(sim.NewSeeded(seed^faultSeed), spec.rates(), spec.Horizon,
+			servers(spec.Ensemble), spec.Clients)...)
+	}
+	return sched
 }
 
 // servers is the ensemble's size.

@@ -235,36 +235,9 @@ func ParseSchedule(text string) (Schedule, error) {
 }
 
 func parseFault(s string) (Fault, error) {
-	var f Fault
-	words := strings.Fields(s)
-	switch {
-	case len(words) >= 2 && words[0] == "at":
-		d, err := time.ParseDuration(words[1])
-		if err != nil || d < 0 {
-			return f, fmt.Errorf("time %q: want a duration such as 1.5s or 200ms", words[1])
-		}
-		f.At = d
-		words = words[2:]
-	case len(words) >= 3 && words[0] == "when" && strings.HasPrefix(words[2], "notified#") && strings.HasSuffix(words[2], ":"):
-		tr, err := parseTrigger(words[1], strings.TrimSuffix(words[2], ":"), OnNotified)
-		if err != nil {
-			return f, err
-		}
-		f.When = &tr
-		words = words[3:]
-	case len(words) >= 4 && words[0] == "when" && (words[3] == "applied:" || words[3] == "received:"):
-		on := OnApplied
-		if words[3] == "received:" {
-			on = OnReceived
-		}
-		tr, err := parseTrigger(words[1], words[2], on)
-		if err != nil {
-			return f, err
-		}
-		f.When = &tr
-		words = words[4:]
-	default:
-		return f, fmt.Errorf(`want "at TIME FAULT", "when cN OP#K applied: FAULT", "when cN OP#K received: FAULT" or "when cN notified#K: FAULT"`)
+	f, words, err := parseWhen(strings.Fields(s))
+	if err != nil {
+		return f, err
 	}
 	if len(words) == 0 {
 		return f, fmt.Errorf("no fault named")
@@ -279,45 +252,111 @@ func parseFault(s string) (Fault, error) {
 		return f, fmt.Errorf("unknown fault %q; want one of %s", words[0], strings.Join(sortedFaultNames(), ", "))
 	}
 	f.Kind = kind
-	args := words[1:]
-	target := func(i int, allowed ...TargetKind) (Target, error) {
-		if i >= len(args) {
-			return Target{}, fmt.Errorf("%s: missing target", words[0])
+	return f, f.parseArgs(words[0], words[1:])
+}
+
+// parseWhen reads a fault's "at TIME" or "when ...:" and returns the
+// words that follow.
+func parseWhen(words []string) (Fault, []string, error) {
+	var f Fault
+	switch {
+	case len(words) >= 2 && words[0] == "at":
+		d, err := time.ParseDuration(words[1])
+		if err != nil || d < 0 {
+			return f, nil, fmt.Errorf("time %q: want a duration such as 1.5s or 200ms", words[1])
 		}
-		t, err := parseTarget(args[i])
+		f.At = d
+		words = words[2:]
+	case len(words) >= 3 && words[0] == "when" && strings.HasPrefix(words[2], "notified#") && strings.HasSuffix(words[2], ":"):
+		tr, err := parseTrigger(words[1], strings.TrimSuffix(words[2], ":"), OnNotified)
 		if err != nil {
-			return t, err
+			return f, nil, err
 		}
-		if !slices.Contains(allowed, t.Kind) {
-			return t, fmt.Errorf("%s: target %s not allowed here", words[0], args[i])
+		f.When = &tr
+		words = words[3:]
+	case len(words) >= 4 && words[0] == "when" && (words[3] == "applied:" || words[3] == "received:"):
+		on := OnApplied
+		if words[3] == "received:" {
+			on = OnReceived
 		}
-		if t.Kind == ApplierT && f.When == nil {
-			return t, fmt.Errorf("%s applier: only a fault tied to an event has an applier", words[0])
+		tr, err := parseTrigger(words[1], words[2], on)
+		if err != nil {
+			return f, nil, err
 		}
-		return t, nil
+		f.When = &tr
+		words = words[4:]
+	default:
+		return f, nil, fmt.Errorf(`want "at TIME FAULT", "when cN OP#K applied: FAULT", "when cN OP#K received: FAULT" or "when cN notified#K: FAULT"`)
 	}
-	dur := func(i int) (time.Duration, error) {
-		if i >= len(args) {
-			return 0, fmt.Errorf("%s: missing duration", words[0])
-		}
-		d, err := time.ParseDuration(args[i])
-		if err != nil || d <= 0 {
-			return 0, fmt.Errorf("%s: duration %q: want a positive duration such as 12s", words[0], args[i])
-		}
-		return d, nil
+	return f, words, nil
+}
+
+// parseArgs reads the targets and durations of a fault of kind name,
+// into f.
+// faultArgs are the words after a fault's name, being read into f.
+type faultArgs struct {
+	f    *Fault
+	name string
+	args []string
+}
+
+// target reads args[i] as a target of one of the allowed kinds.
+func (a faultArgs) target(i int, allowed ...TargetKind) (Target, error) {
+	if i >= len(a.args) {
+		return Target{}, fmt.Errorf("%s: missing target", a.name)
 	}
+	t, err := parseTarget(a.args[i])
+	if err != nil {
+		return t, err
+	}
+	if !slices.Contains(allowed, t.Kind) {
+		return t, fmt.Errorf("%s: target %s not allowed here", a.name, a.args[i])
+	}
+	if t.Kind == ApplierT && a.f.When == nil {
+		return t, fmt.Errorf("%s applier: only a fault tied to an event has an applier", a.name)
+	}
+	return t, nil
+}
+
+// dur reads args[i] as a positive duration.
+func (a faultArgs) dur(i int) (time.Duration, error) {
+	if i >= len(a.args) {
+		return 0, fmt.Errorf("%s: missing duration", a.name)
+	}
+	d, err := time.ParseDuration(a.args[i])
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s: duration %q: want a positive duration such as 12s", a.name, a.args[i])
+	}
+	return d, nil
+}
+
+func (f *Fault) parseArgs(name string, args []string) error {
 	// "crash s1 for 2s", "partition c1 s2 for 3s", "isolate s1 for 3s":
 	// undone after a while.
-	if n := len(args); (kind == Crash || kind == Partition || kind == Isolate || kind == Disconnect || kind == Lag) && n >= 2 && args[n-2] == "for" {
-		d, err := dur(n - 1)
+	if n := len(args); (f.Kind == Crash || f.Kind == Partition || f.Kind == Isolate || f.Kind == Disconnect || f.Kind == Lag) && n >= 2 && args[n-2] == "for" {
+		d, err := faultArgs{f, name, args}.dur(n - 1)
 		if err != nil {
-			return f, err
+			return err
 		}
 		f.For, args = d, args[:n-2]
 	}
-	want := 0
-	var err error
-	switch kind {
+	a := faultArgs{f, name, args}
+	want, err := a.read()
+	if err != nil {
+		return err
+	}
+	if len(args) > want {
+		return fmt.Errorf("%s: unexpected %q", name, strings.Join(args[want:], " "))
+	}
+	return nil
+}
+
+// read reads the targets and durations of f's kind, and says how many
+// words they took.
+func (a faultArgs) read() (want int, err error) {
+	f := a.f
+	target, dur, args := a.target, a.dur, a.args
+	switch f.Kind {
 	case Crash:
 		want = 1
 		f.A, err = target(0, ServerT, LeaderT, ApplierT)
@@ -381,13 +420,7 @@ func parseFault(s string) (Fault, error) {
 			err = fmt.Errorf("lag: want \"lag sN for HOW-LONG\"")
 		}
 	}
-	if err != nil {
-		return f, err
-	}
-	if len(args) > want {
-		return f, fmt.Errorf("%s: unexpected %q", words[0], strings.Join(args[want:], " "))
-	}
-	return f, nil
+	return want, err
 }
 
 func sortedFaultNames() []string {

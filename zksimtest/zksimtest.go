@@ -127,35 +127,7 @@ func Lock(t testing.TB, newLock func(conn client.Conn, path string) recipes.Lock
 // Check runs kind's workload on impl and fails t on a violation.
 func Check(t testing.TB, kind string, impl scenarios.Implementation, opt Options) {
 	t.Helper()
-	spec := scenarios.Spec{Name: t.Name(), Kind: kind, Impl: &impl, Clients: opt.Clients, Workload: opt.Workload,
-		Checks: opt.Checks, Ensemble: opt.Ensemble, Rates: opt.Rates}
-	faults := opt.Faults
-	switch *flagFaults {
-	case "":
-	case "none":
-		faults, spec.Rates = "", nil
-		spec.Faults = sim.Schedule{} // no faults, and no random ones
-	default:
-		faults, spec.Rates = *flagFaults, nil
-	}
-	if faults != "" {
-		s, err := sim.ParseSchedule(faults)
-		if err != nil {
-			t.Fatalf("zksimtest: faults: %v", err)
-		}
-		spec.Faults = s
-	} else if spec.Rates == nil && spec.Faults == nil {
-		r := DefaultRates
-		spec.Rates = &r
-		spec = scenarios.SessionPaced(spec)
-	}
-	if *flagClients > 0 {
-		spec.Clients = *flagClients
-	}
-	if *flagRounds > 0 {
-		spec.Workload.Rounds = *flagRounds
-	}
-
+	spec := specOf(t, kind, impl, opt)
 	if *flagSeed != 0 {
 		o, err := scenarios.Replay(spec, *flagSeed)
 		if err != nil {
@@ -214,6 +186,43 @@ func Check(t testing.TB, kind string, impl scenarios.Implementation, opt Options
 		clients, rounds = o.Spec.Clients, o.Spec.Workload.Rounds
 	}
 	fail(t, o, clients, rounds)
+}
+
+// specOf is the experiment Check runs: the Options, the -zksim flags over
+// them, and the defaults (DefaultRates in SessionPaced) where neither
+// names faults.
+func specOf(t testing.TB, kind string, impl scenarios.Implementation, opt Options) scenarios.Spec {
+	t.Helper()
+	spec := scenarios.Spec{Name: t.Name(), Kind: kind, Impl: &impl, Clients: opt.Clients, Workload: opt.Workload,
+		Checks: opt.Checks, Ensemble: opt.Ensemble, Rates: opt.Rates}
+	faults := opt.Faults
+	switch *flagFaults {
+	case "":
+	case "none":
+		faults, spec.Rates = "", nil
+		spec.Faults = sim.Schedule{} // no faults, and no random ones
+	default:
+		faults, spec.Rates = *flagFaults, nil
+	}
+	if faults != "" {
+		s, err := sim.ParseSchedule(faults)
+		if err != nil {
+			t.Fatalf("zksimtest: faults: %v", err)
+		}
+		spec.Faults = s
+	} else if spec.Rates == nil && spec.Faults == nil {
+		r := DefaultRates
+		spec.Rates = &r
+		spec = scenarios.SessionPaced(spec)
+	}
+	if *flagClients > 0 {
+		spec.Clients = *flagClients
+	}
+	if *flagRounds > 0 {
+		spec.Workload.Rounds = *flagRounds
+	}
+
+	return spec
 }
 
 // fail reports o's violation, its report's files if asked for, and the

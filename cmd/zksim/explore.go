@@ -71,63 +71,8 @@ means pass), 1 when it is not, 2 for bad input, 130 when interrupted (after
 printing what was explored).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sc, err := scenarios.LoadScenario(args[0])
-			if err != nil {
-				return usageError{err}
-			}
-			if err := checkExploreBounds(&e, sc); err != nil {
-				return usageError{err}
-			}
-			if faults != "" {
-				e.Faults = splitFaults(faults)
-			}
-			if len(e.Faults) == 0 {
-				e.Faults = scenarios.ExploreFaults
-			}
-			e.Spec, e.StopAtFirst = sc.Spec, stop
-			if err := e.Check(); err != nil {
-				return usageError{err}
-			}
-			ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer cancel()
-			start := time.Now()
-			bar := newProgress(cmd.ErrOrStderr(), -1, sc.Name, !asJSON)
-			e.Progress = func(explored, failed int) { bar.set(explored, failed) }
-			res, err := e.RunContext(ctx)
-			bar.done()
-			interrupted := errors.Is(err, context.Canceled)
-			if err != nil && !interrupted {
-				return err
-			}
-			o := exploreOutput{Scenario: sc.Name, Expected: sc.Expect.String(), Seed: e.Seed, MinClients: e.MinClients,
-				MaxClients: e.MaxClients, MaxFaults: e.MaxFaults, Faults: e.Faults, Reads: e.Reads,
-				Notifications: e.Notifications, Explored: res.Explored, Complete: res.Complete, Interrupted: interrupted,
-				Counterexamples: []exploreExample{}, WallMs: time.Since(start).Milliseconds()}
-			var all []models.Violation
-			for _, c := range res.Counterexamples {
-				all = append(all, c.Violations...)
-				o.Counterexamples = append(o.Counterexamples, exploreExample{Clients: c.Clients, Schedule: c.Faults(),
-					TraceHash: c.TraceHash, Violations: violationsOf(c.Seed, c.Faults(), c.TraceHash, c.Violations),
-					Replay: fmt.Sprintf("zksim replay %s --seed %d --clients %d --faults '%s'",
-						args[0], c.Seed, c.Clients, orNone(c.Faults()))})
-			}
-			o.AsExpected = sc.Expect.Met(all)
-			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(o); err != nil {
-					return err
-				}
-			} else {
-				printExplore(cmd.OutOrStdout(), o)
-			}
-			switch {
-			case interrupted:
-				return errInterrupted
-			case !o.AsExpected:
-				return errViolations
-			}
-			return nil
+			return runExplore(cmd, args[0], e, faults, stop, asJSON)
+
 		},
 	}
 	f := cmd.Flags()
@@ -142,6 +87,68 @@ printing what was explored).`,
 	f.BoolVar(&stop, "stop-at-first", false, "stop at the first counterexample")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return cmd
+}
+
+// runExplore is explore's work: load the scenario, check the bound, explore
+// (until done or interrupted), print, and say how it went.
+func runExplore(cmd *cobra.Command, name string, e scenarios.Explore, faults string, stop, asJSON bool) error {
+	sc, err := scenarios.LoadScenario(name)
+	if err != nil {
+		return usageError{err}
+	}
+	if err := checkExploreBounds(&e, sc); err != nil {
+		return usageError{err}
+	}
+	if faults != "" {
+		e.Faults = splitFaults(faults)
+	}
+	if len(e.Faults) == 0 {
+		e.Faults = scenarios.ExploreFaults
+	}
+	e.Spec, e.StopAtFirst = sc.Spec, stop
+	if err := e.Check(); err != nil {
+		return usageError{err}
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	start := time.Now()
+	bar := newProgress(cmd.ErrOrStderr(), -1, sc.Name, !asJSON)
+	e.Progress = func(explored, failed int) { bar.set(explored, failed) }
+	res, err := e.RunContext(ctx)
+	bar.done()
+	interrupted := errors.Is(err, context.Canceled)
+	if err != nil && !interrupted {
+		return err
+	}
+	o := exploreOutput{Scenario: sc.Name, Expected: sc.Expect.String(), Seed: e.Seed, MinClients: e.MinClients,
+		MaxClients: e.MaxClients, MaxFaults: e.MaxFaults, Faults: e.Faults, Reads: e.Reads,
+		Notifications: e.Notifications, Explored: res.Explored, Complete: res.Complete, Interrupted: interrupted,
+		Counterexamples: []exploreExample{}, WallMs: time.Since(start).Milliseconds()}
+	var all []models.Violation
+	for _, c := range res.Counterexamples {
+		all = append(all, c.Violations...)
+		o.Counterexamples = append(o.Counterexamples, exploreExample{Clients: c.Clients, Schedule: c.Faults(),
+			TraceHash: c.TraceHash, Violations: violationsOf(c.Seed, c.Faults(), c.TraceHash, c.Violations),
+			Replay: fmt.Sprintf("zksim replay %s --seed %d --clients %d --faults '%s'",
+				name, c.Seed, c.Clients, orNone(c.Faults()))})
+	}
+	o.AsExpected = sc.Expect.Met(all)
+	if asJSON {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(o); err != nil {
+			return err
+		}
+	} else {
+		printExplore(cmd.OutOrStdout(), o)
+	}
+	switch {
+	case interrupted:
+		return errInterrupted
+	case !o.AsExpected:
+		return errViolations
+	}
+	return nil
 }
 
 // checkExploreBounds refuses bounds that mean nothing, before any run.
