@@ -240,11 +240,14 @@ func ensurePath(ctx context.Context, conn client.Conn, path string) error {
 			if err == nil || errors.Is(err, zk.ErrNodeExists) {
 				break
 			}
-			if !recoverable(err) && !retryable(err) {
+			if !recoverable(err) && !retryable(err) && !errors.Is(err, zk.ErrSessionExpired) {
 				return err
 			}
-			// The outcome is unknown or it was not sent: try again; a create
-			// that did happen answers NodeExists.
+			// The outcome is unknown, or it was not sent, or the session
+			// expired (the client opens another, and one that gives a
+			// session up by its own clock does so after a timeout without
+			// a server): try again; a create that did happen answers
+			// NodeExists. A persistent node outlives any session.
 		}
 	}
 	return nil

@@ -107,7 +107,7 @@ func (c *TwoPhaseCoordinator) Propose(ctx context.Context, tx string, sites []st
 			return "", fmt.Errorf("recipes: site name %q: want no '/' and no %q suffix", s, twoPhaseVoteSuffix)
 		}
 	}
-	if err := twoPhaseEnsureRoot(ctx, c.conn, c.root); err != nil {
+	if err := ensurePath(ctx, c.conn, c.root); err != nil {
 		return "", err
 	}
 	txPath := c.root + "/" + tx
@@ -318,21 +318,6 @@ func (s *TwoPhaseSite) leave(ctx context.Context, node string) {
 func twoPhaseRetry(err error) bool {
 	return recoverable(err) || retryable(err) ||
 		errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrSessionMoved)
-}
-
-// twoPhaseEnsureRoot creates root and its parents (persistent), going on
-// through an expired session: the client opens a new one, and a client
-// that gives a session up on its own clock (Curator's policy) does so after
-// a session timeout without a server, which a coordinator must outlive: a
-// Propose that gave up before creating the transaction would leave every
-// site waiting for it for ever.
-func twoPhaseEnsureRoot(ctx context.Context, conn client.Conn, root string) error {
-	for {
-		err := ensurePath(ctx, conn, root)
-		if err == nil || !twoPhaseRetry(err) || ctx.Err() != nil {
-			return err
-		}
-	}
 }
 
 // twoPhaseCreateTx creates the transaction node (and, for the plain
