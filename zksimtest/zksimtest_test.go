@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/recipes"
@@ -129,5 +130,25 @@ func TestExploreUserLock(t *testing.T) {
 	})
 	if !strings.Contains(msg, "liveness") || !strings.Contains(msg, "replay: go test -run '^TestExploreCareless$'") {
 		t.Fatalf("the careless lock was not caught by the exploration:\n%s", msg)
+	}
+}
+
+// logT is a fakeT that keeps what was logged.
+type logT struct {
+	fakeT
+	logs []string
+}
+
+func (l *logT) Logf(format string, args ...any) { l.logs = append(l.logs, fmt.Sprintf(format, args...)) }
+
+// A search stops at its wall-clock budget and says how many seeds it ran,
+// rather than failing or running on.
+func TestBudgetStopsTheSearch(t *testing.T) {
+	lt := &logT{fakeT: fakeT{name: "TestBudget"}}
+	zksimtest.Lock(lt, func(conn client.Conn, path string) recipes.Locker {
+		return &nodeLock{conn: conn, dir: path}
+	}, zksimtest.Options{Seeds: 100000, Budget: time.Millisecond, Checks: []string{"mutex", "liveness"}})
+	if len(lt.logs) != 1 || !strings.Contains(lt.logs[0], "within the budget of 1ms") {
+		t.Fatalf("logged %q; want the seeds run within the budget", lt.logs)
 	}
 }
