@@ -139,7 +139,9 @@ type logT struct {
 	logs []string
 }
 
-func (l *logT) Logf(format string, args ...any) { l.logs = append(l.logs, fmt.Sprintf(format, args...)) }
+func (l *logT) Logf(format string, args ...any) {
+	l.logs = append(l.logs, fmt.Sprintf(format, args...))
+}
 
 // A search stops at its wall-clock budget and says how many seeds it ran,
 // rather than failing or running on.
