@@ -230,7 +230,18 @@ func (d *NodeDoubleBarrier) create(ctx context.Context, node, ready string) erro
 			// they may be leaving, waiting on our node: replacing it would
 			// wake them all for nothing. Keep it: if the servers expire its
 			// session before we leave, Leave finds it gone and says so.
-			open, r, err := d.conn.Exists(ctx, ready)
+			// b's version, read before ready, lets the adoption below
+			// happen only if the barrier has not opened since (opening
+			// bumps it, see createReady): our read of ready may be old by
+			// the time the multi is applied, and replacing our node then
+			// would wake whoever waits on it in Leave.
+			session := d.conn.SessionID()
+			var bst, r *zk.Stat
+			var open bool
+			_, bst, err := d.conn.Exists(ctx, d.dir)
+			if err == nil {
+				open, r, err = d.conn.Exists(ctx, ready)
+			}
 			switch {
 			case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
 				continue
@@ -246,7 +257,10 @@ func (d *NodeDoubleBarrier) create(ctx context.Context, node, ready string) erro
 				}
 				return nil
 			}
-			adopted, err := d.adopt(ctx, node, st)
+			if bst == nil || d.conn.SessionID() != session {
+				continue // read b and ready in one session: look again
+			}
+			adopted, err := d.adopt(ctx, node, st, bst.Version)
 			if err != nil {
 				return err
 			}
@@ -322,10 +336,12 @@ func (d *NodeDoubleBarrier) former(owner int64) bool {
 }
 
 // adopt replaces st, our node owned by a former session of ours, by one of
-// the current session, in one multi: the name never goes missing. It
-// reports false when the node changed meanwhile (look again). since keeps
-// the czxid of the first node we held without a gap.
-func (d *NodeDoubleBarrier) adopt(ctx context.Context, node string, st *zk.Stat) (bool, error) {
+// the current session, in one multi: the name never goes missing. The
+// multi checks that b is still at version bver, read before ready was
+// seen absent: the barrier has not opened since. It reports false when
+// the node or b changed meanwhile (look again). since keeps the czxid of
+// the first node we held without a gap.
+func (d *NodeDoubleBarrier) adopt(ctx context.Context, node string, st *zk.Stat, bver int32) (bool, error) {
 	since := st.Czxid
 	if d.since != 0 && st.Czxid == d.mine {
 		since = d.since
@@ -333,6 +349,7 @@ func (d *NodeDoubleBarrier) adopt(ctx context.Context, node string, st *zk.Stat)
 	for {
 		d.note()
 		_, err := d.conn.Multi(ctx,
+			&zk.CheckVersionRequest{Path: d.dir, Version: bver},
 			&zk.DeleteRequest{Path: node, Version: st.Version},
 			&zk.CreateRequest{Path: node, Acl: d.acl, Flags: zk.FlagEphemeral})
 		d.note()
@@ -455,10 +472,15 @@ func (d *NodeDoubleBarrier) await(ctx context.Context, node, ready string, w cli
 }
 
 // createReady is step 6: create(b+"/ready", REGULAR). Whoever creates it
-// first wins; NodeExists is success.
+// first wins; NodeExists is success. The same multi sets b's (empty) data,
+// bumping its version: a process adopting its node from a former session
+// checks that version, so that it never replaces a node the others, out
+// of the barrier, may be waiting on (see create).
 func (d *NodeDoubleBarrier) createReady(ctx context.Context, ready string) error {
 	for {
-		_, err := d.conn.Create(ctx, ready, nil, 0, d.acl)
+		_, err := d.conn.Multi(ctx,
+			&zk.CreateRequest{Path: ready, Acl: d.acl},
+			&zk.SetDataRequest{Path: d.dir, Version: -1})
 		switch {
 		case err == nil, errors.Is(err, zk.ErrNodeExists):
 			return nil
@@ -571,8 +593,17 @@ func (d *NodeDoubleBarrier) Leave(ctx context.Context) error {
 		if i == 0 {
 			target = procs[len(procs)-1] // step 4
 		} else if i > 0 {
-			if err := doubleBarrierDelete(ctx, d.conn, d.node); err != nil { // step 5
+			// step 5, on condition that the lowest node is still there: our
+			// listing may be old (its reply delayed), and if the lowest has
+			// gone since (its session ended), the others wait on whoever is
+			// lowest now, maybe us, and deleting our node would wake them
+			// all. A check op makes the delete atomic with that.
+			gone, err := d.leaveBelow(ctx, target)
+			if err != nil {
 				return d.quit(ctx, err)
+			}
+			if gone {
+				continue // step 6: list again
 			}
 		}
 		ok, _, w, err := d.conn.ExistsW(ctx, d.dir+"/"+target)
@@ -597,6 +628,24 @@ func (d *NodeDoubleBarrier) Leave(ctx context.Context) error {
 		}
 		// step 6: go to 1
 	}
+}
+
+// leaveBelow is step 5 for a process that is not the lowest: delete our
+// node, in one multi with a check that the lowest process node is still
+// there. retry is true when the multi was not applied, or its outcome is
+// unknown (the lowest went, our node went already, a connection loss):
+// list again, which tells.
+func (d *NodeDoubleBarrier) leaveBelow(ctx context.Context, lowest string) (retry bool, err error) {
+	_, err = d.conn.Multi(ctx,
+		&zk.CheckVersionRequest{Path: d.dir + "/" + lowest, Version: -1},
+		&zk.DeleteRequest{Path: d.node, Version: -1})
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.Is(err, zk.ErrNoNode), barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
+		return true, nil
+	}
+	return false, err
 }
 
 // leaveHerd is the doublebarrier-herd variant's Leave: delete our node,
