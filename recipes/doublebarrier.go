@@ -206,7 +206,10 @@ func (d *NodeDoubleBarrier) create(ctx context.Context, node, ready string) erro
 		switch {
 		case err == nil:
 			d.since, d.mine = 0, 0
-			return d.created(ctx, node, ready)
+			if err := d.created(ctx, node, ready); !errors.Is(err, errReclaim) {
+				return err
+			}
+			continue // our node is a former session's now: claim it again
 		case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
 			continue
 		case !errors.Is(err, zk.ErrNodeExists):
@@ -224,7 +227,11 @@ func (d *NodeDoubleBarrier) create(ctx context.Context, node, ready string) erro
 			if st.Czxid != d.mine {
 				d.since, d.mine = 0, 0
 			}
-			return d.created(ctx, node, ready) // our own, from an attempt whose reply was lost
+			// our own, from an attempt whose reply was lost
+			if err := d.created(ctx, node, ready); !errors.Is(err, errReclaim) {
+				return err
+			}
+			continue // our node is a former session's now: claim it again
 		case d.former(st.EphemeralOwner):
 			// Open already (after our node: the others counted it)? Then
 			// they may be leaving, waiting on our node: replacing it would
@@ -265,7 +272,10 @@ func (d *NodeDoubleBarrier) create(ctx context.Context, node, ready string) erro
 				return err
 			}
 			if adopted {
-				return d.created(ctx, node, ready)
+				if err := d.created(ctx, node, ready); !errors.Is(err, errReclaim) {
+					return err
+				}
+				continue // our node is a former session's now: claim it again
 			}
 			continue // it changed meanwhile: look again
 		}
@@ -386,6 +396,7 @@ func (d *NodeDoubleBarrier) created(ctx context.Context, node, ready string) err
 		return nil
 	}
 	for {
+		session := d.conn.SessionID()
 		ok, mine, err := d.conn.Exists(ctx, node)
 		if err == nil && !ok {
 			return ErrNodeVanished
@@ -405,12 +416,26 @@ func (d *NodeDoubleBarrier) created(ctx context.Context, node, ready string) err
 		if d.since != 0 && mine.Czxid == d.mine {
 			since = d.since
 		}
+		if d.conn.SessionID() != session {
+			continue // read node and ready in one session: look again
+		}
 		if open && r.Czxid < since {
 			return ErrNodeVanished // it opened before our node was there again
+		}
+		if !open && mine.EphemeralOwner != session {
+			// The session we created it in was lost since (this look
+			// outlived it): the node goes when the servers expire that
+			// session, and nobody watches it while entering. Claim it
+			// again (adopt it) before the barrier opens.
+			return errReclaim
 		}
 		return nil
 	}
 }
+
+// errReclaim is created's answer when our node is owned by a former
+// session of ours and the barrier has not opened: create claims it again.
+var errReclaim = errors.New("recipes: double barrier node held by a former session")
 
 // await is steps 4 to 6. When the client moves to another session (it
 // gave the old one up, or the servers expired it), our node is claimed
@@ -551,6 +576,15 @@ func (d *NodeDoubleBarrier) Leave(ctx context.Context) error {
 		return d.leaveHerd(ctx)
 	}
 	session, first := d.session, true
+	if d.doubt() {
+		// Our node may still be the one a former session of ours created
+		// (kept once the barrier had opened, see create), and the servers
+		// expire that session on their own clock: our node may be gone
+		// already while our server, lagging, still shows it. Sync before
+		// the first listing (as after a session lost, below), so that a
+		// node gone before this call is seen gone: ErrNodeVanished.
+		session = 0
+	}
 	for {
 		if s := d.conn.SessionID(); s != session {
 			// Our node may outlive the session we lost: the client may
