@@ -15,7 +15,7 @@
 //
 // which runs that one counterexample again, exactly. The flags:
 //
-//	-zksim.seeds N     how many seeds to search (default Options.Seeds, or 50)
+//	-zksim.seeds N     how many seeds to search (default Options.Seeds, or 200)
 //	-zksim.seed S      run seed S alone (with the flags below, a replay)
 //	-zksim.faults F    the faults, "; "-separated, instead of random ones
 //	                   ("none": no faults at all)
@@ -71,7 +71,9 @@ var (
 type Options struct {
 	// Clients is the number of client processes.
 	Clients int
-	// Seeds is how many seeds to search (default 50).
+	// Seeds is how many seeds to search (default 200: a run of the
+	// session-paced experiment takes a few milliseconds, and some session
+	// mistakes show only once in a hundred seeds).
 	Seeds int
 	// Faults, in the schedule syntax ("; " or newline separated), strike
 	// in every run. When neither Faults nor Rates is set, DefaultRates
@@ -143,7 +145,7 @@ func Check(t testing.TB, kind string, impl scenarios.Implementation, opt Options
 		seeds = *flagSeeds
 	}
 	if seeds == 0 {
-		seeds = 50
+		seeds = 200
 	}
 	budget := opt.Budget
 	if *flagBudget > 0 {
