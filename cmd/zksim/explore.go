@@ -223,7 +223,10 @@ func printExplore(w io.Writer, o exploreOutput) {
 		}
 	}
 	verdict := "as expected"
-	if !o.AsExpected {
+	switch {
+	case o.Interrupted && !o.AsExpected:
+		verdict = "not met by the part explored (interrupted)"
+	case !o.AsExpected:
 		verdict = "NOT as expected"
 	}
 	fmt.Fprintf(w, "expected: %s: %s\n", o.Expected, verdict)
