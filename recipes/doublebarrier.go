@@ -164,7 +164,7 @@ func (d *NodeDoubleBarrier) check() error {
 func (d *NodeDoubleBarrier) watchReady(ctx context.Context, ready string) (bool, client.Watch, error) {
 	for {
 		ok, _, w, err := d.conn.ExistsW(ctx, ready)
-		if barrierTransient(err) || errors.Is(err, zk.ErrSessionExpired) {
+		if doubleBarrierRetry(err) {
 			continue
 		}
 		return ok, w, err
@@ -210,14 +210,14 @@ func (d *NodeDoubleBarrier) create(ctx context.Context, node, ready string) erro
 				return err
 			}
 			continue // our node is a former session's now: claim it again
-		case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
+		case doubleBarrierRetry(err):
 			continue
 		case !errors.Is(err, zk.ErrNodeExists):
 			return err
 		}
 		ok, st, err := d.conn.Exists(ctx, node)
 		switch {
-		case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
+		case doubleBarrierRetry(err):
 			continue
 		case err != nil:
 			return err
@@ -250,15 +250,12 @@ func (d *NodeDoubleBarrier) create(ctx context.Context, node, ready string) erro
 				open, r, err = d.conn.Exists(ctx, ready)
 			}
 			switch {
-			case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
+			case doubleBarrierRetry(err):
 				continue
 			case err != nil:
 				return err
 			case open:
-				since := st.Czxid
-				if d.since != 0 && st.Czxid == d.mine {
-					since = d.since
-				}
+				since := d.heldSince(st.Czxid)
 				if r.Czxid < since && d.doubt() {
 					return ErrNodeVanished // it opened before our node was there
 				}
@@ -303,7 +300,7 @@ func (d *NodeDoubleBarrier) reopen(ctx context.Context, node, ready string) (don
 			ok, st, err = d.conn.Exists(ctx, node)
 		}
 		switch {
-		case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
+		case doubleBarrierRetry(err):
 			continue
 		case err != nil:
 			return true, err
@@ -314,15 +311,29 @@ func (d *NodeDoubleBarrier) reopen(ctx context.Context, node, ready string) (don
 		case st.EphemeralOwner != d.conn.SessionID() && !d.former(st.EphemeralOwner):
 			return true, fmt.Errorf("%w: %s", ErrBarrierNameTaken, node)
 		}
-		since := st.Czxid
-		if d.since != 0 && st.Czxid == d.mine {
-			since = d.since
-		}
+		since := d.heldSince(st.Czxid)
 		if r.Czxid < since {
 			return true, ErrNodeVanished // it opened before our node was there
 		}
 		return true, nil
 	}
+}
+
+// heldSince is the czxid of the first node we held without a gap, when
+// our node now is the one of czxid: the node adopt replaced, if that is the
+// node we hold, or the node itself.
+func (d *NodeDoubleBarrier) heldSince(czxid int64) int64 {
+	if d.since != 0 && czxid == d.mine {
+		return d.since
+	}
+	return czxid
+}
+
+// doubleBarrierRetry reports whether a call is worth making again: a
+// transient error, or an expired session (the client opens another; what
+// became of our node is for create and Leave to find out).
+func doubleBarrierRetry(err error) bool {
+	return barrierTransient(err) || errors.Is(err, zk.ErrSessionExpired)
 }
 
 // doubt reports whether a create of our node may have been applied in a
@@ -352,10 +363,7 @@ func (d *NodeDoubleBarrier) former(owner int64) bool {
 // the node or b changed meanwhile (look again). since keeps the czxid of
 // the first node we held without a gap.
 func (d *NodeDoubleBarrier) adopt(ctx context.Context, node string, st *zk.Stat, bver int32) (bool, error) {
-	since := st.Czxid
-	if d.since != 0 && st.Czxid == d.mine {
-		since = d.since
-	}
+	since := d.heldSince(st.Czxid)
 	for {
 		d.note()
 		_, err := d.conn.Multi(ctx,
@@ -365,7 +373,7 @@ func (d *NodeDoubleBarrier) adopt(ctx context.Context, node string, st *zk.Stat,
 		d.note()
 		switch {
 		case err == nil:
-		case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
+		case doubleBarrierRetry(err):
 			// Applied or not, look again: if it was, the node is ours (in
 			// this session or a former one), though we cannot tell that it
 			// was without a gap: created then judges by its own czxid.
@@ -407,15 +415,12 @@ func (d *NodeDoubleBarrier) created(ctx context.Context, node, ready string) err
 			open, r, err = d.conn.Exists(ctx, ready)
 		}
 		switch {
-		case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
+		case doubleBarrierRetry(err):
 			continue
 		case err != nil:
 			return err
 		}
-		since := mine.Czxid
-		if d.since != 0 && mine.Czxid == d.mine {
-			since = d.since
-		}
+		since := d.heldSince(mine.Czxid)
 		if d.conn.SessionID() != session {
 			continue // read node and ready in one session: look again
 		}
@@ -509,7 +514,7 @@ func (d *NodeDoubleBarrier) createReady(ctx context.Context, ready string) error
 		switch {
 		case err == nil, errors.Is(err, zk.ErrNodeExists):
 			return nil
-		case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
+		case doubleBarrierRetry(err):
 			// ready is persistent: the next session creates it as well
 			// (failing, our node, maybe still held, would be abandoned).
 			continue
@@ -641,7 +646,7 @@ func (d *NodeDoubleBarrier) Leave(ctx context.Context) error {
 			}
 		}
 		ok, _, w, err := d.conn.ExistsW(ctx, d.dir+"/"+target)
-		if barrierTransient(err) || errors.Is(err, zk.ErrSessionExpired) {
+		if doubleBarrierRetry(err) {
 			continue
 		}
 		if err != nil {
@@ -676,7 +681,7 @@ func (d *NodeDoubleBarrier) leaveBelow(ctx context.Context, lowest string) (retr
 	switch {
 	case err == nil:
 		return false, nil
-	case errors.Is(err, zk.ErrNoNode), barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
+	case errors.Is(err, zk.ErrNoNode), doubleBarrierRetry(err):
 		return true, nil
 	}
 	return false, err
@@ -695,7 +700,7 @@ func (d *NodeDoubleBarrier) leaveHerd(ctx context.Context) error {
 	}
 	for {
 		kids, _, w, err := d.conn.ChildrenW(ctx, d.dir)
-		if barrierTransient(err) || errors.Is(err, zk.ErrSessionExpired) {
+		if doubleBarrierRetry(err) {
 			continue
 		}
 		if errors.Is(err, zk.ErrNoNode) {
@@ -737,14 +742,14 @@ func (d *NodeDoubleBarrier) abandon(ctx context.Context, node string) {
 	defer cancel()
 	for {
 		ok, st, err := d.conn.Exists(cctx, node)
-		if barrierTransient(err) || errors.Is(err, zk.ErrSessionExpired) {
+		if doubleBarrierRetry(err) {
 			continue
 		}
 		if err != nil || !ok || st.EphemeralOwner != d.conn.SessionID() && !d.former(st.EphemeralOwner) {
 			return
 		}
 		err = d.conn.Delete(cctx, node, st.Version)
-		if barrierTransient(err) || errors.Is(err, zk.ErrSessionExpired) {
+		if doubleBarrierRetry(err) {
 			continue
 		}
 		return
@@ -762,7 +767,7 @@ func doubleBarrierDelete(ctx context.Context, conn client.Conn, node string) err
 		switch {
 		case err == nil, errors.Is(err, zk.ErrNoNode):
 			return nil
-		case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
+		case doubleBarrierRetry(err):
 			continue
 		}
 		return err

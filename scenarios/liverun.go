@@ -63,11 +63,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	if len(opt.Servers) == 0 {
 		return nil, errors.New("live: no servers")
 	}
-	sched := slices.Clone(spec.Faults)
-	if spec.Rates != nil {
-		servers := len(opt.Servers)
-		sched = append(sched, sim.RandomSchedule(sim.NewSeeded(seed^faultSeed), spec.rates(), spec.Horizon, servers, spec.Clients)...)
-	}
+	sched := spec.schedule(seed, len(opt.Servers))
 	out := &LiveOutcome{Outcome: Outcome{Spec: spec, Seed: seed}}
 	w := &liveWorld{origin: time.Now(), log: opt.Log}
 	if w.log == nil {

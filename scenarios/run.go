@@ -91,7 +91,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	cfg := spec.Ensemble
 	cfg.Seed, cfg.Source = seed, opt.Source
 	cfg.KeepTrace = opt.KeepTrace || herd
-	sched := spec.schedule(seed)
+	sched := spec.schedule(seed, servers(cfg))
 	if cfg.ProgressBound == 0 {
 		cfg.ProgressBound = progressBound(spec, sched)
 	}
@@ -197,12 +197,11 @@ func noProgress(vs []models.Violation, still *sim.NoProgressError) {
 }
 
 // schedule is the run's faults: the spec's, and those drawn from seed at
-// its rates.
-func (spec Spec) schedule(seed uint64) sim.Schedule {
+// its rates for an ensemble of n servers.
+func (spec Spec) schedule(seed uint64, n int) sim.Schedule {
 	sched := slices.Clone(spec.Faults)
 	if spec.Rates != nil {
-		sched = append(sched, sim.RandomSchedule(sim.NewSeeded(seed^faultSeed), spec.rates(), spec.Horizon,
-			servers(spec.Ensemble), spec.Clients)...)
+		sched = append(sched, sim.RandomSchedule(sim.NewSeeded(seed^faultSeed), spec.rates(), spec.Horizon, n, spec.Clients)...)
 	}
 	return sched
 }

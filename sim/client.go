@@ -287,27 +287,34 @@ func (c *Client) startReceiveDeadline() {
 // (zk.ErrConnectionClosed, or zk.ErrSessionExpired after an expiry), the
 // state goes to Disconnected, and the client connects again.
 func (c *Client) drop(err error) {
+	c.hangUp()
+	c.setState(zk.StateDisconnected)
+	c.failInflight(err)
+	c.connectNext()
+}
+
+// hangUp closes the connection from the client's side, if it has one, and
+// outdates every timer and dial of the connection it had.
+func (c *Client) hangUp() {
 	if c.cn != nil {
 		c.cn.toServer(false, nil)
 		c.cn = nil
 	}
 	c.connGen++
-	c.setState(zk.StateDisconnected)
+}
+
+// failInflight fails every call in flight with err.
+func (c *Client) failInflight(err error) {
 	inflight := c.inflight
 	c.inflight = nil
 	for _, r := range inflight {
 		c.complete(r, err)
 	}
-	c.connectNext()
 }
 
 // failAll fails every call in flight or queued with err.
 func (c *Client) failAll(err error) {
-	inflight := c.inflight
-	c.inflight = nil
-	for _, r := range inflight {
-		c.complete(r, err)
-	}
+	c.failInflight(err)
 	c.flushQueued(err)
 }
 

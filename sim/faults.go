@@ -571,44 +571,45 @@ func RandomSchedule(src Source, r Rates, horizon time.Duration, servers, clients
 	return out
 }
 
+// randomWrites are the requests a random lost reply or lost request is
+// tied to.
+var randomWrites = []Op{OpCreate, OpDelete, OpSetData}
+
 // classic draws, for the tenth of a second at at, the faults of the
 // first kinds: crashes, partitions, isolation, pauses, spikes, lost replies.
 func (d draw) classic(r Rates, at time.Duration) Schedule {
 	var out Schedule
-	src, servers, clients := d.src, d.servers, d.clients
-	chance, between, server, client := d.chance, d.between, d.server, d.client
-	writes := []Op{OpCreate, OpDelete, OpSetData}
 	// Each fault undoes itself (for D): dropping it drops its undoing, so
 	// shrinking a schedule never leaves a server down or a link cut for
 	// good that the original brought back.
-	if chance(r.Crash) {
-		out = append(out, Fault{At: at, Kind: Crash, A: server(), For: between(time.Second, 10*time.Second)})
+	if d.chance(r.Crash) {
+		out = append(out, Fault{At: at, Kind: Crash, A: d.server(), For: d.between(time.Second, 10*time.Second)})
 	}
-	if chance(r.LeaderCrash) {
-		out = append(out, Fault{At: at, Kind: Crash, A: Target{Kind: LeaderT}, For: between(time.Second, 10*time.Second)})
+	if d.chance(r.LeaderCrash) {
+		out = append(out, Fault{At: at, Kind: Crash, A: Target{Kind: LeaderT}, For: d.between(time.Second, 10*time.Second)})
 	}
-	if chance(r.Partition) && servers > 1 {
-		a := server()
+	if d.chance(r.Partition) && d.servers > 1 {
+		a := d.server()
 		var b Target
-		if clients > 0 && src.Choose(2) == 0 {
-			b = client()
+		if d.clients > 0 && d.src.Choose(2) == 0 {
+			b = d.client()
 		} else {
-			b = Target{Kind: ServerT, Index: (a.Index + 1 + src.Choose(servers-1)) % servers}
+			b = Target{Kind: ServerT, Index: (a.Index + 1 + d.src.Choose(d.servers-1)) % d.servers}
 		}
-		out = append(out, Fault{At: at, Kind: Partition, A: a, B: b, For: between(time.Second, 10*time.Second)})
+		out = append(out, Fault{At: at, Kind: Partition, A: a, B: b, For: d.between(time.Second, 10*time.Second)})
 	}
-	if chance(r.Isolate) {
-		out = append(out, Fault{At: at, Kind: Isolate, A: server(), For: between(time.Second, 10*time.Second)})
+	if d.chance(r.Isolate) {
+		out = append(out, Fault{At: at, Kind: Isolate, A: d.server(), For: d.between(time.Second, 10*time.Second)})
 	}
-	if chance(r.Pause) && clients > 0 {
-		out = append(out, Fault{At: at, Kind: Pause, A: client(), D: between(100*time.Millisecond, 20*time.Second)})
+	if d.chance(r.Pause) && d.clients > 0 {
+		out = append(out, Fault{At: at, Kind: Pause, A: d.client(), D: d.between(100*time.Millisecond, 20*time.Second)})
 	}
-	if chance(r.Spike) {
-		out = append(out, Fault{At: at, Kind: Spike, D: between(10*time.Millisecond, 100*time.Millisecond),
-			For: between(500*time.Millisecond, 3*time.Second)})
+	if d.chance(r.Spike) {
+		out = append(out, Fault{At: at, Kind: Spike, D: d.between(10*time.Millisecond, 100*time.Millisecond),
+			For: d.between(500*time.Millisecond, 3*time.Second)})
 	}
-	if chance(r.LoseReply) && clients > 0 {
-		tr := Trigger{Client: src.Choose(clients), Op: writes[src.Choose(len(writes))], Nth: 1 + src.Choose(5)}
+	if d.chance(r.LoseReply) && d.clients > 0 {
+		tr := Trigger{Client: d.src.Choose(d.clients), Op: randomWrites[d.src.Choose(len(randomWrites))], Nth: 1 + d.src.Choose(5)}
 		out = append(out, Fault{When: &tr, Kind: LoseReply})
 	}
 	return out
@@ -644,8 +645,7 @@ func (d draw) sessionShaped(r Rates, at time.Duration) Schedule {
 		out = append(out, Fault{At: at, Kind: Lag, A: d.server(), For: d.between(500*time.Millisecond, 5*time.Second)})
 	}
 	if d.chance(r.LoseRequest) && d.clients > 0 {
-		writes := []Op{OpCreate, OpDelete, OpSetData}
-		tr := Trigger{Client: d.src.Choose(d.clients), Op: writes[d.src.Choose(len(writes))], Nth: 1 + d.src.Choose(5), On: OnReceived}
+		tr := Trigger{Client: d.src.Choose(d.clients), Op: randomWrites[d.src.Choose(len(randomWrites))], Nth: 1 + d.src.Choose(5), On: OnReceived}
 		out = append(out, Fault{When: &tr, Kind: LoseRequest})
 	}
 	if d.chance(r.Triggered) && d.clients > 0 {

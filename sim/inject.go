@@ -8,6 +8,10 @@ type faultPlan struct {
 	w       *World
 	pending []Fault
 	counts  map[Trigger]int // (client, op, moment) → how many so far (Nth unused)
+	// moments says which moments some fault is tied to: the hooks of the
+	// others need count nothing (a server receives, answers and notifies
+	// on every request).
+	moments [OnNotified + 1]bool
 }
 
 // hit is where a triggered fault strikes: the server at which the event
@@ -27,7 +31,8 @@ type effect struct {
 
 // Inject adds the faults of sched to the run: faults at a time are
 // scheduled, faults tied to an event wait for it. It checks that every
-// target exists: call it after spawning the clients.
+// target exists: call it after spawning the clients and before Run (a
+// fault tied to an event counts its events from the start).
 func (w *World) Inject(sched Schedule) error {
 	for _, f := range sched {
 		if err := w.checkTargets(f); err != nil {
@@ -40,6 +45,7 @@ func (w *World) Inject(sched Schedule) error {
 				w.faults = &faultPlan{w: w, counts: map[Trigger]int{}}
 			}
 			w.faults.pending = append(w.faults.pending, f)
+			w.faults.moments[f.When.On] = true
 			continue
 		}
 		w.s.at(Time(f.At), func() { w.strike(f, hit{}) })
@@ -81,6 +87,9 @@ func (p *faultPlan) onNotify(s *server, c *conn) effect {
 
 // on counts the event key and strikes the faults it triggers.
 func (p *faultPlan) on(key Trigger, at hit) effect {
+	if !p.moments[key.On] {
+		return effect{}
+	}
 	p.counts[key]++
 	n := p.counts[key]
 	var eff effect

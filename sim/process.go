@@ -128,11 +128,7 @@ func (c *Client) Close() {
 		cancel()
 	}
 	c.w.s.record(Record{Kind: KNote, From: c.actor, Path: "session closed by its process", Sess: c.sessionID})
-	if c.cn != nil {
-		c.cn.toServer(false, nil)
-		c.cn = nil
-	}
-	c.connGen++
+	c.hangUp()
 	c.exited = true
 	c.invalidateWatches(zk.ErrClosing)
 	c.failAll(zk.ErrConnectionClosed)

@@ -37,11 +37,7 @@ func (c *Client) declareLost() {
 	c.w.s.record(Record{Kind: KNote, From: c.actor, Sess: c.sessionID,
 		Path: fmt.Sprintf("declares its session lost after %s without a server (client-side policy); the servers still hold it",
 			strings.TrimSpace(idle.String()))})
-	if c.cn != nil {
-		c.cn.toServer(false, nil)
-		c.cn = nil
-	}
-	c.connGen++
+	c.hangUp()
 	c.sessionID, c.lastZxid = 0, 0
 	c.setState(zk.StateExpired)
 	c.invalidateWatches(zk.ErrSessionExpired)
