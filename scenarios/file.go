@@ -99,18 +99,20 @@ type fileEnsemble struct {
 }
 
 type fileWorkload struct {
-	Rounds    int      `yaml:"rounds"`
-	Steps     int      `yaml:"steps"`
-	Step      duration `yaml:"step"`
-	Think     duration `yaml:"think"`
-	Fenced    bool     `yaml:"fenced"`
-	Careless  bool     `yaml:"careless"`
-	Readers   int      `yaml:"readers"`
-	Consumers int      `yaml:"consumers"`
-	Size      int      `yaml:"size"`
-	Failures  int      `yaml:"failures"`
-	Sync      bool     `yaml:"sync"`
-	Together  bool     `yaml:"together"`
+	Rounds   int      `yaml:"rounds"`
+	Steps    int      `yaml:"steps"`
+	Step     duration `yaml:"step"`
+	Think    duration `yaml:"think"`
+	Fenced   bool     `yaml:"fenced"`
+	Careless bool     `yaml:"careless"`
+	// CheckBeforeUse: Workload.CheckBeforeUse.
+	CheckBeforeUse bool `yaml:"check_before_use"`
+	Readers        int  `yaml:"readers"`
+	Consumers      int  `yaml:"consumers"`
+	Size           int  `yaml:"size"`
+	Failures       int  `yaml:"failures"`
+	Sync           bool `yaml:"sync"`
+	Together       bool `yaml:"together"`
 }
 
 type fileRates struct {
@@ -336,7 +338,7 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 	w := f.Workload
 	s.Workload = Workload{Rounds: w.Rounds, Steps: w.Steps, Step: time.Duration(w.Step), Think: time.Duration(w.Think),
 		Fenced: w.Fenced, Careless: w.Careless, Readers: w.Readers, Consumers: w.Consumers, Size: w.Size, Failures: w.Failures, Sync: w.Sync,
-		Together: w.Together}
+		Together: w.Together, CheckBeforeUse: w.CheckBeforeUse}
 
 	for i, fl := range f.Faults {
 		field := fmt.Sprintf("faults[%d]", i)

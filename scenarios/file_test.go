@@ -49,6 +49,7 @@ workload:
   rounds: 2
   step: 20ms
   fenced: true
+  check_before_use: true
 faults:
   - when c1 create#3 applied: lose-reply
   - at 1s crash leader for 2s; at 3s pause c2 1s
@@ -68,7 +69,7 @@ expect:
 	s := sc.Spec
 	if sc.Name != "my-lock" || sc.Seeds != 25 || sc.Expect.Pass || sc.Expect.Check != "liveness" || sc.Expect.Kind != "liveness" ||
 		s.Kind != "lock" || s.Variant != "lock-noguid" || s.Ensemble.Servers != 5 || s.Ensemble.SessionTimeout != 6*time.Second ||
-		s.Clients != 3 || s.Workload.Rounds != 2 || s.Workload.Step != 20*time.Millisecond || !s.Workload.Fenced ||
+		s.Clients != 3 || s.Workload.Rounds != 2 || s.Workload.Step != 20*time.Millisecond || !s.Workload.Fenced || !s.Workload.CheckBeforeUse ||
 		len(s.Faults) != 3 || s.Rates == nil || s.Rates.LoseReply != 0.5 || s.Horizon != 2*time.Second ||
 		len(s.Checks) != 2 || s.Bound != 40*time.Second {
 		t.Fatalf("%+v\n%+v", sc, s)

@@ -16,7 +16,9 @@ import (
 // holder stops when the lease may be lost), works for Step, and uses the
 // resource the lock protects, presenting its fencing token. The work
 // between the check and the use is the window a process pause falls into:
-// no check, however careful, closes it; a fenced resource does.
+// no check, however careful, closes it; a fenced resource does. With
+// CheckBeforeUse the check comes after the work, right before the use:
+// then what the holder does wrong is what its lease told it.
 //
 // Recorded: Acquire (with the token), Use (accepted or rejected), Release
 // (from the last use to Unlock's return). Clients start 5ms apart, c1
@@ -176,8 +178,9 @@ func spawnHoldersFrom(r *runner, path string, first int, handle func(conn client
 				}
 				r.rec.end(conn, a, models.OK).Token = token
 				last := now(conn)
+				checks := !wl.Careless && lease != nil
 				for s := 0; s < wl.Steps; s++ {
-					if !wl.Careless && lease != nil && lease.Check() != nil {
+					if checks && !wl.CheckBeforeUse && lease.Check() != nil {
 						break // the lease may be lost: stop acting on it
 					}
 					if h.entitled != nil && !h.entitled(ctx) {
@@ -185,6 +188,9 @@ func spawnHoldersFrom(r *runner, path string, first int, handle func(conn client
 					}
 					if err := pause(ctx, conn, wl.Step); err != nil {
 						return err
+					}
+					if checks && wl.CheckBeforeUse && lease.Check() != nil {
+						break
 					}
 					if !r.use(conn, i, path, token) {
 						break // refused: someone holds a newer lease

@@ -15,11 +15,11 @@ import (
 // session mistakes real libraries make, each within the default 200 seeds,
 // with the check its lesson names: a waiter that takes a disconnect for an
 // expiry, a release that trusts a ConnectionLoss, a holder that ignores its
-// session's loss, a candidate that trusts a deletion, a barrier that reads
-// a lagging server, a priority queue that trusts its watch across a
-// reconnection. (lock-adopts-old-node needs its own faults: a failover that
-// keeps the old session alive past the client's own clock, a narrow window
-// its built-in scenario places.)
+// session's loss, a holder that adopts its old node under a new session
+// (with client-side session loss), a candidate that trusts a deletion, a
+// barrier that reads a lagging server, a priority queue that trusts its
+// watch across a reconnection. The printed replay line runs each one again
+// exactly.
 func TestDefaultsCatchSessionMistakes(t *testing.T) {
 	locker := func(f func(client.Conn, string) recipes.Locker) scenarios.Implementation {
 		return scenarios.Implementation{Locker: f}
@@ -35,6 +35,9 @@ func TestDefaultsCatchSessionMistakes(t *testing.T) {
 			locker(func(c client.Conn, p string) recipes.Locker { return recipes.NewReleaseTrustingLock(c, p) }), sim.Config{}},
 		{"ignores-session-loss", "lock", "mutex",
 			locker(func(c client.Conn, p string) recipes.Locker { return recipes.NewCarelessLock(c, p) }), sim.Config{}},
+		{"adopts-old-node", "lock", "mutex",
+			locker(func(c client.Conn, p string) recipes.Locker { return recipes.NewAdoptingLock(c, p) }),
+			sim.Config{LocalSessionLoss: true}},
 		{"trusts-deletion", "election", "election", scenarios.Implementation{
 			Elector: func(c client.Conn, p, n string) recipes.Elector { return recipes.NewTrustingElection(c, p, n) }}, sim.Config{}},
 		{"no-sync", "barrier", "barrier", scenarios.Implementation{
@@ -46,12 +49,14 @@ func TestDefaultsCatchSessionMistakes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			msg := run("TestMistake", func(ft testing.TB) {
+			check := func(ft testing.TB) {
 				zksimtest.Check(ft, tc.kind, tc.impl, zksimtest.Options{Ensemble: tc.ensemble, NoShrink: true})
-			})
+			}
+			msg := run("TestMistake", check)
 			if !strings.Contains(msg, tc.check+" (") {
 				t.Fatalf("the defaults did not catch it with the %s check:\n%.600s", tc.check, msg)
 			}
+			checkReplays(t, msg, check)
 		})
 	}
 }

@@ -28,11 +28,16 @@ type ExploreOptions struct {
 // events, one of a few kinds, at most MaxFaults of them) and fails t at
 // the first counterexample, with its report and the command that replays
 // it. It logs how many schedules it ran. The same bound explores the same
-// schedules on every machine.
+// schedules on every machine. With -zksim.seed it runs the counterexample
+// its replay line names, alone.
 func Explore(t testing.TB, kind string, impl scenarios.Implementation, opt ExploreOptions) {
 	t.Helper()
 	spec := scenarios.Spec{Name: t.Name(), Kind: kind, Impl: &impl, Clients: opt.Clients, Workload: opt.Workload,
 		Checks: opt.Checks, Ensemble: opt.Ensemble}
+	if *flagSeed != 0 { // the replay line of a counterexample
+		replay(t, withFlags(t, spec, ""))
+		return
+	}
 	if opt.MaxFaults == 0 {
 		opt.MaxFaults = 1
 	}

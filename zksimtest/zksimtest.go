@@ -131,13 +131,7 @@ func Check(t testing.TB, kind string, impl scenarios.Implementation, opt Options
 	t.Helper()
 	spec := specOf(t, kind, impl, opt)
 	if *flagSeed != 0 {
-		o, err := scenarios.Replay(spec, *flagSeed)
-		if err != nil {
-			t.Fatalf("zksimtest: %v", err)
-		}
-		if o.Failed() {
-			fail(t, o, o.Spec.Clients, o.Spec.Workload.Rounds)
-		}
+		replay(t, spec)
 		return
 	}
 	seeds := opt.Seeds
@@ -192,12 +186,27 @@ func Check(t testing.TB, kind string, impl scenarios.Implementation, opt Options
 
 // specOf is the experiment Check runs: the Options, the -zksim flags over
 // them, and the defaults (DefaultRates in SessionPaced) where neither
-// names faults.
+// names faults. The pace is the Options' alone: a replay's -zksim.faults
+// replaces the random faults, not the experiment they struck.
 func specOf(t testing.TB, kind string, impl scenarios.Implementation, opt Options) scenarios.Spec {
 	t.Helper()
 	spec := scenarios.Spec{Name: t.Name(), Kind: kind, Impl: &impl, Clients: opt.Clients, Workload: opt.Workload,
 		Checks: opt.Checks, Ensemble: opt.Ensemble, Rates: opt.Rates}
-	faults := opt.Faults
+	if opt.Faults == "" && opt.Rates == nil {
+		spec = scenarios.SessionPaced(spec)
+	}
+	spec = withFlags(t, spec, opt.Faults)
+	if spec.Rates == nil && spec.Faults == nil {
+		r := DefaultRates
+		spec.Rates = &r
+	}
+	return spec
+}
+
+// withFlags is spec with the faults given (a schedule, or none) and the
+// -zksim flags over them.
+func withFlags(t testing.TB, spec scenarios.Spec, faults string) scenarios.Spec {
+	t.Helper()
 	switch *flagFaults {
 	case "":
 	case "none":
@@ -212,10 +221,6 @@ func specOf(t testing.TB, kind string, impl scenarios.Implementation, opt Option
 			t.Fatalf("zksimtest: faults: %v", err)
 		}
 		spec.Faults = s
-	} else if spec.Rates == nil && spec.Faults == nil {
-		r := DefaultRates
-		spec.Rates = &r
-		spec = scenarios.SessionPaced(spec)
 	}
 	if *flagClients > 0 {
 		spec.Clients = *flagClients
@@ -223,8 +228,20 @@ func specOf(t testing.TB, kind string, impl scenarios.Implementation, opt Option
 	if *flagRounds > 0 {
 		spec.Workload.Rounds = *flagRounds
 	}
-
 	return spec
+}
+
+// replay runs seed -zksim.seed of spec alone and fails t if it breaks a
+// check.
+func replay(t testing.TB, spec scenarios.Spec) {
+	t.Helper()
+	o, err := scenarios.Replay(spec, *flagSeed)
+	if err != nil {
+		t.Fatalf("zksimtest: %v", err)
+	}
+	if o.Failed() {
+		fail(t, o, o.Spec.Clients, o.Spec.Workload.Rounds)
+	}
 }
 
 // fail reports o's violation, its report's files if asked for, and the

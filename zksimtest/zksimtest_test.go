@@ -75,21 +75,38 @@ func TestUserLockMistakeIsCaught(t *testing.T) {
 			t.Fatalf("the failure does not say %q:\n%s", want, msg)
 		}
 	}
-	replay := msg[strings.Index(msg, "replay: "):]
-	faults := replay[strings.Index(replay, "-zksim.faults='")+len("-zksim.faults='") : len(replay)-1]
+	faults := replayFaults(msg)
 	if n := len(strings.Split(faults, "; ")); n > 3 {
 		t.Errorf("the counterexample has %d faults, want at most 3: %s", n, faults)
 	}
+	checkReplays(t, msg, func(ft testing.TB) {
+		zksimtest.Lock(ft, careless, zksimtest.Options{Checks: []string{"mutex", "liveness"}})
+	})
+}
 
-	// The replay command's flags run the same counterexample again: the
-	// same violation, the same trace hash.
+// replayFaults is the -zksim.faults of a failure's replay line.
+func replayFaults(msg string) string {
+	replay := msg[strings.Index(msg, "replay: "):]
+	return replay[strings.Index(replay, "-zksim.faults='")+len("-zksim.faults='") : len(replay)-1]
+}
+
+// checkReplays runs check again with the flags of the replay line that
+// ends msg, and fails t unless it fails the same way: the same violation,
+// the same trace hash.
+func checkReplays(t *testing.T, msg string, check func(testing.TB)) {
+	t.Helper()
+	i := strings.Index(msg, "replay: ")
+	if i < 0 {
+		t.Fatalf("no replay line:\n%s", msg)
+	}
+	replay := msg[i:]
 	for _, arg := range strings.Fields(replay)[5:8] { // -zksim.seed= -zksim.clients= -zksim.rounds=
 		name, value, _ := strings.Cut(strings.TrimPrefix(arg, "-"), "=")
 		if err := flag.Set(name, value); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := flag.Set("zksim.faults", faults); err != nil {
+	if err := flag.Set("zksim.faults", replayFaults(msg)); err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
@@ -97,9 +114,8 @@ func TestUserLockMistakeIsCaught(t *testing.T) {
 			flag.Set(f, flag.Lookup(f).DefValue)
 		}
 	}()
-	again := run("TestCareless", func(ft testing.TB) {
-		zksimtest.Lock(ft, careless, zksimtest.Options{Checks: []string{"mutex", "liveness"}})
-	})
+	name := strings.Split(strings.TrimPrefix(strings.Fields(replay)[4], "'^"), "$")[0]
+	again := run(name, check)
 	hash := func(s string) string {
 		i := strings.Index(s, "trace hash ")
 		if i < 0 {
@@ -108,7 +124,7 @@ func TestUserLockMistakeIsCaught(t *testing.T) {
 		return s[i : i+len("trace hash ")+16]
 	}
 	if hash(msg) == "" || hash(again) != hash(msg) {
-		t.Fatalf("the replay flags gave %q, want %q:\n%s", hash(again), hash(msg), again)
+		t.Fatalf("the replay flags gave %q, want %q:\n%s\nthe replay:\n%.2000s", hash(again), hash(msg), replay, again)
 	}
 }
 
@@ -131,6 +147,9 @@ func TestExploreUserLock(t *testing.T) {
 	if !strings.Contains(msg, "liveness") || !strings.Contains(msg, "replay: go test -run '^TestExploreCareless$'") {
 		t.Fatalf("the careless lock was not caught by the exploration:\n%s", msg)
 	}
+	checkReplays(t, msg, func(ft testing.TB) {
+		zksimtest.Explore(ft, "lock", scenarios.Implementation{Locker: lock(true)}, opt)
+	})
 }
 
 // logT is a fakeT that keeps what was logged.
