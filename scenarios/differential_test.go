@@ -2,7 +2,10 @@ package scenarios
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,56 +16,82 @@ import (
 	"github.com/zksim/zksim/live"
 )
 
-// The same random operation sequences, by one client and by three in a
-// fixed interleaving, answer the same in the simulator and on a live
-// ensemble: results and errors, created paths with their sequence
-// numbers, data, the Stat fields both worlds share, children, and every
-// watch event.
+var (
+	diffPrograms = flag.Int("diff.programs", 30, "programs TestDifferentialSimAgainstLive runs; `make differential` runs 1000")
+	diffSteps    = flag.Int("diff.steps", 60, "steps of each differential program")
+)
+
+// The same random programs, by one, two or three clients in a fixed
+// interleaving, answer the same in the simulator and on a live ensemble,
+// every field a client can observe (see DiffRun.Render). The divergences
+// are counted by the operation at which each program first diverged.
 func TestDifferentialSimAgainstLive(t *testing.T) {
 	if testing.Short() {
 		t.Log("-short: the differential runs are in the full test")
 		return
 	}
 	e := liveEnsemble(t, 3)
-	for _, tc := range []struct {
-		seed    uint64
-		clients int
-	}{{1, 1}, {2, 1}, {3, 3}, {4, 3}, {5, 2}, {6, 2}, {7, 3}, {8, 1}, {9, 3}, {10, 2}} {
-		root := fmt.Sprintf("/diff-%d", tc.seed)
-		prog := DiffProgram(root, tc.seed, tc.clients, 200)
-		simRes, err := RunDiffSim(root, prog, tc.clients, tc.seed)
-		if err != nil {
-			t.Fatalf("seed %d in the simulator: %v", tc.seed, err)
+	byOp := map[string]int{}
+	var first []string
+	for seed := uint64(1); seed <= uint64(*diffPrograms); seed++ {
+		clients := 1 + int(seed%3)
+		root := fmt.Sprintf("/diff-%d", seed)
+		d := diffProgram(t, e, root, DiffProgram(root, seed, clients, *diffSteps), seed, clients)
+		if d == nil {
+			continue
 		}
-		conns := make([]client.Conn, tc.clients)
-		for i := range conns {
-			c, err := live.Dial(e.ConnectString(), live.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			conns[i] = c
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		// A fresh root for each program (a run of the test before may have
-		// left one).
-		cleanTree(t, ctx, conns[0], root)
-		if _, err := conns[0].Create(ctx, root, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
-			t.Fatal(err)
-		}
-		liveRes, err := RunDiffProgram(ctx, prog, conns)
-		cancel()
-		if err != nil {
-			t.Fatalf("seed %d live: %v", tc.seed, err)
-		}
-		if diffs := CompareDiff(simRes, liveRes); len(diffs) > 0 {
-			t.Errorf("seed %d, %d clients: %d steps differ; the first:\n%s", tc.seed, tc.clients, len(diffs),
-				strings.Join(diffs[:min(len(diffs), 3)], "\n"))
-		}
-		for _, c := range conns {
-			c.(*live.Conn).Close()
+		byOp[d.Op]++
+		if len(first) < 5 {
+			first = append(first, fmt.Sprintf("seed %d, %d clients, %s", seed, clients, d))
 		}
 	}
+	n := 0
+	for _, c := range byOp {
+		n += c
+	}
+	t.Logf("%d programs of %d steps: %d diverged", *diffPrograms, *diffSteps, n)
+	for _, op := range slices.Sorted(maps.Keys(byOp)) {
+		t.Logf("  first divergence at %s: %d", op, byOp[op])
+	}
+	if n > 0 {
+		t.Errorf("%d of %d programs diverged; the first:\n%s", n, *diffPrograms, strings.Join(first, "\n"))
+	}
+}
+
+// diffProgram runs prog (under root) in the simulator and on e, and returns where they
+// first answered differently (nil if nowhere).
+func diffProgram(t *testing.T, e *live.Ensemble, root string, prog []DiffOp, seed uint64, clients int) *DiffDivergence {
+	t.Helper()
+	simRun, err := RunDiffSim(root, prog, clients, seed)
+	if err != nil {
+		t.Fatalf("seed %d in the simulator: %v", seed, err)
+	}
+	conns := make([]client.Conn, clients)
+	for i := range conns {
+		c, err := live.Dial(e.ConnectString(), live.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns[i] = c
+	}
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// A fresh root for each program (a run of the test before may have
+	// left one).
+	cleanTree(t, ctx, conns[0], root)
+	if _, err := conns[0].Create(ctx, root, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	liveRun, err := RunDiffProgram(ctx, prog, conns)
+	if err != nil {
+		t.Fatalf("seed %d live: %v", seed, err)
+	}
+	return CompareDiff(prog, simRun, liveRun)
 }
 
 // cleanTree deletes path and everything below it.

@@ -824,9 +824,13 @@ func multiResult(rep *reply) ([]zk.MultiResponse, error) {
 	return out, first
 }
 
+// clone copies data as it crosses the wire: nil stays nil (go-zk sends it
+// as a null buffer, which the server stores and answers as null) and empty
+// stays empty (a zero-length buffer, answered as one): a go-zk caller can
+// tell the two apart.
 func clone(b []byte) []byte {
 	if b == nil {
 		return nil
 	}
-	return append([]byte(nil), b...)
+	return append(make([]byte, 0, len(b)), b...)
 }

@@ -1,0 +1,153 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Render is each step's answer as one line, every field a client can
+// observe in terms both worlds share: zxids by their rank among the zxids
+// the run had seen up to that step (both worlds apply the same
+// transactions in the same order, but another ensemble numbers them from
+// elsewhere; ranked by prefix, a difference shows at the step that makes
+// it), an ephemeral owner by the session's name (c1, c1', ...), times by
+// whether mtime follows ctime (the clocks differ).
+func (r DiffRun) Render() []string {
+	var seen []int64 // sorted
+	rank := func(z int64) int {
+		i, _ := slices.BinarySearch(seen, z)
+		return i + 1
+	}
+	out := make([]string, len(r.Results))
+	for i, res := range r.Results {
+		for _, st := range res.stats() {
+			for _, z := range []int64{st.Czxid, st.Mzxid, st.Pzxid} {
+				if j, found := slices.BinarySearch(seen, z); !found {
+					seen = slices.Insert(seen, j, z)
+				}
+			}
+		}
+		out[i] = res.render(func(st *zk.Stat) string { return r.statString(st, rank) })
+	}
+	return out
+}
+
+// stats are the Stats an answer holds.
+func (res DiffResult) stats() []*zk.Stat {
+	var out []*zk.Stat
+	if res.Stat != nil {
+		out = append(out, res.Stat)
+	}
+	for _, s := range res.Multi {
+		if s.Stat != nil {
+			out = append(out, s.Stat)
+		}
+	}
+	return out
+}
+
+// statString is every field of st, as Render says.
+func (r DiffRun) statString(st *zk.Stat, rank func(int64) int) string {
+	if st == nil {
+		return ""
+	}
+	owner := "-"
+	if st.EphemeralOwner != 0 {
+		owner = r.Sessions[st.EphemeralOwner]
+		if owner == "" {
+			owner = fmt.Sprintf("unknown session %#x", st.EphemeralOwner)
+		}
+	}
+	times := "mtime>=ctime"
+	if st.Mtime < st.Ctime {
+		times = "mtime<ctime"
+	}
+	return fmt.Sprintf("{czxid#%d mzxid#%d pzxid#%d %s version=%d cversion=%d aversion=%d owner=%s dataLength=%d numChildren=%d}",
+		rank(st.Czxid), rank(st.Mzxid), rank(st.Pzxid), times, st.Version, st.Cversion, st.Aversion, owner,
+		st.DataLength, st.NumChildren)
+}
+
+// render is the answer as one line, its Stats by stat.
+func (res DiffResult) render(stat func(*zk.Stat) string) string {
+	s := res.Op + " → "
+	if res.Err != "" {
+		s += res.Err
+	} else {
+		s += "ok"
+	}
+	if res.Path != "" {
+		s += " " + res.Path
+	}
+	if res.Read {
+		if res.Data == nil {
+			s += " data=nil"
+		} else {
+			s += fmt.Sprintf(" data=%q", res.Data)
+		}
+	}
+	if res.Exists {
+		s += " exists"
+	}
+	if res.Kids != nil {
+		s += " [" + strings.Join(res.Kids, " ") + "]"
+	}
+	if st := stat(res.Stat); st != "" {
+		s += " " + st
+	}
+	for i, sub := range res.Multi {
+		s += fmt.Sprintf(" op%d:", i+1)
+		if sub.Err != "" {
+			s += sub.Err
+		} else {
+			s += "ok"
+		}
+		if sub.Path != "" {
+			s += " " + sub.Path
+		}
+		if st := stat(sub.Stat); st != "" {
+			s += " " + st
+		}
+	}
+	if len(res.Events) > 0 {
+		s += " events{" + strings.Join(res.Events, ", ") + "}"
+	}
+	return s
+}
+
+// DiffDivergence is the first step at which two worlds answered a program
+// differently.
+type DiffDivergence struct {
+	// Step is the step's index (from 0); Op is its operation's name
+	// (create-e, multi, ...).
+	Step      int
+	Op        string
+	Sim, Live string
+}
+
+func (d DiffDivergence) String() string {
+	return fmt.Sprintf("step %d:\n  sim:  %s\n  live: %s", d.Step+1, d.Sim, d.Live)
+}
+
+// CompareDiff finds the first step at which the simulator's run of prog
+// and the live one answered differently, or returns nil when they agree
+// throughout.
+func CompareDiff(prog []DiffOp, simRun, liveRun DiffRun) *DiffDivergence {
+	a, b := simRun.Render(), liveRun.Render()
+	for i := 0; i < min(len(a), len(b)); i++ {
+		if a[i] != b[i] {
+			return &DiffDivergence{Step: i, Op: prog[i].Op, Sim: a[i], Live: b[i]}
+		}
+	}
+	if len(a) != len(b) {
+		i := min(len(a), len(b))
+		d := &DiffDivergence{Step: i, Sim: fmt.Sprintf("%d steps", len(a)), Live: fmt.Sprintf("%d steps", len(b))}
+		if i < len(prog) {
+			d.Op = prog[i].Op
+		}
+		return d
+	}
+	return nil
+}

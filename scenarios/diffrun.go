@@ -1,0 +1,317 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/sim"
+)
+
+// DiffResult is what one call of a differential program answered, as the
+// client saw it.
+type DiffResult struct {
+	Op  string
+	Err string // "" or the zk error's text
+	// Path is a create's returned path.
+	Path string
+	// Data is a get's data, nil as the client got it; Read says it is one.
+	Data []byte
+	Read bool
+	// Exists is exists' answer.
+	Exists bool
+	// Kids are the children, sorted (non-nil when listed).
+	Kids []string
+	Stat *zk.Stat
+	// Multi is a multi's answer, one per op.
+	Multi []DiffSubResult
+	// Events are the watch events the clients received since the last
+	// step, "cN Type path", sorted.
+	Events []string
+}
+
+// DiffSubResult is one op's part of a multi's answer.
+type DiffSubResult struct {
+	Err  string
+	Path string
+	Stat *zk.Stat
+}
+
+// DiffRun is a program's answers in one world, and the name of each
+// session it opened: its client, and a prime for each reopen ("c1",
+// "c1'", ...), so that an ephemeral owner compares across worlds.
+type DiffRun struct {
+	Results  []DiffResult
+	Sessions map[int64]string
+}
+
+// diffClient is one client of a differential run: its current session,
+// the watches it has left, and how many sessions it has opened.
+type diffClient struct {
+	i       int
+	conn    client.Conn
+	watches []client.Watch
+	opened  int
+}
+
+// start names the client's first session, once it has one.
+func (dc *diffClient) start(ctx context.Context, run *DiffRun) error {
+	if _, err := dc.conn.Sync(ctx, "/"); err != nil {
+		return fmt.Errorf("c%d sync: %w", dc.i+1, err)
+	}
+	run.Sessions[dc.conn.SessionID()] = fmt.Sprintf("c%d%s", dc.i+1, strings.Repeat("'", dc.opened))
+	dc.opened++
+	return nil
+}
+
+// reopen opens the client's next session and closes the one it had.
+func (dc *diffClient) reopen(ctx context.Context, run *DiffRun) error {
+	next, err := dc.conn.NewSession(ctx)
+	if err != nil {
+		return err
+	}
+	dc.conn.Close()
+	dc.conn = next
+	return dc.start(ctx, run)
+}
+
+// RunDiffProgram runs prog on conns (one per client) in order, from one
+// goroutine (a live world's sessions allow it), and returns what each step
+// answered. A reopen replaces the client's Conn in conns.
+func RunDiffProgram(ctx context.Context, prog []DiffOp, conns []client.Conn) (DiffRun, error) {
+	run := DiffRun{Sessions: map[int64]string{}}
+	clients := make([]*diffClient, len(conns))
+	for i, c := range conns {
+		clients[i] = &diffClient{i: i, conn: c}
+		if err := clients[i].start(ctx, &run); err != nil {
+			return run, err
+		}
+	}
+	defer func() {
+		for i, dc := range clients {
+			conns[i] = dc.conn
+		}
+	}()
+	for _, op := range prog {
+		res, err := clients[op.Client].step(ctx, op, &run)
+		if err != nil {
+			return run, err
+		}
+		for _, dc := range clients {
+			if err := dc.settle(ctx, &res); err != nil {
+				return run, err
+			}
+		}
+		slices.Sort(res.Events)
+		run.Results = append(run.Results, res)
+	}
+	return run, nil
+}
+
+// RunDiffSim runs prog in the simulator (one client process per client,
+// taking turns: the step's client makes its call, then every client
+// settles, in order), after creating root, and returns what each step
+// answered.
+func RunDiffSim(root string, prog []DiffOp, clients int, seed uint64) (DiffRun, error) {
+	w, err := sim.New(sim.Config{Seed: seed})
+	if err != nil {
+		return DiffRun{}, err
+	}
+	run := DiffRun{Sessions: map[int64]string{}}
+	var (
+		res     DiffResult
+		step    int
+		phase   = -2 // -2: starting; -1: the step's call; i >= 0: client i settles
+		started int
+		fail    error
+	)
+	for i := 0; i < clients; i++ {
+		w.Spawn("", func(ctx context.Context, c client.Conn) error {
+			dc := &diffClient{i: i, conn: c}
+			if fail = dc.start(ctx, &run); fail != nil {
+				return nil
+			}
+			if i == 0 {
+				if _, fail = c.Create(ctx, root, nil, 0, zk.WorldACL(zk.PermAll)); fail != nil {
+					return nil
+				}
+			}
+			if started++; started == clients {
+				phase = -1
+			}
+			for step < len(prog) && fail == nil {
+				switch {
+				case phase == -1 && prog[step].Client == i:
+					res, fail = dc.step(ctx, prog[step], &run)
+					phase = 0
+				case phase == i:
+					if fail = dc.settle(ctx, &res); fail != nil {
+						break
+					}
+					if phase++; phase == clients {
+						slices.Sort(res.Events)
+						run.Results = append(run.Results, res)
+						step, phase = step+1, -1
+					}
+				default:
+					if err := dc.conn.Sleep(ctx, 100*time.Microsecond); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+	}
+	r := w.Run()
+	if fail != nil {
+		return run, fail
+	}
+	return run, r.Err
+}
+
+// step makes one step's call as client dc and records its answer; a
+// watching read adds its watch to the client's.
+func (dc *diffClient) step(ctx context.Context, op DiffOp, run *DiffRun) (DiffResult, error) {
+	c := dc.conn
+	res := DiffResult{Op: op.String()}
+	var err error
+	var w client.Watch
+	switch op.Op {
+	case "create", "create-e", "create-s", "create-es":
+		res.Path, err = c.Create(ctx, op.Path, op.data(), createFlags[op.Op], zk.WorldACL(zk.PermAll))
+	case "delete":
+		err = c.Delete(ctx, op.Path, op.Version)
+	case "set":
+		res.Stat, err = c.Set(ctx, op.Path, op.data(), op.Version)
+	case "get":
+		res.Data, res.Stat, err = c.Get(ctx, op.Path)
+		res.Read = err == nil
+	case "get-w":
+		res.Data, res.Stat, w, err = c.GetW(ctx, op.Path)
+		res.Read = err == nil
+	case "exists":
+		res.Exists, res.Stat, err = c.Exists(ctx, op.Path)
+	case "exists-w":
+		res.Exists, res.Stat, w, err = c.ExistsW(ctx, op.Path)
+	case "children":
+		res.Kids, res.Stat, err = c.Children(ctx, op.Path)
+	case "children-w":
+		res.Kids, res.Stat, w, err = c.ChildrenW(ctx, op.Path)
+	case "multi":
+		err = dc.multi(ctx, op, &res)
+	case "sync":
+		_, err = c.Sync(ctx, "/")
+	case "reopen":
+		err = dc.reopen(ctx, run)
+	default:
+		return res, fmt.Errorf("unknown differential op %q", op.Op)
+	}
+	if res.Kids != nil || (err == nil && strings.HasPrefix(op.Op, "children")) {
+		res.Kids = slices.Sorted(slices.Values(res.Kids))
+		if res.Kids == nil {
+			res.Kids = []string{}
+		}
+	}
+	if err != nil {
+		res.Err = zkErrText(err)
+		if !isZKError(err) {
+			return res, fmt.Errorf("%s: %w", op, err)
+		}
+		res.Stat, res.Kids = nil, nil
+	}
+	if (op.Op == "exists" || op.Op == "exists-w") && !res.Exists {
+		res.Stat = nil // the zero Stat of a missing node
+	}
+	if w != nil {
+		dc.watches = append(dc.watches, w)
+	}
+	return res, nil
+}
+
+// createFlags are the flags of the create ops.
+var createFlags = map[string]int32{"create": 0, "create-e": zk.FlagEphemeral, "create-s": zk.FlagSequence,
+	"create-es": zk.FlagEphemeral | zk.FlagSequence}
+
+// multi runs op's ops as one multi and records each one's answer.
+func (dc *diffClient) multi(ctx context.Context, op DiffOp, res *DiffResult) error {
+	acl := zk.WorldACL(zk.PermAll)
+	ops := make([]any, len(op.Sub))
+	for i, s := range op.Sub {
+		switch s.Op {
+		case "create", "create-e", "create-s", "create-es":
+			ops[i] = &zk.CreateRequest{Path: s.Path, Data: s.data(), Acl: acl, Flags: createFlags[s.Op]}
+		case "delete":
+			ops[i] = &zk.DeleteRequest{Path: s.Path, Version: s.Version}
+		case "set":
+			ops[i] = &zk.SetDataRequest{Path: s.Path, Data: s.data(), Version: s.Version}
+		case "check":
+			ops[i] = &zk.CheckVersionRequest{Path: s.Path, Version: s.Version}
+		default:
+			return fmt.Errorf("unknown differential multi op %q", s.Op)
+		}
+	}
+	rs, err := dc.conn.Multi(ctx, ops...)
+	for _, r := range rs {
+		sub := DiffSubResult{Path: r.String, Stat: r.Stat}
+		if r.Error != nil {
+			sub.Err = zkErrText(r.Error)
+		}
+		res.Multi = append(res.Multi, sub)
+	}
+	return err
+}
+
+// settle has client dc sync and read, so that every watch event the step
+// fired has reached it (a client sees an event before the data that
+// follows it), and collects the events that fired.
+func (dc *diffClient) settle(ctx context.Context, res *DiffResult) error {
+	if _, err := dc.conn.Sync(ctx, "/"); err != nil {
+		return fmt.Errorf("c%d sync: %w", dc.i+1, err)
+	}
+	if _, _, err := dc.conn.Exists(ctx, "/"); err != nil {
+		return fmt.Errorf("c%d read: %w", dc.i+1, err)
+	}
+	kept := dc.watches[:0]
+	for _, w := range dc.watches {
+		ev, ok := w.Poll()
+		if !ok {
+			kept = append(kept, w)
+			continue
+		}
+		res.Events = append(res.Events, fmt.Sprintf("c%d %s %s", dc.i+1, strings.TrimPrefix(ev.Type.String(), "Event"), ev.Path))
+	}
+	dc.watches = kept
+	return nil
+}
+
+// zkAnswers are the errors a server answers with; any other (a lost
+// connection, ...) a differential run does not expect.
+var zkAnswers = []error{zk.ErrNoNode, zk.ErrNodeExists, zk.ErrBadVersion, zk.ErrNotEmpty,
+	zk.ErrNoChildrenForEphemerals, zk.ErrBadArguments, zk.ErrInvalidPath, zk.ErrInvalidACL, zk.ErrNoAuth,
+	zk.ErrAPIError}
+
+// isZKError reports whether err is one of the server's answers.
+func isZKError(err error) bool {
+	for _, e := range zkAnswers {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// zkErrText names a zk error; other errors by their text.
+func zkErrText(err error) string {
+	for _, e := range zkAnswers {
+		if errors.Is(err, e) {
+			return e.Error()
+		}
+	}
+	return err.Error()
+}
