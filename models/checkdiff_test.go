@@ -228,21 +228,21 @@ func TestLockWaitsJudgedAsBefore(t *testing.T) {
 					exclusive = append(exclusive, ownedSpan{timeSpan(h.span), id(h.client)})
 				}
 			}
+			exclusive = append(exclusive, writerWaits(in.Ops, idx, ids, stops)...)
 			tlAll, tlExclusive := newBlockTimeline(all, owners), newBlockTimeline(exclusive, owners)
-			writers := newWritersAhead(in.Ops, idx, stops)
 			for k, w := range ops {
 				if w.Kind != Acquire || (w.Result != OK && w.Result != Pending) {
 					continue
 				}
 				end, _ := refWaitEnd(in, w, stops)
 				blocked := refBlockedBy(holdings, w, end)
-				tl, ahead := tlAll, int64(math.MinInt64)
+				tl := tlAll
 				if w.Shared {
 					blocked = append(blocked, refWritersAhead(ops, w, end, stops)...)
-					tl, ahead = tlExclusive, writers.before(&in.Ops[idx[k]])
+					tl = tlExclusive
 				}
 				want, wantOK := refJudgeWait(in, w, stops, blocked)
-				got, gotOK := tl.judgeWait(in, &in.Ops[idx[k]], ids[k], stops, ahead)
+				got, gotOK := tl.judgeWait(in, &in.Ops[idx[k]], ids[k], stops, math.MinInt64)
 				if gotOK != wantOK || gotOK && (got.op != want.op || got.end != want.end || got.at != want.at ||
 					got.since != want.since || got.free != want.free || got.forever != want.forever) {
 					t.Fatalf("input %d, c%d's wait %s [%d, %d]: late %v %+v, want %v %+v\nblocked by %v\nops:%s",

@@ -444,7 +444,8 @@ func refJudgeListings(in *Input, queue string) (Violation, bool) {
 //     its Fail (its node goes when its session expires, which the bound
 //     refCovers), or for ever. An exclusive acquire is blocked by any holding;
 //     a Shared one by exclusive holdings, and also by the exclusive
-//     acquires other clients called before it, while they wait and hold: a
+//     acquires of other clients called before it returned (its node may
+//     have been created as late as that), while they wait and hold: a
 //     reader queues behind a waiting writer, and if that writer waits for
 //     nothing it is the writer that is reported, once. A lock that nobody
 //     holds while a waiter waits is an orphaned lock node: the node a lost
@@ -696,14 +697,15 @@ func refBlockedBy(holdings []refLockHolding, w Operation, end int64) []refTimeSp
 }
 
 // refWritersAhead are the spans during which the exclusive acquires that other
-// clients called before the shared acquire r waited for the lock (until
-// they returned, or their client stopped), within r's wait, which ends at
-// end: r queues behind them. Their holdings are refLockHoldings. ops are
+// clients called before the shared acquire r's wait ended (at end) waited
+// for the lock (until they returned, or their client stopped), within r's
+// wait: r may queue behind them, since its node may have been created as
+// late as its wait's end. Their holdings are refLockHoldings. ops are
 // sorted by call.
 func refWritersAhead(ops []Operation, r Operation, end int64, stops map[int]int64) []refTimeSpan {
 	var out []refTimeSpan
 	for _, x := range ops { // sorted by call
-		if x.Call >= r.Call {
+		if x.Call >= end {
 			break
 		}
 		if x.Kind != Acquire || x.Shared || x.Client == r.Client {

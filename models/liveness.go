@@ -46,9 +46,13 @@ func init() {
 //     its Fail (its node goes when its session expires, which the bound
 //     covers), or for ever. An exclusive acquire is blocked by any holding;
 //     a Shared one by exclusive holdings, and also by the exclusive
-//     acquires other clients called before it, while they wait and hold: a
-//     reader queues behind a waiting writer, and if that writer waits for
-//     nothing it is the writer that is reported, once. A lock that nobody
+//     acquires of other clients that may have queued before it, while they
+//     wait and hold: a reader queues behind a waiting writer, and if that
+//     writer waits for nothing it is the writer that is reported, once. A
+//     writer may have queued before a reader called before it: the
+//     reader's node may have been created as late as its acquire returned
+//     (its server lagged, its create was retried), so a writer's wait
+//     blocks every reader waiting meanwhile. A lock that nobody
 //     holds while a waiter waits is an orphaned lock node: the node a lost
 //     create() reply left behind, which the waiter waits for.
 //   - Take (per Path): an empty queue. The items available at t are the
@@ -352,21 +356,20 @@ func acquireLiveness(in *Input, stops map[int]int64) []Violation {
 		holdings := lockHoldings(in.Ops, idx, ids, n, stops)
 		// An exclusive acquire is blocked by every other client's
 		// holding, a shared one by the exclusive ones only, and by the
-		// exclusive acquires called before it (writersAhead).
+		// exclusive acquires' waits (writerWaits).
 		spans := make([]ownedSpan, len(holdings))
 		for k, h := range holdings {
 			spans[k] = ownedSpan{h.span, h.id}
 		}
 		all := newBlockTimeline(spans, n)
 		var exclusive *blockTimeline
-		var writers *writersAhead
 		var late []lateWait
 		for k, i := range idx {
 			w := &in.Ops[i]
 			if w.Kind != Acquire || (w.Result != OK && w.Result != Pending) {
 				continue
 			}
-			tl, ahead := all, int64(math.MinInt64)
+			tl := all
 			if w.Shared {
 				if exclusive == nil {
 					spans = spans[:0]
@@ -375,12 +378,11 @@ func acquireLiveness(in *Input, stops map[int]int64) []Violation {
 							spans = append(spans, ownedSpan{h.span, h.id})
 						}
 					}
-					exclusive = newBlockTimeline(spans, n)
-					writers = newWritersAhead(in.Ops, idx, stops)
+					exclusive = newBlockTimeline(append(spans, writerWaits(in.Ops, idx, ids, stops)...), n)
 				}
-				tl, ahead = exclusive, writers.before(w)
+				tl = exclusive
 			}
-			if lw, ok := tl.judgeWait(in, w, ids[k], stops, ahead); ok {
+			if lw, ok := tl.judgeWait(in, w, ids[k], stops, math.MinInt64); ok {
 				late = append(late, lw)
 			}
 		}
@@ -416,30 +418,13 @@ func mayWaitLong(in *Input, idx []int32, kind OpKind, stops map[int]int64) bool 
 	return false
 }
 
-// writersAhead are the waits of a lock's exclusive acquires: a shared
-// acquire queues behind those other clients called before it, while they
-// wait (until they returned, or their client stopped), and their holdings
-// block it after.
-type writersAhead struct {
-	calls []int64 // the exclusive acquires' calls, in order
-	// first[k] and second[k]: the latest end of the waits of calls[:k+1],
-	// and the latest of another client's than first's (client -1 and
-	// math.MinInt64 when there is none).
-	first, second []clientTime
-}
-
-type clientTime struct {
-	client int
-	at     int64
-}
-
-// newWritersAhead gathers the waits of the exclusive acquires of ops[idx]
-// (idx sorted by call).
-func newWritersAhead(ops []Operation, idx []int32, stops map[int]int64) *writersAhead {
-	wa := &writersAhead{}
-	none := clientTime{-1, math.MinInt64}
-	first, second := none, none
-	for _, i := range idx {
+// writerWaits are the waits of the exclusive acquires of ops[idx] (ids
+// numbers their clients), each owned by its client: until it returned, or
+// its client stopped. A shared acquire waiting meanwhile may be queued
+// behind it, whenever it was called.
+func writerWaits(ops []Operation, idx []int32, ids []int32, stops map[int]int64) []ownedSpan {
+	var out []ownedSpan
+	for k, i := range idx {
 		x := &ops[i]
 		if x.Kind != Acquire || x.Shared {
 			continue
@@ -455,34 +440,9 @@ func newWritersAhead(ops []Operation, idx []int32, stops map[int]int64) *writers
 		if s, ok := stops[x.Client]; ok && s >= x.Call && s < to {
 			to = s
 		}
-		switch ct := (clientTime{x.Client, to}); {
-		case ct.client == first.client:
-			first.at = max(first.at, to)
-		case to > first.at:
-			first, second = ct, first
-		case to > second.at:
-			second = ct
-		}
-		wa.calls = append(wa.calls, x.Call)
-		wa.first = append(wa.first, first)
-		wa.second = append(wa.second, second)
+		out = append(out, ownedSpan{timeSpan{x.Call, to}, ids[k]})
 	}
-	return wa
-}
-
-// before is when the waits of the exclusive acquires other clients called
-// before the shared acquire r stopped blocking it: the latest end of those
-// waits (math.MinInt64 when there is none). They all began before r, so
-// within r's wait they block the span from its call to then.
-func (wa *writersAhead) before(r *Operation) int64 {
-	k := sort.Search(len(wa.calls), func(k int) bool { return wa.calls[k] >= r.Call }) - 1
-	if k < 0 {
-		return math.MinInt64
-	}
-	if wa.first[k].client != r.Client {
-		return wa.first[k].at
-	}
-	return wa.second[k].at
+	return out
 }
 
 // ownedSpan is a span during which its owner's waits are not blocked and

@@ -148,8 +148,16 @@ func TestLivenessCheck(t *testing.T) {
 			acquire(0, 0, secs(1), OK), pend(shared(1, secs(2), 0, Pending))), nil},
 		{"a reader queued behind a waiting writer", run(false,
 			shared(0, 0, secs(1), OK), pend(acquire(1, secs(2), 0, Pending)), pend(shared(2, secs(3), 0, Pending))), nil},
-		{"a reader does not queue behind a later writer", run(false,
-			shared(0, 0, secs(1), OK), pend(shared(2, secs(2), 0, Pending)), pend(acquire(1, secs(3), 0, Pending))),
+		// The reader's node may have been created after the writer's (its
+		// server lagged, its create was retried): it may queue behind the
+		// writer, which waits for the reader holding.
+		{"a reader may queue behind a writer called after it", run(false,
+			shared(0, 0, secs(1), OK), pend(shared(2, secs(2), 0, Pending)), pend(acquire(1, secs(3), 0, Pending))), nil},
+		{"but not behind one called after it returned", run(false,
+			shared(0, 0, secs(1), OK), shared(2, secs(2), secs(40), OK), acquire(1, secs(41), 0, Pending)),
+			[]wantViolation{{lock, Liveness, secs(32), []string{"c3 waited"}}}},
+		{"a reader stuck alone", run(false,
+			shared(0, 0, secs(1), OK), pend(shared(2, secs(2), 0, Pending))),
 			[]wantViolation{{lock, Liveness, secs(32), []string{"c3 waited"}}}},
 		{"one orphan, many waiters: one violation", run(false,
 			pend(acquire(2, secs(3), 0, Pending)), pend(acquire(1, secs(2), 0, Pending))),
