@@ -19,6 +19,13 @@ import (
 //
 // A call whose context is cancelled or past its deadline returns the context's
 // error; a write it already sent may still be applied by the server.
+//
+// Access control is the server's: each znode has an ACL (a create's acl,
+// validated: zk.ErrInvalidACL), and a call needs its permission on the node
+// (READ for Get and Children, WRITE for Set, CREATE and DELETE on the
+// parent for Create and Delete, ADMIN for SetACL; Exists needs none), or
+// fails with zk.ErrNoAuth. A watch event about a node the session may not
+// read is not delivered.
 type Conn interface {
 	// Create creates a znode. flags is 0, zk.FlagEphemeral, zk.FlagSequence or
 	// both; with zk.FlagSequence the returned path carries the sequence number.
@@ -47,6 +54,20 @@ type Conn interface {
 	// Multi applies all the ops or none of them. Each op is a *zk.CreateRequest,
 	// *zk.DeleteRequest, *zk.SetDataRequest or *zk.CheckVersionRequest.
 	Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error)
+
+	// AddAuth authenticates the session's connection: scheme "digest" with
+	// "user:password" adds the id "user:base64(sha1(user:password))" that
+	// zk.DigestACL names; an unknown scheme fails with zk.ErrAuthFailed and
+	// the server closes the connection (the session survives it). Accepted
+	// credentials are sent again on every new connection.
+	AddAuth(ctx context.Context, scheme string, auth []byte) error
+	// GetACL returns a znode's ACL and Stat. It needs READ or ADMIN on the
+	// node (zk.ErrNoAuth); without ADMIN a digest id's hash reads "x".
+	GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, error)
+	// SetACL replaces a znode's ACL if its ACL version (Stat.Aversion)
+	// matches (-1 matches any). It needs ADMIN on the node; it fires no
+	// watch.
+	SetACL(ctx context.Context, path string, acl []zk.ACL, version int32) (*zk.Stat, error)
 
 	// SessionID is the current session's id, 0 before the first session is
 	// established. It changes when an expired session is replaced.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +43,9 @@ type Conn struct {
 	// lastState and lossTimer follow the session for LocalSessionLoss.
 	lastState zk.State
 	lossTimer *time.Timer
+	// creds are the credentials AddAuth added, for a handle that replaces
+	// the one they were added on.
+	creds []cred
 
 	requests, notifications atomic.Int64
 }
@@ -52,6 +56,18 @@ type Conn struct {
 type handle struct {
 	zk   *zk.Conn
 	lost atomic.Bool
+	// done is closed when the library has ended the handle: its requests
+	// failed and its watches fired zk.EventNotWatching.
+	done chan struct{}
+	// authed is closed once the Conn's credentials were added to the
+	// handle (at once for the first): calls wait for it.
+	authed chan struct{}
+}
+
+// cred is one AddAuth's credentials.
+type cred struct {
+	scheme string
+	auth   []byte
 }
 
 // Counters is a client's traffic, counted at its end: the requests it
@@ -100,6 +116,7 @@ func Dial(servers []string, opt Options) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	close(h.authed) // no credentials yet
 	c.h = h
 	return c, nil
 }
@@ -114,7 +131,7 @@ func (c *Conn) connect() (*handle, error) {
 	if dialer == nil {
 		dialer = net.DialTimeout
 	}
-	h := &handle{}
+	h := &handle{done: make(chan struct{}), authed: make(chan struct{})}
 	conn, events, err := zk.Connect(c.servers, c.opt.SessionTimeout,
 		zk.WithLogger(log.New(out, "zk: ", log.Lmicroseconds)),
 		zk.WithLogInfo(c.opt.Log != nil),
@@ -126,9 +143,22 @@ func (c *Conn) connect() (*handle, error) {
 	go func() { // the library's channel must be drained; the callback saw everything
 		for range events {
 		}
+		close(h.done) // closed after the library invalidated the watches
 	}()
 	h.zk = conn
 	return h, nil
+}
+
+// authenticate adds creds to the handle, in order, before any call of
+// its own goes out (calls wait for authed): the credentials of a session
+// the Conn gave up, for the one that replaces it.
+func (h *handle) authenticate(creds []cred) {
+	defer close(h.authed)
+	for _, cr := range creds {
+		if err := h.zk.AddAuth(cr.scheme, cr.auth); err != nil {
+			return // the handle is closed, or gone: its calls will say so
+		}
+	}
 }
 
 // handle is the library's handle now in use.
@@ -140,7 +170,10 @@ func (c *Conn) handle() *handle {
 
 // Close implements client.Conn: the library's Close (closeSession, waiting
 // up to a second for the answer; watches fire zk.EventNotWatching with
-// zk.ErrClosing; later calls fail with zk.ErrConnectionClosed).
+// zk.ErrClosing; later calls fail with zk.ErrConnectionClosed). The
+// library fires the watches just after its Close returns; Close waits for
+// that (a second at most), so that, as in the simulator, they have fired
+// when it returns.
 func (c *Conn) Close() {
 	c.mu.Lock()
 	c.closed = true
@@ -150,6 +183,10 @@ func (c *Conn) Close() {
 	h := c.h
 	c.mu.Unlock()
 	h.zk.Close()
+	select {
+	case <-h.done:
+	case <-time.After(time.Second):
+	}
 }
 
 // NewSession implements client.Conn: another session with the same
@@ -196,6 +233,11 @@ func call[T any](ctx context.Context, c *Conn, fn func(h *handle) (T, error)) (T
 	}
 	c.requests.Add(1)
 	h := c.handle()
+	select {
+	case <-h.authed:
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
 	type result struct {
 		v   T
 		err error
@@ -317,6 +359,36 @@ func (c *Conn) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, 
 		return nil, nil, nil, err
 	}
 	return r.names, r.st, &watch{ch: ch, h: on}, nil
+}
+
+// AddAuth implements client.Conn: the library's AddAuth; accepted
+// credentials are also added to a handle that replaces this one.
+func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
+	_, err := call(ctx, c, func(h *handle) (struct{}, error) { return struct{}{}, h.zk.AddAuth(scheme, auth) })
+	if err == nil {
+		c.mu.Lock()
+		c.creds = append(c.creds, cred{scheme, slices.Clone(auth)})
+		c.mu.Unlock()
+	}
+	return err
+}
+
+// GetACL implements client.Conn.
+func (c *Conn) GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, error) {
+	type aclStat struct {
+		acl []zk.ACL
+		st  *zk.Stat
+	}
+	r, err := call(ctx, c, func(h *handle) (aclStat, error) {
+		acl, st, err := h.zk.GetACL(path)
+		return aclStat{acl, st}, err
+	})
+	return r.acl, r.st, err
+}
+
+// SetACL implements client.Conn.
+func (c *Conn) SetACL(ctx context.Context, path string, acl []zk.ACL, version int32) (*zk.Stat, error) {
+	return call(ctx, c, func(h *handle) (*zk.Stat, error) { return h.zk.SetACL(path, acl, version) })
 }
 
 // Sync implements client.Conn.

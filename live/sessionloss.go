@@ -1,6 +1,7 @@
 package live
 
 import (
+	"slices"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -47,6 +48,7 @@ func (c *Conn) declareLost(h *handle) {
 	if err == nil {
 		c.h = next
 		c.lastState = zk.StateDisconnected
+		go next.authenticate(slices.Clone(c.creds))
 	}
 	c.mu.Unlock()
 	go h.zk.Close()

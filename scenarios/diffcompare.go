@@ -94,6 +94,9 @@ func (res DiffResult) render(stat func(*zk.Stat) string) string {
 	if res.Kids != nil {
 		s += " [" + strings.Join(res.Kids, " ") + "]"
 	}
+	if res.ACL != nil {
+		s += " acl=" + aclString(res.ACL)
+	}
 	if st := stat(res.Stat); st != "" {
 		s += " " + st
 	}

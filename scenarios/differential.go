@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/go-zookeeper/zk"
 )
 
 // Differential testing: the same random program of operations, by one or
@@ -36,13 +38,36 @@ type DiffOp struct {
 	Version int32
 	// Sub are a multi's ops, in order.
 	Sub []DiffOp
+	// ACL is the ACL a create or setACL gives, an index in diffACLs.
+	ACL int
+}
+
+// diffACLs are the ACLs a program's creates and setACLs give: open, read
+// only, a digest's alone (u1's; u2's with reads for all), the creator's
+// digest (auth), by address (this host's; another network's, which keeps
+// everyone out), no permissions, and invalid ones (world with another id,
+// none at all, a malformed digest, an unknown scheme).
+var diffACLs = [][]zk.ACL{
+	zk.WorldACL(zk.PermAll),
+	zk.WorldACL(zk.PermRead),
+	zk.DigestACL(zk.PermAll, "u1", "p1"),
+	append(zk.DigestACL(zk.PermAll, "u2", "p2"), zk.WorldACL(zk.PermRead)...),
+	zk.AuthACL(zk.PermAll),
+	{{Perms: zk.PermAll, Scheme: "ip", ID: "127.0.0.1"}},
+	{{Perms: zk.PermAll, Scheme: "ip", ID: "10.0.0.0/8"}},
+	{{Perms: 0, Scheme: "world", ID: "anyone"}},
+	{{Perms: zk.PermAll, Scheme: "world", ID: "bob"}},
+	{},
+	{{Perms: zk.PermAll, Scheme: "digest", ID: "u1"}},
+	{{Perms: zk.PermAll, Scheme: "x", ID: "y"}},
 }
 
 // diffOps are the operations a program draws from, each as often as it
 // appears. reopen closes the client's session and opens another (its
 // ephemeral nodes go, its watches end).
 var diffOps = []string{"create", "create", "create-e", "create-s", "create-es", "delete", "set", "set", "get",
-	"exists", "children", "get-w", "exists-w", "children-w", "multi", "multi", "sync", "reopen"}
+	"exists", "children", "get-w", "exists-w", "children-w", "multi", "multi", "sync", "reopen", "addauth",
+	"getacl", "setacl"}
 
 // diffSubOps are the operations a multi draws from.
 var diffSubOps = []string{"create", "create-e", "create-s", "create-es", "delete", "set", "check"}
@@ -54,6 +79,12 @@ func (o DiffOp) String() string {
 		s += " " + o.dataString()
 	}
 	switch o.Op {
+	case "create", "create-e", "create-s", "create-es":
+		s += " " + aclString(diffACLs[o.ACL])
+	case "setacl":
+		s += fmt.Sprintf(" %s v%d", aclString(diffACLs[o.ACL]), o.Version)
+	case "addauth":
+		s = "addauth digest " + o.Data
 	case "delete", "set", "check":
 		s += fmt.Sprintf(" v%d", o.Version)
 	case "multi":
@@ -113,7 +144,8 @@ func DiffProgram(root string, seed uint64, clients, n int) []DiffOp {
 }
 
 // drawDiffOp draws one op of ops on one of paths, its data numbered i: a
-// string one time in two, else empty or nil.
+// string one time in two, else empty or nil; its ACL open one time in
+// two, else any of diffACLs.
 func drawDiffOp(r *rand.Rand, ops, paths []string, i int) DiffOp {
 	op := DiffOp{Op: ops[r.IntN(len(ops))], Path: paths[r.IntN(len(paths))], Version: int32(r.IntN(3)) - 1}
 	switch r.IntN(4) {
@@ -123,5 +155,20 @@ func drawDiffOp(r *rand.Rand, ops, paths []string, i int) DiffOp {
 	default:
 		op.Data = fmt.Sprintf("v%d", i)
 	}
+	if r.IntN(2) == 0 {
+		op.ACL = r.IntN(len(diffACLs))
+	}
+	if op.Op == "addauth" {
+		op.Data = []string{"u1:p1", "u2:p2"}[r.IntN(2)]
+	}
 	return op
+}
+
+// aclString is an ACL as a program shows it: perms:scheme:id, in order.
+func aclString(acl []zk.ACL) string {
+	parts := make([]string, len(acl))
+	for i, a := range acl {
+		parts[i] = fmt.Sprintf("%d:%s:%s", a.Perms, a.Scheme, a.ID)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
 }

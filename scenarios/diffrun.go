@@ -31,6 +31,8 @@ type DiffResult struct {
 	Stat *zk.Stat
 	// Multi is a multi's answer, one per op.
 	Multi []DiffSubResult
+	// ACL is getACL's answer.
+	ACL []zk.ACL
 	// Events are the watch events the clients received since the last
 	// step, "cN Type path", sorted.
 	Events []string
@@ -184,7 +186,7 @@ func (dc *diffClient) step(ctx context.Context, op DiffOp, run *DiffRun) (DiffRe
 	var w client.Watch
 	switch op.Op {
 	case "create", "create-e", "create-s", "create-es":
-		res.Path, err = c.Create(ctx, op.Path, op.data(), createFlags[op.Op], zk.WorldACL(zk.PermAll))
+		res.Path, err = c.Create(ctx, op.Path, op.data(), createFlags[op.Op], diffACLs[op.ACL])
 	case "delete":
 		err = c.Delete(ctx, op.Path, op.Version)
 	case "set":
@@ -209,6 +211,12 @@ func (dc *diffClient) step(ctx context.Context, op DiffOp, run *DiffRun) (DiffRe
 		_, err = c.Sync(ctx, "/")
 	case "reopen":
 		err = dc.reopen(ctx, run)
+	case "addauth":
+		err = c.AddAuth(ctx, "digest", []byte(op.Data))
+	case "getacl":
+		res.ACL, res.Stat, err = c.GetACL(ctx, op.Path)
+	case "setacl":
+		res.Stat, err = c.SetACL(ctx, op.Path, diffACLs[op.ACL], op.Version)
 	default:
 		return res, fmt.Errorf("unknown differential op %q", op.Op)
 	}
@@ -223,7 +231,7 @@ func (dc *diffClient) step(ctx context.Context, op DiffOp, run *DiffRun) (DiffRe
 		if !isZKError(err) {
 			return res, fmt.Errorf("%s: %w", op, err)
 		}
-		res.Stat, res.Kids = nil, nil
+		res.Stat, res.Kids, res.ACL = nil, nil, nil
 	}
 	if (op.Op == "exists" || op.Op == "exists-w") && !res.Exists {
 		res.Stat = nil // the zero Stat of a missing node
@@ -240,12 +248,11 @@ var createFlags = map[string]int32{"create": 0, "create-e": zk.FlagEphemeral, "c
 
 // multi runs op's ops as one multi and records each one's answer.
 func (dc *diffClient) multi(ctx context.Context, op DiffOp, res *DiffResult) error {
-	acl := zk.WorldACL(zk.PermAll)
 	ops := make([]any, len(op.Sub))
 	for i, s := range op.Sub {
 		switch s.Op {
 		case "create", "create-e", "create-s", "create-es":
-			ops[i] = &zk.CreateRequest{Path: s.Path, Data: s.data(), Acl: acl, Flags: createFlags[s.Op]}
+			ops[i] = &zk.CreateRequest{Path: s.Path, Data: s.data(), Acl: diffACLs[s.ACL], Flags: createFlags[s.Op]}
 		case "delete":
 			ops[i] = &zk.DeleteRequest{Path: s.Path, Version: s.Version}
 		case "set":
@@ -294,7 +301,7 @@ func (dc *diffClient) settle(ctx context.Context, res *DiffResult) error {
 // connection, ...) a differential run does not expect.
 var zkAnswers = []error{zk.ErrNoNode, zk.ErrNodeExists, zk.ErrBadVersion, zk.ErrNotEmpty,
 	zk.ErrNoChildrenForEphemerals, zk.ErrBadArguments, zk.ErrInvalidPath, zk.ErrInvalidACL, zk.ErrNoAuth,
-	zk.ErrAPIError}
+	zk.ErrAPIError, zk.ErrAuthFailed}
 
 // isZKError reports whether err is one of the server's answers.
 func isZKError(err error) bool {

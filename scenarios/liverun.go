@@ -469,6 +469,26 @@ func (c *liveClient) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse,
 	return r.a, r.err
 }
 
+func (c *liveClient) AddAuth(ctx context.Context, scheme string, auth []byte) error {
+	return blocking(c, func() error { return c.conn.AddAuth(ctx, scheme, auth) })
+}
+
+func (c *liveClient) GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, error) {
+	r := blocking(c, func() res3[[]zk.ACL, *zk.Stat] {
+		acl, st, err := c.conn.GetACL(ctx, path)
+		return res3[[]zk.ACL, *zk.Stat]{acl, st, err}
+	})
+	return r.a, r.b, r.err
+}
+
+func (c *liveClient) SetACL(ctx context.Context, path string, acl []zk.ACL, version int32) (*zk.Stat, error) {
+	r := blocking(c, func() res3[*zk.Stat, struct{}] {
+		st, err := c.conn.SetACL(ctx, path, acl, version)
+		return res3[*zk.Stat, struct{}]{st, struct{}{}, err}
+	})
+	return r.a, r.err
+}
+
 func (c *liveClient) SessionID() int64 { return c.conn.SessionID() }
 func (c *liveClient) State() zk.State  { return c.conn.State() }
 

@@ -78,6 +78,10 @@ type Client struct {
 	exited     bool // the session is over: closed, or its process returned
 	closing    bool // Close has begun
 
+	// creds are the credentials AddAuth added, sent again on each new
+	// connection as go-zk does.
+	creds []authCred
+
 	p *process // the process the session belongs to
 	// lostAt is when the session last stopped being usable (left
 	// zk.StateHasSession), for Config.LocalSessionLoss.
@@ -182,7 +186,7 @@ func (c *Client) dial() {
 			c.p.buffered = append(c.p.buffered, c.dial) // a stopped process dials nothing
 			return
 		}
-		cn := &conn{srv: srv, client: c, up: &lp.up, down: &lp.down}
+		cn := &conn{srv: srv, client: c, up: &lp.up, down: &lp.down, auth: c.connIDs()}
 		if !srv.accept(cn) {
 			c.w.s.record(Record{Kind: KNote, From: c.actor, To: srv.actor, Path: "connection refused"})
 			c.connectNext()
@@ -636,6 +640,71 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, flags int
 		return "", err
 	}
 	return rep.path, nil
+}
+
+// authCred is one AddAuth's credentials.
+type authCred struct {
+	scheme string
+	auth   []byte
+}
+
+// connIDs are the ids a new connection of the client has on its server:
+// its address, and the digests of its credentials (go-zk sends them again
+// before anything else on a new connection, and the server accepts them
+// again).
+func (c *Client) connIDs() []authID {
+	ids := []authID{ipID}
+	for _, cr := range c.creds {
+		if cr.scheme == "digest" {
+			if id := (authID{"digest", digestID(cr.auth)}); !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+// AddAuth implements client.Conn: the server authenticates the connection
+// (digest: as "user:base64(sha1(user:password))"; any scheme but digest
+// and ip fails with zk.ErrAuthFailed, and the server closes the
+// connection, the session living on). The credentials are kept, and sent
+// again on every new connection, once they were accepted.
+func (c *Client) AddAuth(ctx context.Context, scheme string, auth []byte) error {
+	rep, err := c.do(ctx, &request{op: OpSetAuth, path: scheme, data: clone(auth)})
+	if err == nil {
+		err = errOf(rep.code)
+	}
+	if err == nil {
+		c.creds = append(c.creds, authCred{scheme, clone(auth)})
+	}
+	return err
+}
+
+// GetACL implements client.Conn.
+func (c *Client) GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, error) {
+	if !validClientPath(path, false) {
+		return nil, nil, zk.ErrInvalidPath
+	}
+	rep, err := c.do(ctx, &request{op: OpGetACL, path: path})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := errOf(rep.code); err != nil {
+		return nil, &rep.stat, err
+	}
+	return slices.Clone(rep.acl), &rep.stat, nil
+}
+
+// SetACL implements client.Conn.
+func (c *Client) SetACL(ctx context.Context, path string, acl []zk.ACL, version int32) (*zk.Stat, error) {
+	if !validClientPath(path, false) {
+		return nil, zk.ErrInvalidPath
+	}
+	rep, err := c.do(ctx, &request{op: OpSetACL, path: path, acl: slices.Clone(acl), version: version})
+	if err != nil {
+		return nil, err
+	}
+	return &rep.stat, errOf(rep.code)
 }
 
 // Delete implements client.Conn.

@@ -343,9 +343,19 @@ func (t mtTree) stat(p string) zk.Stat {
 	kids := int32(len(n.children))
 	return zk.Stat{
 		Czxid: n.czxid, Mzxid: n.mzxid, Pzxid: n.pzxid, Ctime: n.ctime, Mtime: n.mtime,
-		Version: n.version, Cversion: 2*n.creates - kids, EphemeralOwner: n.owner,
+		Version: n.version, Cversion: 2*n.creates - kids, Aversion: configAversion(p), EphemeralOwner: n.owner,
 		DataLength: int32(len(n.data)), NumChildren: kids,
 	}
+}
+
+// configAversion is a node's ACL version, which no op of this test
+// changes: -1 for /zookeeper/config (the server set its read-only ACL
+// with version -1), 0 for every other node.
+func configAversion(p string) int32 {
+	if p == "/zookeeper/config" {
+		return -1
+	}
+	return 0
 }
 
 // mtValid is the server's path rule for the paths this test can produce:

@@ -63,6 +63,11 @@ type conn struct {
 	sess   *session // the session attached to it, on the server
 	up     *link    // client → server
 	down   *link    // server → client
+	// auth are the ids the connection has authenticated as, on the
+	// server: its address, and the digests the client added (go-zk sends
+	// its credentials again on each new connection). A request is checked
+	// against the ids its connection had when the server received it.
+	auth []authID
 }
 
 // toServer sends req (nil: the client closed the connection). Heartbeats

@@ -16,11 +16,14 @@ const (
 	OpExists        Op = 3
 	OpGetData       Op = 4
 	OpSetData       Op = 5
+	OpGetACL        Op = 6
+	OpSetACL        Op = 7
 	OpGetChildren   Op = 12
 	OpSync          Op = 9
 	OpPing          Op = 11
 	OpCheck         Op = 13
 	OpMulti         Op = 14
+	OpSetAuth       Op = 100
 	OpSetWatches    Op = 101
 	OpCreateSession Op = -10
 	OpCloseSession  Op = -11
@@ -28,7 +31,7 @@ const (
 
 var opNames = map[Op]string{
 	OpCreate: "create", OpDelete: "delete", OpExists: "exists", OpGetData: "getData",
-	OpSetData: "setData", OpGetChildren: "getChildren", OpSync: "sync", OpPing: "ping",
+	OpSetData: "setData", OpGetACL: "getACL", OpSetACL: "setACL", OpSetAuth: "setAuth", OpGetChildren: "getChildren", OpSync: "sync", OpPing: "ping",
 	OpCheck: "check", OpMulti: "multi", OpSetWatches: "setWatches", OpCreateSession: "createSession",
 	OpCloseSession: "closeSession",
 }
@@ -64,6 +67,7 @@ const (
 	codeNotEmpty               int32 = -111
 	codeSessionExpired         int32 = -112
 	codeInvalidACL             int32 = -114
+	codeAuthFailed             int32 = -115
 	codeSessionMoved           int32 = -118
 	codeInvalidFlags           int32 = -1000 // client side only
 	codeInvalidPath            int32 = -1001 // client side only
@@ -80,6 +84,7 @@ var codeErrors = map[int32]error{
 	codeNotEmpty:               zk.ErrNotEmpty,
 	codeSessionExpired:         zk.ErrSessionExpired,
 	codeInvalidACL:             zk.ErrInvalidACL,
+	codeAuthFailed:             zk.ErrAuthFailed,
 	codeSessionMoved:           zk.ErrSessionMoved,
 	codeInvalidFlags:           zk.ErrInvalidFlags,
 	codeInvalidPath:            zk.ErrInvalidPath,

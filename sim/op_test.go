@@ -10,7 +10,7 @@ func TestOpString(t *testing.T) {
 			t.Errorf("Op(%d).String() = %q, want %q", o, got, name)
 		}
 	}
-	for _, o := range []Op{0, 7, 100, -1, -12} {
+	for _, o := range []Op{0, 8, 99, -1, -12} {
 		if got := o.String(); got != "op?" {
 			t.Errorf("Op(%d).String() = %q, want op?", o, got)
 		}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/go-zookeeper/zk"
 
@@ -76,7 +77,7 @@ func (r *request) handle() {
 // without the leader.
 func (r *request) isRead() bool {
 	switch r.op {
-	case OpExists, OpGetData, OpGetChildren, OpSetWatches:
+	case OpExists, OpGetData, OpGetChildren, OpGetACL, OpSetWatches, OpSetAuth:
 		return true
 	}
 	return false
@@ -97,6 +98,7 @@ type reply struct {
 	stat     zk.Stat
 	children []string
 	multi    []subResult
+	acl      []zk.ACL // getACL
 
 	// connect
 	sessionID int64
@@ -281,6 +283,8 @@ func (s *server) receive(c *conn, req *request) {
 	req.sess, req.stage = sess, inServer
 	sess.queue = append(sess.queue, req)
 	switch {
+	case req.op == OpSetAuth:
+		s.setAuth(c, req)
 	case req.isRead():
 		req.readyAt = s.w.s.now + Time(s.w.cfg.ReadDelay)
 	case req.op == OpSync:
@@ -289,7 +293,7 @@ func (s *server) receive(c *conn, req *request) {
 		if req.op == OpCloseSession && s.role == roleLeading {
 			s.ld.closing(sess.id)
 		}
-		s.submit(&txn{op: req.op, sess: sess.id, req: req, origin: s.idx})
+		s.submit(&txn{op: req.op, sess: sess.id, req: req, origin: s.idx, auth: c.auth})
 	}
 	s.pump(sess)
 }
@@ -328,21 +332,27 @@ func (s *server) read(sess *session, req *request) {
 	rep := &req.rep
 	rep.xid, rep.op, rep.path, rep.zxid = req.xid, req.op, req.path, s.lastApplied()
 	switch req.op {
-	case OpExists:
+	case OpExists: // no ACL check (the server's exists has none)
 		if req.watch {
 			s.watches.addData(req.path, sess)
 		}
 		_, rep.stat, rep.code = t.get(req.path)
 	case OpGetData:
-		rep.data, rep.stat, rep.code = t.get(req.path)
+		if _, rep.code = t.readable(req.path, zk.PermRead, req.cn.auth); rep.code == codeOK {
+			rep.data, rep.stat, rep.code = t.get(req.path)
+		}
 		if req.watch && rep.code == codeOK {
 			s.watches.addData(req.path, sess)
 		}
 	case OpGetChildren:
-		rep.children, rep.stat, rep.code = t.children(req.path)
+		if _, rep.code = t.readable(req.path, zk.PermRead, req.cn.auth); rep.code == codeOK {
+			rep.children, rep.stat, rep.code = t.children(req.path)
+		}
 		if req.watch && rep.code == codeOK {
 			s.watches.addChild(req.path, sess)
 		}
+	case OpGetACL:
+		rep.acl, rep.stat, rep.code = t.getACL(req.path, req.cn.auth)
 	case OpSetWatches:
 		s.setWatches(req.cn, req)
 	}
@@ -372,6 +382,29 @@ func (s *server) answer(req *request) {
 		}
 	}
 	c.answer(req, max(req.readyAt-s.w.s.now, 0)+eff.delay)
+	if req.op == OpSetAuth && rep.code == codeAuthFailed {
+		s.closeConn(c) // the server closes the connection; the session lives on
+	}
+}
+
+// setAuth authenticates connection c as req asks: a digest adds the id of
+// its "user:password" (always accepted); ip re-adds the address the
+// connection has anyway; any other scheme fails with AuthFailed, and the
+// connection is closed once that is answered. It consumes no zxid.
+func (s *server) setAuth(c *conn, req *request) {
+	rep := &req.rep
+	rep.xid, rep.op = req.xid, req.op
+	switch req.path { // the scheme
+	case "digest":
+		id := authID{"digest", digestID(req.data)}
+		if !slices.Contains(c.auth, id) {
+			c.auth = append(slices.Clip(c.auth), id)
+		}
+	case "ip":
+	default:
+		rep.code = codeAuthFailed
+	}
+	req.ready = true
 }
 
 // connect answers a connect request (the answer carries no zxid, as
@@ -546,11 +579,16 @@ func applyPath(req *request, created string) string {
 
 // notify sends the watch events the last transaction (zxid) caused, in the
 // order the tree fired them, to every session watching on this server.
+//
+// A watch whose connection may not READ the node the event is about (the
+// parent, for NodeChildrenChanged) fires without telling it: ZooKeeper
+// 3.8's servers filter events by ACL so that none leaks what a client
+// could not read.
 func (s *server) notify(zxid int64) {
 	t := s.tree
 	for _, tr := range t.fired {
 		for _, sess := range s.watches.fire(tr) {
-			if c := sess.conn; c != nil && c.open {
+			if c := sess.conn; c != nil && c.open && permits(tr.acl, zk.PermRead, c.auth) {
 				s.sendNotification(c, tr.path, tr.typ, zxid)
 			}
 		}

@@ -13,6 +13,7 @@ import (
 type znode struct {
 	path    string
 	data    []byte
+	acl     []zk.ACL
 	stat    zk.Stat // Cversion unused: see creates
 	creates int32   // the server's internal cversion: creates ever done under this node
 	listing listing // the children, in the order getChildren lists them
@@ -91,6 +92,10 @@ func (n *znode) visibleStat() zk.Stat {
 type trigger struct {
 	path string
 	typ  zk.EventType
+	// acl is the ACL of the node the event is about (the parent's, for
+	// NodeChildrenChanged): a watcher whose connection may not READ it
+	// is not told.
+	acl []zk.ACL
 }
 
 // Tree is a server's replicated state: the data tree, and the table of live
@@ -107,6 +112,18 @@ type Tree struct {
 	salt       uint64
 	fired      []trigger
 	names      nameArena // the sequential names this tree made
+	// ids are the authenticated ids of the connection whose request is
+	// being applied (set by apply), against which the writes check the
+	// nodes' ACLs. nil for the server's own writes (a closed session's
+	// ephemeral nodes deleted), which no ACL stops; a connection always
+	// has an id, its address.
+	ids []authID
+}
+
+// allowed reports whether the request being applied has perm on a node
+// with acl.
+func (t *Tree) allowed(acl []zk.ACL, perm int32) bool {
+	return t.ids == nil || permits(acl, perm, t.ids)
 }
 
 // specialPaths are the nodes every fresh server has; delete refuses them.
@@ -114,19 +131,24 @@ var specialPaths = map[string]bool{
 	"/": true, "/zookeeper": true, "/zookeeper/quota": true, "/zookeeper/config": true,
 }
 
-// readOnlyPath carries a read-only ACL on a real server: writes to it, and
-// creates under it, are refused with NoAuth.
-const readOnlyPath = "/zookeeper/config"
+// configPath is the node that holds the ensemble's configuration: readable
+// by anyone and writable by no one (its ACL is world:anyone READ, set with
+// setACL version -1, which leaves its aversion at -1).
+const configPath = "/zookeeper/config"
 
 // newTree returns a fresh tree holding the root and ZooKeeper's own nodes,
 // all with zero stats as a new server has them (so the root shows cversion
-// -1 and one child). salt fixes the order in which children are listed.
+// -1 and one child), open to anyone but for the configuration node. salt
+// fixes the order in which children are listed.
 func newTree(salt uint64) *Tree {
 	t := &Tree{nodes: map[string]*znode{}, ephemerals: map[int64][]*znode{},
 		sessions: map[int64]Time{}, salt: salt}
-	t.nodes["/"] = &znode{path: "/"}
-	for _, p := range []string{"/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
-		n := &znode{path: p}
+	t.nodes["/"] = &znode{path: "/", acl: openACL}
+	for _, p := range []string{"/zookeeper", "/zookeeper/quota", configPath} {
+		n := &znode{path: p, acl: openACL}
+		if p == configPath {
+			n.acl, n.stat.Aversion = zk.WorldACL(zk.PermRead), -1
+		}
 		parent, name := parentOf(p)
 		t.link(t.nodes[parent], name)
 		t.nodes[parent].stat.NumChildren++
@@ -223,10 +245,11 @@ func parentForWrite(path string) (string, bool) {
 }
 
 // create makes a node, checking in the server's order: the path has a '/'
-// and no NUL; the ACL is not empty; the parent exists (NoNode); the parent is
-// writable; a sequential create appends the parent's create count; the full
-// path is valid (BadArguments); it does not exist yet (NodeExists); the
-// parent is not ephemeral (NoChildrenForEphemerals).
+// and no NUL; the ACL is valid (InvalidACL, fixupACL); the parent exists
+// (NoNode); the parent's ACL grants CREATE (NoAuth); a sequential create
+// appends the parent's create count; the full path is valid
+// (BadArguments); it does not exist yet (NodeExists); the parent is not
+// ephemeral (NoChildrenForEphemerals).
 //
 // On success the node has czxid=mzxid=pzxid=zxid, ctime=mtime=now, versions
 // 0, and its ephemeral owner if flags say ephemeral; the parent counts one
@@ -249,14 +272,15 @@ func (t *Tree) createLike(path string, data []byte, flags int32, acl []zk.ACL, o
 	if !ok {
 		return "", codeBadArguments
 	}
-	if len(acl) == 0 {
-		return "", codeInvalidACL
+	acl, code := fixupACL(acl, t.ids)
+	if code != codeOK {
+		return "", code
 	}
 	parent := t.nodes[parentPath]
 	if parent == nil {
 		return "", codeNoNode
 	}
-	if parentPath == readOnlyPath {
+	if !t.allowed(parent.acl, zk.PermCreate) {
 		return "", codeNoAuth
 	}
 	if flags&zk.FlagSequence != 0 {
@@ -280,7 +304,7 @@ func (t *Tree) createLike(path string, data []byte, flags int32, acl []zk.ACL, o
 		owner = 0
 	}
 	ms := now.Millis()
-	n := &znode{path: path, data: data}
+	n := &znode{path: path, data: data, acl: acl}
 	n.stat = zk.Stat{Czxid: zxid, Mzxid: zxid, Pzxid: zxid, Ctime: ms, Mtime: ms,
 		EphemeralOwner: owner, DataLength: int32(len(data))}
 	_, name := parentOf(path)
@@ -292,14 +316,15 @@ func (t *Tree) createLike(path string, data []byte, flags int32, acl []zk.ACL, o
 	if owner != 0 {
 		t.addEphemeral(owner, n)
 	}
-	t.fired = append(t.fired, trigger{path, zk.EventNodeCreated}, trigger{parentPath, zk.EventNodeChildrenChanged})
+	t.fired = append(t.fired, trigger{path, zk.EventNodeCreated, acl}, trigger{parentPath, zk.EventNodeChildrenChanged, parent.acl})
 	return path, codeOK
 }
 
 // delete removes a node, checking in the server's order: the path has a '/'
 // and no NUL and is not one of ZooKeeper's own nodes (BadArguments); the
-// parent exists, then the node (NoNode); the version matches, -1 matching any
-// (BadVersion); it has no children (NotEmpty). The server runs no further
+// parent exists (NoNode); the parent's ACL grants DELETE (NoAuth, even for a
+// node that does not exist); the node exists (NoNode); the version matches,
+// -1 matching any (BadVersion); it has no children (NotEmpty). The server runs no further
 // path validation on delete. The parent's pzxid becomes zxid (if larger) and
 // its visible cversion goes up by one. Fires NodeDeleted on the path, then
 // NodeChildrenChanged on the parent.
@@ -311,6 +336,9 @@ func (t *Tree) delete(path string, version int32, zxid int64) int32 {
 	parent := t.nodes[parentPath]
 	if parent == nil {
 		return codeNoNode
+	}
+	if !t.allowed(parent.acl, zk.PermDelete) {
+		return codeNoAuth
 	}
 	n := t.nodes[path]
 	if n == nil {
@@ -332,13 +360,13 @@ func (t *Tree) delete(path string, version int32, zxid int64) int32 {
 	if owner := n.stat.EphemeralOwner; owner != 0 {
 		t.dropEphemeral(owner, n)
 	}
-	t.fired = append(t.fired, trigger{path, zk.EventNodeDeleted}, trigger{parentPath, zk.EventNodeChildrenChanged})
+	t.fired = append(t.fired, trigger{path, zk.EventNodeDeleted, n.acl}, trigger{parentPath, zk.EventNodeChildrenChanged, parent.acl})
 	return codeOK
 }
 
 // setData replaces a node's data, checking in the server's order: a valid
-// path (BadArguments), the node exists (NoNode), it is writable (NoAuth), the
-// version matches, -1 matching any (BadVersion). Its version goes up by one,
+// path (BadArguments), the node exists (NoNode), its ACL grants WRITE
+// (NoAuth), the version matches, -1 matching any (BadVersion). Its version goes up by one,
 // mzxid becomes zxid, mtime now. Fires NodeDataChanged.
 func (t *Tree) setData(path string, data []byte, version int32, zxid int64, now Time) (zk.Stat, int32) {
 	if !validServerPath(path, false) {
@@ -348,7 +376,7 @@ func (t *Tree) setData(path string, data []byte, version int32, zxid int64, now 
 	if n == nil {
 		return zk.Stat{}, codeNoNode
 	}
-	if path == readOnlyPath {
+	if !t.allowed(n.acl, zk.PermWrite) {
 		return zk.Stat{}, codeNoAuth
 	}
 	if version != -1 && version != n.stat.Version {
@@ -359,12 +387,13 @@ func (t *Tree) setData(path string, data []byte, version int32, zxid int64, now 
 	n.stat.Mzxid = zxid
 	n.stat.Mtime = now.Millis()
 	n.stat.DataLength = int32(len(data))
-	t.fired = append(t.fired, trigger{path, zk.EventNodeDataChanged})
+	t.fired = append(t.fired, trigger{path, zk.EventNodeDataChanged, n.acl})
 	return n.visibleStat(), codeOK
 }
 
 // check is a multi's version check: a valid path (BadArguments), the node
-// exists (NoNode), the version matches, -1 matching any (BadVersion).
+// exists (NoNode), its ACL grants READ (NoAuth), the version matches, -1
+// matching any (BadVersion).
 func (t *Tree) check(path string, version int32) int32 {
 	if !validServerPath(path, false) {
 		return codeBadArguments
@@ -373,10 +402,70 @@ func (t *Tree) check(path string, version int32) int32 {
 	if n == nil {
 		return codeNoNode
 	}
+	if !t.allowed(n.acl, zk.PermRead) {
+		return codeNoAuth
+	}
 	if version != -1 && version != n.stat.Version {
 		return codeBadVersion
 	}
 	return codeOK
+}
+
+// setACL replaces a node's ACL, checking in the server's order: a valid
+// path (BadArguments), a valid ACL (InvalidACL, fixupACL), the node exists
+// (NoNode), its ACL grants ADMIN (NoAuth), the version matches its
+// aversion, -1 matching any (BadVersion). Its aversion goes up by one and
+// nothing else changes; no watch fires.
+func (t *Tree) setACL(path string, acl []zk.ACL, version int32) (zk.Stat, int32) {
+	if !validServerPath(path, false) {
+		return zk.Stat{}, codeBadArguments
+	}
+	acl, code := fixupACL(acl, t.ids)
+	if code != codeOK {
+		return zk.Stat{}, code
+	}
+	n := t.nodes[path]
+	if n == nil {
+		return zk.Stat{}, codeNoNode
+	}
+	if !t.allowed(n.acl, zk.PermAdmin) {
+		return zk.Stat{}, codeNoAuth
+	}
+	if version != -1 && version != n.stat.Aversion {
+		return zk.Stat{}, codeBadVersion
+	}
+	n.acl = acl
+	n.stat.Aversion++
+	return n.visibleStat(), codeOK
+}
+
+// readable is the node at path for a read by a connection with ids: NoNode
+// if there is none, then NoAuth unless its ACL grants one of perms (READ;
+// READ or ADMIN for getACL).
+func (t *Tree) readable(path string, perms int32, ids []authID) (*znode, int32) {
+	n := t.nodes[path]
+	if n == nil {
+		return nil, codeNoNode
+	}
+	if !permits(n.acl, perms, ids) {
+		return nil, codeNoAuth
+	}
+	return n, codeOK
+}
+
+// getACL returns a node's ACL and stat, for a connection with ids: NoNode,
+// then NoAuth unless the ACL grants READ or ADMIN; without ADMIN the
+// digest ids' hashes are masked.
+func (t *Tree) getACL(path string, ids []authID) ([]zk.ACL, zk.Stat, int32) {
+	n, code := t.readable(path, zk.PermRead|zk.PermAdmin, ids)
+	if code != codeOK {
+		return nil, zk.Stat{}, code
+	}
+	acl := n.acl
+	if !permits(n.acl, zk.PermAdmin, ids) {
+		acl = maskDigests(acl)
+	}
+	return acl, n.visibleStat(), codeOK
 }
 
 // get returns a node's data and stat. Reads run no path validation on the

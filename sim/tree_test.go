@@ -214,7 +214,7 @@ func checkInvariants(t *testing.T, tr *Tree) {
 // fired is drained.
 func baseTree(t *testing.T) *Tree {
 	t.Helper()
-	tr := newTree(7)
+	tr := clientTree(7)
 	mustCreate(t, tr, "/a", "a", 0, sessB, zx(10), t1)
 	mustCreate(t, tr, "/a/b", "", 0, sessB, zx(11), t1)
 	mustCreate(t, tr, "/e", "", zk.FlagEphemeral, sessA, zx(12), t1)
@@ -230,16 +230,17 @@ func baseTree(t *testing.T) *Tree {
 // ---- the fresh tree ---------------------------------------------------------
 
 func TestTreeFresh(t *testing.T) {
-	tr := newTree(42)
+	tr := clientTree(42)
 	// DataTree's constructor: "/", "/zookeeper", "/zookeeper/quota" and
 	// "/zookeeper/config", each with empty data and an all-zero
 	// StatPersisted; the children were added with addChild, not created, so
-	// the visible cversion is 0*2 - numChildren.
+	// the visible cversion is 0*2 - numChildren. /zookeeper/config's
+	// read-only ACL was set with setACL version -1, its aversion since.
 	want := map[string]zk.Stat{
 		"/":                 {Cversion: -1, NumChildren: 1},
 		"/zookeeper":        {Cversion: -2, NumChildren: 2},
 		"/zookeeper/quota":  {},
-		"/zookeeper/config": {},
+		"/zookeeper/config": {Aversion: -1},
 	}
 	if len(tr.nodes) != len(want) {
 		t.Errorf("fresh tree has %d nodes, want %d", len(tr.nodes), len(want))
@@ -284,7 +285,7 @@ func TestTreeCreateModes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := newTree(1)
+			tr := clientTree(1)
 			mustCreate(t, tr, "/q", "", 0, sessB, zx(10), t1)
 			mustCreate(t, tr, "/q/x", "", 0, sessB, zx(11), t1)
 			tr.fired = nil
@@ -316,9 +317,9 @@ func TestTreeCreateModes(t *testing.T) {
 				t.Errorf("sessionEphemerals = %q, want %q", got, wantEph)
 			}
 			// createNode: NodeCreated on the path, then NodeChildrenChanged on the parent.
-			wantFired := []trigger{{tc.wantPath, zk.EventNodeCreated}, {"/q", zk.EventNodeChildrenChanged}}
-			if !slices.Equal(tr.fired, wantFired) {
-				t.Errorf("fired %v, want %v", tr.fired, wantFired)
+			wantFired := []firedEvent{{tc.wantPath, zk.EventNodeCreated}, {"/q", zk.EventNodeChildrenChanged}}
+			if !slices.Equal(events(tr.fired), wantFired) {
+				t.Errorf("fired %v, want %v", events(tr.fired), wantFired)
 			}
 			checkInvariants(t, tr)
 		})
@@ -393,7 +394,7 @@ func TestTreeCreateErrors(t *testing.T) {
 // step 9 before step 10). A real ephemeral never has children, so the test
 // makes one by hand.
 func TestTreeCreateNodeExistsBeforeNoChildrenForEphemerals(t *testing.T) {
-	tr := newTree(1)
+	tr := clientTree(1)
 	mustCreate(t, tr, "/p", "", 0, sessB, zx(10), t1)
 	mustCreate(t, tr, "/p/c", "", 0, sessB, zx(11), t1)
 	tr.nodes["/p"].stat.EphemeralOwner = sessA
@@ -406,7 +407,7 @@ func TestTreeCreateNodeExistsBeforeNoChildrenForEphemerals(t *testing.T) {
 }
 
 func TestTreeSequentialNames(t *testing.T) {
-	tr := newTree(3)
+	tr := clientTree(3)
 	z := int64(10)
 	next := func() int64 { z++; return zx(z) }
 	seq := func(path string, flags int32) string {
@@ -478,7 +479,7 @@ func TestTreeSequentialNames(t *testing.T) {
 // negative number keeps its sign ("<path>-2147483648", as the Programmer's
 // Guide says).
 func TestTreeSequentialOverflow(t *testing.T) {
-	tr := newTree(3)
+	tr := clientTree(3)
 	mustCreate(t, tr, "/q", "", 0, sessB, zx(10), t1)
 	tr.nodes["/q"].creates = math.MaxInt32
 	if p := mustCreate(t, tr, "/q/n-", "", zk.FlagSequence, sessB, zx(11), t1); p != "/q/n-2147483647" {
@@ -609,9 +610,9 @@ func TestTreeDelete(t *testing.T) {
 			if d := diffDump(before, after); d != "" {
 				t.Errorf("unexpected changes:\n%s", d)
 			}
-			wantFired := []trigger{{tc.path, zk.EventNodeDeleted}, {tc.parent, zk.EventNodeChildrenChanged}}
-			if !slices.Equal(tr.fired, wantFired) {
-				t.Errorf("fired %v, want %v", tr.fired, wantFired)
+			wantFired := []firedEvent{{tc.path, zk.EventNodeDeleted}, {tc.parent, zk.EventNodeChildrenChanged}}
+			if !slices.Equal(events(tr.fired), wantFired) {
+				t.Errorf("fired %v, want %v", events(tr.fired), wantFired)
 			}
 			checkInvariants(t, tr)
 		})
@@ -620,7 +621,7 @@ func TestTreeDelete(t *testing.T) {
 
 // deleteNode sets the parent's pzxid only if the zxid is larger.
 func TestTreeDeleteKeepsLargerPzxid(t *testing.T) {
-	tr := newTree(1)
+	tr := clientTree(1)
 	mustCreate(t, tr, "/p", "", 0, sessB, zx(10), t1)
 	mustCreate(t, tr, "/p/a", "", 0, sessB, zx(11), t1)
 	mustCreate(t, tr, "/p/b", "", 0, sessB, zx(20), t1)
@@ -710,8 +711,8 @@ func TestTreeSetData(t *testing.T) {
 			if d := diffDump(before, dumpTree(tr)); d != "" {
 				t.Errorf("unexpected changes:\n%s", d)
 			}
-			if wantFired := []trigger{{tc.path, zk.EventNodeDataChanged}}; !slices.Equal(tr.fired, wantFired) {
-				t.Errorf("fired %v, want %v", tr.fired, wantFired)
+			if wantFired := []firedEvent{{tc.path, zk.EventNodeDataChanged}}; !slices.Equal(events(tr.fired), wantFired) {
+				t.Errorf("fired %v, want %v", events(tr.fired), wantFired)
 			}
 		})
 	}
@@ -719,7 +720,7 @@ func TestTreeSetData(t *testing.T) {
 
 // checkAndIncVersion returns currentVersion + 1 in a Java int (3.8).
 func TestTreeSetDataVersionWraps(t *testing.T) {
-	tr := newTree(1)
+	tr := clientTree(1)
 	mustCreate(t, tr, "/v", "", 0, sessB, zx(10), t1)
 	tr.nodes["/v"].stat.Version = math.MaxInt32
 	st, code := tr.setData("/v", nil, math.MaxInt32, zx(11), t2)
@@ -785,7 +786,7 @@ func TestTreeReadsNoValidation(t *testing.T) {
 // follows creates and deletes.
 func TestTreeChildrenListing(t *testing.T) {
 	build := func() *Tree {
-		tr := newTree(99)
+		tr := clientTree(99)
 		mustCreate(t, tr, "/p", "", 0, sessB, zx(1), t1)
 		for i := range 12 {
 			mustCreate(t, tr, "/p/n-", "", zk.FlagSequence, sessB, zx(int64(2+i)), t1)
@@ -814,7 +815,7 @@ func TestTreeChildrenListing(t *testing.T) {
 // ---- every Stat field through a node's life --------------------------------
 
 func TestTreeStatLifecycle(t *testing.T) {
-	tr := newTree(5)
+	tr := clientTree(5)
 	check := func(step, path string, want zk.Stat) {
 		t.Helper()
 		if got := statOf(t, tr, path); got != want {
@@ -867,20 +868,20 @@ func TestTreeTriggers(t *testing.T) {
 	cases := []struct {
 		name  string
 		write func(tr *Tree)
-		want  []trigger
+		want  []firedEvent
 	}{
 		{"create: NodeCreated on the path, then NodeChildrenChanged on the parent (\"\" reported as \"/\")",
 			func(tr *Tree) { tr.create("/n", nil, 0, acl, sessB, zx(50), t5) },
-			[]trigger{{"/n", zk.EventNodeCreated}, {"/", zk.EventNodeChildrenChanged}}},
+			[]firedEvent{{"/n", zk.EventNodeCreated}, {"/", zk.EventNodeChildrenChanged}}},
 		{"create sequential: the triggers carry the full name",
 			func(tr *Tree) { tr.create("/q/s-", nil, zk.FlagSequence, acl, sessB, zx(50), t5) },
-			[]trigger{{"/q/s-0000000001", zk.EventNodeCreated}, {"/q", zk.EventNodeChildrenChanged}}},
+			[]firedEvent{{"/q/s-0000000001", zk.EventNodeCreated}, {"/q", zk.EventNodeChildrenChanged}}},
 		{"delete: NodeDeleted on the path, then NodeChildrenChanged on the parent",
 			func(tr *Tree) { tr.delete("/a/b", -1, zx(50)) },
-			[]trigger{{"/a/b", zk.EventNodeDeleted}, {"/a", zk.EventNodeChildrenChanged}}},
+			[]firedEvent{{"/a/b", zk.EventNodeDeleted}, {"/a", zk.EventNodeChildrenChanged}}},
 		{"setData: NodeDataChanged only",
 			func(tr *Tree) { tr.setData("/v", nil, -1, zx(50), t5) },
-			[]trigger{{"/v", zk.EventNodeDataChanged}}},
+			[]firedEvent{{"/v", zk.EventNodeDataChanged}}},
 		{"check fires nothing",
 			func(tr *Tree) { tr.check("/v", -1) },
 			nil},
@@ -901,7 +902,7 @@ func TestTreeTriggers(t *testing.T) {
 					{op: OpDelete, path: "/a/b", version: -1},
 				}, sessB, zx(50), t5)
 			},
-			[]trigger{{"/n", zk.EventNodeCreated}, {"/", zk.EventNodeChildrenChanged},
+			[]firedEvent{{"/n", zk.EventNodeCreated}, {"/", zk.EventNodeChildrenChanged},
 				{"/n", zk.EventNodeDataChanged},
 				{"/n", zk.EventNodeDeleted}, {"/", zk.EventNodeChildrenChanged},
 				{"/a/b", zk.EventNodeDeleted}, {"/a", zk.EventNodeChildrenChanged}}},
@@ -914,14 +915,14 @@ func TestTreeTriggers(t *testing.T) {
 					{op: OpDelete, path: "/a", version: -1}, // NotEmpty
 				}, sessB, zx(50), t5)
 			},
-			[]trigger{{"/pre", zk.EventNodeCreated}, {"/", zk.EventNodeChildrenChanged}}},
+			[]firedEvent{{"/pre", zk.EventNodeCreated}, {"/", zk.EventNodeChildrenChanged}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := baseTree(t)
 			tc.write(tr)
-			if !slices.Equal(tr.fired, tc.want) {
-				t.Errorf("fired %v, want %v", tr.fired, tc.want)
+			if !slices.Equal(events(tr.fired), tc.want) {
+				t.Errorf("fired %v, want %v", events(tr.fired), tc.want)
 			}
 		})
 	}
@@ -1545,7 +1546,7 @@ func errOnly(_ string, err error) error { return err }
 // next writes of the lock directory its reader waits on) leave it as it was,
 // and the tree lists the change.
 func TestChildrenSnapshotUnchangedByLaterWrites(t *testing.T) {
-	tr := newTree(7)
+	tr := clientTree(7)
 	mustCreate(t, tr, "/d", "", 0, 0, 1, 0)
 	for i := 0; i < 5; i++ {
 		mustCreate(t, tr, "/d/n-", "", zk.FlagSequence, 0, int64(2+i), 0)
@@ -1568,4 +1569,26 @@ func TestChildrenSnapshotUnchangedByLaterWrites(t *testing.T) {
 	if !slices.Equal(after, want) {
 		t.Errorf("children after the writes = %q, want %q", after, want)
 	}
+}
+
+// firedEvent is a trigger without the ACL it carries, to compare.
+type firedEvent struct {
+	path string
+	typ  zk.EventType
+}
+
+func events(fired []trigger) []firedEvent {
+	out := make([]firedEvent, len(fired))
+	for i, tr := range fired {
+		out[i] = firedEvent{tr.path, tr.typ}
+	}
+	return out
+}
+
+// clientTree is a fresh tree applying a plain client's requests: one
+// authenticated as nothing but its address.
+func clientTree(salt uint64) *Tree {
+	tr := newTree(salt)
+	tr.ids = []authID{ipID}
+	return tr
 }

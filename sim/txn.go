@@ -20,6 +20,9 @@ type txn struct {
 	acks    uint32 // servers that have logged it (on the leader)
 	moved   bool   // the session had moved to another server when the leader ordered it
 	named   string // a sequential create: the name the first server to apply it gave
+	// auth are the ids of the connection the request came by, as the
+	// server that received it had them.
+	auth []authID
 }
 
 // applyResult is what applying a txn gives the server that will reply.
@@ -58,6 +61,8 @@ func (tr *Tree) apply(t *txn) applyResult {
 		return res
 	}
 	r := t.req
+	tr.ids = t.auth
+	defer func() { tr.ids = nil }()
 	switch t.op {
 	case OpCreate:
 		res.path, res.code = tr.createLike(r.path, r.data, r.flags, r.acl, t.sess, t.zxid, t.time, &t.named)
@@ -65,6 +70,8 @@ func (tr *Tree) apply(t *txn) applyResult {
 		res.code = tr.delete(r.path, r.version, t.zxid)
 	case OpSetData:
 		res.stat, res.code = tr.setData(r.path, r.data, r.version, t.zxid, t.time)
+	case OpSetACL:
+		res.stat, res.code = tr.setACL(r.path, r.acl, r.version)
 	case OpMulti:
 		res.multi, res.code = tr.multi(r.ops, t.sess, t.zxid, t.time)
 	}

@@ -1,0 +1,200 @@
+package sim
+
+import (
+	"crypto/sha1"
+	"encoding/base64"
+	"strconv"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Access control as a ZooKeeper 3.8 server applies it (ZooKeeperServer's
+// checkACL and fixupACL, the digest and ip providers): every node carries
+// an ACL; a connection carries the ids it has authenticated as; a request
+// is allowed a permission on a node when one of the node's entries grants
+// it and names world:anyone or one of the connection's ids.
+
+// authID is an id a connection has: scheme digest ("user:base64(sha1(
+// user:password))") or ip (the client's address).
+type authID struct {
+	scheme, id string
+}
+
+// clientAddr is every simulated client's address: clients and servers run
+// on one machine, as a live ensemble on 127.0.0.1 does.
+const clientAddr = "127.0.0.1"
+
+// ipID is the id every connection has from the start (the server adds
+// the peer's address to each new connection).
+var ipID = authID{"ip", clientAddr}
+
+// openACL is the ACL of the root and of /zookeeper and /zookeeper/quota.
+var openACL = zk.WorldACL(zk.PermAll)
+
+// digestID is the id addAuth("digest", "user:password") authenticates as:
+// the user (up to the first colon) and the base64 of the SHA-1 of the
+// whole "user:password".
+func digestID(auth []byte) string {
+	user, _, _ := strings.Cut(string(auth), ":")
+	sum := sha1.Sum(auth)
+	return user + ":" + base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// permits reports whether a connection with ids has perm on a node with
+// acl: an empty ACL allows everything; otherwise an entry granting perm
+// must name world:anyone, or a digest id the connection has, or an ip
+// (with an optional /bits mask) that covers the connection's address.
+func permits(acl []zk.ACL, perm int32, ids []authID) bool {
+	if len(acl) == 0 {
+		return true
+	}
+	for _, a := range acl {
+		if a.Perms&perm == 0 {
+			continue
+		}
+		switch a.Scheme {
+		case "world":
+			if a.ID == "anyone" {
+				return true
+			}
+		case "digest":
+			for _, id := range ids {
+				if id.scheme == "digest" && id.id == a.ID {
+					return true
+				}
+			}
+		case "ip":
+			for _, id := range ids {
+				if id.scheme == "ip" && ipMatches(a.ID, id.id) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// fixupACL is the ACL a create or setACL stores, or InvalidACL: exact
+// duplicates dropped (first kept); an empty list refused; world only as
+// world:anyone; auth replaced by every digest id the connection has (none:
+// refused); digest ids of the form user:hash; ip ids an IPv4 address with
+// an optional /bits; any other scheme refused. Permissions are not checked
+// (an entry with none grants nothing).
+func fixupACL(acl []zk.ACL, ids []authID) ([]zk.ACL, int32) {
+	out := acl[:0:0]
+	for i, a := range acl {
+		dup := false
+		for _, b := range acl[:i] {
+			dup = dup || a == b
+		}
+		if dup {
+			continue
+		}
+		switch a.Scheme {
+		case "world":
+			if a.ID != "anyone" {
+				return nil, codeInvalidACL
+			}
+			out = append(out, a)
+		case "auth":
+			n := len(out)
+			for _, id := range ids {
+				if id.scheme == "digest" {
+					out = append(out, zk.ACL{Perms: a.Perms, Scheme: "digest", ID: id.id})
+				}
+			}
+			if len(out) == n {
+				return nil, codeInvalidACL
+			}
+		case "digest":
+			if !validDigestID(a.ID) {
+				return nil, codeInvalidACL
+			}
+			out = append(out, a)
+		case "ip":
+			if _, _, ok := parseIPID(a.ID); !ok {
+				return nil, codeInvalidACL
+			}
+			out = append(out, a)
+		default:
+			return nil, codeInvalidACL
+		}
+	}
+	if len(out) == 0 {
+		return nil, codeInvalidACL
+	}
+	if len(out) == len(acl) && sameACL(out, acl) {
+		return acl, codeOK // the common case: keep the caller's slice
+	}
+	return out, codeOK
+}
+
+func sameACL(a, b []zk.ACL) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// validDigestID is the digest provider's check, Java's split(":") having
+// exactly two parts: trailing colons dropped, then exactly one colon.
+func validDigestID(id string) bool {
+	return strings.Count(strings.TrimRight(id, ":"), ":") == 1
+}
+
+// parseIPID reads an ip ACL id: four decimal bytes and an optional /bits
+// (0 to 32).
+func parseIPID(id string) (addr uint32, bits int, ok bool) {
+	host, mask, hasMask := strings.Cut(id, "/")
+	bits = 32
+	if hasMask {
+		b, err := strconv.Atoi(mask)
+		if err != nil || b < 0 || b > 32 {
+			return 0, 0, false
+		}
+		bits = b
+	}
+	parts := strings.Split(host, ".")
+	if len(parts) != 4 {
+		return 0, 0, false
+	}
+	for _, p := range parts {
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 0 || v > 255 {
+			return 0, 0, false
+		}
+		addr = addr<<8 | uint32(v)
+	}
+	return addr, bits, true
+}
+
+// ipMatches reports whether the ip ACL id pattern covers address addr.
+func ipMatches(pattern, addr string) bool {
+	p, bits, ok := parseIPID(pattern)
+	a, _, ok2 := parseIPID(addr)
+	if !ok || !ok2 {
+		return false
+	}
+	mask := ^uint32(0) << (32 - bits)
+	if bits == 0 {
+		mask = 0
+	}
+	return p&mask == a&mask
+}
+
+// maskDigests is an ACL as getACL shows it to a client without ADMIN on
+// the node: each digest id's hash replaced by x.
+func maskDigests(acl []zk.ACL) []zk.ACL {
+	out := make([]zk.ACL, len(acl))
+	for i, a := range acl {
+		if a.Scheme == "digest" {
+			user, _, _ := strings.Cut(a.ID, ":")
+			a.ID = user + ":x"
+		}
+		out[i] = a
+	}
+	return out
+}
