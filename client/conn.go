@@ -29,7 +29,21 @@ import (
 type Conn interface {
 	// Create creates a znode. flags is 0, zk.FlagEphemeral, zk.FlagSequence or
 	// both; with zk.FlagSequence the returned path carries the sequence number.
+	// (The server makes a plain node of zk.FlagContainer here; TTL flags are
+	// refused with zk.ErrInvalidFlags.)
 	Create(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error)
+	// CreateContainer creates a container znode (flags must be
+	// zk.FlagContainer): the leader deletes it once it has had a child and
+	// has none left, at its next check (every minute by default). It shows
+	// no ephemeral owner.
+	CreateContainer(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error)
+	// CreateTTL creates a TTL znode (flags zk.FlagTTL or
+	// zk.FlagPersistentSequentialWithTTL), which the leader deletes once it
+	// has had no child and no change for ttl (whole milliseconds, at most
+	// 2⁴⁰−1), at its next check. The server must enable TTL nodes
+	// (zookeeper.extendedTypesEnabled; sim.Config.ExtendedTypes), or the
+	// create fails with "unknown error: -6" (Unimplemented).
+	CreateTTL(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL, ttl time.Duration) (string, error)
 	// Delete deletes a znode if its version matches (-1 matches any version).
 	Delete(ctx context.Context, path string, version int32) error
 	// Exists reports whether a znode exists, and its Stat if it does.

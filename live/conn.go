@@ -361,6 +361,16 @@ func (c *Conn) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, 
 	return r.names, r.st, &watch{ch: ch, h: on}, nil
 }
 
+// CreateContainer implements client.Conn.
+func (c *Conn) CreateContainer(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error) {
+	return call(ctx, c, func(h *handle) (string, error) { return h.zk.CreateContainer(path, data, flags, acl) })
+}
+
+// CreateTTL implements client.Conn.
+func (c *Conn) CreateTTL(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL, ttl time.Duration) (string, error) {
+	return call(ctx, c, func(h *handle) (string, error) { return h.zk.CreateTTL(path, data, flags, acl, ttl) })
+}
+
 // AddAuth implements client.Conn: the library's AddAuth; accepted
 // credentials are also added to a handle that replaces this one.
 func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {

@@ -68,6 +68,8 @@ type Ensemble struct {
 	Dir      string
 	Servers  []*Server
 	TickTime time.Duration
+	// jvmProps are the servers' system properties (-Dname=value).
+	jvmProps []string
 
 	log io.Writer
 }
@@ -109,6 +111,12 @@ type EnsembleOptions struct {
 	Log io.Writer
 	// Ready bounds the wait for the quorum to answer (default 60s).
 	Ready time.Duration
+	// ExtendedTypes enables TTL nodes (zookeeper.extendedTypesEnabled).
+	ExtendedTypes bool
+	// ContainerCheckInterval is how often the leader deletes empty
+	// containers and expired TTL nodes (znode.container.checkIntervalMs;
+	// default the server's, a minute).
+	ContainerCheckInterval time.Duration
 }
 
 // StartEnsemble writes the configuration of size servers (1, 3 or 5) into
@@ -138,6 +146,12 @@ func StartEnsemble(size int, opt EnsembleOptions) (*Ensemble, error) {
 		return nil, err
 	}
 	e := &Ensemble{Dir: dir, TickTime: opt.TickTime, log: opt.Log}
+	if opt.ExtendedTypes {
+		e.jvmProps = append(e.jvmProps, "-Dzookeeper.extendedTypesEnabled=true")
+	}
+	if opt.ContainerCheckInterval > 0 {
+		e.jvmProps = append(e.jvmProps, fmt.Sprintf("-Dznode.container.checkIntervalMs=%d", opt.ContainerCheckInterval.Milliseconds()))
+	}
 	ports, err := freePorts(3 * size)
 	if err != nil {
 		os.RemoveAll(dir)
@@ -215,9 +229,10 @@ func (e *Ensemble) start(s *Server) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command("java", "-Xmx256m", "-Dzookeeper.log.dir="+s.Dir,
-		"-cp", zookeeperJar+":"+slf4jJar, "org.apache.zookeeper.server.quorum.QuorumPeerMain",
+	args := append([]string{"-Xmx256m", "-Dzookeeper.log.dir=" + s.Dir}, e.jvmProps...)
+	args = append(args, "-cp", zookeeperJar+":"+slf4jJar, "org.apache.zookeeper.server.quorum.QuorumPeerMain",
 		filepath.Join(s.Dir, "zoo.cfg"))
+	cmd := exec.Command("java", args...)
 	cmd.Dir = s.Dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -24,8 +24,10 @@ import (
 // DiffOp is one step of a differential program: client Client calls Op.
 type DiffOp struct {
 	Client int
-	// Op is one of diffOps; a multi's ops are create, create-e, create-s,
-	// create-es, delete, set and check.
+	// Op is one of diffOps; a multi's ops are of diffSubOps. The creates:
+	// create (persistent), -e (ephemeral), -s (sequential), -es; -c
+	// (CreateContainer), -t and -ts (CreateTTL, plain and sequential, a
+	// second), -pc (Create with the container flag).
 	Op   string
 	Path string
 	// Data is what a create or set writes; NilData writes nil instead (a
@@ -65,22 +67,24 @@ var diffACLs = [][]zk.ACL{
 // diffOps are the operations a program draws from, each as often as it
 // appears. reopen closes the client's session and opens another (its
 // ephemeral nodes go, its watches end).
-var diffOps = []string{"create", "create", "create-e", "create-s", "create-es", "delete", "set", "set", "get",
-	"exists", "children", "get-w", "exists-w", "children-w", "multi", "multi", "sync", "reopen", "addauth",
-	"getacl", "setacl"}
+var diffOps = []string{"create", "create", "create-e", "create-s", "create-es", "create-c", "create-t", "create-ts",
+	"create-pc", "delete", "set", "set", "get", "exists", "children", "get-w", "exists-w", "children-w", "multi",
+	"multi", "sync", "reopen", "addauth", "getacl", "setacl"}
 
 // diffSubOps are the operations a multi draws from.
-var diffSubOps = []string{"create", "create-e", "create-s", "create-es", "delete", "set", "check"}
+var diffSubOps = []string{"create", "create-e", "create-s", "create-es", "create-pc", "create-t", "delete", "set",
+	"check"}
 
 func (o DiffOp) String() string {
 	s := fmt.Sprintf("%s %s", o.Op, o.Path)
-	switch o.Op {
-	case "create", "create-e", "create-s", "create-es", "set":
+	create := strings.HasPrefix(o.Op, "create")
+	if create || o.Op == "set" {
 		s += " " + o.dataString()
 	}
-	switch o.Op {
-	case "create", "create-e", "create-s", "create-es":
+	if create {
 		s += " " + aclString(diffACLs[o.ACL])
+	}
+	switch o.Op {
 	case "setacl":
 		s += fmt.Sprintf(" %s v%d", aclString(diffACLs[o.ACL]), o.Version)
 	case "addauth":

@@ -185,8 +185,12 @@ func (dc *diffClient) step(ctx context.Context, op DiffOp, run *DiffRun) (DiffRe
 	var err error
 	var w client.Watch
 	switch op.Op {
-	case "create", "create-e", "create-s", "create-es":
+	case "create", "create-e", "create-s", "create-es", "create-pc":
 		res.Path, err = c.Create(ctx, op.Path, op.data(), createFlags[op.Op], diffACLs[op.ACL])
+	case "create-c":
+		res.Path, err = c.CreateContainer(ctx, op.Path, op.data(), zk.FlagContainer, diffACLs[op.ACL])
+	case "create-t", "create-ts":
+		res.Path, err = c.CreateTTL(ctx, op.Path, op.data(), createFlags[op.Op], diffACLs[op.ACL], time.Second)
 	case "delete":
 		err = c.Delete(ctx, op.Path, op.Version)
 	case "set":
@@ -244,14 +248,15 @@ func (dc *diffClient) step(ctx context.Context, op DiffOp, run *DiffRun) (DiffRe
 
 // createFlags are the flags of the create ops.
 var createFlags = map[string]int32{"create": 0, "create-e": zk.FlagEphemeral, "create-s": zk.FlagSequence,
-	"create-es": zk.FlagEphemeral | zk.FlagSequence}
+	"create-es": zk.FlagEphemeral | zk.FlagSequence, "create-pc": zk.FlagContainer, "create-t": zk.FlagTTL,
+	"create-ts": zk.FlagPersistentSequentialWithTTL}
 
 // multi runs op's ops as one multi and records each one's answer.
 func (dc *diffClient) multi(ctx context.Context, op DiffOp, res *DiffResult) error {
 	ops := make([]any, len(op.Sub))
 	for i, s := range op.Sub {
 		switch s.Op {
-		case "create", "create-e", "create-s", "create-es":
+		case "create", "create-e", "create-s", "create-es", "create-pc", "create-t":
 			ops[i] = &zk.CreateRequest{Path: s.Path, Data: s.data(), Acl: diffACLs[s.ACL], Flags: createFlags[s.Op]}
 		case "delete":
 			ops[i] = &zk.DeleteRequest{Path: s.Path, Version: s.Version}
@@ -303,14 +308,15 @@ var zkAnswers = []error{zk.ErrNoNode, zk.ErrNodeExists, zk.ErrBadVersion, zk.Err
 	zk.ErrNoChildrenForEphemerals, zk.ErrBadArguments, zk.ErrInvalidPath, zk.ErrInvalidACL, zk.ErrNoAuth,
 	zk.ErrAPIError, zk.ErrAuthFailed}
 
-// isZKError reports whether err is one of the server's answers.
+// isZKError reports whether err is one of the server's answers: one of
+// zkAnswers, or a code the library has no value for ("unknown error: -6").
 func isZKError(err error) bool {
 	for _, e := range zkAnswers {
 		if errors.Is(err, e) {
 			return true
 		}
 	}
-	return false
+	return strings.HasPrefix(err.Error(), "unknown error: ")
 }
 
 // zkErrText names a zk error; other errors by their text.

@@ -96,6 +96,10 @@ type fileEnsemble struct {
 	// LocalSessionLoss: clients give a session up by their own clock
 	// (sim.Config.LocalSessionLoss).
 	LocalSessionLoss bool `yaml:"local_session_loss"`
+	// ExtendedTypes enables TTL nodes (sim.Config.ExtendedTypes).
+	ExtendedTypes bool `yaml:"extended_types"`
+	// ContainerCheckInterval: sim.Config.ContainerCheckInterval.
+	ContainerCheckInterval duration `yaml:"container_check_interval"`
 }
 
 type fileWorkload struct {
@@ -320,6 +324,7 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 		{"ensemble.disk_delay", f.Ensemble.DiskDelay, time.Minute, 0},
 		{"ensemble.election_time", f.Ensemble.ElectionTime, time.Minute, 0},
 		{"ensemble.max_time", f.Ensemble.MaxTime, 100 * time.Hour, time.Second},
+		{"ensemble.container_check_interval", f.Ensemble.ContainerCheckInterval, time.Hour, time.Millisecond},
 		{"workload.step", f.Workload.Step, time.Hour, 0},
 		{"workload.think", f.Workload.Think, time.Hour, 0},
 		{"horizon", f.Horizon, 100 * time.Hour, 0},
@@ -334,7 +339,8 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 		SyncLimit: f.Ensemble.SyncLimit, SessionTimeout: time.Duration(f.Ensemble.SessionTimeout),
 		Latency: time.Duration(f.Ensemble.Latency), Jitter: time.Duration(f.Ensemble.Jitter),
 		DiskDelay: time.Duration(f.Ensemble.DiskDelay), ElectionTime: time.Duration(f.Ensemble.ElectionTime),
-		MaxTime: time.Duration(f.Ensemble.MaxTime), LocalSessionLoss: f.Ensemble.LocalSessionLoss}
+		MaxTime: time.Duration(f.Ensemble.MaxTime), LocalSessionLoss: f.Ensemble.LocalSessionLoss,
+		ExtendedTypes: f.Ensemble.ExtendedTypes, ContainerCheckInterval: time.Duration(f.Ensemble.ContainerCheckInterval)}
 	w := f.Workload
 	s.Workload = Workload{Rounds: w.Rounds, Steps: w.Steps, Step: time.Duration(w.Step), Think: time.Duration(w.Think),
 		Fenced: w.Fenced, Careless: w.Careless, Readers: w.Readers, Consumers: w.Consumers, Size: w.Size, Failures: w.Failures, Sync: w.Sync,

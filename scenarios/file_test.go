@@ -44,6 +44,8 @@ variant: lock-noguid
 ensemble:
   servers: 5
   session_timeout: 6s
+  extended_types: true
+  container_check_interval: 2s
 clients: 3
 workload:
   rounds: 2
@@ -69,6 +71,7 @@ expect:
 	s := sc.Spec
 	if sc.Name != "my-lock" || sc.Seeds != 25 || sc.Expect.Pass || sc.Expect.Check != "liveness" || sc.Expect.Kind != "liveness" ||
 		s.Kind != "lock" || s.Variant != "lock-noguid" || s.Ensemble.Servers != 5 || s.Ensemble.SessionTimeout != 6*time.Second ||
+		!s.Ensemble.ExtendedTypes || s.Ensemble.ContainerCheckInterval != 2*time.Second ||
 		s.Clients != 3 || s.Workload.Rounds != 2 || s.Workload.Step != 20*time.Millisecond || !s.Workload.Fenced || !s.Workload.CheckBeforeUse ||
 		len(s.Faults) != 3 || s.Rates == nil || s.Rates.LoseReply != 0.5 || s.Horizon != 2*time.Second ||
 		len(s.Checks) != 2 || s.Bound != 40*time.Second {

@@ -469,6 +469,22 @@ func (c *liveClient) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse,
 	return r.a, r.err
 }
 
+func (c *liveClient) CreateContainer(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error) {
+	r := blocking(c, func() res3[string, struct{}] {
+		p, err := c.conn.CreateContainer(ctx, path, data, flags, acl)
+		return res3[string, struct{}]{p, struct{}{}, err}
+	})
+	return r.a, r.err
+}
+
+func (c *liveClient) CreateTTL(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL, ttl time.Duration) (string, error) {
+	r := blocking(c, func() res3[string, struct{}] {
+		p, err := c.conn.CreateTTL(ctx, path, data, flags, acl, ttl)
+		return res3[string, struct{}]{p, struct{}{}, err}
+	})
+	return r.a, r.err
+}
+
 func (c *liveClient) AddAuth(ctx context.Context, scheme string, auth []byte) error {
 	return blocking(c, func() error { return c.conn.AddAuth(ctx, scheme, auth) })
 }

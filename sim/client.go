@@ -624,15 +624,52 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, flags int
 	if !validClientPath(path, sequential) {
 		return "", zk.ErrInvalidPath
 	}
-	switch flags {
-	case zk.FlagTTL, zk.FlagPersistentSequentialWithTTL:
+	if flags == zk.FlagTTL || flags == zk.FlagPersistentSequentialWithTTL {
 		return "", fmt.Errorf("Create with TTL flag disallowed: %w", zk.ErrInvalidFlags)
-	case zk.FlagContainer:
-		// A real server would make a container node; the simulator does not
-		// model them, and says so rather than pretend.
-		return "", fmt.Errorf("sim: container nodes are not modelled: %w", zk.ErrInvalidFlags)
 	}
-	rep, err := c.do(ctx, &request{op: OpCreate, path: path, data: clone(data), flags: flags, acl: acl})
+	// The container flag goes out as is: the server makes a plain node of
+	// a create (op 1), whatever its flags (CreateContainer makes a
+	// container).
+	return c.create(ctx, &request{op: OpCreate, path: path, data: clone(data), flags: flags, acl: acl})
+}
+
+// CreateContainer implements client.Conn, as the library does: the flags
+// must be zk.FlagContainer.
+func (c *Client) CreateContainer(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error) {
+	if flags < 0 || flags > zk.FlagPersistentSequentialWithTTL {
+		return "", fmt.Errorf("invalid flag value: [%v]", flags)
+	}
+	if !validClientPath(path, flags == zk.FlagSequence || flags == zk.FlagEphemeralSequential ||
+		flags == zk.FlagPersistentSequentialWithTTL) {
+		return "", zk.ErrInvalidPath
+	}
+	if flags != zk.FlagContainer {
+		return "", fmt.Errorf("CreateContainer requires container flag: %w", zk.ErrInvalidFlags)
+	}
+	return c.create(ctx, &request{op: OpCreateContainer, path: path, data: clone(data), flags: flags, acl: acl})
+}
+
+// CreateTTL implements client.Conn, as the library does: the flags must
+// be zk.FlagTTL or zk.FlagPersistentSequentialWithTTL; the TTL goes out in
+// whole milliseconds.
+func (c *Client) CreateTTL(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL, ttl time.Duration) (string, error) {
+	if flags < 0 || flags > zk.FlagPersistentSequentialWithTTL {
+		return "", fmt.Errorf("invalid flag value: [%v]", flags)
+	}
+	if !validClientPath(path, flags == zk.FlagSequence || flags == zk.FlagEphemeralSequential ||
+		flags == zk.FlagPersistentSequentialWithTTL) {
+		return "", zk.ErrInvalidPath
+	}
+	if flags != zk.FlagTTL && flags != zk.FlagPersistentSequentialWithTTL {
+		return "", fmt.Errorf("CreateTTL requires TTL flag: %w", zk.ErrInvalidFlags)
+	}
+	return c.create(ctx, &request{op: OpCreateTTL, path: path, data: clone(data), flags: flags, acl: acl,
+		requestExtra: &requestExtra{ttl: ttl.Milliseconds()}})
+}
+
+// create sends a create of any kind and returns the path it made.
+func (c *Client) create(ctx context.Context, req *request) (string, error) {
+	rep, err := c.do(ctx, req)
 	if err == nil {
 		err = errOf(rep.code)
 	}
@@ -888,6 +925,12 @@ func multiResult(rep *reply) ([]zk.MultiResponse, error) {
 		case OpSetData:
 			st := r.stat
 			out[i].Stat = &st
+		case OpCreateContainer:
+			// A create with the container flag became a createContainer,
+			// whose result (a path and a Stat) the library cannot read: it
+			// returns what it read before it, and ErrAPIError, although
+			// the multi was applied.
+			return out[:i], zk.ErrAPIError
 		}
 	}
 	return out, first

@@ -11,28 +11,32 @@ type Op int8
 
 // The request types the simulated server understands.
 const (
-	OpCreate        Op = 1
-	OpDelete        Op = 2
-	OpExists        Op = 3
-	OpGetData       Op = 4
-	OpSetData       Op = 5
-	OpGetACL        Op = 6
-	OpSetACL        Op = 7
-	OpGetChildren   Op = 12
-	OpSync          Op = 9
-	OpPing          Op = 11
-	OpCheck         Op = 13
-	OpMulti         Op = 14
-	OpSetAuth       Op = 100
-	OpSetWatches    Op = 101
-	OpCreateSession Op = -10
-	OpCloseSession  Op = -11
+	OpCreate          Op = 1
+	OpDelete          Op = 2
+	OpExists          Op = 3
+	OpGetData         Op = 4
+	OpSetData         Op = 5
+	OpGetACL          Op = 6
+	OpSetACL          Op = 7
+	OpGetChildren     Op = 12
+	OpSync            Op = 9
+	OpPing            Op = 11
+	OpCheck           Op = 13
+	OpMulti           Op = 14
+	OpCreateContainer Op = 19
+	OpDeleteContainer Op = 20
+	OpCreateTTL       Op = 21
+	OpSetAuth         Op = 100
+	OpSetWatches      Op = 101
+	OpCreateSession   Op = -10
+	OpCloseSession    Op = -11
 )
 
 var opNames = map[Op]string{
 	OpCreate: "create", OpDelete: "delete", OpExists: "exists", OpGetData: "getData",
 	OpSetData: "setData", OpGetACL: "getACL", OpSetACL: "setACL", OpSetAuth: "setAuth", OpGetChildren: "getChildren", OpSync: "sync", OpPing: "ping",
-	OpCheck: "check", OpMulti: "multi", OpSetWatches: "setWatches", OpCreateSession: "createSession",
+	OpCheck: "check", OpMulti: "multi", OpCreateContainer: "createContainer", OpDeleteContainer: "deleteContainer",
+	OpCreateTTL: "createTTL", OpSetWatches: "setWatches", OpCreateSession: "createSession",
 	OpCloseSession: "closeSession",
 }
 
@@ -58,6 +62,8 @@ const (
 	codeOK                     int32 = 0
 	codeRuntimeInconsistency   int32 = -2
 	codeConnectionLoss         int32 = -4
+	codeMarshallingError       int32 = -5
+	codeUnimplemented          int32 = -6
 	codeBadArguments           int32 = -8
 	codeNoNode                 int32 = -101
 	codeNoAuth                 int32 = -102

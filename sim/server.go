@@ -44,6 +44,7 @@ type request struct {
 // besides a request's common fields.
 type requestExtra struct {
 	ops []subOp // multi
+	ttl int64   // createTTL
 
 	// connect
 	sessionID int64
@@ -190,6 +191,7 @@ func newServer(w *World, idx int) *server {
 // reset clears the volatile state.
 func (s *server) reset() {
 	s.tree = newTree(s.w.salt)
+	s.tree.extended = s.w.cfg.ExtendedTypes
 	s.lastXid = map[int64]int32{}
 	s.applied, s.commit = 0, 0
 	s.leader, s.ld = nil, nil
@@ -513,8 +515,9 @@ func (s *server) applyUpTo(n int) {
 			path = applyPath(t.req, res.path)
 			// A session's writes take effect in the order it sent them (one
 			// refused because the session moved or ended takes no effect: a
-			// request delayed in the network may arrive that late).
-			if res.code != codeSessionMoved && res.code != codeSessionExpired {
+			// request delayed in the network may arrive that late). The
+			// leader's own deletes belong to no session.
+			if res.code != codeSessionMoved && res.code != codeSessionExpired && t.op != OpDeleteContainer {
 				if last, ok := s.lastXid[t.sess]; ok && t.req.xid <= last {
 					s.w.violate(fmt.Sprintf("s%d applied request #%d of session %#x after #%d", s.idx+1, t.req.xid, t.sess, last))
 				}
@@ -526,6 +529,9 @@ func (s *server) applyUpTo(n int) {
 			s.w.progressAt = s.w.s.now // the data tree changed
 		}
 		s.notify(t.zxid)
+		if s.role == roleLeading && len(s.tree.reapable) > 0 {
+			s.armReaper()
+		}
 		switch t.op {
 		case OpCreateSession:
 			if s.role == roleLeading && s.ld.tracker[t.sess] == nil {

@@ -14,6 +14,8 @@ type znode struct {
 	path    string
 	data    []byte
 	acl     []zk.ACL
+	kind    nodeKind
+	ttl     int64   // a TTL node's time to live, in milliseconds
 	stat    zk.Stat // Cversion unused: see creates
 	creates int32   // the server's internal cversion: creates ever done under this node
 	listing listing // the children, in the order getChildren lists them
@@ -112,6 +114,12 @@ type Tree struct {
 	salt       uint64
 	fired      []trigger
 	names      nameArena // the sequential names this tree made
+	// reapable are the container and TTL nodes, which the leader deletes
+	// once they are empty (reap.go).
+	reapable map[string]*znode
+	// extended is whether TTL nodes are enabled (the server's
+	// zookeeper.extendedTypesEnabled).
+	extended bool
 	// ids are the authenticated ids of the connection whose request is
 	// being applied (set by apply), against which the writes check the
 	// nodes' ACLs. nil for the server's own writes (a closed session's
@@ -142,7 +150,7 @@ const configPath = "/zookeeper/config"
 // fixes the order in which children are listed.
 func newTree(salt uint64) *Tree {
 	t := &Tree{nodes: map[string]*znode{}, ephemerals: map[int64][]*znode{},
-		sessions: map[int64]Time{}, salt: salt}
+		sessions: map[int64]Time{}, salt: salt, reapable: map[string]*znode{}}
 	t.nodes["/"] = &znode{path: "/", acl: openACL}
 	for _, p := range []string{"/zookeeper", "/zookeeper/quota", configPath} {
 		n := &znode{path: p, acl: openACL}
@@ -244,17 +252,7 @@ func parentForWrite(path string) (string, bool) {
 	return path[:i], true
 }
 
-// create makes a node, checking in the server's order: the path has a '/'
-// and no NUL; the ACL is valid (InvalidACL, fixupACL); the parent exists
-// (NoNode); the parent's ACL grants CREATE (NoAuth); a sequential create
-// appends the parent's create count; the full path is valid
-// (BadArguments); it does not exist yet (NodeExists); the parent is not
-// ephemeral (NoChildrenForEphemerals).
-//
-// On success the node has czxid=mzxid=pzxid=zxid, ctime=mtime=now, versions
-// 0, and its ephemeral owner if flags say ephemeral; the parent counts one
-// more create and child and its pzxid becomes zxid. Fires NodeCreated on the
-// path, then NodeChildrenChanged on the parent.
+// create makes a node, as a create request (op 1) asks: see createNode.
 func (t *Tree) create(path string, data []byte, flags int32, acl []zk.ACL, owner int64, zxid int64, now Time) (string, int32) {
 	return t.createLike(path, data, flags, acl, owner, zxid, now, nil)
 }
@@ -263,16 +261,46 @@ func (t *Tree) create(path string, data []byte, flags int32, acl []zk.ACL, owner
 // same transaction in *named (updated to this server's), so that replicas
 // share one string.
 func (t *Tree) createLike(path string, data []byte, flags int32, acl []zk.ACL, owner int64, zxid int64, now Time, named *string) (string, int32) {
-	switch flags {
-	case 0, zk.FlagEphemeral, zk.FlagSequence, zk.FlagEphemeral | zk.FlagSequence:
-	default:
-		return "", codeBadArguments // containers and TTL nodes are not modelled
+	return t.createNode(OpCreate, createArgs{path: path, data: data, flags: flags, acl: acl, owner: owner, ttl: -1},
+		zxid, now, named)
+}
+
+// createArgs are what a create request carries, and the session that
+// sent it.
+type createArgs struct {
+	path  string
+	data  []byte
+	flags int32
+	acl   []zk.ACL
+	owner int64
+	ttl   int64 // createTTL's; -1 for the other creates
+}
+
+// createNode makes a node as op (create, createContainer or createTTL)
+// asks, checking in the server's order: the mode (createMode); the path
+// has a '/' and no NUL; the ACL is valid (InvalidACL, fixupACL); the
+// parent exists (NoNode); the parent's ACL grants CREATE (NoAuth); a
+// sequential create appends the parent's create count; the full path is
+// valid (BadArguments); it does not exist yet (NodeExists); the parent is
+// not an ephemeral node (NoChildrenForEphemerals; a container or TTL
+// parent may have children).
+//
+// On success the node has czxid=mzxid=pzxid=zxid, ctime=mtime=now, versions
+// 0, and its ephemeral owner if it is an ephemeral node (a container and a
+// TTL node show none); the parent counts one more create and child and its
+// pzxid becomes zxid. Fires NodeCreated on the path, then
+// NodeChildrenChanged on the parent.
+func (t *Tree) createNode(op Op, c createArgs, zxid int64, now Time, named *string) (string, int32) {
+	kind, ephemeral, sequential, code := t.createMode(op, c.flags, c.ttl)
+	if code != codeOK {
+		return "", code
 	}
+	path := c.path
 	parentPath, ok := parentForWrite(path)
 	if !ok {
 		return "", codeBadArguments
 	}
-	acl, code := fixupACL(acl, t.ids)
+	acl, code := fixupACL(c.acl, t.ids)
 	if code != codeOK {
 		return "", code
 	}
@@ -283,7 +311,7 @@ func (t *Tree) createLike(path string, data []byte, flags int32, acl []zk.ACL, o
 	if !t.allowed(parent.acl, zk.PermCreate) {
 		return "", codeNoAuth
 	}
-	if flags&zk.FlagSequence != 0 {
+	if sequential {
 		if named != nil {
 			path = sequenceNameLike(path, parent.creates, *named, &t.names)
 			*named = path
@@ -300,34 +328,95 @@ func (t *Tree) createLike(path string, data []byte, flags int32, acl []zk.ACL, o
 	if parent.stat.EphemeralOwner != 0 {
 		return "", codeNoChildrenForEphemeral
 	}
-	if flags&zk.FlagEphemeral == 0 {
+	owner := c.owner
+	if !ephemeral {
 		owner = 0
 	}
 	ms := now.Millis()
-	n := &znode{path: path, data: data, acl: acl}
+	n := &znode{path: path, data: c.data, acl: acl, kind: kind, ttl: c.ttl}
 	n.stat = zk.Stat{Czxid: zxid, Mzxid: zxid, Pzxid: zxid, Ctime: ms, Mtime: ms,
-		EphemeralOwner: owner, DataLength: int32(len(data))}
+		EphemeralOwner: owner, DataLength: int32(len(c.data))}
 	_, name := parentOf(path)
 	t.link(parent, name)
 	parent.creates++
 	parent.stat.NumChildren++
 	parent.stat.Pzxid = zxid
 	t.nodes[path] = n
-	if owner != 0 {
-		t.addEphemeral(owner, n)
-	}
+	t.track(n)
 	t.fired = append(t.fired, trigger{path, zk.EventNodeCreated, acl}, trigger{parentPath, zk.EventNodeChildrenChanged, parent.acl})
 	return path, codeOK
+}
+
+// nodeKind is what a create makes, besides an ephemeral or a sequential
+// node: a plain node, a container (deleted by the leader once its last
+// child is gone) or a TTL node (deleted once it has had no children and
+// no change for its TTL).
+type nodeKind uint8
+
+const (
+	plainNode nodeKind = iota
+	containerNode
+	ttlNode
+)
+
+// maxTTL is the longest TTL a node can have, in milliseconds (the 40 bits
+// the server keeps it in).
+const maxTTL = 1<<40 - 1
+
+// createMode is the server's reading of a create's flags, in its order:
+// a flag outside 0..6 is BadArguments; a TTL mode (5 or 6) while TTL nodes
+// are disabled is Unimplemented; a TTL mode needs a TTL of 1 to maxTTL
+// milliseconds and any other mode none (BadArguments). The opcode decides
+// the node: createContainer makes a container, createTTL a TTL node, and
+// create a plain node, even with the container flag (4).
+func (t *Tree) createMode(op Op, flags int32, ttl int64) (kind nodeKind, ephemeral, sequential bool, code int32) {
+	if flags < 0 || flags > 6 {
+		return 0, false, false, codeBadArguments
+	}
+	isTTL := flags == zk.FlagTTL || flags == zk.FlagPersistentSequentialWithTTL
+	if isTTL && !t.extended {
+		return 0, false, false, codeUnimplemented
+	}
+	if isTTL && (ttl <= 0 || ttl > maxTTL) || !isTTL && ttl >= 0 {
+		return 0, false, false, codeBadArguments
+	}
+	ephemeral = flags == zk.FlagEphemeral || flags == zk.FlagEphemeralSequential
+	sequential = flags == zk.FlagSequence || flags == zk.FlagEphemeralSequential || flags == zk.FlagPersistentSequentialWithTTL
+	switch op {
+	case OpCreateContainer:
+		return containerNode, false, sequential, codeOK
+	case OpCreateTTL:
+		return ttlNode, false, sequential, codeOK
+	}
+	return plainNode, ephemeral, sequential, codeOK
+}
+
+// track keeps n among the reapable nodes if it is a container or a TTL
+// node; untrack forgets it.
+func (t *Tree) track(n *znode) {
+	if n.stat.EphemeralOwner != 0 {
+		t.addEphemeral(n.stat.EphemeralOwner, n)
+	}
+	if n.kind != plainNode {
+		t.reapable[n.path] = n
+	}
+}
+
+func (t *Tree) untrack(n *znode) {
+	if owner := n.stat.EphemeralOwner; owner != 0 {
+		t.dropEphemeral(owner, n)
+	}
+	if n.kind != plainNode {
+		delete(t.reapable, n.path)
+	}
 }
 
 // delete removes a node, checking in the server's order: the path has a '/'
 // and no NUL and is not one of ZooKeeper's own nodes (BadArguments); the
 // parent exists (NoNode); the parent's ACL grants DELETE (NoAuth, even for a
 // node that does not exist); the node exists (NoNode); the version matches,
-// -1 matching any (BadVersion); it has no children (NotEmpty). The server runs no further
-// path validation on delete. The parent's pzxid becomes zxid (if larger) and
-// its visible cversion goes up by one. Fires NodeDeleted on the path, then
-// NodeChildrenChanged on the parent.
+// -1 matching any (BadVersion); it has no children (NotEmpty). The server
+// runs no further path validation on delete. See remove for the effects.
 func (t *Tree) delete(path string, version int32, zxid int64) int32 {
 	parentPath, ok := parentForWrite(path)
 	if !ok || specialPaths[path] {
@@ -350,18 +439,48 @@ func (t *Tree) delete(path string, version int32, zxid int64) int32 {
 	if len(n.listing.names) > 0 {
 		return codeNotEmpty
 	}
-	_, name := parentOf(path)
+	t.remove(n, parentPath, parent, zxid)
+	return codeOK
+}
+
+// deleteContainer is the leader's own delete of a container or TTL node it
+// found empty (reap.go), checking in the server's order: not one of
+// ZooKeeper's own nodes (BadArguments); the node exists (NoNode); it has no
+// children (NotEmpty, a child came meanwhile); it is not an ephemeral node
+// (BadVersion: the path was reused). No ACL and no version apply.
+func (t *Tree) deleteContainer(path string, zxid int64) int32 {
+	parentPath, ok := parentForWrite(path)
+	if !ok || specialPaths[path] {
+		return codeBadArguments
+	}
+	n := t.nodes[path]
+	if n == nil {
+		return codeNoNode
+	}
+	if len(n.listing.names) > 0 {
+		return codeNotEmpty
+	}
+	if n.stat.EphemeralOwner != 0 {
+		return codeBadVersion
+	}
+	t.remove(n, parentPath, t.nodes[parentPath], zxid)
+	return codeOK
+}
+
+// remove takes n out of the tree: the parent's pzxid becomes zxid (if
+// larger) and its visible cversion goes up by one (its count of creates
+// stays). Fires NodeDeleted on the path, then NodeChildrenChanged on the
+// parent.
+func (t *Tree) remove(n *znode, parentPath string, parent *znode, zxid int64) {
+	_, name := parentOf(n.path)
 	t.unlink(parent, name)
 	parent.stat.NumChildren--
 	if zxid > parent.stat.Pzxid {
 		parent.stat.Pzxid = zxid
 	}
-	delete(t.nodes, path)
-	if owner := n.stat.EphemeralOwner; owner != 0 {
-		t.dropEphemeral(owner, n)
-	}
-	t.fired = append(t.fired, trigger{path, zk.EventNodeDeleted, n.acl}, trigger{parentPath, zk.EventNodeChildrenChanged, parent.acl})
-	return codeOK
+	delete(t.nodes, n.path)
+	t.untrack(n)
+	t.fired = append(t.fired, trigger{n.path, zk.EventNodeDeleted, n.acl}, trigger{parentPath, zk.EventNodeChildrenChanged, parent.acl})
 }
 
 // setData replaces a node's data, checking in the server's order: a valid
@@ -562,7 +681,9 @@ type subResult struct {
 }
 
 // multi applies ops all or nothing, as one transaction with one zxid and one
-// time. Each op is checked against the tree as the earlier ops left it. If
+// time. A create with the container flag makes a container; one with a
+// TTL flag, once reached, fails the whole multi as unreadable
+// (MarshallingError, no results), as the 3.8.0 server does. Each op is checked against the tree as the earlier ops left it. If
 // one fails, every op is undone, no watch fires, and the results say what
 // ZooKeeper says of a failed multi: the ops before it 0 (ok), the failing op
 // its error, the ops after it runtime inconsistency (-2).
@@ -578,7 +699,20 @@ func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResul
 		switch op.op {
 		case OpCreate:
 			var p string
-			p, code = t.create(op.path, op.data, op.flags, op.acl, owner, zxid, now)
+			switch op.flags {
+			case zk.FlagContainer:
+				// A create with the container mode becomes a createContainer.
+				results[i].op = OpCreateContainer
+				p, code = t.createNode(OpCreateContainer, createArgs{path: op.path, data: op.data, flags: op.flags,
+					acl: op.acl, owner: owner, ttl: -1}, zxid, now, nil)
+			case zk.FlagTTL, zk.FlagPersistentSequentialWithTTL:
+				// One with a TTL mode becomes a createTTL op that carries
+				// no TTL, which the server fails to read when it reaches
+				// it: the whole multi fails (MarshallingError), undone.
+				code = codeMarshallingError
+			default:
+				p, code = t.create(op.path, op.data, op.flags, op.acl, owner, zxid, now)
+			}
 			if code == codeOK {
 				results[i].path = p
 				// The parent was captured before; the node is new.
@@ -607,6 +741,9 @@ func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResul
 		undo[i]()
 	}
 	t.fired = t.fired[:firedBefore]
+	if results[failed].code == codeMarshallingError {
+		return nil, codeMarshallingError
+	}
 	for i := range results {
 		results[i].path = ""
 		results[i].stat = zk.Stat{}
@@ -652,18 +789,14 @@ func (s nodeSnapshot) apply() {
 		if s.parent != nil {
 			t.unlink(s.parent, name)
 		}
-		if owner := cur.stat.EphemeralOwner; owner != 0 {
-			t.dropEphemeral(owner, cur)
-		}
+		t.untrack(cur)
 	}
 	if s.node != nil {
 		s.node.data, s.node.stat = s.data, s.stat
 		if t.nodes[s.path] == nil { // deleted since: link it again
 			t.nodes[s.path] = s.node
 			t.link(s.parent, name)
-			if owner := s.node.stat.EphemeralOwner; owner != 0 {
-				t.addEphemeral(owner, s.node)
-			}
+			t.track(s.node)
 		}
 	}
 	if s.parent != nil {

@@ -1375,10 +1375,10 @@ func TestClientCreateFlags(t *testing.T) {
 					t.Errorf("= (%q, %v), want the plain error \"invalid flag value: [7]\"", p, err)
 				}
 			}},
-		{"container flag 4 -> refused as not modelled (a documented difference: a real server makes a container)", "/t", zk.FlagContainer,
+		{"container flag 4 -> a plain node (the create opcode decides; CreateContainer makes containers)", "/t", zk.FlagContainer,
 			func(t *testing.T, p string, err error) {
-				if p != "" || !errors.Is(err, zk.ErrInvalidFlags) || !strings.Contains(err.Error(), "not modelled") {
-					t.Errorf("= (%q, %v), want a not-modelled ErrInvalidFlags", p, err)
+				if p != "/t" || err != nil {
+					t.Errorf("= (%q, %v), want (/t, nil)", p, err)
 				}
 			}},
 		{"TTL flag 5 with a bad path -> ErrInvalidPath (validatePath runs before the isTTL check)", "t", zk.FlagTTL,

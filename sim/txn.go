@@ -52,6 +52,10 @@ func (tr *Tree) apply(t *txn) applyResult {
 		delete(tr.sessions, t.sess)
 		return res
 	}
+	if t.op == OpDeleteContainer { // the leader's own: no session, no ACL
+		res.code = tr.deleteContainer(t.req.path, t.zxid)
+		return res
+	}
 	if _, ok := tr.sessions[t.sess]; !ok {
 		res.code = codeSessionExpired
 		return res
@@ -66,6 +70,13 @@ func (tr *Tree) apply(t *txn) applyResult {
 	switch t.op {
 	case OpCreate:
 		res.path, res.code = tr.createLike(r.path, r.data, r.flags, r.acl, t.sess, t.zxid, t.time, &t.named)
+	case OpCreateContainer, OpCreateTTL:
+		ttl := int64(-1)
+		if t.op == OpCreateTTL {
+			ttl = r.ttl
+		}
+		res.path, res.code = tr.createNode(t.op, createArgs{path: r.path, data: r.data, flags: r.flags, acl: r.acl,
+			owner: t.sess, ttl: ttl}, t.zxid, t.time, &t.named)
 	case OpDelete:
 		res.code = tr.delete(r.path, r.version, t.zxid)
 	case OpSetData:

@@ -60,6 +60,16 @@ type Config struct {
 	// expiry only from a server.
 	LocalSessionLoss bool
 
+	// ExtendedTypes enables TTL nodes, as the server's
+	// zookeeper.extendedTypesEnabled does (off by default, as on the
+	// server: a TTL create then fails with "unknown error: -6",
+	// Unimplemented).
+	ExtendedTypes bool
+	// ContainerCheckInterval is how often the leader looks for empty
+	// container nodes and expired TTL nodes to delete (default 60s, the
+	// server's znode.container.checkIntervalMs).
+	ContainerCheckInterval time.Duration
+
 	// ProgressBound ends a run in which no client made progress (see
 	// World.Progress) and the data tree did not change for this long, with
 	// a NoProgressError (0: never).
@@ -101,6 +111,7 @@ func (c *Config) defaults() {
 	def(&c.ElectionTime, 200*time.Millisecond)
 	def(&c.ElectionJitter, 200*time.Millisecond)
 	def(&c.ConnectTimeout, time.Second)
+	def(&c.ContainerCheckInterval, time.Minute)
 	def(&c.MaxTime, time.Hour)
 	def(&c.StallTimeout, 5*time.Second)
 	if c.MaxSteps == 0 {
@@ -341,9 +352,10 @@ func (w *World) runWatched() error {
 
 // quiet reports whether nothing can change by itself any more: every server
 // that is up is in an ensemble, no link of one is cut, every client that still runs
-// holds a live, heartbeating session on a connected server, and every
-// session belongs to such a client. Background events (heartbeats) then go
-// on forever without effect.
+// holds a live, heartbeating session on a connected server, every
+// session belongs to such a client, and the leader has no container or TTL
+// node to delete. Background events (heartbeats) then go on forever
+// without effect.
 func (w *World) quiet() bool {
 	for _, s := range w.servers {
 		if s.role == roleDown {
@@ -388,6 +400,9 @@ func (w *World) quiet() bool {
 	for _, s := range w.servers {
 		if s.role != roleLeading {
 			continue
+		}
+		if s.willReap() {
+			return false // its container check will delete a node
 		}
 		for _, t := range s.ld.tracker {
 			if !t.closing && !w.heartbeating(t.id) {

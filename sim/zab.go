@@ -84,6 +84,10 @@ type leaderState struct {
 	joined    []bool   // by server: whether it follows in this regime
 	tracker   map[int64]*tracked
 	syncs     []pendingSync
+	// since is when it began to lead; reapArmed, whether its container
+	// check is scheduled (reap.go).
+	since     Time
+	reapArmed bool
 }
 
 type pendingSync struct {
@@ -428,6 +432,10 @@ func (ld *leaderState) revalidate(id int64, owner int) (Time, bool) {
 func (s *server) startLeading() {
 	gen := s.gen
 	w := s.w
+	s.ld.since = w.s.now
+	if len(s.tree.reapable) > 0 {
+		s.armReaper()
+	}
 	half := Time(w.cfg.TickTime) / 2
 	limit := Time(w.cfg.TickTime) * Time(w.cfg.SyncLimit)
 	var beat func()

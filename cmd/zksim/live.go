@@ -50,7 +50,8 @@ bad input.`,
 					size = 3
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "starting a local ensemble of %d servers...\n", size)
-				e, err := live.StartEnsemble(size, live.EnsembleOptions{Log: cmd.ErrOrStderr()})
+				e, err := live.StartEnsemble(size, live.EnsembleOptions{Log: cmd.ErrOrStderr(),
+					ExtendedTypes: sc.Spec.Ensemble.ExtendedTypes, ContainerCheckInterval: sc.Spec.Ensemble.ContainerCheckInterval})
 				if err != nil {
 					return err
 				}
