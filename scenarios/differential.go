@@ -42,6 +42,10 @@ type DiffOp struct {
 	Sub []DiffOp
 	// ACL is the ACL a create or setACL gives, an index in diffACLs.
 	ACL int
+	// Big sizes a set-big's data around the limits on a request's size:
+	// 1 the longest the server reads (jute.maxbuffer), 2 a byte more,
+	// 3 more than go-zk's buffer holds.
+	Big int
 }
 
 // diffACLs are the ACLs a program's creates and setACLs give: open, read
@@ -69,7 +73,7 @@ var diffACLs = [][]zk.ACL{
 // ephemeral nodes go, its watches end).
 var diffOps = []string{"create", "create", "create-e", "create-s", "create-es", "create-c", "create-t", "create-ts",
 	"create-pc", "delete", "set", "set", "get", "exists", "children", "get-w", "exists-w", "children-w", "multi",
-	"multi", "sync", "reopen", "addauth", "getacl", "setacl"}
+	"multi", "sync", "reopen", "addauth", "getacl", "setacl", "set-big"}
 
 // diffSubOps are the operations a multi draws from.
 var diffSubOps = []string{"create", "create-e", "create-s", "create-es", "create-pc", "create-t", "delete", "set",
@@ -89,6 +93,8 @@ func (o DiffOp) String() string {
 		s += fmt.Sprintf(" %s v%d", aclString(diffACLs[o.ACL]), o.Version)
 	case "addauth":
 		s = "addauth digest " + o.Data
+	case "set-big":
+		s += fmt.Sprintf(" (%d bytes)", bigSizes[o.Big-1]-len(o.Path))
 	case "delete", "set", "check":
 		s += fmt.Sprintf(" v%d", o.Version)
 	case "multi":
@@ -115,11 +121,20 @@ func (o DiffOp) dataString() string {
 
 // data is the op's data as the client passes it.
 func (o DiffOp) data() []byte {
+	if o.Big > 0 {
+		return make([]byte, bigSizes[o.Big-1]-len(o.Path))
+	}
 	if o.NilData {
 		return nil
 	}
 	return []byte(o.Data)
 }
+
+// bigSizes are set-big's data sizes plus its path's length: a setData
+// request takes 20 bytes besides its path and data (xid and opcode, the
+// two lengths, the version); the server reads 0xfffff bytes at most, and
+// go-zk's buffer holds 1536 KiB, the 4-byte length prefix included.
+var bigSizes = []int{0xfffff - 20, 0xfffff - 20 + 1, 1536*1024 - 24 + 1}
 
 // DiffProgram draws n operations for the given number of clients over a
 // small tree under root/d (root, which must exist and be fresh, is the
@@ -164,6 +179,9 @@ func drawDiffOp(r *rand.Rand, ops, paths []string, i int) DiffOp {
 	}
 	if op.Op == "addauth" {
 		op.Data = []string{"u1:p1", "u2:p2"}[r.IntN(2)]
+	}
+	if op.Op == "set-big" {
+		op.Big = 1 + r.IntN(len(bigSizes))
 	}
 	return op
 }

@@ -193,7 +193,7 @@ func (dc *diffClient) step(ctx context.Context, op DiffOp, run *DiffRun) (DiffRe
 		res.Path, err = c.CreateTTL(ctx, op.Path, op.data(), createFlags[op.Op], diffACLs[op.ACL], time.Second)
 	case "delete":
 		err = c.Delete(ctx, op.Path, op.Version)
-	case "set":
+	case "set", "set-big":
 		res.Stat, err = c.Set(ctx, op.Path, op.data(), op.Version)
 	case "get":
 		res.Data, res.Stat, err = c.Get(ctx, op.Path)
@@ -306,7 +306,7 @@ func (dc *diffClient) settle(ctx context.Context, res *DiffResult) error {
 // connection, ...) a differential run does not expect.
 var zkAnswers = []error{zk.ErrNoNode, zk.ErrNodeExists, zk.ErrBadVersion, zk.ErrNotEmpty,
 	zk.ErrNoChildrenForEphemerals, zk.ErrBadArguments, zk.ErrInvalidPath, zk.ErrInvalidACL, zk.ErrNoAuth,
-	zk.ErrAPIError, zk.ErrAuthFailed}
+	zk.ErrAPIError, zk.ErrAuthFailed, zk.ErrShortBuffer, zk.ErrConnectionClosed}
 
 // isZKError reports whether err is one of the server's answers: one of
 // zkAnswers, or a code the library has no value for ("unknown error: -6").

@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -595,6 +596,9 @@ func (c *Client) do(ctx context.Context, req *request) (*reply, error) {
 	}
 	c.xid++
 	req.xid = c.xid
+	if 4+req.frameSize() > clientBuffer {
+		return nil, zk.ErrShortBuffer // the library's buffer cannot hold it: nothing is sent
+	}
 	if c.cn != nil && c.state == zk.StateHasSession {
 		c.send(req)
 	} else {
@@ -895,6 +899,9 @@ func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, err
 		}
 	}
 	rep, err := c.do(ctx, &request{op: OpMulti, requestExtra: &requestExtra{ops: sub}})
+	if errors.Is(err, zk.ErrShortBuffer) {
+		return []zk.MultiResponse{}, err
+	}
 	if err != nil {
 		return nil, err
 	}

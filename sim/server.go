@@ -272,6 +272,14 @@ func (s *server) receive(c *conn, req *request) {
 	if sess == nil {
 		return // ZooKeeper drops requests of a connection without a session
 	}
+	if n := req.frameSize(); n > maxFrame {
+		// Longer than jute.maxbuffer: the server closes the connection
+		// without reading it (frame.go).
+		s.w.s.record(Record{Kind: KNote, From: s.actor, To: c.client.actor,
+			Path: fmt.Sprintf("request #%d of %d bytes is over jute.maxbuffer (%d): connection closed", req.xid, n, maxFrame)})
+		s.closeConn(c)
+		return
+	}
 	s.touch(sess.id)
 	if req.op == OpPing {
 		c.toClient(true, &reply{xid: req.xid, op: OpPing, zxid: s.lastApplied()})
