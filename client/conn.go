@@ -44,6 +44,13 @@ type Conn interface {
 	// (zookeeper.extendedTypesEnabled; sim.Config.ExtendedTypes), or the
 	// create fails with "unknown error: -6" (Unimplemented).
 	CreateTTL(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL, ttl time.Duration) (string, error)
+	// CreateProtectedEphemeralSequential is go-zk's protected create: an
+	// ephemeral sequential node whose name carries a guid
+	// ("_c_<32 hex digits>-<name>"), found again by that guid among the
+	// parent's children after a lost reply, at most three tries. As in the
+	// library, the look-up does not sync first: on a lagging server it
+	// misses the node, creates another and orphans the first.
+	CreateProtectedEphemeralSequential(ctx context.Context, path string, data []byte, acl []zk.ACL) (string, error)
 	// Delete deletes a znode if its version matches (-1 matches any version).
 	Delete(ctx context.Context, path string, version int32) error
 	// Exists reports whether a znode exists, and its Stat if it does.

@@ -371,6 +371,11 @@ func (c *Conn) CreateTTL(ctx context.Context, path string, data []byte, flags in
 	return call(ctx, c, func(h *handle) (string, error) { return h.zk.CreateTTL(path, data, flags, acl, ttl) })
 }
 
+// CreateProtectedEphemeralSequential implements client.Conn.
+func (c *Conn) CreateProtectedEphemeralSequential(ctx context.Context, path string, data []byte, acl []zk.ACL) (string, error) {
+	return call(ctx, c, func(h *handle) (string, error) { return h.zk.CreateProtectedEphemeralSequential(path, data, acl) })
+}
+
 // AddAuth implements client.Conn: the library's AddAuth; accepted
 // credentials are also added to a handle that replaces this one.
 func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {

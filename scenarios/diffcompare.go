@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -21,6 +22,7 @@ func (r DiffRun) Render() []string {
 		i, _ := slices.BinarySearch(seen, z)
 		return i + 1
 	}
+	guids := guidNames{}
 	out := make([]string, len(r.Results))
 	for i, res := range r.Results {
 		for _, st := range res.stats() {
@@ -30,9 +32,25 @@ func (r DiffRun) Render() []string {
 				}
 			}
 		}
-		out[i] = res.render(func(st *zk.Stat) string { return r.statString(st, rank) })
+		out[i] = res.render(func(st *zk.Stat) string { return r.statString(st, rank) }, guids.name)
 	}
 	return out
+}
+
+// protectedGUID is the guid in a protected node's name.
+var protectedGUID = regexp.MustCompile(`_c_[0-9a-f]{32}-`)
+
+// guidNames names the guids of protected nodes by their order of first
+// appearance (g1, g2, ...): each world draws its own.
+type guidNames map[string]string
+
+func (g guidNames) name(s string) string {
+	return protectedGUID.ReplaceAllStringFunc(s, func(m string) string {
+		if g[m] == "" {
+			g[m] = fmt.Sprintf("_c_g%d-", len(g)+1)
+		}
+		return g[m]
+	})
 }
 
 // stats are the Stats an answer holds.
@@ -70,8 +88,9 @@ func (r DiffRun) statString(st *zk.Stat, rank func(int64) int) string {
 		st.DataLength, st.NumChildren)
 }
 
-// render is the answer as one line, its Stats by stat.
-func (res DiffResult) render(stat func(*zk.Stat) string) string {
+// render is the answer as one line, its Stats by stat, and the names in
+// it by name.
+func (res DiffResult) render(stat func(*zk.Stat) string, name func(string) string) string {
 	s := res.Op + " → "
 	if res.Err != "" {
 		s += res.Err
@@ -79,7 +98,7 @@ func (res DiffResult) render(stat func(*zk.Stat) string) string {
 		s += "ok"
 	}
 	if res.Path != "" {
-		s += " " + res.Path
+		s += " " + name(res.Path)
 	}
 	if res.Read {
 		if res.Data == nil {
@@ -92,7 +111,12 @@ func (res DiffResult) render(stat func(*zk.Stat) string) string {
 		s += " exists"
 	}
 	if res.Kids != nil {
-		s += " [" + strings.Join(res.Kids, " ") + "]"
+		kids := make([]string, len(res.Kids))
+		for i, k := range res.Kids {
+			kids[i] = name(k)
+		}
+		slices.Sort(kids)
+		s += " [" + strings.Join(kids, " ") + "]"
 	}
 	if res.ACL != nil {
 		s += " acl=" + aclString(res.ACL)
@@ -108,14 +132,19 @@ func (res DiffResult) render(stat func(*zk.Stat) string) string {
 			s += "ok"
 		}
 		if sub.Path != "" {
-			s += " " + sub.Path
+			s += " " + name(sub.Path)
 		}
 		if st := stat(sub.Stat); st != "" {
 			s += " " + st
 		}
 	}
 	if len(res.Events) > 0 {
-		s += " events{" + strings.Join(res.Events, ", ") + "}"
+		events := make([]string, len(res.Events))
+		for i, e := range res.Events {
+			events[i] = name(e)
+		}
+		slices.Sort(events)
+		s += " events{" + strings.Join(events, ", ") + "}"
 	}
 	return s
 }

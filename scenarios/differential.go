@@ -27,7 +27,8 @@ type DiffOp struct {
 	// Op is one of diffOps; a multi's ops are of diffSubOps. The creates:
 	// create (persistent), -e (ephemeral), -s (sequential), -es; -c
 	// (CreateContainer), -t and -ts (CreateTTL, plain and sequential, a
-	// second), -pc (Create with the container flag).
+	// second), -pc (Create with the container flag), -p
+	// (CreateProtectedEphemeralSequential).
 	Op   string
 	Path string
 	// Data is what a create or set writes; NilData writes nil instead (a
@@ -72,7 +73,7 @@ var diffACLs = [][]zk.ACL{
 // appears. reopen closes the client's session and opens another (its
 // ephemeral nodes go, its watches end).
 var diffOps = []string{"create", "create", "create-e", "create-s", "create-es", "create-c", "create-t", "create-ts",
-	"create-pc", "delete", "set", "set", "get", "exists", "children", "get-w", "exists-w", "children-w", "multi",
+	"create-pc", "create-p", "delete", "set", "set", "get", "exists", "children", "get-w", "exists-w", "children-w", "multi",
 	"multi", "sync", "reopen", "addauth", "getacl", "setacl", "set-big"}
 
 // diffSubOps are the operations a multi draws from.

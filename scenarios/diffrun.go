@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"time"
@@ -187,6 +188,8 @@ func (dc *diffClient) step(ctx context.Context, op DiffOp, run *DiffRun) (DiffRe
 	switch op.Op {
 	case "create", "create-e", "create-s", "create-es", "create-pc":
 		res.Path, err = c.Create(ctx, op.Path, op.data(), createFlags[op.Op], diffACLs[op.ACL])
+	case "create-p":
+		res.Path, err = c.CreateProtectedEphemeralSequential(ctx, op.Path, op.data(), diffACLs[op.ACL])
 	case "create-c":
 		res.Path, err = c.CreateContainer(ctx, op.Path, op.data(), zk.FlagContainer, diffACLs[op.ACL])
 	case "create-t", "create-ts":
@@ -229,6 +232,14 @@ func (dc *diffClient) step(ctx context.Context, op DiffOp, run *DiffRun) (DiffRe
 		if res.Kids == nil {
 			res.Kids = []string{}
 		}
+	}
+	var netErr *net.OpError
+	if errors.As(err, &netErr) {
+		// The server closed the connection while the library was still
+		// writing a request too long for it: the library hands the write's
+		// own error up (it says ErrConnectionClosed when the close is seen
+		// first), for the same outcome.
+		err = zk.ErrConnectionClosed
 	}
 	if err != nil {
 		res.Err = zkErrText(err)

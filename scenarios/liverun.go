@@ -485,6 +485,14 @@ func (c *liveClient) CreateTTL(ctx context.Context, path string, data []byte, fl
 	return r.a, r.err
 }
 
+func (c *liveClient) CreateProtectedEphemeralSequential(ctx context.Context, path string, data []byte, acl []zk.ACL) (string, error) {
+	r := blocking(c, func() res3[string, struct{}] {
+		p, err := c.conn.CreateProtectedEphemeralSequential(ctx, path, data, acl)
+		return res3[string, struct{}]{p, struct{}{}, err}
+	})
+	return r.a, r.err
+}
+
 func (c *liveClient) AddAuth(ctx context.Context, scheme string, auth []byte) error {
 	return blocking(c, func() error { return c.conn.AddAuth(ctx, scheme, auth) })
 }

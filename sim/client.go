@@ -82,6 +82,8 @@ type Client struct {
 	// creds are the credentials AddAuth added, sent again on each new
 	// connection as go-zk does.
 	creds []authCred
+	// guids counts the protected creates' guids (protected.go).
+	guids int
 
 	p *process // the process the session belongs to
 	// lostAt is when the session last stopped being usable (left
