@@ -76,6 +76,22 @@ type Conn interface {
 	// *zk.DeleteRequest, *zk.SetDataRequest or *zk.CheckVersionRequest.
 	Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error)
 
+	// AddWatch sets a persistent watch on path, which the server keeps as
+	// it fires: its events come, in order, on the returned Subscription. A
+	// persistent watch hears NodeCreated, NodeDataChanged, NodeDeleted and
+	// NodeChildrenChanged on path; a recursive one hears the first three on
+	// path and on every node below it. The watch is set again on each new
+	// connection, hearing nothing of what changed meanwhile, and ends with
+	// the session (a last zk.EventNotWatching). The live world cannot set
+	// one: go-zookeeper/zk v1.0.4 has no addWatch, and live AddWatch fails
+	// with errors.ErrUnsupported, never falling back to one-shot watches.
+	AddWatch(ctx context.Context, path string, recursive bool) (Subscription, error)
+	// RemoveWatches removes the session's watches on path, persistent and
+	// one-shot, which end with a zk.EventNotWatching; with none there, it
+	// fails with "unknown error: -121" (the server's NoWatcher). Live, as
+	// AddWatch, errors.ErrUnsupported.
+	RemoveWatches(ctx context.Context, path string) error
+
 	// AddAuth authenticates the session's connection: scheme "digest" with
 	// "user:password" adds the id "user:base64(sha1(user:password))" that
 	// zk.DigestACL names; an unknown scheme fails with zk.ErrAuthFailed and

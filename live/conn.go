@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net"
@@ -374,6 +375,18 @@ func (c *Conn) CreateTTL(ctx context.Context, path string, data []byte, flags in
 // CreateProtectedEphemeralSequential implements client.Conn.
 func (c *Conn) CreateProtectedEphemeralSequential(ctx context.Context, path string, data []byte, acl []zk.ACL) (string, error) {
 	return call(ctx, c, func(h *handle) (string, error) { return h.zk.CreateProtectedEphemeralSequential(path, data, acl) })
+}
+
+// AddWatch implements client.Conn: go-zookeeper/zk v1.0.4 cannot send an
+// addWatch, so it fails, saying so.
+func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) (client.Subscription, error) {
+	return nil, fmt.Errorf("live: AddWatch: go-zookeeper/zk v1.0.4 has no persistent watches (the simulator has): %w",
+		errors.ErrUnsupported)
+}
+
+// RemoveWatches implements client.Conn: as AddWatch, unsupported.
+func (c *Conn) RemoveWatches(ctx context.Context, path string) error {
+	return fmt.Errorf("live: RemoveWatches: go-zookeeper/zk v1.0.4 cannot remove watches: %w", errors.ErrUnsupported)
 }
 
 // AddAuth implements client.Conn: the library's AddAuth; accepted

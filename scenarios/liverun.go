@@ -493,6 +493,14 @@ func (c *liveClient) CreateProtectedEphemeralSequential(ctx context.Context, pat
 	return r.a, r.err
 }
 
+func (c *liveClient) AddWatch(ctx context.Context, path string, recursive bool) (client.Subscription, error) {
+	return c.conn.AddWatch(ctx, path, recursive)
+}
+
+func (c *liveClient) RemoveWatches(ctx context.Context, path string) error {
+	return c.conn.RemoveWatches(ctx, path)
+}
+
 func (c *liveClient) AddAuth(ctx context.Context, scheme string, auth []byte) error {
 	return blocking(c, func() error { return c.conn.AddAuth(ctx, scheme, auth) })
 }

@@ -84,6 +84,8 @@ type Client struct {
 	creds []authCred
 	// guids counts the protected creates' guids (protected.go).
 	guids int
+	// persistent are the session's persistent watches (persistent.go).
+	persistent []*persistentWatch
 
 	p *process // the process the session belongs to
 	// lostAt is when the session last stopped being usable (left
@@ -455,6 +457,7 @@ func (c *Client) onWatchEvent(path string, typ zk.EventType) {
 		}
 		delete(c.watchers, k)
 	}
+	c.notifyPersistent(ev)
 	c.t.wake()
 }
 
@@ -478,15 +481,18 @@ func (c *Client) invalidateWatches(err error) {
 		}
 	}
 	clear(c.watchers)
+	c.endPersistent(err)
 	c.t.wake()
 }
 
 // sendSetWatches re-registers the client's watches after a reconnection.
 func (c *Client) sendSetWatches() {
-	if len(c.watchers) == 0 {
+	persist, recursive := c.persistentPaths()
+	if len(c.watchers) == 0 && len(persist) == 0 && len(recursive) == 0 {
 		return
 	}
-	req := &request{op: OpSetWatches, requestExtra: &requestExtra{relZxid: c.lastZxid}}
+	req := &request{op: OpSetWatches, requestExtra: &requestExtra{relZxid: c.lastZxid,
+		persistW: persist, recursiveW: recursive}}
 	for k := range c.watchers {
 		switch k.typ {
 		case watchData:

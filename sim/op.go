@@ -26,6 +26,8 @@ const (
 	OpCreateContainer Op = 19
 	OpDeleteContainer Op = 20
 	OpCreateTTL       Op = 21
+	OpRemoveWatches   Op = 18
+	OpAddWatch        Op = 106
 	OpSetAuth         Op = 100
 	OpSetWatches      Op = 101
 	OpCreateSession   Op = -10
@@ -36,7 +38,7 @@ var opNames = map[Op]string{
 	OpCreate: "create", OpDelete: "delete", OpExists: "exists", OpGetData: "getData",
 	OpSetData: "setData", OpGetACL: "getACL", OpSetACL: "setACL", OpSetAuth: "setAuth", OpGetChildren: "getChildren", OpSync: "sync", OpPing: "ping",
 	OpCheck: "check", OpMulti: "multi", OpCreateContainer: "createContainer", OpDeleteContainer: "deleteContainer",
-	OpCreateTTL: "createTTL", OpSetWatches: "setWatches", OpCreateSession: "createSession",
+	OpCreateTTL: "createTTL", OpAddWatch: "addWatch", OpRemoveWatches: "removeWatches", OpSetWatches: "setWatches", OpCreateSession: "createSession",
 	OpCloseSession: "closeSession",
 }
 
@@ -75,6 +77,7 @@ const (
 	codeInvalidACL             int32 = -114
 	codeAuthFailed             int32 = -115
 	codeSessionMoved           int32 = -118
+	codeNoWatcher              int32 = -121
 	codeInvalidFlags           int32 = -1000 // client side only
 	codeInvalidPath            int32 = -1001 // client side only
 )

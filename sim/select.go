@@ -85,6 +85,8 @@ func (c *Client) checkOwn(w client.Waitable) {
 		t = w.c.t
 	case *subscription:
 		t = w.c.t
+	case *persistentWatch:
+		t = w.c.t
 	case *simTimer:
 		t = w.t
 	default:
@@ -104,6 +106,8 @@ func describeWaitSet(ws []client.Waitable) string {
 			parts = append(parts, fmt.Sprintf("a watch (set by %s) on %s", w.op, w.path))
 		case *subscription:
 			parts = append(parts, "a session event")
+		case *persistentWatch:
+			parts = append(parts, "a persistent watch on "+w.path)
 		case *simTimer:
 			parts = append(parts, "a timer at "+strings.TrimSpace(w.at.String()))
 		}

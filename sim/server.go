@@ -51,9 +51,11 @@ type requestExtra struct {
 	timeoutMs int32
 	lastZxid  int64
 
-	// setWatches, sent after a reconnect
+	// setWatches, sent after a reconnect (the persistent watches are set
+	// again as they were, firing nothing)
 	relZxid               int64
 	dataW, existW, childW []string
+	persistW, recursiveW  []string
 }
 
 // stage is where a request is on its way.
@@ -78,7 +80,7 @@ func (r *request) handle() {
 // without the leader.
 func (r *request) isRead() bool {
 	switch r.op {
-	case OpExists, OpGetData, OpGetChildren, OpGetACL, OpSetWatches, OpSetAuth:
+	case OpExists, OpGetData, OpGetChildren, OpGetACL, OpSetWatches, OpSetAuth, OpAddWatch, OpRemoveWatches:
 		return true
 	}
 	return false
@@ -127,6 +129,9 @@ type session struct {
 
 	dataWatches  map[string]bool
 	childWatches map[string]bool
+	// persistWatches and recursiveWatches are its persistent watches
+	// (nil until it sets one).
+	persistWatches, recursiveWatches map[string]bool
 }
 
 // role is what a server is doing in the ensemble.
@@ -363,6 +368,12 @@ func (s *server) read(sess *session, req *request) {
 		}
 	case OpGetACL:
 		rep.acl, rep.stat, rep.code = t.getACL(req.path, req.cn.auth)
+	case OpAddWatch: // no check: a watch may wait for a node to come
+		s.watches.addPersistent(req.path, sess, req.flags == addWatchRecursive)
+	case OpRemoveWatches:
+		if !s.watches.remove(req.path, sess) {
+			rep.code = codeNoWatcher
+		}
 	case OpSetWatches:
 		s.setWatches(req.cn, req)
 	}
@@ -652,6 +663,12 @@ func (s *server) setWatches(c *conn, req *request) {
 		} else {
 			s.watches.addData(p, sess)
 		}
+	}
+	for _, p := range req.persistW {
+		s.watches.addPersistent(p, sess, false)
+	}
+	for _, p := range req.recursiveW {
+		s.watches.addPersistent(p, sess, true)
 	}
 	for _, p := range req.childW {
 		n := s.tree.nodes[p]
