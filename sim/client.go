@@ -82,8 +82,6 @@ type Client struct {
 	// creds are the credentials AddAuth added, sent again on each new
 	// connection as go-zk does.
 	creds []authCred
-	// guids counts the protected creates' guids (protected.go).
-	guids int
 	// persistent are the session's persistent watches (persistent.go).
 	persistent []*persistentWatch
 

@@ -20,6 +20,9 @@ type process struct {
 	sessions []*Client // in the order they were opened; sessions[0] is the first
 	paused   bool
 	buffered []func() // what arrived or fell due while paused, in order
+	// guids counts the guids its sessions' protected creates drew
+	// (protected.go).
+	guids int
 }
 
 // Pause stops the client's process for d of virtual time: its code does not

@@ -24,14 +24,15 @@ const protectedPrefix = "_c_"
 // orphan), and a child whose name starts with "_c_" but is shorter than a
 // guid makes it panic, as the library's slice does; after an expiry it
 // creates again. The guid is drawn from the client's name and a count,
-// not from the run's source: it is unique, and exploring schedules does
-// not turn it into another client's.
+// not from the run's source: it is unique (a count per process, whatever
+// the session), and exploring schedules does not turn it into another
+// client's.
 func (c *Client) CreateProtectedEphemeralSequential(ctx context.Context, path string, data []byte, acl []zk.ACL) (string, error) {
 	if !validClientPath(path, true) {
 		return "", zk.ErrInvalidPath
 	}
-	c.guids++
-	sum := sha1.Sum(fmt.Appendf(nil, "%s/%d", c.name, c.guids))
+	c.p.guids++
+	sum := sha1.Sum(fmt.Appendf(nil, "%s/%d", c.p.t.name, c.p.guids))
 	guid := hex.EncodeToString(sum[:16])
 	parts := strings.Split(path, "/")
 	parts[len(parts)-1] = protectedPrefix + guid + "-" + parts[len(parts)-1]

@@ -35,6 +35,12 @@ func TestProtectedCreate(t *testing.T) {
 		if c.(*Client).idx == 0 {
 			kids, _, err = c.Children(ctx, "/p")
 			must(err)
+			// Another session of the process draws another guid.
+			n, err := c.NewSession(ctx)
+			must(err)
+			p, err := n.CreateProtectedEphemeralSequential(ctx, "/p/lock-", nil, acl)
+			must(err)
+			paths = append(paths, p)
 		}
 		return nil
 	}
@@ -62,8 +68,8 @@ func TestProtectedCreate(t *testing.T) {
 		}
 		guids[p[6:38]] = true
 	}
-	if len(guids) != 4 {
-		t.Errorf("%d distinct guids among %v, want 4", len(guids), paths)
+	if len(guids) != 5 {
+		t.Errorf("%d distinct guids among %v, want 5", len(guids), paths)
 	}
 	if len(kids) < 2 {
 		t.Errorf("c1's children of /p: %v", kids)
