@@ -74,7 +74,7 @@ var diffACLs = [][]zk.ACL{
 // ephemeral nodes go, its watches end).
 var diffOps = []string{"create", "create", "create-e", "create-s", "create-es", "create-c", "create-t", "create-ts",
 	"create-pc", "create-p", "delete", "set", "set", "get", "exists", "children", "get-w", "exists-w", "children-w", "multi",
-	"multi", "sync", "reopen", "addauth", "getacl", "setacl", "set-big"}
+	"multi", "sync", "reopen", "addauth", "getacl", "setacl", "set-big", "get-config"}
 
 // diffSubOps are the operations a multi draws from.
 var diffSubOps = []string{"create", "create-e", "create-s", "create-es", "create-pc", "create-t", "delete", "set",
@@ -104,7 +104,7 @@ func (o DiffOp) String() string {
 			subs[i] = sub.String()
 		}
 		s = "multi(" + strings.Join(subs, "; ") + ")"
-	case "sync", "reopen":
+	case "sync", "reopen", "get-config":
 		s = o.Op
 	}
 	if o.Client >= 0 { // a multi's ops have none of their own

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -216,6 +217,17 @@ func (dc *diffClient) step(ctx context.Context, op DiffOp, run *DiffRun) (DiffRe
 		err = dc.multi(ctx, op, &res)
 	case "sync":
 		_, err = c.Sync(ctx, "/")
+	case "get-config":
+		res.Data, res.Stat, err = c.Get(ctx, "/zookeeper/config")
+		res.Read = err == nil
+		// Another ensemble listens on other ports, whose digits count in
+		// the data's length.
+		res.Data = serverPorts.ReplaceAll(res.Data, []byte(":PORT:PORT:"))
+		if res.Stat != nil {
+			st := *res.Stat
+			st.DataLength = int32(len(res.Data))
+			res.Stat = &st
+		}
 	case "reopen":
 		err = dc.reopen(ctx, run)
 	case "addauth":
@@ -256,6 +268,9 @@ func (dc *diffClient) step(ctx context.Context, op DiffOp, run *DiffRun) (DiffRe
 	}
 	return res, nil
 }
+
+// serverPorts are the ports of a server's line in /zookeeper/config.
+var serverPorts = regexp.MustCompile(`:[0-9]+:[0-9]+:`)
 
 // createFlags are the flags of the create ops.
 var createFlags = map[string]int32{"create": 0, "create-e": zk.FlagEphemeral, "create-s": zk.FlagSequence,

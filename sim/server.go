@@ -197,6 +197,9 @@ func newServer(w *World, idx int) *server {
 func (s *server) reset() {
 	s.tree = newTree(s.w.salt)
 	s.tree.extended = s.w.cfg.ExtendedTypes
+	if s.w.cfg.Servers > 1 {
+		s.tree.writeConfig(s.w.cfg.Servers, s.w.s.now)
+	}
 	s.lastXid = map[int64]int32{}
 	s.applied, s.commit = 0, 0
 	s.leader, s.ld = nil, nil
