@@ -91,15 +91,7 @@ func (r DiffRun) statString(st *zk.Stat, rank func(int64) int) string {
 // render is the answer as one line, its Stats by stat, and the names in
 // it by name.
 func (res DiffResult) render(stat func(*zk.Stat) string, name func(string) string) string {
-	s := res.Op + " → "
-	if res.Err != "" {
-		s += res.Err
-	} else {
-		s += "ok"
-	}
-	if res.Path != "" {
-		s += " " + name(res.Path)
-	}
+	s := res.Op + " → " + outcome(res.Err, res.Path, name)
 	if res.Read {
 		if res.Data == nil {
 			s += " data=nil"
@@ -111,12 +103,7 @@ func (res DiffResult) render(stat func(*zk.Stat) string, name func(string) strin
 		s += " exists"
 	}
 	if res.Kids != nil {
-		kids := make([]string, len(res.Kids))
-		for i, k := range res.Kids {
-			kids[i] = name(k)
-		}
-		slices.Sort(kids)
-		s += " [" + strings.Join(kids, " ") + "]"
+		s += " [" + strings.Join(sortedNames(res.Kids, name), " ") + "]"
 	}
 	if res.ACL != nil {
 		s += " acl=" + aclString(res.ACL)
@@ -125,28 +112,36 @@ func (res DiffResult) render(stat func(*zk.Stat) string, name func(string) strin
 		s += " " + st
 	}
 	for i, sub := range res.Multi {
-		s += fmt.Sprintf(" op%d:", i+1)
-		if sub.Err != "" {
-			s += sub.Err
-		} else {
-			s += "ok"
-		}
-		if sub.Path != "" {
-			s += " " + name(sub.Path)
-		}
+		s += fmt.Sprintf(" op%d:", i+1) + outcome(sub.Err, sub.Path, name)
 		if st := stat(sub.Stat); st != "" {
 			s += " " + st
 		}
 	}
 	if len(res.Events) > 0 {
-		events := make([]string, len(res.Events))
-		for i, e := range res.Events {
-			events[i] = name(e)
-		}
-		slices.Sort(events)
-		s += " events{" + strings.Join(events, ", ") + "}"
+		s += " events{" + strings.Join(sortedNames(res.Events, name), ", ") + "}"
 	}
 	return s
+}
+
+// outcome is an answer's error, or ok and the path it made.
+func outcome(err, path string, name func(string) string) string {
+	if err != "" {
+		return err
+	}
+	if path != "" {
+		return "ok " + name(path)
+	}
+	return "ok"
+}
+
+// sortedNames are names, each as name gives it, in order.
+func sortedNames(names []string, name func(string) string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = name(n)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // DiffDivergence is the first step at which two worlds answered a program

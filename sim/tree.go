@@ -507,15 +507,9 @@ func (t *Tree) remove(n *znode, parentPath string, parent *znode, zxid int64) {
 // (NoAuth), the version matches, -1 matching any (BadVersion). Its version goes up by one,
 // mzxid becomes zxid, mtime now. Fires NodeDataChanged.
 func (t *Tree) setData(path string, data []byte, version int32, zxid int64, now Time) (zk.Stat, int32) {
-	if !validServerPath(path, false) {
-		return zk.Stat{}, codeBadArguments
-	}
-	n := t.nodes[path]
-	if n == nil {
-		return zk.Stat{}, codeNoNode
-	}
-	if !t.allowed(n.acl, zk.PermWrite) {
-		return zk.Stat{}, codeNoAuth
+	n, code := t.target(path, zk.PermWrite)
+	if code != codeOK {
+		return zk.Stat{}, code
 	}
 	if version != -1 && version != n.stat.Version {
 		return zk.Stat{}, codeBadVersion
@@ -533,20 +527,31 @@ func (t *Tree) setData(path string, data []byte, version int32, zxid int64, now 
 // exists (NoNode), its ACL grants READ (NoAuth), the version matches, -1
 // matching any (BadVersion).
 func (t *Tree) check(path string, version int32) int32 {
-	if !validServerPath(path, false) {
-		return codeBadArguments
-	}
-	n := t.nodes[path]
-	if n == nil {
-		return codeNoNode
-	}
-	if !t.allowed(n.acl, zk.PermRead) {
-		return codeNoAuth
+	n, code := t.target(path, zk.PermRead)
+	if code != codeOK {
+		return code
 	}
 	if version != -1 && version != n.stat.Version {
 		return codeBadVersion
 	}
 	return codeOK
+}
+
+// target is the node a write on an existing node (setData, setACL, a
+// multi's check) acts on, checked in the server's order: a valid path
+// (BadArguments), the node exists (NoNode), its ACL grants perm (NoAuth).
+func (t *Tree) target(path string, perm int32) (*znode, int32) {
+	if !validServerPath(path, false) {
+		return nil, codeBadArguments
+	}
+	n := t.nodes[path]
+	if n == nil {
+		return nil, codeNoNode
+	}
+	if !t.allowed(n.acl, perm) {
+		return nil, codeNoAuth
+	}
+	return n, codeOK
 }
 
 // setACL replaces a node's ACL, checking in the server's order: a valid
@@ -562,12 +567,9 @@ func (t *Tree) setACL(path string, acl []zk.ACL, version int32) (zk.Stat, int32)
 	if code != codeOK {
 		return zk.Stat{}, code
 	}
-	n := t.nodes[path]
-	if n == nil {
-		return zk.Stat{}, codeNoNode
-	}
-	if !t.allowed(n.acl, zk.PermAdmin) {
-		return zk.Stat{}, codeNoAuth
+	n, code := t.target(path, zk.PermAdmin)
+	if code != codeOK {
+		return zk.Stat{}, code
 	}
 	if version != -1 && version != n.stat.Aversion {
 		return zk.Stat{}, codeBadVersion
