@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
@@ -258,6 +260,13 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 	if err := dec.Decode(&f); err != nil {
 		return nil, decodeError(name, err, lines)
 	}
+	var second yaml.Node
+	if err := dec.Decode(&second); err != io.EOF {
+		return fail(second.Line, "", "a second YAML document; a scenario file holds one (remove the --- and what follows)")
+	}
+	if field, n := notWhole(root.Content[0], "", wholeFields); n != nil {
+		return fail(n.Line, field, "%s; want a whole number", n.Value)
+	}
 	line := func(field string) int { return lines[field] }
 
 	sc := &Scenario{Name: f.Name, Description: f.Description, Seeds: f.Seeds, Source: name}
@@ -301,7 +310,10 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 		{"workload.failures", f.Workload.Failures, 0, 10000, nil},
 		{"seeds", f.Seeds, 0, 10000000, nil},
 	} {
+		written := line(c.field) > 0
 		switch {
+		case c.v == 0 && written && c.field != "workload.failures":
+			return fail(line(c.field), c.field, "0; 0 takes the default: omit the field for that, or give a number from 1 to %d", c.hi)
 		case c.allowed != nil && !slices.Contains(c.allowed, c.v):
 			return fail(line(c.field), c.field, "%d; want 1, 3, 5 or 7", c.v)
 		case c.v < c.lo || c.v > c.hi:
@@ -331,6 +343,10 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 		{"bound", f.Bound, 100 * time.Hour, 0},
 	} {
 		d := time.Duration(c.d)
+		if d == 0 && line(c.field) > 0 {
+			return fail(line(c.field), c.field, "0s; a zero duration takes the default: omit the field for that, or give one from %s to %s",
+				max(c.least, time.Nanosecond), c.hi)
+		}
 		if d < 0 || d > c.hi || (d != 0 && d < c.least) {
 			return fail(line(c.field), c.field, "%s; want a duration from %s to %s", d, max(c.least, time.Nanosecond), c.hi)
 		}
@@ -363,7 +379,7 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 		rv := reflect.ValueOf(*r)
 		rt := rv.Type()
 		for i := 0; i < rt.NumField(); i++ {
-			if v := rv.Field(i).Float(); v < 0 || v > 1000 {
+			if v := rv.Field(i).Float(); math.IsNaN(v) || v < 0 || v > 1000 {
 				field := "rates." + tagName(rt.Field(i))
 				return fail(line(field), field, "%g; want a rate per second from 0 to 1000", v)
 			}
@@ -497,6 +513,34 @@ func tagName(f reflect.StructField) string {
 	return name
 }
 
+// wholeFields are the fields that hold whole numbers: the decoder would
+// take 2.5 for 2.
+var wholeFields = map[string]bool{"clients": true, "seeds": true, "ensemble.servers": true, "ensemble.sync_limit": true,
+	"workload.rounds": true, "workload.steps": true, "workload.readers": true, "workload.consumers": true,
+	"workload.size": true, "workload.failures": true}
+
+// notWhole finds, under mapping n (at path prefix), a field of whole whose
+// value is not written as a whole number, and returns its path and node.
+func notWhole(n *yaml.Node, prefix string, whole map[string]bool) (string, *yaml.Node) {
+	if n.Kind != yaml.MappingNode {
+		return "", nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		p := n.Content[i].Value
+		if prefix != "" {
+			p = prefix + "." + p
+		}
+		v := n.Content[i+1]
+		if whole[p] && v.Kind == yaml.ScalarNode && v.ShortTag() != "!!int" {
+			return p, v
+		}
+		if f, bad := notWhole(v, p, whole); bad != nil {
+			return f, bad
+		}
+	}
+	return "", nil
+}
+
 // decodeError turns the decoder's first complaint into a FileError.
 func decodeError(file string, err error, lines map[string]int) error {
 	msg := err.Error()
@@ -527,6 +571,13 @@ func decodeError(file string, err error, lines map[string]int) error {
 		}
 	}
 	if m := unknownFieldRE.FindStringSubmatch(rest); m != nil {
+		// The unknown key itself, on that line (not a neighbour that
+		// shares the line in a flow mapping).
+		for f, l := range lines {
+			if l == line && (f == m[1] || strings.HasSuffix(f, "."+m[1])) {
+				field = f
+			}
+		}
 		var names []string
 		if t, ok := schemaTypes[m[2]]; ok {
 			for i := 0; i < t.NumField(); i++ {

@@ -1,13 +1,16 @@
 package scenarios
 
 import (
+	"bytes"
 	"embed"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // library holds the built-in scenarios, one file each, named for the
@@ -63,7 +66,7 @@ func Library() ([]*Scenario, error) {
 // .yaml or .yml), else a built-in scenario of that name.
 func LoadScenario(arg string) (*Scenario, error) {
 	if ext := path.Ext(arg); ext == ".yaml" || ext == ".yml" || strings.ContainsRune(arg, os.PathSeparator) {
-		data, err := os.ReadFile(arg)
+		data, err := readScenarioFile(arg)
 		if err != nil {
 			return nil, err
 		}
@@ -83,4 +86,65 @@ func LoadScenario(arg string) (*Scenario, error) {
 		names = append(names, sc.Name)
 	}
 	return nil, fmt.Errorf("no built-in scenario %q and no such file; the built-in ones: %s", arg, strings.Join(names, ", "))
+}
+
+// maxScenarioFile is the most a scenario file may hold: a scenario is a
+// page of YAML; a megabyte is plenty.
+const maxScenarioFile = 1 << 20
+
+// readScenarioFile reads a scenario file, refusing at once what cannot be
+// one: a directory, a device or a FIFO (zksim run /dev/zero), more than
+// maxScenarioFile bytes, or text that is not UTF-8.
+func readScenarioFile(name string) ([]byte, error) {
+	info, err := os.Stat(name) // before opening: opening a FIFO waits for a writer
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %s, not a scenario file", name, fileKind(info.Mode()))
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxScenarioFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxScenarioFile {
+		return nil, fmt.Errorf("%s: larger than %d bytes; a scenario file is a page of YAML", name, maxScenarioFile)
+	}
+	if !utf8.Valid(data) {
+		line := 1 + bytes.Count(data[:invalidUTF8At(data)], []byte("\n"))
+		return nil, fmt.Errorf("%s:%d: not UTF-8 text", name, line)
+	}
+	return data, nil
+}
+
+// invalidUTF8At is the offset of data's first byte that is not UTF-8.
+func invalidUTF8At(data []byte) int {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(data)
+}
+
+// fileKind names what a file that is not a regular file is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
 }

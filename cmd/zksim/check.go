@@ -32,6 +32,11 @@ Exit status: 0 when the history holds, 1 when it does not, 2 for bad input.`,
 			if err != nil {
 				return usageError{fmt.Errorf("--model: %w", err)}
 			}
+			if out != "" {
+				if err := checkOutFile("--out", out); err != nil {
+					return err
+				}
+			}
 			data, err := os.ReadFile(args[0])
 			if err != nil {
 				return usageError{err}

@@ -40,6 +40,9 @@ expecting a violation runs its seeds until one shows it.`,
 			if seeds < 1 {
 				return usageError{fmt.Errorf("--seeds: want at least 1, got %d", seeds)}
 			}
+			if err := checkOutDir("--out", out); err != nil {
+				return err
+			}
 			lib, err := scenarios.Library()
 			if err != nil {
 				return err

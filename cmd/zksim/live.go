@@ -33,13 +33,18 @@ also when interrupted. Live faults: crash and restart of local servers and
 of the leader, process pauses, lost replies; others are skipped (random)
 or refused (scheduled). The run is bounded by --timeout.
 
-Exit status: 0 when every check held, 1 when one found a violation, 2 for
-bad input.`,
+Exit status: 0 when the outcome is the scenario's expect: (no expect: means
+every check must hold), 1 when it is not, 2 for bad input (a fault the
+live world cannot inject among them, refused before any server starts),
+130 when interrupted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sc, err := scenarios.LoadScenario(args[0])
 			if err != nil {
 				return usageError{err}
+			}
+			if cmd.Flags().Changed("seed") && seed == 0 {
+				return usageError{fmt.Errorf("--seed: seeds are numbered from 1, got 0")}
 			}
 			opt := scenarios.LiveOptions{Timeout: timeout}
 			if servers != "" {
@@ -74,7 +79,7 @@ bad input.`,
 				enc.SetIndent("", "  ")
 				return finish(enc.Encode(map[string]any{"scenario": sc.Name, "servers": opt.Servers, "expected": sc.Expect.String(),
 					"as_expected": as, "violations": vs, "ops": len(o.Input.Ops), "wall_ms": o.Wall.Milliseconds(),
-					"timed_out": o.TimedOut, "skipped_faults": o.Skipped}), len(o.Violations) > 0)
+					"timed_out": o.TimedOut, "skipped_faults": o.Skipped}), !as)
 			}
 			fmt.Fprintf(w, "%s live on %s: %d operations in %s", sc.Name, strings.Join(opt.Servers, ","), len(o.Input.Ops),
 				o.Wall.Round(time.Millisecond))
@@ -96,7 +101,7 @@ bad input.`,
 				verdict = "NOT as expected"
 			}
 			fmt.Fprintf(w, "expected: %s: %s\n", sc.Expect, verdict)
-			return finish(nil, len(o.Violations) > 0)
+			return finish(nil, !as)
 		},
 	}
 	f := cmd.Flags()
@@ -107,13 +112,14 @@ bad input.`,
 	return cmd
 }
 
-// finish ends a command: an error, or status 1 when violations were found.
-func finish(err error, violations bool) error {
+// finish ends a command: an error, or status 1 when the outcome was not
+// the scenario's expectation.
+func finish(err error, notAsExpected bool) error {
 	if err != nil {
 		return err
 	}
-	if violations {
-		return errViolations
+	if notAsExpected {
+		return errNotAsExpected
 	}
 	return nil
 }

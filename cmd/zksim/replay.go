@@ -39,6 +39,11 @@ bad input.`,
 			if seed == 0 {
 				return usageError{fmt.Errorf("--seed: want the seed to replay (1 or more)")}
 			}
+			if out != "" {
+				if err := checkOutDir("--out", out); err != nil {
+					return err
+				}
+			}
 			spec := sc.Spec
 			if cmd.Flags().Changed("faults") {
 				if faults == "none" {

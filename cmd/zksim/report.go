@@ -32,6 +32,9 @@ axes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opt := reports.Options{Out: out, Progress: cmd.ErrOrStderr()}
+			if err := checkOutDir("--out", out); err != nil {
+				return err
+			}
 			if withLive {
 				var sizes []int
 				for _, f := range strings.Split(liveSizes, ",") {

@@ -80,8 +80,10 @@ its seed, check, kind, fault schedule and trace hash;
 report (timeline, history, porcupine's visualization). --shard I/N runs the
 I-th of N equal parts of the seed range, so machines or CI jobs can split it.
 
-Exit status: 0 when every run held, 1 when a check found a violation, 2 for
-bad input.`,
+Exit status: 0 when the outcome is the scenario's expect: (no expect: means
+every run must hold), 1 when it is not (a violation not expected, an
+expected one not found or found by another check), 2 for bad input, 130
+when interrupted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sc, err := scenarios.LoadScenario(args[0])
@@ -104,7 +106,15 @@ bad input.`,
 			if seeds < 1 {
 				return usageError{fmt.Errorf("--seeds: want at least 1, got %d", seeds)}
 			}
-			if seed != 0 {
+			if err := checkRunFlags(cmd, seed, first, workers); err != nil {
+				return err
+			}
+			if out != "" {
+				if err := checkOutDir("--out", out); err != nil {
+					return err
+				}
+			}
+			if cmd.Flags().Changed("seed") {
 				first, seeds, sh = seed, 1, scenarios.Shard{}
 			}
 			start := time.Now()
@@ -170,8 +180,8 @@ bad input.`,
 			} else {
 				printRun(cmd.OutOrStdout(), o, report)
 			}
-			if len(o.Violations) > 0 {
-				return errViolations
+			if !o.AsExpected {
+				return errNotAsExpected
 			}
 			return nil
 		},
@@ -190,9 +200,28 @@ bad input.`,
 	return cmd
 }
 
+// checkRunFlags refuses the seed flags' values that name no run: seeds
+// are numbered from 1; --workers runs at least one at a time.
+func checkRunFlags(cmd *cobra.Command, seed, first uint64, workers int) error {
+	f := cmd.Flags()
+	switch {
+	case f.Changed("seed") && seed == 0:
+		return usageError{fmt.Errorf("--seed: seeds are numbered from 1, got 0")}
+	case f.Changed("first") && first == 0:
+		return usageError{fmt.Errorf("--first: seeds are numbered from 1, got 0")}
+	case f.Changed("workers") && workers < 1:
+		return usageError{fmt.Errorf("--workers: want at least 1, got %d", workers)}
+	}
+	return nil
+}
+
 // errViolations is the error a run that found violations ends with: exit
 // status 1, its details already printed.
 var errViolations = silentError{fmt.Errorf("violations found")}
+
+// errNotAsExpected ends a run whose outcome is not the scenario's
+// expectation: exit status 1, the verdict already printed.
+var errNotAsExpected = silentError{fmt.Errorf("not as expected")}
 
 // silentError ends the command with status 1 without another message.
 type silentError struct{ error }
