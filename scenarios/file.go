@@ -424,9 +424,13 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 	if _, _, err := s.withDefaults(); err != nil {
 		return fail(0, "", "%s", err)
 	}
-	if !sc.Expect.Pass && len(s.Checks) > 0 && !slices.Contains(s.Checks, sc.Expect.Check) {
-		return fail(line("expect.check"), "expect.check", "%s is not among the scenario's checks (%s)", sc.Expect.Check,
-			strings.Join(s.Checks, ", "))
+	checks := s.Checks
+	if len(checks) == 0 {
+		checks = DefaultChecks(s) // the kind's
+	}
+	if !sc.Expect.Pass && !slices.Contains(checks, sc.Expect.Check) {
+		return fail(line("expect.check"), "expect.check", "%q is not among the scenario's checks (%s)", sc.Expect.Check,
+			strings.Join(checks, ", "))
 	}
 	sc.Spec = s
 	return sc, nil

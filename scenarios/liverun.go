@@ -89,9 +89,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 			timed = append(timed, f)
 		default:
 			if spec.Rates == nil || slices.Contains(spec.Faults, f) {
-				return nil, fmt.Errorf("faults: %q cannot be injected on a live ensemble here (live faults: crash sN|leader, "+
-					"restart sN, pause cN, disconnect cN for D; lose-reply and delay on a request applied or a notification, "+
-					"lose-request on a request received; crashes need the local ensemble; expire and lag are the simulator's)", f)
+				return nil, notLive(f)
 			}
 			out.Skipped = append(out.Skipped, f.String())
 		}
@@ -229,6 +227,41 @@ func armLive(w *liveWorld, f sim.Fault) (bool, error) {
 		return true, nil
 	}
 	return false, nil
+}
+
+// CheckLive refuses, before anything starts, a spec whose scheduled
+// faults the live world cannot inject (local: on a local ensemble it
+// starts, whose servers it can crash). Random faults it cannot inject are
+// skipped when the run draws them, and reported.
+func CheckLive(spec Spec, local bool) error {
+	for _, f := range spec.Faults {
+		if !liveInjectable(f, local) {
+			return notLive(f)
+		}
+	}
+	return nil
+}
+
+// liveInjectable reports whether the live world can inject f: a fault
+// tied to a client's request or notification that its dialer can strike,
+// or a timed one liveKind allows.
+func liveInjectable(f sim.Fault, local bool) bool {
+	if t := f.When; t != nil {
+		switch {
+		case f.Kind == sim.LoseReply && t.On == sim.OnApplied, f.Kind == sim.LoseRequest && t.On == sim.OnReceived,
+			f.Kind == sim.Delay && t.On == sim.OnApplied, (f.Kind == sim.LoseReply || f.Kind == sim.Delay) && t.On == sim.OnNotified:
+			return true
+		}
+		return false
+	}
+	return liveKind(f, local)
+}
+
+// notLive is the error that refuses a fault the live world cannot inject.
+func notLive(f sim.Fault) error {
+	return fmt.Errorf("faults: %q cannot be injected on a live ensemble here (live faults: crash sN|leader, "+
+		"restart sN, pause cN, disconnect cN for D; lose-reply and delay on a request applied or a notification, "+
+		"lose-request on a request received; crashes need the local ensemble; expire and lag are the simulator's)", f)
 }
 
 // liveKind reports whether a timed fault can be struck live.

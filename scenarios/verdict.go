@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/zksim/zksim/models"
@@ -44,9 +45,11 @@ func Judge(ctx context.Context, sc *Scenario, search Search) (*Verdict, error) {
 		search.Seeds = sc.Seeds
 	}
 	res, err := search.Run(ctx)
-	if err != nil {
+	if err != nil && (res == nil || !errors.Is(err, context.Canceled)) {
 		return nil, err
 	}
+	// Interrupted (context.Canceled): the verdict of the seeds that ran,
+	// and the error.
 	v := &Verdict{Scenario: sc, Result: res, Pass: len(res.Failures) == 0}
 	var all []models.Violation
 	for _, f := range res.Failures {
@@ -59,5 +62,5 @@ func Judge(ctx context.Context, sc *Scenario, search Search) (*Verdict, error) {
 	}
 	slices.Sort(v.Checks)
 	v.Matches = sc.Expect.Met(all)
-	return v, nil
+	return v, err
 }

@@ -16,7 +16,11 @@ func TestMain(m *testing.M) {
 		tuneGC()
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
 }
 
 // bench measures every figure in one run and prints them as one table or

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // checkOutDir makes sure dir can be written to before any work starts:
@@ -41,7 +43,7 @@ func writableDir(dir string) error {
 			}
 			break
 		}
-		if !os.IsNotExist(err) {
+		if !os.IsNotExist(err) && !errors.Is(err, syscall.ENOTDIR) {
 			return err
 		}
 		parent := filepath.Dir(at)

@@ -3,8 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -39,16 +43,19 @@ type runShrunk struct {
 
 // runOutput is what `zksim run --json` prints.
 type runOutput struct {
-	Scenario   string         `json:"scenario"`
-	Expected   string         `json:"expected"`
-	Got        string         `json:"got"`
-	AsExpected bool           `json:"as_expected"`
-	First      uint64         `json:"first_seed"`
-	Seeds      int            `json:"seeds"`
-	Shard      string         `json:"shard,omitempty"`
-	Violations []runViolation `json:"violations"`
-	Ops        uint64         `json:"ops"`
-	WallMs     int64          `json:"wall_ms"`
+	Scenario   string `json:"scenario"`
+	Expected   string `json:"expected"`
+	Got        string `json:"got"`
+	AsExpected bool   `json:"as_expected"`
+	First      uint64 `json:"first_seed"`
+	Seeds      int    `json:"seeds"`
+	// Ran is how many of the seeds ran: fewer than Seeds when Interrupted.
+	Ran         int            `json:"ran"`
+	Interrupted bool           `json:"interrupted,omitempty"`
+	Shard       string         `json:"shard,omitempty"`
+	Violations  []runViolation `json:"violations"`
+	Ops         uint64         `json:"ops"`
+	WallMs      int64          `json:"wall_ms"`
 	// SimMs and CheckMs add up the runs' time in the simulator and in
 	// checking over every worker; CheckShare is checking's part of the
 	// two, and OpsPerSec the simulated operations per second of
@@ -59,6 +66,8 @@ type runOutput struct {
 	OpsPerSec  float64    `json:"ops_per_sec"`
 	Shrunk     *runShrunk `json:"shrunk,omitempty"`
 	Report     []string   `json:"report,omitempty"`
+
+	arg string // the scenario as the command line named it
 }
 
 func runCmd() *cobra.Command {
@@ -120,15 +129,19 @@ when interrupted.`,
 			start := time.Now()
 			_, count := sh.Range(first, seeds)
 			bar := newProgress(cmd.ErrOrStderr(), count, sc.Name, !asJSON)
-			v, err := scenarios.Judge(context.Background(), sc, scenarios.Search{First: first, Seeds: seeds, Shard: sh,
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			v, err := scenarios.Judge(ctx, sc, scenarios.Search{First: first, Seeds: seeds, Shard: sh,
 				Workers: workers, Progress: bar.set})
 			bar.done()
-			if err != nil {
+			interrupted := errors.Is(err, context.Canceled)
+			if err != nil && !interrupted {
 				return err
 			}
+			stop() // a second interrupt ends the process
 			res := v.Result
-			o := runOutput{Scenario: sc.Name, Expected: sc.Expect.String(), Got: v.Got(), AsExpected: v.Matches,
-				First: res.First, Seeds: res.Seeds, Ops: res.Ops, Violations: []runViolation{},
+			o := runOutput{arg: args[0], Scenario: sc.Name, Expected: sc.Expect.String(), Got: v.Got(), AsExpected: v.Matches && !interrupted,
+				First: res.First, Seeds: res.Seeds, Ran: res.Ran, Interrupted: interrupted, Ops: res.Ops, Violations: []runViolation{},
 				SimMs: res.Simulated.Milliseconds(), CheckMs: res.Checked.Milliseconds()}
 			if total := res.Simulated + res.Checked; total > 0 {
 				o.CheckShare = float64(res.Checked) / float64(total)
@@ -143,7 +156,7 @@ when interrupted.`,
 				o.Violations = append(o.Violations, violationsOf(f.Seed, f.Schedule, f.TraceHash, f.Violations)...)
 			}
 			var report *scenarios.ViolationReport
-			if len(res.Failures) > 0 && (shrink || out != "") {
+			if len(res.Failures) > 0 && (shrink || out != "") && !interrupted {
 				f := res.Failures[0]
 				replay := spec
 				if shrink {
@@ -180,7 +193,10 @@ when interrupted.`,
 			} else {
 				printRun(cmd.OutOrStdout(), o, report)
 			}
-			if !o.AsExpected {
+			switch {
+			case interrupted:
+				return errInterrupted
+			case !o.AsExpected:
 				return errNotAsExpected
 			}
 			return nil
@@ -240,9 +256,15 @@ func printRun(w io.Writer, o runOutput, report *scenarios.ViolationReport) {
 	if o.Shard != "" {
 		fmt.Fprintf(w, " (shard %s)", o.Shard)
 	}
+	if o.Interrupted {
+		fmt.Fprintf(w, ", interrupted after %d", o.Ran)
+	}
 	fmt.Fprintf(w, ", %d simulated operations in %dms (%.0f%% of the runs' time checking): ", o.Ops, o.WallMs, 100*o.CheckShare)
 	verdict := "as expected"
-	if !o.AsExpected {
+	switch {
+	case o.Interrupted:
+		verdict = "not decided (interrupted)"
+	case !o.AsExpected:
 		verdict = "NOT as expected"
 	}
 	defer fmt.Fprintf(w, "expected: %s: %s\n", o.Expected, verdict)
@@ -257,6 +279,9 @@ func printRun(w io.Writer, o runOutput, report *scenarios.ViolationReport) {
 			break
 		}
 		fmt.Fprintf(w, "  seed %d: %s (%s): %s\n", v.Seed, v.Check, v.Kind, v.Message)
+		if o.Interrupted {
+			fmt.Fprintf(w, "    replay: zksim replay %s --seed %d\n", o.arg, v.Seed)
+		}
 	}
 	if o.Shrunk != nil {
 		fmt.Fprintf(w, "shrunk in %d runs to seed %d, %d clients, %d rounds, faults: %s\nreplay: %s\n",

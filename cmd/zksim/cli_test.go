@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The command-line contract, through the built binary: exit status by
+// the scenario's expectation, bad input refused before any work with a
+// message naming what is wrong, interrupts ending with what finished.
+
+var (
+	binOnce sync.Once
+	binDir  string // the built zksim's directory, removed by TestMain
+	binPath string
+	binErr  error
+)
+
+// zksimBinary builds zksim once for the tests that run it.
+func zksimBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "zksim-bin-"); binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "zksim")
+		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+			binErr = errors.New(string(out))
+		}
+	})
+	if binErr != nil {
+		t.Fatalf("go build: %v", binErr)
+	}
+	return binPath
+}
+
+// runBinary runs zksim with args in dir and returns its exit status,
+// stdout and stderr.
+func runBinary(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(zksimBinary(t), args...)
+	cmd.Dir = dir
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.String(), errOut.String()
+	case errors.As(err, &exit):
+		return exit.ExitCode(), out.String(), errOut.String()
+	}
+	t.Fatalf("zksim %v: %v", args, err)
+	return 0, "", ""
+}
+
+// cliCase is one command line and what it must do.
+type cliCase struct {
+	name   string
+	args   []string
+	status int
+	out    string // in stdout
+	errOut string // in stderr
+}
+
+func checkCLI(t *testing.T, dir string, cases []cliCase) {
+	t.Helper()
+	for _, tc := range cases {
+		status, out, errOut := runBinary(t, dir, tc.args...)
+		if status != tc.status || !strings.Contains(out, tc.out) || !strings.Contains(errOut, tc.errOut) {
+			t.Errorf("%s: zksim %s: status %d (want %d)\nstdout: %.400s\nstderr: %.400s", tc.name,
+				strings.Join(tc.args, " "), status, tc.status, out, errOut)
+		}
+		if tc.status == 2 && out != "" {
+			t.Errorf("%s: refused input printed to stdout: %.200s", tc.name, out)
+		}
+	}
+}
+
+// writeFiles writes name → content into dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// run and live exit by the scenario's expect:: 0 when the outcome is the
+// one expected, 1 when it is not (an unexpected violation, an expected
+// one not found, or found by another check); the summary says the same.
+func TestCLIExitByExpectation(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"unexpected.yaml":    "kind: lock\nvariant: lock-noguid\nclients: 3\nfaults: [\"when c1 create#3 applied: lose-reply\"]\nseeds: 2\n",
+		"not-found.yaml":     "kind: lock\nseeds: 2\nexpect: {verdict: violation, check: liveness}\n",
+		"another-check.yaml": "kind: lock\nvariant: lock-noguid\nclients: 3\nfaults: [\"when c1 create#3 applied: lose-reply\"]\nseeds: 2\nexpect: {verdict: violation, check: mutex}\n",
+		"expected.yaml":      "kind: lock\nvariant: lock-noguid\nclients: 3\nfaults: [\"when c1 create#3 applied: lose-reply\"]\nseeds: 2\nexpect: {verdict: violation, check: liveness}\n",
+	})
+	checkCLI(t, dir, []cliCase{
+		{"an expected violation found", []string{"run", "expected.yaml"}, 0, "liveness violation (liveness): as expected", ""},
+		{"a built-in teaching variant", []string{"run", "lock-noguid", "--seeds", "3"}, 0, "as expected", ""},
+		{"a pass expected and found", []string{"run", "lock-faults", "--seeds", "3"}, 0, "pass: as expected", ""},
+		{"a violation not expected", []string{"run", "unexpected.yaml"}, 1, "expected: pass: NOT as expected", ""},
+		{"an expected violation not found", []string{"run", "not-found.yaml"}, 1, "NOT as expected", ""},
+		{"found by another check", []string{"run", "another-check.yaml"}, 1, "safety violation (mutex): NOT as expected", ""},
+		{"the JSON says the same", []string{"run", "another-check.yaml", "--json"}, 1, `"as_expected": false`, ""},
+	})
+}
+
+// Bad input is refused at once, exit 2, saying what is wrong and where.
+func TestCLIRefusesBadInput(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{
+		"big.yaml":         strings.Repeat("# padding\n", 110_000),
+		"binary.yaml":      "kind: lock\n\xff\xfe\n",
+		"fraction.yaml":    "kind: lock\nclients: 2.5\n",
+		"nan.yaml":         "kind: lock\nrates: {crash: .nan}\n",
+		"negative.yaml":    "kind: lock\nrates: {crash: -1}\n",
+		"infinite.yaml":    "kind: lock\nrates: {crash: .inf}\n",
+		"zero-step.yaml":   "kind: lock\nworkload: {step: 0s}\n",
+		"negative-d.yaml":  "kind: lock\nworkload: {step: -1s}\n",
+		"two-docs.yaml":    "kind: lock\n---\nkind: queue\n",
+		"nested.yaml":      "kind: lock\nensemble: {servers: 3, colour: red}\n",
+		"wrong-check.yaml": "kind: lock\nexpect: {verdict: violation, check: fifo}\n",
+		"lag.yaml":         "kind: lock\nfaults: [\"at 1s lag s1 for 2s\"]\n",
+		"file":             "not a directory",
+	})
+	checkCLI(t, dir, []cliCase{
+		{"a device", []string{"run", "/dev/zero"}, 2, "", "/dev/zero: a device, not a scenario file"},
+		{"a directory", []string{"run", dir}, 2, "", "a directory, not a scenario file"},
+		{"a FIFO", []string{"run", "fifo.yaml"}, 2, "", "fifo.yaml: a named pipe, not a scenario file"},
+		{"over a megabyte", []string{"run", "big.yaml"}, 2, "", "big.yaml: larger than 1048576 bytes"},
+		{"not UTF-8", []string{"run", "binary.yaml"}, 2, "", "binary.yaml:2: not UTF-8 text"},
+		{"a fraction", []string{"run", "fraction.yaml"}, 2, "", "fraction.yaml:2: clients: 2.5; want a whole number"},
+		{"NaN", []string{"run", "nan.yaml"}, 2, "", "nan.yaml:2: rates.crash: NaN"},
+		{"a negative rate", []string{"run", "negative.yaml"}, 2, "", "rates.crash: -1; want a rate per second from 0 to 1000"},
+		{"an infinite rate", []string{"run", "infinite.yaml"}, 2, "", "rates.crash: +Inf"},
+		{"a zero duration", []string{"run", "zero-step.yaml"}, 2, "", "workload.step: 0s; a zero duration takes the default"},
+		{"a negative duration", []string{"run", "negative-d.yaml"}, 2, "", "workload.step: -1s"},
+		{"a second document", []string{"run", "two-docs.yaml"}, 2, "", "a second YAML document"},
+		{"an unknown nested field", []string{"run", "nested.yaml"}, 2, "", "nested.yaml:2: ensemble.colour: unknown field"},
+		{"a check of another kind", []string{"run", "wrong-check.yaml"}, 2, "", "wrong-check.yaml:2: expect.check: \"fifo\""},
+		{"--seed 0", []string{"run", "lock-faults", "--seed", "0"}, 2, "", "--seed: seeds are numbered from 1, got 0"},
+		{"--first 0", []string{"run", "lock-faults", "--first", "0"}, 2, "", "--first: seeds are numbered from 1"},
+		{"--seeds 0", []string{"run", "lock-faults", "--seeds", "0"}, 2, "", "--seeds: want at least 1"},
+		{"--workers 0", []string{"run", "lock-faults", "--workers", "0"}, 2, "", "--workers: want at least 1"},
+		{"--shard 5/4", []string{"run", "lock-faults", "--shard", "5/4"}, 2, "", "want I/N with 1 <= I <= N"},
+		{"--shard 0/4", []string{"run", "lock-faults", "--shard", "0/4"}, 2, "", "want I/N with 1 <= I <= N"},
+		{"--shard 1/0", []string{"run", "lock-faults", "--shard", "1/0"}, 2, "", "want I/N with 1 <= I <= N"},
+		{"--out not creatable", []string{"run", "lock-noguid", "--out", "/proc/zksim-out"}, 2, "", "--out /proc/zksim-out: cannot be created"},
+		{"--out a file", []string{"run", "lock-noguid", "--out", "file"}, 2, "", "--out file: not a directory"},
+		{"--out under a file", []string{"demo", "--out", "file/sub"}, 2, "", "--out file/sub: cannot be created: file is not a directory"},
+		{"a live fault the live world cannot inject", []string{"live", "lag.yaml"}, 2, "", "cannot be injected on a live ensemble"},
+		{"live --seed 0", []string{"live", "lock-contention", "--seed", "0"}, 2, "", "--seed: seeds are numbered from 1"},
+	})
+	if _, err := os.Stat(filepath.Join(dir, "file", "sub")); err == nil {
+		t.Error("a refused --out was created")
+	}
+}
+
+// An interrupted run stops at once and says what finished: the seeds run,
+// the violations found with the command that replays each; the JSON says
+// it was interrupted; exit 130 (SIGINT) as for SIGTERM.
+func TestCLIInterruptedRun(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		cmd := exec.Command(zksimBinary(t), "run", "lock-noguid", "--seeds", "100000000")
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+			t.Fatalf("%s: %v, want exit 130\n%s", sig, err, errOut.String())
+		}
+		for _, want := range []string{"interrupted after", "replay: zksim replay lock-noguid --seed 1", "not decided (interrupted)"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("%s: the summary does not say %q:\n%.600s", sig, want, out.String())
+			}
+		}
+	}
+}
