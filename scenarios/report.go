@@ -107,7 +107,7 @@ func (r *ViolationReport) Write(dir string) error {
 	if err := write("history.json", func(f *os.File) error {
 		enc := json.NewEncoder(f)
 		enc.SetIndent("", "  ")
-		return enc.Encode(o.Input.Ops)
+		return enc.Encode(o.history())
 	}); err != nil {
 		return err
 	}

@@ -41,6 +41,9 @@ type Outcome struct {
 	Result sim.Result
 	// Input is what the checks judged: the history and the run around it.
 	Input *models.Input
+	// History is the same, with the run's kind, checks and end, as
+	// history.json holds it.
+	History *History
 	// Violations are what the checks found, client failures included.
 	Violations []models.Violation
 	// World is the run's world, for its trace.
@@ -149,18 +152,20 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 		in.Traffic = Traffic(w.Trace())
 	}
 	out.Input = in
+	h := &History{Kind: spec.Kind, Checks: spec.Checks, Start: in.Start, End: in.End, Stuck: in.Stuck, Bound: in.Bound,
+		SessionTimeout: in.SessionTimeout, Size: in.Size, Proceed: in.Proceed, Traffic: in.Traffic, Ops: in.Ops}
 	if failed != nil {
-		out.Violations = append(out.Violations, models.Violation{Check: "client", Kind: models.Safety,
-			At: int64(failed.At), Message: fmt.Sprintf("%s failed: %v", failed.Client, failed.Err)})
+		h.ClientFailure = &ClientFailure{At: int64(failed.At), Message: fmt.Sprintf("%s failed: %v", failed.Client, failed.Err)}
 	}
-	vs, err := models.Run(in, spec.Checks...)
+	if still != nil {
+		h.NoProgress = &NoProgress{At: strings.TrimSpace(still.At.String()), Bound: still.Bound}
+	}
+	out.History = h
+	vs, err := h.Judge()
 	if err != nil {
 		return out, err
 	}
-	if still != nil {
-		noProgress(vs, still)
-	}
-	out.Violations = append(out.Violations, vs...)
+	out.Violations = vs
 	return out, nil
 }
 
@@ -183,17 +188,6 @@ func ended(err error) error {
 		return stall
 	}
 	return fmt.Errorf("the simulator failed (a simulator bug): %w", err)
-}
-
-// noProgress says, in each liveness violation, that the run was ended
-// because nothing happened.
-func noProgress(vs []models.Violation, still *sim.NoProgressError) {
-	for i := range vs {
-		if vs[i].Kind == models.Liveness {
-			vs[i].Message += fmt.Sprintf(" [the run was ended at %s: no client made progress and the data tree did not change for %s]",
-				strings.TrimSpace(still.At.String()), still.Bound)
-		}
-	}
 }
 
 // schedule is the run's faults: the spec's, and those drawn from seed at

@@ -6,31 +6,39 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/scenarios"
 )
 
 func checkCmd() *cobra.Command {
 	var model, out string
 	cmd := &cobra.Command{
-		Use:   "check HISTORY.json --model NAME",
-		Short: "Check a recorded history (also one recorded elsewhere) with a model or checker",
-		Long: `check reads a history, a JSON list of operations as zksim writes them
-(history.json in a violation report; the fields are models.Operation's), and
-judges it with the named porcupine model or checker (zksim list prints them).
---out writes porcupine's visualization of a failed linearizability check.
+		Use:   "check HISTORY.json [--model NAME]",
+		Short: "Check a recorded history (also one recorded elsewhere) as a run does, or with one model or checker",
+		Long: `check reads a history as zksim writes it (history.json in a violation
+report: the operations, the run's kind, checks and end) and judges it as the
+run that recorded it did: the same checks, the same violations in the same
+words. --model judges it with one porcupine model or checker instead (zksim
+list prints them); a bare JSON list of operations (the fields are
+models.Operation's), recorded elsewhere, needs --model. --out writes
+porcupine's visualization of a failed linearizability check.
 
-Exit status: 0 when the history holds, 1 when it does not, 2 for bad input.`,
+Exit status: 0 when the history holds, 1 when it does not, 2 for bad input
+(an unknown model, kind or check; a malformed history: an operation that
+returns before its call, a negative client).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if model == "" {
-				return usageError{fmt.Errorf("--model: name the model or checker (zksim list prints them)")}
-			}
-			c, err := models.Lookup(model)
-			if err != nil {
-				return usageError{fmt.Errorf("--model: %w", err)}
+			var checks []string
+			if model != "" {
+				c, err := models.Lookup(model)
+				if err != nil {
+					return usageError{fmt.Errorf("--model: %w", err)}
+				}
+				checks = []string{c.Name}
 			}
 			if out != "" {
 				if err := checkOutFile("--out", out); err != nil {
@@ -41,28 +49,35 @@ Exit status: 0 when the history holds, 1 when it does not, 2 for bad input.`,
 			if err != nil {
 				return usageError{err}
 			}
-			var ops []models.Operation
-			if err := json.Unmarshal(data, &ops); err != nil {
-				return usageError{fmt.Errorf("%s:%s", args[0], jsonError(data, err))}
+			h, err := scenarios.ParseHistory(data)
+			if err != nil {
+				var syntax *json.SyntaxError
+				var typ *json.UnmarshalTypeError
+				if errors.As(err, &syntax) || errors.As(err, &typ) {
+					return usageError{fmt.Errorf("%s:%s", args[0], jsonError(data, err))}
+				}
+				return usageError{fmt.Errorf("%s: %w", args[0], err)}
 			}
-			vs := c.Check(&models.Input{Ops: ops})
+			if len(checks) == 0 && len(h.Checks) == 0 {
+				return usageError{fmt.Errorf("%s: a history without its checks (a bare list of operations): name a model or checker with --model (zksim list prints them)", args[0])}
+			}
+			vs, err := h.Judge(checks...)
+			if err != nil {
+				return usageError{err}
+			}
 			w := cmd.OutOrStdout()
 			if len(vs) == 0 {
-				fmt.Fprintf(w, "%s: %d operations hold under %s\n", args[0], len(ops), c.Name)
+				names := checks
+				if len(names) == 0 {
+					names = h.Checks
+				}
+				fmt.Fprintf(w, "%s: %d operations hold under %s\n", args[0], len(h.Ops), strings.Join(names, ", "))
 				return nil
 			}
 			for _, v := range vs {
 				fmt.Fprintln(w, v)
 				if out != "" && v.Linearization != nil {
-					f, err := os.Create(out)
-					if err != nil {
-						return err
-					}
-					if err := v.Linearization.Visualize(f); err != nil {
-						f.Close()
-						return err
-					}
-					if err := f.Close(); err != nil {
+					if err := writeVisualization(out, v); err != nil {
 						return err
 					}
 					fmt.Fprintf(w, "wrote %s\n", out)
@@ -95,4 +110,17 @@ func jsonError(data []byte, err error) string {
 	}
 	line := 1 + bytes.Count(data[:min(int(offset), len(data))], []byte("\n"))
 	return fmt.Sprintf("%d: %s", line, msg)
+}
+
+// writeVisualization writes porcupine's visualization of v into file.
+func writeVisualization(file string, v models.Violation) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := v.Linearization.Visualize(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

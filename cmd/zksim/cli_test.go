@@ -196,3 +196,39 @@ func TestCLIInterruptedRun(t *testing.T) {
 		}
 	}
 }
+
+// check judges a report's history.json as the run did: the same
+// violations, in the same words, for a liveness mistake (its run stuck),
+// a herd and a safety one; a malformed history is bad input.
+func TestCLICheckJudgesAsRun(t *testing.T) {
+	dir := t.TempDir()
+	for _, sc := range []string{"lock-noguid", "lock-herd", "lock-unsorted"} {
+		status, out, errOut := runBinary(t, dir, "replay", sc, "--seed", "1", "--out", sc)
+		if status != 1 {
+			t.Fatalf("replay %s: %d\n%s%s", sc, status, out, errOut)
+		}
+		status, checked, errOut := runBinary(t, dir, "check", filepath.Join(sc, "history.json"))
+		if status != 1 {
+			t.Fatalf("check %s: %d\n%s%s", sc, status, checked, errOut)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if i := strings.Index(line, ") on "); i > 0 && strings.Contains(line, " (") && !strings.Contains(checked, strings.TrimSpace(line)) {
+				t.Errorf("%s: the replay said\n  %s\nbut check said\n%s", sc, strings.TrimSpace(line), checked)
+			}
+		}
+	}
+	writeFiles(t, dir, map[string]string{
+		"backwards.json": `[{"client":0,"kind":"acquire","path":"/l","result":"ok","call":10,"return":5}]`,
+		"negative.json":  `[{"client":-1,"kind":"acquire","path":"/l","result":"ok","call":0,"return":5}]`,
+		"kind.json":      `{"kind":"frob","checks":["mutex"],"ops":[]}`,
+		"check.json":     `{"kind":"lock","checks":["mutx"],"ops":[]}`,
+	})
+	checkCLI(t, dir, []cliCase{
+		{"an operation returning before its call", []string{"check", "backwards.json", "--model", "mutex"}, 2, "",
+			"operation 1 (c1's acquire /l → ok token 0): returns at 5, before its call at 10"},
+		{"a negative client", []string{"check", "negative.json", "--model", "mutex"}, 2, "", "client -1; clients are numbered from 0"},
+		{"an unknown kind", []string{"check", "kind.json"}, 2, "", `kind "frob": want one of`},
+		{"an unknown check", []string{"check", "check.json"}, 2, "", `checks: no check named "mutx"`},
+		{"an unknown model", []string{"check", "backwards.json", "--model", "frob"}, 2, "", `--model: no check named "frob"`},
+	})
+}

@@ -192,7 +192,7 @@ func TestCheckHistory(t *testing.T) {
 	}{
 		{[]string{"check", broken, "--model", "mutex"}, broken + ":2: client: want int, got string"},
 		{[]string{"check", ok, "--model", "mutx"}, `--model: no check named "mutx"`},
-		{[]string{"check", ok}, "--model: name the model"},
+		{[]string{"check", ok}, "a history without its checks (a bare list of operations): name a model or checker with --model"},
 		{[]string{"check", dir + "/none.json", "--model", "mutex"}, "no such file"},
 	} {
 		errOut.Reset()
