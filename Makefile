@@ -2,7 +2,7 @@
 GO          ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: demo test soak explore differential bench lint rules
+.PHONY: demo test soak explore differential fuzz bench lint rules
 
 ## demo: the main job, on the embedded simulator (no server needed)
 demo:
@@ -31,6 +31,13 @@ explore:
 ## diverged (`make test` runs 30 of 60 steps)
 differential:
 	$(GO) test -count=1 -timeout 2h ./scenarios -run '^TestDifferentialSimAgainstLive$$' -v -diff.programs 1000 -diff.steps 50
+
+## fuzz: the scenario decoder and the fault-schedule parser under Go's
+## fuzzing, a minute each (make test runs their seed corpora: every built-in
+## scenario's faults and the malformed files under scenarios/testdata/bad)
+fuzz:
+	$(GO) test ./scenarios -run '^$$' -fuzz FuzzParseScenario -fuzztime 1m
+	$(GO) test ./sim -run '^$$' -fuzz FuzzParseSchedule -fuzztime 1m
 
 ## bench: every performance figure measured in one run, printed as one
 ## table against its target (zksim bench; the live figure starts a local

@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -595,4 +597,40 @@ func TestLeaderWithoutQuorumIsNotQuiet(t *testing.T) {
 	if w.quiet() {
 		t.Fatal("quiet, with s3 leading nobody")
 	}
+}
+
+// The fault-schedule parser never panics, refuses with an error that says
+// something, and what it accepts prints back as text it reads the same.
+// The seed corpus: the faults of every built-in scenario and the examples
+// of the parser's own tests.
+func FuzzParseSchedule(f *testing.F) {
+	files, _ := filepath.Glob("../scenarios/library/*.yaml")
+	for _, p := range files {
+		data, _ := os.ReadFile(p)
+		for _, line := range strings.Split(string(data), "\n") {
+			if text, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok {
+				f.Add(strings.Trim(text, `"`))
+			}
+		}
+	}
+	for _, s := range []string{"at 1s crash s1 for 2s; when c1 create#3 applied: lose-reply", "at 1s partition s1 s2",
+		"when c2 notified#1: delay 5ms", "at -1s crash s1", "at 1s pause c1", "when c1 frobnicate#1 applied: lose-reply"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		s, err := ParseSchedule(text)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatalf("%q: an empty error", text)
+			}
+			return
+		}
+		again, err := ParseSchedule(s.String())
+		if err != nil {
+			t.Fatalf("%q parsed, but its printing %q does not: %v", text, s.String(), err)
+		}
+		if again.String() != s.String() {
+			t.Fatalf("%q: printed %q, read back as %q", text, s.String(), again.String())
+		}
+	})
 }
