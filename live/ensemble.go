@@ -111,6 +111,9 @@ type EnsembleOptions struct {
 	Log io.Writer
 	// Ready bounds the wait for the quorum to answer (default 60s).
 	Ready time.Duration
+	// Dir is where the ensemble's directory is made (default: the
+	// system's temporary directory).
+	Dir string
 	// ExtendedTypes enables TTL nodes (zookeeper.extendedTypesEnabled).
 	ExtendedTypes bool
 	// ContainerCheckInterval is how often the leader deletes empty
@@ -141,7 +144,7 @@ func StartEnsemble(size int, opt EnsembleOptions) (*Ensemble, error) {
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
-	dir, err := os.MkdirTemp("", "zksim-ensemble-")
+	dir, err := os.MkdirTemp(opt.Dir, "zksim-ensemble-")
 	if err != nil {
 		return nil, err
 	}

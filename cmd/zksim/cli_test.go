@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -231,4 +232,76 @@ func TestCLICheckJudgesAsRun(t *testing.T) {
 		{"an unknown check", []string{"check", "check.json"}, 2, "", `checks: no check named "mutx"`},
 		{"an unknown model", []string{"check", "backwards.json", "--model", "frob"}, 2, "", `--model: no check named "frob"`},
 	})
+}
+
+// ensembleEnv runs zksim's ensemble commands with their scratch and
+// records under dir.
+func ensembleEnv(dir string) []string {
+	return append(os.Environ(), "TMPDIR="+dir, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+}
+
+// The local ensemble's records: malformed is a clear error; stale (its
+// start command gone) is reported by status and cleaned up by stop, which
+// signals no process it cannot identify as the ensemble's own; two starts
+// of one ensemble cannot both record themselves; a start interrupted
+// while it starts leaves no directory behind.
+func TestCLIEnsembleState(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.json")
+	writeFiles(t, dir, map[string]string{"malformed.json": "{not json", "short.json": `{"owner":{"pid":1},"servers":["a"]}`})
+	checkCLI(t, dir, []cliCase{
+		{"no record", []string{"ensemble", "status", "--state", state}, 2, "", "no local ensemble recorded"},
+		{"a malformed record", []string{"ensemble", "status", "--state", "malformed.json"}, 2, "", "malformed.json: not an ensemble record"},
+		{"a record without its processes", []string{"ensemble", "stop", "--state", "short.json"}, 2, "", "not an ensemble record"},
+	})
+
+	// A stale record naming a live process that is not the ensemble's: a
+	// sleep whose start time and command line do not match.
+	sleep := exec.Command("sleep", "30")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer sleep.Process.Kill()
+	start, err := procStart(sleep.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := fmt.Sprintf(`{"owner":{"pid":%d,"start":%d,"mark":"ensemble"},"servers":["127.0.0.1:1"],
+		"server_procs":[{"pid":%d,"start":%d,"mark":"zoo.cfg"}]}`, sleep.Process.Pid, start+1, sleep.Process.Pid, start)
+	writeFiles(t, dir, map[string]string{"state.json": stale})
+	checkCLI(t, dir, []cliCase{
+		{"a stale record", []string{"ensemble", "status", "--state", state}, 1, "stale: the ensemble recorded in", ""},
+		{"stop cleans it up", []string{"ensemble", "stop", "--state", state}, 0, "had stopped", ""},
+	})
+	if _, err := os.Stat(state); err == nil {
+		t.Error("stop left the stale record")
+	}
+	if err := sleep.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("stop signalled a process that was not the ensemble's: %v", err)
+	}
+
+	// Two starts of one ensemble; the first one interrupted while it
+	// starts, then once up.
+	first := exec.Command(zksimBinary(t), "ensemble", "start", "--size", "1")
+	first.Env = ensembleEnv(dir)
+	var firstOut bytes.Buffer
+	first.Stdout, first.Stderr = &firstOut, &firstOut
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer first.Process.Kill()
+	time.Sleep(300 * time.Millisecond)
+	second := exec.Command(zksimBinary(t), "ensemble", "start", "--size", "1")
+	second.Env = ensembleEnv(dir)
+	if out, err := second.CombinedOutput(); err == nil || !strings.Contains(string(out), "already running") {
+		t.Errorf("a second start: %v\n%s", err, out)
+	}
+	first.Process.Signal(syscall.SIGINT)
+	first.Wait()
+	if left, _ := filepath.Glob(filepath.Join(dir, "zksim-ensemble-*")); len(left) > 0 {
+		t.Errorf("an interrupted start left %v\n%s", left, firstOut.String())
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "cache", "zksim", "ensembles", "*")); len(left) > 0 {
+		t.Errorf("an interrupted start left its record %v", left)
+	}
 }

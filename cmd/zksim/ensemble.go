@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -16,19 +15,10 @@ import (
 	"github.com/zksim/zksim/live"
 )
 
-// ensembleState is what `zksim ensemble start` records for stop and
-// status: its own PID, its servers' addresses and PIDs.
-type ensembleState struct {
-	PID     int      `json:"pid"`
-	Dir     string   `json:"dir"`
-	Servers []string `json:"servers"`
-	PIDs    []int    `json:"server_pids"`
-}
-
 func ensembleCmd() *cobra.Command {
 	var (
-		size  int
-		state string
+		size        int
+		name, state string
 	)
 	cmd := &cobra.Command{
 		Use:   "ensemble start|stop|status",
@@ -37,83 +27,144 @@ func ensembleCmd() *cobra.Command {
 loopback ports, from Debian's zookeeper package (installed when missing, if
 it can be), waits until every server answers srvr, prints the connect
 string, and runs until interrupted (SIGINT, SIGTERM) or until ensemble stop:
-then it stops its servers. ensemble status asks each server its mode.`,
+then it stops its servers and removes their directories. ensemble status asks
+each server its mode. Each ensemble (--name, default "default") is recorded
+in a file of its own under the user's cache directory; a record whose
+processes are gone is reported as stale by status and cleaned up by start and
+stop, which signal only processes they can identify as the ensemble's own.`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"start", "stop", "status"},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w := cmd.OutOrStdout()
+			if state == "" {
+				state = defaultStateFile(name)
+			}
 			switch args[0] {
 			case "start":
-				if _, err := readState(state); err == nil {
-					return usageError{fmt.Errorf("an ensemble is already recorded in %s: zksim ensemble stop first", state)}
-				}
-				e, err := live.StartEnsemble(size, live.EnsembleOptions{Log: cmd.ErrOrStderr()})
-				if err != nil {
-					return err
-				}
-				st := ensembleState{PID: os.Getpid(), Dir: e.Dir, Servers: e.ConnectString()}
-				for _, s := range e.Servers {
-					st.PIDs = append(st.PIDs, s.PID())
-				}
-				data, _ := json.MarshalIndent(st, "", "  ")
-				if err := os.WriteFile(state, data, 0o644); err != nil {
-					e.Stop()
-					return err
-				}
-				fmt.Fprintf(w, "ensemble of %d up: %s (leader s%d); zksim ensemble stop, or interrupt, to stop it\n",
-					size, strings.Join(st.Servers, ","), e.Leader()+1)
-				sig := make(chan os.Signal, 1)
-				signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-				<-sig
-				err = e.Stop()
-				os.Remove(state)
-				fmt.Fprintln(w, "ensemble stopped")
-				return err
+				return ensembleStart(cmd, size, state)
 			case "stop":
-				st, err := readState(state)
-				if err != nil {
-					return usageError{err}
-				}
-				if p, err := os.FindProcess(st.PID); err == nil {
-					_ = p.Signal(syscall.SIGTERM)
-				}
-				for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-					if _, err := os.Stat(state); errors.Is(err, os.ErrNotExist) {
-						fmt.Fprintln(w, "ensemble stopped")
-						return nil
-					}
-				}
-				return fmt.Errorf("the ensemble (pid %d) did not stop within 15s", st.PID)
+				return ensembleStop(cmd, state)
 			case "status":
-				st, err := readState(state)
-				if err != nil {
-					return usageError{err}
-				}
-				for i, addr := range st.Servers {
-					mode := live.Mode(addr)
-					if mode == "" {
-						mode = "not serving"
-					}
-					fmt.Fprintf(w, "s%d %s pid %d: %s\n", i+1, addr, st.PIDs[i], mode)
-				}
-				return nil
+				return ensembleStatus(cmd, state)
 			}
 			return usageError{fmt.Errorf("ensemble %s: want start, stop or status", args[0])}
 		},
 	}
 	cmd.Flags().IntVar(&size, "size", 3, "servers in the ensemble: 1, 3 or 5")
-	cmd.Flags().StringVar(&state, "state", filepath.Join(os.TempDir(), "zksim-ensemble.json"), "where the running ensemble is recorded")
+	cmd.Flags().StringVar(&name, "name", "default", "the ensemble's name, for its record")
+	cmd.Flags().StringVar(&state, "state", "", "the ensemble's record (default: NAME.json under the user's cache directory)")
 	return cmd
 }
 
-func readState(path string) (*ensembleState, error) {
-	data, err := os.ReadFile(path)
+// ensembleStart starts an ensemble and runs until interrupted or stopped.
+// Interrupted while starting, it leaves nothing behind: the servers die
+// with it (their parent-death signal) and their directory is removed.
+func ensembleStart(cmd *cobra.Command, size int, state string) error {
+	switch size {
+	case 1, 3, 5:
+	default:
+		return usageError{fmt.Errorf("--size %d: want 1, 3 or 5", size)}
+	}
+	if err := reserveState(state); err != nil {
+		return usageError{err}
+	}
+	scratch, err := os.MkdirTemp("", "zksim-ensemble-run-")
 	if err != nil {
-		return nil, fmt.Errorf("no local ensemble recorded (%s): zksim ensemble start first", path)
+		os.Remove(state)
+		return err
 	}
-	var st ensembleState
-	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	cleanup := func() {
+		os.RemoveAll(scratch)
+		os.Remove(state)
 	}
-	return &st, nil
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	type started struct {
+		e   *live.Ensemble
+		err error
+	}
+	done := make(chan started, 1)
+	go func() {
+		e, err := live.StartEnsemble(size, live.EnsembleOptions{Log: cmd.ErrOrStderr(), Dir: scratch})
+		done <- started{e, err}
+	}()
+	var e *live.Ensemble
+	select {
+	case r := <-done:
+		if r.err != nil {
+			cleanup()
+			return r.err
+		}
+		e = r.e
+	case s := <-sig:
+		cleanup()
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s while starting: the servers end with this process; nothing is left behind\n", s)
+		return errInterrupted
+	}
+	st := ensembleState{Owner: procOf(os.Getpid(), "ensemble"), Dir: scratch, Servers: e.ConnectString()}
+	for _, s := range e.Servers {
+		st.Procs = append(st.Procs, procOf(s.PID(), filepath.Join(s.Dir, "zoo.cfg")))
+	}
+	if err := writeState(state, st); err != nil {
+		e.Stop()
+		cleanup()
+		return err
+	}
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "ensemble of %d up: %s (leader s%d); zksim ensemble stop, or interrupt, to stop it\n",
+		size, strings.Join(st.Servers, ","), e.Leader()+1)
+	<-sig
+	err = e.Stop()
+	cleanup()
+	fmt.Fprintln(w, "ensemble stopped")
+	return err
+}
+
+// ensembleStop asks the start command to stop its ensemble, or cleans up
+// a stale one.
+func ensembleStop(cmd *cobra.Command, state string) error {
+	st, err := readState(state)
+	if err != nil {
+		return usageError{err}
+	}
+	w := cmd.OutOrStdout()
+	if !st.running() {
+		st.clean(state)
+		fmt.Fprintf(w, "the ensemble recorded in %s had stopped (its start command, pid %d, is gone): cleaned up\n", state, st.Owner.PID)
+		return nil
+	}
+	if err := syscall.Kill(st.Owner.PID, syscall.SIGTERM); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if _, err := os.Stat(state); errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintln(w, "ensemble stopped")
+			return nil
+		}
+	}
+	return fmt.Errorf("the ensemble (pid %d) did not stop within 15s", st.Owner.PID)
+}
+
+// ensembleStatus says what each server is doing; a stale record is
+// reported as such (exit 1).
+func ensembleStatus(cmd *cobra.Command, state string) error {
+	st, err := readState(state)
+	if err != nil {
+		return usageError{err}
+	}
+	w := cmd.OutOrStdout()
+	if !st.running() {
+		fmt.Fprintf(w, "stale: the ensemble recorded in %s is gone (its start command, pid %d, is not running); "+
+			"zksim ensemble stop cleans it up\n", state, st.Owner.PID)
+		return errViolations
+	}
+	for i, addr := range st.Servers {
+		mode := "not running"
+		if st.Procs[i].alive() {
+			if mode = live.Mode(addr); mode == "" {
+				mode = "not serving"
+			}
+		}
+		fmt.Fprintf(w, "s%d %s pid %d: %s\n", i+1, addr, st.Procs[i].PID, mode)
+	}
+	return nil
 }

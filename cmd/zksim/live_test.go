@@ -3,10 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -71,10 +71,13 @@ func TestEnsembleAndLiveCommands(t *testing.T) {
 	if err := start.Wait(); err != nil {
 		t.Fatalf("ensemble start ended with %v: %s", err, stderr.String())
 	}
-	for _, pid := range st.PIDs {
-		if syscall.Kill(pid, 0) == nil {
-			t.Errorf("server process %d outlived zksim ensemble", pid)
+	for _, p := range st.Procs {
+		if p.alive() {
+			t.Errorf("server process %d outlived zksim ensemble", p.PID)
 		}
+	}
+	if _, err := os.Stat(st.Dir); err == nil {
+		t.Errorf("the ensemble's directory %s outlived it", st.Dir)
 	}
 	if status := run([]string{"ensemble", "status", "--state", state}, &out, &errOut); status != 2 {
 		t.Errorf("status after stop: %d", status)
