@@ -42,7 +42,8 @@ func EnsureInstalled(log io.Writer) error {
 	}
 	fmt.Fprintln(log, "live: installing Debian's zookeeper package (apt-get update; apt-get install -y zookeeper)")
 	for _, args := range [][]string{{"update"}, {"install", "-y", "zookeeper"}} {
-		cmd := exec.Command("apt-get", args...)
+		// Wait for another apt or dpkg to finish rather than fail on its lock.
+		cmd := exec.Command("apt-get", append([]string{"-o", "DPkg::Lock::Timeout=600"}, args...)...)
 		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
 		cmd.Stdout, cmd.Stderr = log, log
 		if err := cmd.Run(); err != nil {

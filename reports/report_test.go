@@ -52,7 +52,8 @@ func chromium(t *testing.T) string {
 		t.Fatal("chromium is missing and installing it needs root: sudo apt-get update && sudo apt-get install -y chromium")
 	}
 	for _, args := range [][]string{{"update"}, {"install", "-y", "chromium"}} {
-		cmd := exec.Command("apt-get", args...)
+		// Wait for another apt or dpkg to finish rather than fail on its lock.
+		cmd := exec.Command("apt-get", append([]string{"-o", "DPkg::Lock::Timeout=600"}, args...)...)
 		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("apt-get %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -87,8 +88,9 @@ func TestReportRendersInChromium(t *testing.T) {
 		}
 	}
 
+	// Its profile in the test's own directory, removed with it.
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium(t)),
-		chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true))
+		chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true), chromedp.UserDataDir(t.TempDir()))
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelA()
 	ctx, cancel := chromedp.NewContext(actx)

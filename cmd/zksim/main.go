@@ -43,19 +43,25 @@ func tuneGC() {
 	}
 }
 
-// run runs the command line args and returns the exit status.
-func run(args []string, stdout, stderr io.Writer) int {
+// newRoot is the zksim command and its subcommands.
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "zksim",
 		Short:         "Deterministic simulation of the ZooKeeper recipes",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(demoCmd(), listCmd(), runCmd(), replayCmd(), checkCmd(), liveCmd(), ensembleCmd(), reportCmd(), benchCmd(), exploreCmd())
+	return root
+}
+
+// run runs the command line args and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
 	if err := root.Execute(); err != nil {
 		var quiet silentError
 		if errors.As(err, &quiet) {
