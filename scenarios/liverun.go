@@ -134,10 +134,14 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	}()
 	// Every session is established before any client starts, so that
 	// clients start in order, as in the simulator.
+	// The run's time bound holds here too: servers that cannot be reached
+	// end the run at it (or at 30s, whichever comes first).
+	wait := min(30*time.Second, timeout)
+	deadline := time.Now().Add(wait)
 	for _, c := range w.clients {
-		for deadline := time.Now().Add(30 * time.Second); c.conn.State() != zk.StateHasSession; {
-			if time.Now().After(deadline) {
-				return nil, fmt.Errorf("live: %s got no session from %v in 30s", c.name, opt.Servers)
+		for c.conn.State() != zk.StateHasSession {
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				return nil, fmt.Errorf("live: %s got no session from %v within %s", c.name, opt.Servers, wait)
 			}
 			time.Sleep(5 * time.Millisecond)
 		}

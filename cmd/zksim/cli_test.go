@@ -166,6 +166,9 @@ func TestCLIRefusesBadInput(t *testing.T) {
 		{"--out under a file", []string{"demo", "--out", "file/sub"}, 2, "", "--out file/sub: cannot be created: file is not a directory"},
 		{"a live fault the live world cannot inject", []string{"live", "lag.yaml"}, 2, "", "cannot be injected on a live ensemble"},
 		{"live --seed 0", []string{"live", "lock-contention", "--seed", "0"}, 2, "", "--seed: seeds are numbered from 1"},
+		{"live --timeout 0", []string{"live", "lock-contention", "--timeout", "0s"}, 2, "", "--timeout: want a duration above zero"},
+		{"--timeout while the servers are unreachable", []string{"live", "lock-contention", "--servers", "127.0.0.1:1",
+			"--timeout", "2s"}, 1, "", "got no session from [127.0.0.1:1] within 2s"},
 	})
 	if _, err := os.Stat(filepath.Join(dir, "file", "sub")); err == nil {
 		t.Error("a refused --out was created")

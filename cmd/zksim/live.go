@@ -46,6 +46,9 @@ live world cannot inject among them, refused before any server starts),
 			if cmd.Flags().Changed("seed") && seed == 0 {
 				return usageError{fmt.Errorf("--seed: seeds are numbered from 1, got 0")}
 			}
+			if cmd.Flags().Changed("timeout") && timeout <= 0 {
+				return usageError{fmt.Errorf("--timeout: want a duration above zero, got %s", timeout)}
+			}
 			if err := scenarios.CheckLive(sc.Spec, servers == ""); err != nil {
 				return usageError{err} // before any server starts
 			}
