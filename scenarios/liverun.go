@@ -31,6 +31,9 @@ type LiveOptions struct {
 	Timeout time.Duration
 	// Log receives the fault injector's notes (default: nothing).
 	Log io.Writer
+	// Progress, when set, receives a line every few seconds saying where
+	// the run stands and what it still waits for.
+	Progress io.Writer
 }
 
 // LiveOutcome is a live run and what the checks made of it.
@@ -157,6 +160,16 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 		}
 	}()
 
+	var progress *liveProgress
+	if opt.Progress != nil {
+		names := make([]string, len(w.clients))
+		for i, c := range w.clients {
+			names[i] = c.name
+		}
+		progress = newLiveProgress(opt.Progress, names, timed, timeout)
+		r.rec.progressed = func() { progress.ok.Add(1) }
+		go progress.run()
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(w.clients))
 	w.gil.Lock()
@@ -167,10 +180,16 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 			w.gil.Lock()
 			defer w.gil.Unlock()
 			errs[i] = c.body(ctx, c)
+			if progress != nil {
+				progress.done[i].Store(true)
+			}
 		}()
 	}
 	w.gil.Unlock()
 	wg.Wait()
+	if progress != nil {
+		progress.end()
+	}
 	out.Wall = time.Since(w.origin)
 	for _, c := range w.clients {
 		k := c.proc.counters()

@@ -52,7 +52,7 @@ live world cannot inject among them, refused before any server starts),
 			if err := scenarios.CheckLive(sc.Spec, servers == ""); err != nil {
 				return usageError{err} // before any server starts
 			}
-			opt := scenarios.LiveOptions{Timeout: timeout}
+			opt := scenarios.LiveOptions{Timeout: timeout, Progress: cmd.ErrOrStderr()}
 			if servers != "" {
 				opt.Servers = strings.Split(servers, ",")
 			} else {
