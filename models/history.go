@@ -121,6 +121,8 @@ const (
 // its call and its return: nanoseconds since the run's start, in the
 // client's clock (virtual time in the simulator).
 type Operation struct {
+	// Client is the client's number from 0; JSON names it "c1" for 0, as
+	// timelines do (clientname.go).
 	Client  int    `json:"client"`
 	Kind    OpKind `json:"kind"`
 	Path    string `json:"path"`

@@ -117,7 +117,7 @@ func LookupModel(name string) (Model, error) {
 func Porcupine(ops []Operation) []porcupine.Operation {
 	out := make([]porcupine.Operation, len(ops))
 	for i, op := range ops {
-		out[i] = porcupine.Operation{ClientId: op.Client, Input: op, Call: op.Call, Output: op, Return: op.Return}
+		out[i] = porcupine.Operation{ClientId: op.Client + 1, Input: op, Call: op.Call, Output: op, Return: op.Return}
 	}
 	return out
 }
@@ -233,7 +233,7 @@ func (m Model) linearizable(ops []Operation) bool {
 		from := len(history)
 		for i := range p {
 			op := &p[i]
-			history = append(history, porcupine.Operation{ClientId: op.Client, Input: op, Call: op.Call, Return: op.Return})
+			history = append(history, porcupine.Operation{ClientId: op.Client + 1, Input: op, Call: op.Call, Return: op.Return})
 		}
 		split = append(split, history[from:])
 	}

@@ -24,7 +24,8 @@ report: the operations, the run's kind, checks and end) and judges it as the
 run that recorded it did: the same checks, the same violations in the same
 words. --model judges it with one porcupine model or checker instead (zksim
 list prints them); a bare JSON list of operations (the fields are
-models.Operation's), recorded elsewhere, needs --model. --out writes
+models.Operation's; a client is "c1", "c2", ..., or a number from 0),
+recorded elsewhere, needs --model. --out writes
 porcupine's visualization of a failed linearizability check.
 
 Exit status: 0 when the history holds, 1 when it does not, 2 for bad input

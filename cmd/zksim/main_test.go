@@ -190,7 +190,7 @@ func TestCheckHistory(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"check", broken, "--model", "mutex"}, broken + ":2: client: want int, got string"},
+		{[]string{"check", broken, "--model", "mutex"}, broken + `: client "one": want c1, c2, ... (or a number from 0)`},
 		{[]string{"check", ok, "--model", "mutx"}, `--model: no check named "mutx"`},
 		{[]string{"check", ok}, "a history without its checks (a bare list of operations): name a model or checker with --model"},
 		{[]string{"check", dir + "/none.json", "--model", "mutex"}, "no such file"},
