@@ -308,3 +308,43 @@ func TestCLIEnsembleState(t *testing.T) {
 		t.Errorf("an interrupted start left its record %v", left)
 	}
 }
+
+// An interrupted live run stops every server it started and removes their
+// directories, and exits 130.
+func TestCLIInterruptedLive(t *testing.T) {
+	if testing.Short() {
+		t.Log("-short: the live commands run in the full test")
+		return
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(zksimBinary(t), "live", "lock-contention")
+	cmd.Env = ensembleEnv(dir)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(errOut.String(), "started (pid"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no server started:\n%s", errOut.String())
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("%v, want exit 130\n%s", err, errOut.String())
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "zksim-ensemble-*")); len(left) > 0 {
+		t.Errorf("the interrupted live run left %v", left)
+	}
+	time.Sleep(200 * time.Millisecond) // the servers end with their parent
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), dir) {
+			t.Errorf("a process outlived the interrupted live run: %s", strings.ReplaceAll(string(data), "\x00", " "))
+		}
+	}
+}

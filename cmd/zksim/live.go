@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -61,13 +62,12 @@ live world cannot inject among them, refused before any server starts),
 					size = 3
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "starting a local ensemble of %d servers...\n", size)
-				e, err := live.StartEnsemble(size, live.EnsembleOptions{Log: cmd.ErrOrStderr(),
+				e, stop, err := localEnsemble(cmd, size, live.EnsembleOptions{
 					ExtendedTypes: sc.Spec.Ensemble.ExtendedTypes, ContainerCheckInterval: sc.Spec.Ensemble.ContainerCheckInterval})
 				if err != nil {
 					return err
 				}
-				defer e.Stop()
-				stopOnSignal(cmd, e)
+				defer stop()
 				opt.Servers, opt.Ensemble = e.ConnectString(), e
 			}
 			o, err := scenarios.RunLive(sc.Spec, max(seed, 1), opt)
@@ -130,15 +130,56 @@ func finish(err error, notAsExpected bool) error {
 	return nil
 }
 
-// stopOnSignal stops the local ensemble e and exits when the command is
-// interrupted (SIGINT, SIGTERM): no server outlives the command.
-func stopOnSignal(cmd *cobra.Command, e *live.Ensemble) {
+// localEnsemble starts a local ensemble of size servers for a command, in
+// a directory of its own. When the command is interrupted (SIGINT,
+// SIGTERM), also while the ensemble starts, it stops the servers (while
+// starting, they end with this process, by their parent-death signal),
+// removes their directory and exits 130: no server or directory outlives
+// the command. stop does the same when the command is done.
+func localEnsemble(cmd *cobra.Command, size int, opt live.EnsembleOptions) (*live.Ensemble, func(), error) {
+	scratch, err := os.MkdirTemp("", "zksim-ensemble-run-")
+	if err != nil {
+		return nil, nil, err
+	}
+	opt.Dir, opt.Log = scratch, cmd.ErrOrStderr()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	type started struct {
+		e   *live.Ensemble
+		err error
+	}
+	done := make(chan started, 1)
+	go func() {
+		e, err := live.StartEnsemble(size, opt)
+		done <- started{e, err}
+	}()
+	var e *live.Ensemble
+	select {
+	case r := <-done:
+		if r.err != nil {
+			signal.Stop(sig)
+			os.RemoveAll(scratch)
+			return nil, nil, r.err
+		}
+		e = r.e
+	case s := <-sig:
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s while the local ensemble starts: its servers end with this process\n", s)
+		os.RemoveAll(scratch)
+		os.Exit(130)
+	}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			signal.Stop(sig)
+			e.Stop()
+			os.RemoveAll(scratch)
+		})
+	}
 	go func() {
 		s := <-sig
 		fmt.Fprintf(cmd.ErrOrStderr(), "%s: stopping the local ensemble\n", s)
-		e.Stop()
+		stop()
 		os.Exit(130)
 	}()
+	return e, stop, nil
 }

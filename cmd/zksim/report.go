@@ -44,12 +44,11 @@ axes.`,
 					}
 					sizes = append(sizes, n)
 				}
-				e, err := live.StartEnsemble(3, live.EnsembleOptions{Log: cmd.ErrOrStderr()})
+				e, stop, err := localEnsemble(cmd, 3, live.EnsembleOptions{})
 				if err != nil {
 					return err
 				}
-				defer e.Stop()
-				stopOnSignal(cmd, e)
+				defer stop()
 				for _, v := range []string{"", "lock-herd"} {
 					s, err := reports.LiveHerdSweep(e, "lock", v, sizes, 2*time.Minute, cmd.ErrOrStderr())
 					if err != nil {
