@@ -43,6 +43,7 @@ expecting a violation runs its seeds until one shows it.`,
 			if err := checkOutDir("--out", out); err != nil {
 				return err
 			}
+			defer interruptible(cmd, "the report in "+out+" is incomplete")()
 			lib, err := scenarios.Library()
 			if err != nil {
 				return err

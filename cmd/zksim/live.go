@@ -130,6 +130,27 @@ func finish(err error, notAsExpected bool) error {
 	return nil
 }
 
+// interruptible makes an interrupt (SIGINT, SIGTERM) of a command that
+// cannot stop half-way say what it leaves (left) and exit 130; the
+// returned function ends that.
+func interruptible(cmd *cobra.Command, left string) func() {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sig:
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: interrupted; %s\n", s, left)
+			os.Exit(130)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sig)
+		close(done)
+	}
+}
+
 // localEnsemble starts a local ensemble of size servers for a command, in
 // a directory of its own. When the command is interrupted (SIGINT,
 // SIGTERM), also while the ensemble starts, it stops the servers (while

@@ -35,6 +35,7 @@ axes.`,
 			if err := checkOutDir("--out", out); err != nil {
 				return err
 			}
+			defer interruptible(cmd, "the report in "+out+" is incomplete")()
 			if withLive {
 				var sizes []int
 				for _, f := range strings.Split(liveSizes, ",") {
