@@ -3,6 +3,7 @@ package scenarios
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/zksim/zksim/models"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,10 +18,15 @@ type ViolationReport struct {
 	// Files written by Write: the full timeline, the history as JSON, and
 	// porcupine's visualization of each failed linearizability check.
 	Files []string
+	// All shows every event of the run in the timeline, not only the
+	// window of the violation (causeWindow).
+	All bool
 }
 
-// timelineRows is how many rows of the timeline the report shows.
-const timelineRows = 40
+// maxWindowRows bounds the timeline a report prints: a longer window keeps
+// its first and last rows, saying how many it leaves out (timeline.txt,
+// and --all, have them all).
+const maxWindowRows = 300
 
 // String renders the report as text.
 func (r *ViolationReport) String() string {
@@ -54,13 +60,36 @@ func (r *ViolationReport) String() string {
 				at = v.At
 			}
 		}
-		fmt.Fprintf(&b, "timeline up to %s (last %d events):\n", fmtAt(at), timelineRows)
-		b.WriteString(t.Window(0, at, timelineRows).String())
+		if r.All {
+			fmt.Fprintf(&b, "timeline, every event:\n%s", t)
+		} else {
+			from := causeWindow(o.Violations, at)
+			w := t.Window(from, at, 0)
+			fmt.Fprintf(&b, "timeline from %s to %s, the operations involved (%d events; --all for every event of the run):\n",
+				fmtAt(from), fmtAt(at), len(w.Rows))
+			b.WriteString(w.elide(maxWindowRows))
+		}
 	}
 	for _, f := range r.Files {
 		fmt.Fprintf(&b, "wrote %s\n", f)
 	}
 	return b.String()
+}
+
+// causeWindow is where the timeline of a violation starts: at the first
+// call of the operations it involves (the cause lies among them), or at
+// the start.
+func causeWindow(vs []models.Violation, at int64) int64 {
+	from := at
+	for _, v := range vs {
+		for _, op := range v.Ops {
+			from = min(from, op.Call)
+		}
+	}
+	if from == at {
+		return 0
+	}
+	return max(from, 0)
 }
 
 func fmtAt(ns int64) string { return fmt.Sprintf("%.6fs", float64(ns)/1e9) }

@@ -1,8 +1,11 @@
 package scenarios
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -30,10 +33,17 @@ func TestViolationReport(t *testing.T) {
 	}
 	text := r.String()
 	for _, want := range []string{"VIOLATION in lock-unsorted, seed ", "trace hash ", "mutex (safety) on /zksim/lock",
-		"faults:\n  when c2 create#3 applied: lose-reply", "timeline up to ", "│ c1", "│ c3", "│ s1", "│ s3", "▶ acquire /zksim/lock"} {
+		"faults:\n  when c2 create#3 applied: lose-reply", "timeline from ", "the operations involved", "│ c1", "│ c3", "│ s1", "│ s3", "▶ acquire /zksim/lock"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the report does not say %q:\n%s", want, text)
 		}
+	}
+	if regexp.MustCompile(`…\s*│`).MatchString(text) {
+		t.Errorf("a cell of the timeline was cut:\n%s", text)
+	}
+	r.All = true
+	if all := r.String(); !strings.Contains(all, "timeline, every event:") || strings.Count(all, "\n") <= strings.Count(text, "\n") {
+		t.Errorf("--all does not show more of the run")
 	}
 	for _, f := range []string{"report.txt", "timeline.txt", "history.json", "linearizability-1.html"} {
 		st, err := os.Stat(filepath.Join(dir, f))
@@ -129,5 +139,30 @@ func TestEveryKindIsDeterministic(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A cell too wide for its column wraps onto the lines below, whole, at a
+// space where it can; a long window keeps its first and last rows and says
+// how many it leaves out.
+func TestTimelineWrapsAndElides(t *testing.T) {
+	if got := wrap("reply exists /lock-0: ok version 3", 12); !slices.Equal(got, []string{"reply exists", "/lock-0: ok", "version 3"}) {
+		t.Errorf("wrap: %q", got)
+	}
+	if got := wrap(strings.Repeat("x", 30), 12); strings.Join(got, "") != strings.Repeat("x", 30) || len(got) != 3 {
+		t.Errorf("wrap without spaces: %q", got)
+	}
+	tl := &Timeline{Cols: []string{"world", "c1"}, width: 28}
+	for i := range 10 {
+		tl.Rows = append(tl.Rows, TimelineRow{At: int64(i), Col: 1, Text: fmt.Sprintf("event %d", i)})
+	}
+	got := tl.elide(6)
+	for _, want := range []string{"event 0", "event 1", "... 4 events left out ...", "event 6", "event 9"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("elide does not show %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "event 2") || strings.Count(got, "time ") != 1 {
+		t.Errorf("elide:\n%s", got)
 	}
 }

@@ -159,9 +159,8 @@ var (
 
 // shorten keeps a record's text readable in a column: a session's state
 // change is its new state, an apply loses its zxid (the full trace has
-// it), a path becomes its last element, a sequential node's name loses
-// its guid and its sequence number's leading zeros (lock-3), and a long
-// name keeps its end.
+// it), a path becomes its last element, and a sequential node's name
+// loses its guid and its sequence number's leading zeros (lock-3).
 func shorten(s string) string {
 	if m := sessionState.FindStringSubmatch(s); m != nil {
 		return "session " + m[1]
@@ -173,9 +172,6 @@ func shorten(s string) string {
 		if m := sequential.FindStringSubmatch(last); m != nil {
 			n, _ := strconv.Atoi(m[2])
 			last = fmt.Sprintf("%s%d", m[1], n)
-		}
-		if len(last) > 18 {
-			last = "…" + last[len(last)-15:]
 		}
 		return "/" + last
 	})
@@ -196,37 +192,72 @@ func (t *Timeline) Window(from, to int64, n int) *Timeline {
 	return out
 }
 
-// String renders the table: a header, then a row per event; text too wide
-// for its column is cut with "…".
+// elide renders the table with at most n rows: the first third and the
+// last two thirds of them, and a line saying how many are left out.
+func (t *Timeline) elide(n int) string {
+	if len(t.Rows) <= n {
+		return t.String()
+	}
+	head, tail := n/3, n-n/3
+	first := &Timeline{Cols: t.Cols, width: t.width, Rows: t.Rows[:head]}
+	last := &Timeline{Cols: t.Cols, width: t.width, Rows: t.Rows[len(t.Rows)-tail:]}
+	lines := strings.SplitN(last.String(), "\n", 2) // without its header
+	return first.String() + fmt.Sprintf("... %d events left out ...\n", len(t.Rows)-head-tail) + lines[1]
+}
+
+// String renders the table: a header, then a row per event. Text too
+// wide for its column wraps onto the lines below, whole: nothing is cut.
 func (t *Timeline) String() string {
 	var b strings.Builder
 	line := func(s string) { b.WriteString(strings.TrimRight(s, " ") + "\n") }
-	cell := func(c int, s string) string {
-		w := t.width
+	widthOf := func(c int) int {
 		if c == 0 {
-			w = worldWidth
+			return worldWidth
 		}
-		r := []rune(s)
-		if len(r) > w {
-			r = append(r[:w-1], '…')
-		}
-		return string(r) + strings.Repeat(" ", w-len(r))
+		return t.width
+	}
+	pad := func(c int, s string) string {
+		return s + strings.Repeat(" ", max(widthOf(c)-len([]rune(s)), 0))
 	}
 	head := fmt.Sprintf("%-12s", "time")
 	for c, name := range t.Cols {
-		head += "│ " + cell(c, name)
+		head += "│ " + pad(c, name)
 	}
 	line(head)
 	for _, r := range t.Rows {
-		row := fmt.Sprintf("%-12s", models.FormatTime(r.At))
-		for c := range t.Cols {
-			text := ""
-			if c == r.Col {
-				text = r.Text
+		for i, part := range wrap(r.Text, widthOf(r.Col)) {
+			at := ""
+			if i == 0 {
+				at = models.FormatTime(r.At)
 			}
-			row += "│ " + cell(c, text)
+			row := fmt.Sprintf("%-12s", at)
+			for c := range t.Cols {
+				text := ""
+				if c == r.Col {
+					text = part
+				}
+				row += "│ " + pad(c, text)
+			}
+			line(row)
 		}
-		line(row)
 	}
 	return b.String()
+}
+
+// wrap cuts s into lines of at most w runes, at spaces where it can.
+func wrap(s string, w int) []string {
+	r := []rune(s)
+	var out []string
+	for len(r) > w {
+		cut := w
+		for i := w; i > w/2; i-- {
+			if r[i] == ' ' {
+				cut = i
+				break
+			}
+		}
+		out = append(out, string(r[:cut]))
+		r = []rune(strings.TrimLeft(string(r[cut:]), " "))
+	}
+	return append(out, string(r))
 }

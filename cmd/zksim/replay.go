@@ -12,11 +12,11 @@ import (
 
 func replayCmd() *cobra.Command {
 	var (
-		seed            uint64
-		trace, hash     bool
-		faults          string
-		clients, rounds int
-		out             string
+		seed             uint64
+		trace, hash, all bool
+		faults           string
+		clients, rounds  int
+		out              string
 	)
 	cmd := &cobra.Command{
 		Use:   "replay SCENARIO --seed S",
@@ -77,7 +77,7 @@ bad input.`,
 				fmt.Fprint(w, tl)
 			}
 			if o.Failed() {
-				r := &scenarios.ViolationReport{Outcome: o}
+				r := &scenarios.ViolationReport{Outcome: o, All: all}
 				if out != "" {
 					if err := r.Write(out); err != nil {
 						return err
@@ -105,6 +105,7 @@ bad input.`,
 	f := cmd.Flags()
 	f.Uint64Var(&seed, "seed", 0, "the seed to replay")
 	f.BoolVar(&trace, "trace", false, "print the run's timeline")
+	f.BoolVar(&all, "all", false, "show every event in the violation's timeline, not only the operations involved")
 	f.BoolVar(&hash, "hash", false, "print the run's trace hash on the last line")
 	f.StringVar(&faults, "faults", "", "replace the scenario's faults (schedule syntax, '; '-separated; none: no faults)")
 	f.IntVar(&clients, "clients", 0, "replace the scenario's number of clients")

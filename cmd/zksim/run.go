@@ -76,6 +76,7 @@ func runCmd() *cobra.Command {
 		seed, first    uint64
 		shard          string
 		shrink, asJSON bool
+		all            bool
 		out            string
 	)
 	cmd := &cobra.Command{
@@ -175,7 +176,7 @@ when interrupted.`,
 				if err != nil {
 					return err
 				}
-				report = &scenarios.ViolationReport{Outcome: oc}
+				report = &scenarios.ViolationReport{Outcome: oc, All: all}
 				if out != "" {
 					if err := report.Write(out); err != nil {
 						return err
@@ -209,6 +210,7 @@ when interrupted.`,
 	f.IntVar(&workers, "workers", 0, "runs in parallel (default: every core)")
 	f.StringVar(&shard, "shard", "", "run only part I of N of the seed range (I/N, 1-based)")
 	f.BoolVar(&shrink, "shrink", false, "shrink the first violation to a minimal counterexample")
+	f.BoolVar(&all, "all", false, "show every event in the violation's timeline, not only the operations involved")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	f.StringVar(&out, "out", "", "write the first violation's report into this directory")
 	cmd.MarkFlagsMutuallyExclusive("seed", "seeds")
