@@ -16,19 +16,22 @@ import (
 // run ended for lack of progress). `zksim check` judges it again with
 // Judge, the function a run's verdict comes from, so both say the same.
 type History struct {
-	Kind           string             `json:"kind,omitempty"`
-	Checks         []string           `json:"checks,omitempty"`
-	Start          int64              `json:"start_ns,omitempty"`
-	End            int64              `json:"end_ns,omitempty"`
-	Stuck          bool               `json:"stuck,omitempty"`
-	Bound          time.Duration      `json:"bound_ns,omitempty"`
-	SessionTimeout time.Duration      `json:"session_timeout_ns,omitempty"`
-	Size           int                `json:"size,omitempty"`
-	Proceed        int                `json:"proceed,omitempty"`
-	ClientFailure  *ClientFailure     `json:"client_failure,omitempty"`
-	NoProgress     *NoProgress        `json:"no_progress,omitempty"`
-	Traffic        []models.Traffic   `json:"traffic,omitempty"`
-	Ops            []models.Operation `json:"ops"`
+	Kind           string         `json:"kind,omitempty"`
+	Checks         []string       `json:"checks,omitempty"`
+	Start          int64          `json:"start_ns,omitempty"`
+	End            int64          `json:"end_ns,omitempty"`
+	Stuck          bool           `json:"stuck,omitempty"`
+	Bound          time.Duration  `json:"bound_ns,omitempty"`
+	SessionTimeout time.Duration  `json:"session_timeout_ns,omitempty"`
+	Size           int            `json:"size,omitempty"`
+	Proceed        int            `json:"proceed,omitempty"`
+	ClientFailure  *ClientFailure `json:"client_failure,omitempty"`
+	NoProgress     *NoProgress    `json:"no_progress,omitempty"`
+	// Causes are what the run showed of a liveness violation's cause, by
+	// object (the nodes a lock's waiters waited behind: explain.go).
+	Causes  map[string]string  `json:"causes,omitempty"`
+	Traffic []models.Traffic   `json:"traffic,omitempty"`
+	Ops     []models.Operation `json:"ops"`
 }
 
 // ClientFailure is a client that failed (an error or a panic): a safety
@@ -85,6 +88,7 @@ func (h *History) Judge(checks ...string) ([]models.Violation, error) {
 			}
 		}
 	}
+	explain(vs, h.Causes)
 	return append(out, vs...), nil
 }
 

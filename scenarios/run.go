@@ -165,6 +165,8 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	if err != nil {
 		return out, err
 	}
+	h.Causes = waitCauses(w, vs)
+	explain(vs, h.Causes)
 	out.Violations = vs
 	return out, nil
 }

@@ -1,0 +1,183 @@
+package scenarios
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/sim"
+)
+
+// The liveness check sees only the history: a waiter that waited for a
+// lock nobody held, which it can only guess to be "an orphaned node?".
+// The run knows: the nodes left under the lock, whose they are, and what
+// the faults did to the requests that made them or were to delete them.
+// explainWaits puts that in place of the guess.
+
+// orphanHint is the liveness check's guess, which explainWaits replaces.
+const orphanHint = ": an orphaned node?"
+
+// waitCauses says, for each lock whose liveness violation guessed at an
+// orphaned node, what the run shows: the nodes the waiters waited behind
+// and how each came to be there. It needs the run's kept trace.
+func waitCauses(w *sim.World, vs []models.Violation) map[string]string {
+	if w == nil || len(w.Trace().Records()) == 0 {
+		return nil
+	}
+	var causes map[string]string
+	var facts *runFacts
+	for _, v := range vs {
+		if v.Kind != models.Liveness || !strings.Contains(v.Message, orphanHint) {
+			continue
+		}
+		if facts == nil {
+			facts, causes = factsOf(w.Trace()), map[string]string{}
+		}
+		causes[v.Object] = facts.leftUnder(w.Nodes(v.Object), v.Object)
+	}
+	return causes
+}
+
+// explain puts causes in place of the liveness check's guesses.
+func explain(vs []models.Violation, causes map[string]string) {
+	for i := range vs {
+		if c, ok := causes[vs[i].Object]; ok && vs[i].Kind == models.Liveness {
+			vs[i].Message = strings.Replace(vs[i].Message, orphanHint, ": "+c, 1)
+		}
+	}
+}
+
+// runFacts are what the trace says about sessions, requests and faults.
+type runFacts struct {
+	owner map[int64]string // session id → its client's name
+	last  map[string]int64 // a client's name → its last session
+	recs  []sim.Record
+	name  func(sim.Actor) string
+}
+
+func factsOf(tr *sim.Trace) *runFacts {
+	f := &runFacts{owner: map[int64]string{}, last: map[string]int64{}, recs: tr.Records(), name: tr.ActorName}
+	for _, r := range f.recs {
+		if r.Kind == sim.KState && r.Sess != 0 {
+			who := f.name(r.From)
+			f.owner[r.Sess], f.last[who] = who, r.Sess
+		}
+	}
+	return f
+}
+
+// leftUnder says which node heads the queue under dir, how it came to be
+// there with nobody holding the lock, and what waits behind it.
+func (f *runFacts) leftUnder(nodes []sim.NodeInfo, dir string) string {
+	if len(nodes) == 0 {
+		return fmt.Sprintf("no node was left under %s: the waiters missed the change they waited for (a watch never set, "+
+			"or its notification lost)", dir)
+	}
+	slices.SortStableFunc(nodes, func(a, b sim.NodeInfo) int { return cmp.Compare(seqOf(a.Path), seqOf(b.Path)) })
+	s := "the queue under " + dir + " is headed by " + f.story(nodes[0], nodes[1:])
+	if len(nodes) > 1 {
+		var behind []string
+		for _, n := range nodes[1:] {
+			behind = append(behind, fmt.Sprintf("%s (%s)", baseName(n.Path), f.whose(n)))
+		}
+		s += "; behind it: " + strings.Join(behind, ", ")
+	}
+	return s
+}
+
+// story is how node n came to head the queue, nodes behind it.
+func (f *runFacts) story(n sim.NodeInfo, behind []sim.NodeInfo) string {
+	who := f.whose(n)
+	if n.Owner == 0 {
+		return baseName(n.Path) + ", a persistent node, which no session's end deletes"
+	}
+	s := fmt.Sprintf("%s, %s's", baseName(n.Path), who)
+	if lost := f.lostCreateReply(n.Path, who); lost != "" {
+		s += fmt.Sprintf(", whose create's reply was lost (%s): %s never knew it had made it", lost, who)
+	} else if lost := f.lostDelete(n.Path, who); lost != "" {
+		s += fmt.Sprintf(", whose delete was lost (%s) and not sent again", lost)
+	}
+	for _, b := range behind {
+		if f.whose(b) == who {
+			s += fmt.Sprintf("; %s queued again as %s and waits behind its own node", who, baseName(b.Path))
+			break
+		}
+	}
+	if !f.current(n.Owner, who) {
+		return s + fmt.Sprintf("; the node belongs to a session %s gave up, which the servers still hold: nothing deletes it "+
+			"until they expire it", who)
+	}
+	return s + fmt.Sprintf("; nothing deletes it while %s's session lives", who)
+}
+
+// whose names the client whose session owns n.
+func (f *runFacts) whose(n sim.NodeInfo) string {
+	if who := f.owner[n.Owner]; who != "" {
+		return who
+	}
+	if n.Owner == 0 {
+		return "no session"
+	}
+	return fmt.Sprintf("session %#x", n.Owner)
+}
+
+// lostCreateReply is the fault that took the reply to who's create of
+// path ("" if none): struck as a server applied it.
+func (f *runFacts) lostCreateReply(path, who string) string {
+	for _, r := range f.recs {
+		if r.Kind == sim.KApply && r.Op == sim.OpCreate && r.Path == path && r.Code == 0 {
+			if lost := f.faultAt(r.At, who, "lose-reply"); strings.Contains(lost, who+" create#") {
+				return lost
+			}
+		}
+	}
+	return ""
+}
+
+// seqOf is a sequential node's number (its last ten digits), -1 for
+// another.
+func seqOf(path string) int64 {
+	if len(path) < 10 {
+		return -1
+	}
+	n, err := strconv.ParseInt(path[len(path)-10:], 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+func baseName(path string) string { return path[strings.LastIndexByte(path, '/')+1:] }
+
+// faultAt is the text of a fault of kind, on client who, struck at t ("" if
+// none).
+func (f *runFacts) faultAt(t sim.Time, who, kind string) string {
+	for _, r := range f.recs {
+		if r.Kind == sim.KFault && r.At == t && strings.Contains(r.Path, who+" ") && strings.Contains(r.Path, kind) {
+			return r.Path
+		}
+	}
+	return ""
+}
+
+// lostDelete is the fault that took who's delete of path, after it was
+// sent ("" if none).
+func (f *runFacts) lostDelete(path, who string) string {
+	sent := sim.Time(-1)
+	for _, r := range f.recs {
+		switch {
+		case r.Kind == sim.KSend && r.Op == sim.OpDelete && r.Path == path && f.name(r.From) == who:
+			sent = r.At
+		case sent >= 0 && r.Kind == sim.KFault && strings.Contains(r.Path, who+" delete#") &&
+			(strings.Contains(r.Path, "lose-request") || strings.Contains(r.Path, "lose-reply")):
+			return r.Path
+		}
+	}
+	return ""
+}
+
+// current reports whether session id was its client's last.
+func (f *runFacts) current(id int64, who string) bool { return f.last[who] == id }

@@ -1,0 +1,43 @@
+package scenarios
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// A lock's liveness violation names its cause from what the run shows,
+// no longer guessing: the node that heads the queue, whose it is, the
+// fault that orphaned it, and who waits behind it.
+func TestLockLivenessNamesItsCause(t *testing.T) {
+	for _, tc := range []struct {
+		scenario string
+		want     []string
+	}{
+		{"lock-noguid-lost-reply", []string{"is headed by", "whose create's reply was lost (when c1 create#3 applied: lose-reply)",
+			"c1 queued again as", "waits behind its own node"}},
+		{"lock-noguid", []string{"is headed by", "whose create's reply was lost"}},
+		{"lock-release-trusts-connection-loss", []string{"whose delete was lost (when c1 delete#1 received: lose-request)"}},
+		{"lock-leaks-old-session", []string{"belongs to a session c2 gave up, which the servers still hold"}},
+		{"lock-requeues-on-disconnect", []string{"c2 queued again as", "waits behind its own node"}},
+		{"lock-impatient-create", []string{"c1 queued again as"}},
+	} {
+		sc, err := LoadScenario(tc.scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Search{Spec: sc.Spec, Seeds: max(sc.Seeds, 1), StopAtFirst: true}.Run(context.Background())
+		if err != nil || len(res.Failures) == 0 {
+			t.Fatalf("%s: no violation (%v)", tc.scenario, err)
+		}
+		msg := res.Failures[0].Violations[0].Message
+		if strings.Contains(msg, "?") {
+			t.Errorf("%s guesses: %s", tc.scenario, msg)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s does not say %q:\n%s", tc.scenario, w, msg)
+			}
+		}
+	}
+}
