@@ -32,6 +32,9 @@ type Scenario struct {
 	Expect Expectation
 	// Source is where it was read from: a file's path, or "built-in".
 	Source string
+	// Require are situations (Coverage keys) the runs must reach: a set of
+	// runs that never reaches one is weak, not as expected.
+	Require []string
 }
 
 // Expectation is a scenario's expected verdict: every run holds (Pass),
@@ -83,6 +86,7 @@ type fileScenario struct {
 	Bound       duration     `yaml:"bound"`
 	Seeds       int          `yaml:"seeds"`
 	Expect      fileExpect   `yaml:"expect"`
+	Require     []string     `yaml:"require"`
 }
 
 type fileEnsemble struct {
@@ -424,6 +428,13 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 	if _, _, err := s.withDefaults(); err != nil {
 		return fail(0, "", "%s", err)
 	}
+	for i, r := range f.Require {
+		if !knownCoverage(r) {
+			field := fmt.Sprintf("require[%d]", i)
+			return fail(line(field), field, "%q; want a coverage situation: %s", r, strings.Join(coverageKeys(), ", "))
+		}
+	}
+	sc.Require = f.Require
 	checks := s.Checks
 	if len(checks) == 0 {
 		checks = DefaultChecks(s) // the kind's

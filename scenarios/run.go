@@ -44,6 +44,8 @@ type Outcome struct {
 	// History is the same, with the run's kind, checks and end, as
 	// history.json holds it.
 	History *History
+	// Coverage is what the run exercised.
+	Coverage Coverage
 	// Violations are what the checks found, client failures included.
 	Violations []models.Violation
 	// World is the run's world, for its trace.
@@ -112,6 +114,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	began := time.Now()
 	res := w.Run()
 	out := &Outcome{Spec: spec, Seed: seed, Schedule: sched, Result: res, World: w, Simulated: time.Since(began)}
+	out.Coverage = coverageOf(sched, res, w.Trace().Records())
 	began = time.Now()
 	defer func() { out.Checked = time.Since(began) }()
 	if len(res.Violations) > 0 {

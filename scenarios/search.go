@@ -86,6 +86,8 @@ type SearchResult struct {
 	// CPU time, more or less, not the search's wall time.
 	Simulated time.Duration `json:"-"`
 	Checked   time.Duration `json:"-"`
+	// Coverage is what the runs exercised, added up.
+	Coverage Coverage `json:"coverage"`
 }
 
 // HashString renders a trace hash as the tool prints it.
@@ -112,6 +114,7 @@ func (s Search) Run(ctx context.Context) (*SearchResult, error) {
 
 	results := make([]*Failure, count)
 	ran := make([]bool, count)
+	covs := make([]Coverage, count)
 	var (
 		next, done, failed atomic.Int64
 		ops                atomic.Uint64
@@ -138,6 +141,7 @@ func (s Search) Run(ctx context.Context) (*SearchResult, error) {
 					return
 				}
 				ran[i] = true
+				covs[i] = o.Coverage
 				ops.Add(o.Result.Ops)
 				simulated.Add(int64(o.Simulated))
 				checked.Add(int64(o.Checked))
@@ -157,11 +161,12 @@ func (s Search) Run(ctx context.Context) (*SearchResult, error) {
 		}()
 	}
 	wg.Wait()
-	res := &SearchResult{First: first, Seeds: count, Ops: ops.Load(),
+	res := &SearchResult{First: first, Seeds: count, Ops: ops.Load(), Coverage: Coverage{},
 		Simulated: time.Duration(simulated.Load()), Checked: time.Duration(checked.Load())}
 	for i := range results {
 		if ran[i] {
 			res.Ran++
+			res.Coverage.add(covs[i])
 		}
 		if results[i] != nil {
 			res.Failures = append(res.Failures, *results[i])

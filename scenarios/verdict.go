@@ -18,8 +18,10 @@ type Verdict struct {
 	Checks []string
 	// Matches says the verdict is the one the scenario expects: every run
 	// held, or some run broke the expected check, with the expected kind
-	// of violation.
+	// of violation; and the runs reached every situation it requires.
 	Matches bool
+	// Weak are the situations the scenario requires that no run reached.
+	Weak []string
 }
 
 // Got renders what the runs concluded: "pass", or the checks that failed.
@@ -61,6 +63,11 @@ func Judge(ctx context.Context, sc *Scenario, search Search) (*Verdict, error) {
 		}
 	}
 	slices.Sort(v.Checks)
-	v.Matches = sc.Expect.Met(all)
+	for _, r := range sc.Require {
+		if res.Coverage[r] == 0 {
+			v.Weak = append(v.Weak, r)
+		}
+	}
+	v.Matches = sc.Expect.Met(all) && len(v.Weak) == 0
 	return v, err
 }

@@ -36,6 +36,16 @@ var faultNames = map[FaultKind]string{
 	Disconnect: "disconnect", Expire: "expire", Lag: "lag", LoseRequest: "lose-request", Delay: "delay",
 }
 
+// FaultKindNames are the fault kinds' names, sorted.
+func FaultKindNames() []string {
+	names := make([]string, 0, len(faultNames))
+	for _, n := range faultNames {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
 // Target names a server or a client, or a server by its role at the time
 // the fault strikes.
 type Target struct {

@@ -111,6 +111,7 @@ func (p *faultPlan) on(key Trigger, at hit) effect {
 // event happened; strike says what becomes of the triggering message.
 func (w *World) strike(f Fault, at hit) effect {
 	w.s.record(Record{Kind: KFault, From: WorldActor, Path: f.String()})
+	w.struck = append(w.struck, f)
 	switch f.Kind {
 	case Crash:
 		return w.strikeCrash(f, at)

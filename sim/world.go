@@ -124,6 +124,7 @@ type World struct {
 	cfg     Config
 	s       *Scheduler
 	trace   *Trace
+	struck  Schedule // the faults that struck, in order
 	salt    uint64
 	servers []*server
 	peers   [][]*link // peers[a][b]: server a → server b
@@ -277,6 +278,9 @@ type Result struct {
 	// that saw the zxid of its answers go back, or a session's writes
 	// applied out of order. Either is a bug in the simulator.
 	Violations []string
+	// Struck are the faults that struck, in order (a scheduled fault the
+	// run ended before, or whose trigger never came, is not among them).
+	Struck Schedule
 }
 
 // violate records a broken self-check.
@@ -310,7 +314,7 @@ func (w *World) Run() Result {
 	if _, stalled := err.(*StallError); !stalled {
 		w.s.shutdown()
 	}
-	return Result{Err: err, Hash: w.trace.hash, Records: w.trace.count, Ops: w.ops, Steps: w.s.steps,
+	return Result{Struck: w.struck, Err: err, Hash: w.trace.hash, Records: w.trace.count, Ops: w.ops, Steps: w.s.steps,
 		Events: w.s.events, ClientSteps: w.s.clientSteps, End: w.s.now,
 		Violations: w.violations}
 }

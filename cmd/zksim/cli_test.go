@@ -348,3 +348,23 @@ func TestCLIInterruptedLive(t *testing.T) {
 		}
 	}
 }
+
+// Every run says what it exercised (its coverage, in the summary and the
+// JSON); a scenario that requires a situation no run reached is weak:
+// not as expected, exit 1.
+func TestCLICoverage(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"weak.yaml":   "kind: lock\nseeds: 2\nrequire: [session expiries]\n",
+		"strong.yaml": "kind: lock\nclients: 2\nseeds: 2\nfaults: [\"at 10ms crash leader for 1s\"]\nrequire: [leader changes, \"struck: crash\"]\n",
+		"never.yaml":  "kind: lock\nclients: 2\nseeds: 1\nfaults: [\"at 1h crash leader\"]\n",
+		"bad.yaml":    "kind: lock\nrequire: [sunshine]\n",
+	})
+	checkCLI(t, dir, []cliCase{
+		{"a pass that never reached what it requires", []string{"run", "weak.yaml"}, 1,
+			"weak: no run reached session expiries, which the scenario requires", ""},
+		{"a pass that did", []string{"run", "strong.yaml"}, 0, "leader changes 2, ", ""},
+		{"a fault the run ended before", []string{"run", "never.yaml", "--json"}, 0, `"faults never struck": 1`, ""},
+		{"an unknown situation", []string{"run", "bad.yaml"}, 2, "", `require[0]: "sunshine"; want a coverage situation`},
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -66,6 +67,10 @@ type runOutput struct {
 	OpsPerSec  float64    `json:"ops_per_sec"`
 	Shrunk     *runShrunk `json:"shrunk,omitempty"`
 	Report     []string   `json:"report,omitempty"`
+	// Coverage is what the runs exercised (scenarios.Coverage), added up;
+	// Weak, the situations the scenario requires that no run reached.
+	Coverage scenarios.Coverage `json:"coverage"`
+	Weak     []string           `json:"weak,omitempty"`
 
 	arg string // the scenario as the command line named it
 }
@@ -141,7 +146,7 @@ when interrupted.`,
 			}
 			stop() // a second interrupt ends the process
 			res := v.Result
-			o := runOutput{arg: args[0], Scenario: sc.Name, Expected: sc.Expect.String(), Got: v.Got(), AsExpected: v.Matches && !interrupted,
+			o := runOutput{arg: args[0], Coverage: res.Coverage, Weak: v.Weak, Scenario: sc.Name, Expected: sc.Expect.String(), Got: v.Got(), AsExpected: v.Matches && !interrupted,
 				First: res.First, Seeds: res.Seeds, Ran: res.Ran, Interrupted: interrupted, Ops: res.Ops, Violations: []runViolation{},
 				SimMs: res.Simulated.Milliseconds(), CheckMs: res.Checked.Milliseconds()}
 			if total := res.Simulated + res.Checked; total > 0 {
@@ -266,10 +271,16 @@ func printRun(w io.Writer, o runOutput, report *scenarios.ViolationReport) {
 	switch {
 	case o.Interrupted:
 		verdict = "not decided (interrupted)"
+	case len(o.Weak) > 0:
+		verdict = "NOT as expected: weak, a required situation never reached"
 	case !o.AsExpected:
 		verdict = "NOT as expected"
 	}
 	defer fmt.Fprintf(w, "expected: %s: %s\n", o.Expected, verdict)
+	defer fmt.Fprintf(w, "coverage: %s\n", o.Coverage)
+	if len(o.Weak) > 0 {
+		defer fmt.Fprintf(w, "weak: no run reached %s, which the scenario requires\n", strings.Join(o.Weak, ", "))
+	}
 	if len(o.Violations) == 0 {
 		fmt.Fprintln(w, "every run held")
 		return

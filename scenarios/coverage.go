@@ -1,0 +1,114 @@
+package scenarios
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/zksim/zksim/sim"
+)
+
+// Coverage is what a run, or a set of runs, exercised: the faults that
+// struck by kind and those scheduled that never did (the run ended first,
+// or their trigger never came), session expiries, leader changes, lost
+// connections, and the situations a recipe's waits met. A pass is worth
+// what its coverage is: a run whose faults never struck proves little.
+type Coverage map[string]int
+
+// The coverage keys besides "struck: KIND".
+const (
+	CovNeverStruck  = "faults never struck"
+	CovExpiries     = "session expiries"
+	CovLeaders      = "leader changes"
+	CovDisconnects  = "connections lost"
+	CovGoneBefore   = "node gone before its watch was set"
+	CovWaitedBehind = "waits behind an existing node"
+)
+
+// coverageKeys are the situations a scenario may require: the fixed keys
+// and "struck: KIND" for each fault kind.
+func coverageKeys() []string {
+	keys := []string{CovNeverStruck, CovExpiries, CovLeaders, CovDisconnects, CovGoneBefore, CovWaitedBehind}
+	for _, k := range sim.FaultKindNames() {
+		keys = append(keys, "struck: "+k)
+	}
+	return keys
+}
+
+func knownCoverage(key string) bool { return slices.Contains(coverageKeys(), key) }
+
+// coverageOf reads a run's coverage from its faults and its trace.
+func coverageOf(sched sim.Schedule, res sim.Result, recs []sim.Record) Coverage {
+	c := Coverage{}
+	left := map[string]int{}
+	for _, f := range sched {
+		left[f.String()]++
+	}
+	for _, f := range res.Struck {
+		c["struck: "+faultKind(f)]++
+		if left[f.String()] > 0 {
+			left[f.String()]--
+		}
+	}
+	for _, n := range left {
+		c[CovNeverStruck] += n
+	}
+	elections := 0
+	for _, r := range recs {
+		switch {
+		case r.Kind == sim.KExpire:
+			c[CovExpiries]++
+		case r.Kind == sim.KRole && strings.HasPrefix(r.Path, "elected leader"):
+			elections++
+		case r.Kind == sim.KTimeout:
+			c[CovDisconnects]++
+		case r.Kind == sim.KReply && r.Op == sim.OpExists && r.Code == -101:
+			c[CovGoneBefore]++
+		case r.Kind == sim.KReply && r.Op == sim.OpExists && r.Code == 0:
+			c[CovWaitedBehind]++
+		}
+	}
+	if elections > 1 {
+		c[CovLeaders] = elections - 1
+	}
+	for k, v := range c {
+		if v == 0 {
+			delete(c, k)
+		}
+	}
+	return c
+}
+
+// faultKind is a fault's kind as the schedule syntax names it.
+func faultKind(f sim.Fault) string {
+	fields := strings.Fields(f.String())
+	for i, w := range fields {
+		if strings.HasSuffix(w, ":") && i+1 < len(fields) { // a trigger, then the fault
+			return fields[i+1]
+		}
+	}
+	if len(fields) > 2 && fields[0] == "at" {
+		return fields[2]
+	}
+	return fields[0]
+}
+
+// add adds o's counts to c.
+func (c Coverage) add(o Coverage) {
+	for k, v := range o {
+		c[k] += v
+	}
+}
+
+// String is the coverage as one line, by key.
+func (c Coverage) String() string {
+	if len(c) == 0 {
+		return "nothing"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(c)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, c[k]))
+	}
+	return strings.Join(parts, ", ")
+}
