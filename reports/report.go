@@ -51,6 +51,7 @@ type Verdict struct {
 	// report's, and its files.
 	Report      string
 	Timeline    string
+	SpaceTime   string // the space-time diagram of its violation
 	Porcupine   []string
 	ReportLines string
 }
@@ -223,6 +224,8 @@ func Verdicts(dir string, seeds int, only string, progress io.Writer) ([]Verdict
 				switch {
 				case base == "timeline.txt":
 					row.Timeline = filepath.Join(rel, base)
+				case base == "spacetime.svg":
+					row.SpaceTime = filepath.Join(rel, base)
 				case strings.HasPrefix(base, "linearizability-"):
 					row.Porcupine = append(row.Porcupine, filepath.Join(rel, base))
 				}
@@ -293,6 +296,10 @@ pre { font-size: 0.75em; overflow-x: auto; background: #f7f7f7; padding: 0.5em; 
 {{range .Verdicts}}{{if .Report}}<h3 id="{{.Scenario}}">{{.Scenario}}</h3>
 <p>{{.Description}}</p>
 <p><a href="{{.Timeline}}">full timeline</a>{{range .Porcupine}} · <a href="{{.}}">porcupine's visualization</a>{{end}}</p>
+{{if .SpaceTime}}<figure><img class="spacetime" src="{{.SpaceTime}}" alt="space-time diagram of {{.Scenario}}">
+<figcaption>The violation as a space-time diagram: a line per client and server, time running down; requests in blue,
+replies in green (red with an error), notifications dashed orange; faults across in red, a lost reply a red cross;
+the operations the violation involves shaded red.</figcaption></figure>{{end}}
 <pre>{{.ReportLines}}</pre>
 {{end}}{{end}}
 </body>

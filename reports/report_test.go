@@ -82,7 +82,7 @@ func TestReportRendersInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"lock-herd", "herd-notifications.png", "violations/lock-unsorted/linearizability-1.html"} {
+	for _, want := range []string{"lock-herd", "herd-notifications.png", "violations/lock-unsorted/linearizability-1.html", "violations/lock-unsorted/spacetime.svg"} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("the report does not mention %q", want)
 		}

@@ -101,6 +101,7 @@ func firstLine(s string) string {
 
 // Write writes the report's files into dir (created if missing): the
 // report itself (report.txt), the full timeline (timeline.txt), the
+// space-time diagram of the violation's window (spacetime.svg), the
 // history (history.json, which `zksim check` reads), and a porcupine
 // visualization per failed linearizability check (linearizability-N.html).
 // It needs the run's kept trace for the timeline.
@@ -128,6 +129,14 @@ func (r *ViolationReport) Write(dir string) error {
 	if t, err := NewTimeline(o); err == nil {
 		if err := write("timeline.txt", func(f *os.File) error {
 			_, err := f.WriteString(t.String())
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	if svg, err := SpaceTime(o); err == nil {
+		if err := write("spacetime.svg", func(f *os.File) error {
+			_, err := f.WriteString(svg)
 			return err
 		}); err != nil {
 			return err

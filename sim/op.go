@@ -128,3 +128,7 @@ func codeText(c int32) string {
 func eventTypeName(t int64) string { return zk.EventType(t).String() }
 
 func stateName(s int64) string { return zk.State(s).String() }
+
+// CodeError is the error go-zookeeper/zk returns for a server's code (nil
+// for 0), for reports that render a trace's replies.
+func CodeError(code int32) error { return errOf(code) }

@@ -1,0 +1,250 @@
+package scenarios
+
+import (
+	"fmt"
+	"html"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/sim"
+)
+
+// SpaceTime draws a counterexample as a space-time (Lamport) diagram in
+// SVG: a vertical line per client and per server, time running down, a
+// row per event of the violation's window (as the timeline's). Requests
+// are blue arrows from a client to its server, replies green arrows back
+// (red with the error when there is one), watch notifications dashed
+// orange arrows; a fault is a red line across the diagram, saying what it
+// was, and a lost reply a red cross on the client it never reached; a
+// crash, a pause and a session's expiry are marks on their lines; the
+// operations a violation involves are red bars on their clients' lines.
+// It needs the run's kept trace.
+func SpaceTime(o *Outcome) (string, error) {
+	recs := o.World.Trace().Records()
+	if len(recs) == 0 {
+		return "", fmt.Errorf("the run kept no trace: replay it with its trace kept")
+	}
+	at := o.Input.End
+	for _, v := range o.Violations {
+		if v.At != 0 && v.At < at {
+			at = v.At
+		}
+	}
+	from := causeWindow(o.Violations, at)
+	d := newDiagram(o, recs, from, at)
+	return d.svg(), nil
+}
+
+// diagram is a space-time diagram being drawn.
+type diagram struct {
+	o     *Outcome
+	lanes []string // c1, ..., s1, ...
+	rows  []sim.Record
+	name  func(sim.Actor) string
+	b     strings.Builder
+}
+
+const (
+	laneGap  = 120 // between two lines
+	laneLeft = 130 // the first line's x; the times are left of it
+	rowGap   = 16  // between two events
+	top      = 50  // the first event's y
+	maxRows  = 400 // the last rows of a longer window are drawn
+)
+
+func newDiagram(o *Outcome, recs []sim.Record, from, to int64) *diagram {
+	d := &diagram{o: o, name: o.World.Trace().ActorName}
+	for i := 0; i < o.Spec.Clients; i++ {
+		d.lanes = append(d.lanes, fmt.Sprintf("c%d", i+1))
+	}
+	servers := o.Spec.Ensemble.Servers
+	if servers == 0 {
+		servers = 3
+	}
+	for i := 0; i < servers; i++ {
+		d.lanes = append(d.lanes, fmt.Sprintf("s%d", i+1))
+	}
+	for _, r := range recs {
+		t := int64(r.At)
+		if t < from || t > to {
+			continue
+		}
+		switch r.Kind {
+		case sim.KSend, sim.KReply, sim.KNotify, sim.KState, sim.KExpire, sim.KPause, sim.KResume, sim.KRole, sim.KFault:
+			d.rows = append(d.rows, r)
+		}
+	}
+	if len(d.rows) > maxRows {
+		d.rows = d.rows[len(d.rows)-maxRows:]
+	}
+	return d
+}
+
+// x is the line of actor a (-1 when it has none).
+func (d *diagram) x(a sim.Actor) int {
+	name := d.name(a)
+	if i := strings.IndexByte(name, '\''); i > 0 { // another session of the process
+		name = name[:i]
+	}
+	for i, l := range d.lanes {
+		if l == name {
+			return laneLeft + i*laneGap
+		}
+	}
+	return -1
+}
+
+func y(row int) int { return top + row*rowGap }
+
+func (d *diagram) svg() string {
+	width := laneLeft + len(d.lanes)*laneGap + 260
+	height := y(len(d.rows)) + 30
+	fmt.Fprintf(&d.b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">`+"\n",
+		width, height)
+	d.b.WriteString(`<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto">` +
+		`<path d="M0,0 L10,5 L0,10 z" fill="context-stroke"/></marker></defs>` + "\n")
+	fmt.Fprintf(&d.b, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
+	for i, l := range d.lanes {
+		x := laneLeft + i*laneGap
+		fmt.Fprintf(&d.b, `<text x="%d" y="20" text-anchor="middle" font-weight="bold">%s</text>`+"\n", x, l)
+		fmt.Fprintf(&d.b, `<line x1="%d" y1="28" x2="%d" y2="%d" stroke="#999"/>`+"\n", x, x, height-10)
+	}
+	d.violations()
+	for i, r := range d.rows {
+		if i == 0 || int64(r.At) != int64(d.rows[i-1].At) {
+			fmt.Fprintf(&d.b, `<text x="8" y="%d" fill="#555">%s</text>`+"\n", y(i)+4, html.EscapeString(models.FormatTime(int64(r.At))))
+		}
+		d.event(i, r)
+	}
+	d.b.WriteString("</svg>\n")
+	return d.b.String()
+}
+
+// violations draws the operations each violation involves as red bars on
+// their clients' lines, from the row of their call to that of their
+// return (or the end).
+func (d *diagram) violations() {
+	for _, v := range d.o.Violations {
+		for _, op := range v.Ops {
+			x := laneLeft + op.Client*laneGap
+			if op.Client >= d.o.Spec.Clients {
+				continue
+			}
+			y1, y2 := d.rowAt(op.Call), d.rowAt(op.Return)
+			fmt.Fprintf(&d.b, `<rect class="violation" x="%d" y="%d" width="8" height="%d" fill="#e33" fill-opacity="0.35">`+
+				`<title>%s: %s</title></rect>`+"\n", x-4, y(y1)-4, max(y(y2)-y(y1), 4)+8,
+				html.EscapeString(v.Check), html.EscapeString(models.Describe(op)))
+		}
+	}
+}
+
+// rowAt is the first row at or after time t (the last row past the end).
+func (d *diagram) rowAt(t int64) int {
+	for i, r := range d.rows {
+		if int64(r.At) >= t {
+			return i
+		}
+	}
+	return max(len(d.rows)-1, 0)
+}
+
+// event draws row i's record.
+func (d *diagram) event(i int, r sim.Record) {
+	from, to := d.x(r.From), d.x(r.To)
+	yy := y(i)
+	switch r.Kind {
+	case sim.KSend:
+		d.arrow(from, yy, to, yy+rowGap-4, "#36c", false, shortOp(r))
+	case sim.KReply:
+		color, label := "#393", ""
+		if r.Code != 0 {
+			color, label = "#c33", shortCode(r.Code)
+		}
+		d.arrow(from, yy, to, yy+rowGap-4, color, false, label)
+	case sim.KNotify:
+		d.arrow(from, yy, to, yy+rowGap-4, "#e80", true, zkEventName(r.Arg))
+	case sim.KState:
+		d.mark(from, yy, "#555", shortState(r.Arg))
+	case sim.KExpire:
+		d.mark(from, yy, "#90c", fmt.Sprintf("◆ expires %#x", r.Sess))
+	case sim.KPause:
+		d.mark(from, yy, "#c33", "⏸ paused")
+	case sim.KResume:
+		d.mark(from, yy, "#555", "▶ resumes")
+	case sim.KRole:
+		d.mark(from, yy, "#555", firstWord(r.Path))
+	case sim.KFault:
+		d.fault(yy, r.Path)
+	}
+}
+
+func (d *diagram) arrow(x1, y1, x2, y2 int, color string, dashed bool, label string) {
+	if x1 < 0 || x2 < 0 {
+		return
+	}
+	dash := ""
+	if dashed {
+		dash = ` stroke-dasharray="4 3"`
+	}
+	fmt.Fprintf(&d.b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s"%s marker-end="url(#arrow)"/>`+"\n",
+		x1, y1, x2, y2, color, dash)
+	if label != "" {
+		anchor, lx := "start", x1+4
+		if x2 < x1 {
+			anchor, lx = "end", x1-4
+		}
+		fmt.Fprintf(&d.b, `<text x="%d" y="%d" fill="%s" text-anchor="%s">%s</text>`+"\n", lx, y1-2, color, anchor,
+			html.EscapeString(label))
+	}
+}
+
+func (d *diagram) mark(x, yy int, color, label string) {
+	if x < 0 {
+		return
+	}
+	fmt.Fprintf(&d.b, `<circle cx="%d" cy="%d" r="3" fill="%s"/><text x="%d" y="%d" fill="%s">%s</text>`+"\n",
+		x, yy, color, x+6, yy+4, color, html.EscapeString(label))
+}
+
+// fault draws a fault as a red line across the diagram with its text,
+// and a lost reply as a cross on the client it never reached.
+func (d *diagram) fault(yy int, text string) {
+	right := laneLeft + (len(d.lanes)-1)*laneGap
+	fmt.Fprintf(&d.b, `<line class="fault" x1="%d" y1="%d" x2="%d" y2="%d" stroke="#e33" stroke-dasharray="2 2"/>`+"\n",
+		laneLeft-10, yy, right+10, yy)
+	fmt.Fprintf(&d.b, `<text x="%d" y="%d" fill="#e33" font-weight="bold">⚡ %s</text>`+"\n", right+16, yy+4, html.EscapeString(text))
+	if strings.Contains(text, "lose-reply") || strings.Contains(text, "lose-request") {
+		for i, l := range d.lanes {
+			if strings.Contains(text, "when "+l+" ") {
+				x := laneLeft + i*laneGap
+				fmt.Fprintf(&d.b, `<text class="lost" x="%d" y="%d" fill="#e33" font-size="16" text-anchor="middle">✕</text>`+"\n", x, yy+6)
+			}
+		}
+	}
+}
+
+func shortOp(r sim.Record) string {
+	p := r.Path
+	if i := strings.LastIndexByte(p, '/'); i >= 0 && i < len(p)-1 {
+		p = p[i+1:]
+	}
+	return fmt.Sprintf("%s %s", r.Op, p)
+}
+
+func shortCode(code int32) string {
+	if err := sim.CodeError(code); err != nil {
+		return strings.TrimPrefix(err.Error(), "zk: ")
+	}
+	return fmt.Sprintf("error %d", code)
+}
+
+func shortState(s int64) string { return strings.TrimPrefix(zk.State(s).String(), "State") }
+
+func zkEventName(t int64) string { return strings.TrimPrefix(zk.EventType(t).String(), "Event") }
+
+func firstWord(s string) string {
+	w, _, _ := strings.Cut(s, ":")
+	return w
+}
