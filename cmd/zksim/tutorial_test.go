@@ -22,6 +22,10 @@ func TestTutorialCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	figure, err := os.ReadFile("../../docs/figures/spacetime-noguid.svg")
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(t.TempDir())
 	commands := 0
 	for _, block := range codeBlocks(string(doc)) {
@@ -55,6 +59,14 @@ func TestTutorialCommands(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join("noguid-report", "report.txt")); err != nil {
 		t.Errorf("the tutorial's report was not written: %v", err)
+	}
+	// The tutorial's diagram is the one its command draws.
+	drawn, err := os.ReadFile(filepath.Join("noguid-replay", "spacetime.svg"))
+	if err != nil {
+		t.Fatalf("the tutorial's diagram was not written: %v", err)
+	}
+	if !bytes.Equal(drawn, figure) {
+		t.Errorf("docs/figures/spacetime-noguid.svg is not what the tutorial's command draws: cp noguid-replay/spacetime.svg from its output")
 	}
 
 	// README's scenario file.
