@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -53,6 +54,24 @@ type replyTrigger struct {
 	nth     int
 	delay   time.Duration
 	request bool
+}
+
+// Struck reports whether the fault armed on the nth request of type op
+// (LoseReply, LoseRequest, DelayReply) has struck: that request was sent.
+func (f *ClientFaults) Struck(op string, nth int) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	code := opCodes[op]
+	return !slices.ContainsFunc(f.triggers, func(t replyTrigger) bool { return t.op == code && t.nth == nth })
+}
+
+// NotificationStruck reports whether the fault armed on the nth watch
+// notification has struck.
+func (f *ClientFaults) NotificationStruck(nth int) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, armed := f.notes[nth]
+	return !armed
 }
 
 // NewClientFaults returns an injector with nothing armed.

@@ -69,6 +69,11 @@ func TestScenariosLive(t *testing.T) {
 			if !matched {
 				t.Fatalf("expected %s, got %v", sc.Expect, o.Violations)
 			}
+			// Every scheduled fault is accounted for: it struck, or it is
+			// said never to have.
+			if len(o.Injected)+len(o.NeverStruck) != len(spec.Faults) || len(spec.Faults) > 0 && len(o.Injected) == 0 {
+				t.Errorf("faults %v: injected %v, never struck %v", spec.Faults, o.Injected, o.NeverStruck)
+			}
 		})
 	}
 }

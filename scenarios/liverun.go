@@ -42,6 +42,10 @@ type LiveOutcome struct {
 	// Skipped are the faults a live ensemble cannot inject here (a
 	// partition between servers, a latency spike, ...), left out.
 	Skipped []string
+	// Injected are the faults that struck; NeverStruck, those scheduled
+	// that did not (the run ended first, or their trigger never came): a
+	// live pass is worth the faults it met.
+	Injected, NeverStruck []string
 	// TimedOut says the run reached its Timeout with clients still going.
 	TimedOut bool
 	// Wall is how long the run took.
@@ -81,13 +85,14 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 
 	// Faults: those tied to a client's request are armed in its dialer;
 	// those at a time are struck by timers.
-	var timed []sim.Fault
+	var timed, armedFaults []sim.Fault
 	for _, f := range sched {
 		armed, err := armLive(w, f)
 		switch {
 		case err != nil:
 			return nil, fmt.Errorf("faults: %q: %w", f, err)
 		case armed:
+			armedFaults = append(armedFaults, f)
 		case f.When == nil && liveKind(f, opt.Ensemble != nil):
 			timed = append(timed, f)
 		default:
@@ -197,6 +202,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 		out.Counters.Notifications += k.Notifications
 	}
 	out.TimedOut = ctx.Err() != nil
+	out.Injected, out.NeverStruck = w.tally(timed, armedFaults)
 	end := int64(out.Wall)
 	out.Result = sim.Result{End: sim.Time(end)}
 	for i, err := range errs {
@@ -287,6 +293,37 @@ func notLive(f sim.Fault) error {
 		"lose-request on a request received; crashes need the local ensemble; expire and lag are the simulator's)", f)
 }
 
+// tally sorts the run's faults into those that struck and those that did
+// not: a timed one by its timer, one armed in a client's dialer by
+// whether its request or notification came.
+func (w *liveWorld) tally(timed, armed []sim.Fault) (injected, never []string) {
+	w.struckMu.Lock()
+	struck := slices.Clone(w.struck)
+	w.struckMu.Unlock()
+	for _, f := range timed {
+		if i := slices.Index(struck, f.String()); i >= 0 {
+			struck = slices.Delete(struck, i, i+1)
+			injected = append(injected, f.String())
+		} else {
+			never = append(never, f.String())
+		}
+	}
+	for _, f := range armed {
+		t := f.When
+		faults := w.clients[t.Client].faults
+		hit := faults.Struck(t.Op.String(), t.Nth)
+		if t.On == sim.OnNotified {
+			hit = faults.NotificationStruck(t.Nth)
+		}
+		if hit {
+			injected = append(injected, f.String())
+		} else {
+			never = append(never, f.String())
+		}
+	}
+	return injected, never
+}
+
 // liveKind reports whether a timed fault can be struck live.
 func liveKind(f sim.Fault, local bool) bool {
 	switch f.Kind {
@@ -310,11 +347,17 @@ type liveWorld struct {
 	origin  time.Time
 	clients []*liveClient
 	log     io.Writer
+
+	struckMu sync.Mutex
+	struck   []string // the timed faults struck, as their timers fired
 }
 
 // strike carries out a timed fault.
 func (w *liveWorld) strike(f sim.Fault, e *live.Ensemble) {
 	fmt.Fprintf(w.log, "live fault at %s: %s\n", time.Since(w.origin).Round(time.Millisecond), f)
+	w.struckMu.Lock()
+	w.struck = append(w.struck, f.String())
+	w.struckMu.Unlock()
 	server := func(t sim.Target) int {
 		if t.Kind == sim.LeaderT {
 			return e.Leader()

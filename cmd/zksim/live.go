@@ -85,7 +85,8 @@ live world cannot inject among them, refused before any server starts),
 				enc.SetIndent("", "  ")
 				return finish(enc.Encode(map[string]any{"scenario": sc.Name, "servers": opt.Servers, "expected": sc.Expect.String(),
 					"as_expected": as, "violations": vs, "ops": len(o.Input.Ops), "wall_ms": o.Wall.Milliseconds(),
-					"timed_out": o.TimedOut, "skipped_faults": o.Skipped}), !as)
+					"timed_out": o.TimedOut, "skipped_faults": o.Skipped, "injected_faults": o.Injected,
+					"never_struck_faults": o.NeverStruck}), !as)
 			}
 			fmt.Fprintf(w, "%s live on %s: %d operations in %s", sc.Name, strings.Join(opt.Servers, ","), len(o.Input.Ops),
 				o.Wall.Round(time.Millisecond))
@@ -93,6 +94,12 @@ live world cannot inject among them, refused before any server starts),
 				fmt.Fprint(w, " (stopped at its time bound)")
 			}
 			fmt.Fprintln(w)
+			for _, f := range o.Injected {
+				fmt.Fprintf(w, "  injected: %s\n", f)
+			}
+			for _, f := range o.NeverStruck {
+				fmt.Fprintf(w, "  never struck (the run ended first, or its trigger never came): %s\n", f)
+			}
 			for _, f := range o.Skipped {
 				fmt.Fprintf(w, "  skipped (not injectable live): %s\n", f)
 			}
