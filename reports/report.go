@@ -49,11 +49,12 @@ type Verdict struct {
 	Description                                    string
 	// Report is the violation report's directory, relative to the
 	// report's, and its files.
-	Report      string
-	Timeline    string
-	SpaceTime   string // the space-time diagram of its violation
-	Porcupine   []string
-	ReportLines string
+	Report         string
+	Timeline       string
+	SpaceTime      string // the space-time diagram of its violation
+	Porcupine      []string
+	ReportLines    string // its account of the violation
+	ReportTimeline string // its timeline
 }
 
 // Report is what Build wrote.
@@ -230,7 +231,14 @@ func Verdicts(dir string, seeds int, only string, progress io.Writer) ([]Verdict
 					row.Porcupine = append(row.Porcupine, filepath.Join(rel, base))
 				}
 			}
-			row.ReportLines = vr.String()
+			// The report's text without the "wrote" lines (the scratch
+			// paths of the files it wrote): its account, wrapped, and its
+			// timeline, scrolled.
+			text := (&scenarios.ViolationReport{Outcome: vr.Outcome}).String()
+			row.ReportLines, row.ReportTimeline = text, ""
+			if i := strings.Index(text, "\ntimeline "); i >= 0 {
+				row.ReportLines, row.ReportTimeline = text[:i+1], text[i+1:]
+			}
 		}
 		fmt.Fprintf(progress, "  %-36s %-30s %s\n", sc.Name, row.Got, map[bool]string{true: "as expected", false: "NOT AS EXPECTED"}[row.AsExpected])
 		out = append(out, row)
@@ -269,6 +277,7 @@ figure { margin: 2em 0; }
 figure img { max-width: 100%; border: 1px solid #eee; }
 figcaption { color: #444; max-width: 800px; }
 pre { font-size: 0.75em; overflow-x: auto; background: #f7f7f7; padding: 0.5em; }
+pre.account { white-space: pre-wrap; overflow-wrap: anywhere; }
 </style>
 </head>
 <body>
@@ -300,7 +309,8 @@ pre { font-size: 0.75em; overflow-x: auto; background: #f7f7f7; padding: 0.5em; 
 <figcaption>The violation as a space-time diagram: a line per client and server, time running down; requests in blue,
 replies in green (red with an error), notifications dashed orange; faults across in red, a lost reply a red cross;
 the operations the violation involves shaded red.</figcaption></figure>{{end}}
-<pre>{{.ReportLines}}</pre>
+<pre class="account">{{.ReportLines}}</pre>
+{{if .ReportTimeline}}<pre>{{.ReportTimeline}}</pre>{{end}}
 {{end}}{{end}}
 </body>
 </html>

@@ -82,10 +82,15 @@ func TestReportRendersInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"lock-herd", "herd-notifications.png", "violations/lock-unsorted/linearizability-1.html", "violations/lock-unsorted/spacetime.svg"} {
+	for _, want := range []string{"lock-herd", "herd-notifications.png", "violations/lock-unsorted/linearizability-1.html",
+		"violations/lock-unsorted/spacetime.svg", `<pre class="account">`} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("the report does not mention %q", want)
 		}
+	}
+	// No scratch path of the files it wrote.
+	if strings.Contains(string(html), "wrote "+dir) || strings.Contains(string(html), "wrote /") {
+		t.Errorf("the report prints the paths of the files it wrote")
 	}
 
 	// Its profile in the test's own directory, removed with it.
