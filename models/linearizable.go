@@ -26,6 +26,10 @@ type Model struct {
 	Init          func() any
 	Step          func(state any, op Operation) (bool, any)
 	DescribeState func(state any) string
+	// Explain, when set, says in plain words what in an object's
+	// operations breaks the model ("" when it cannot tell); it is added to
+	// the violation's message.
+	Explain func(ops []Operation) string
 	// Prepare, when set, rewrites an object's operations before they are
 	// checked (for example to order them or drop what cannot matter).
 	Prepare func(ops []Operation) []Operation
@@ -158,6 +162,11 @@ func CheckModel(m Model, ops []Operation) []Violation {
 				len(part), p, m.Doc, part[stuck].Client+1, Describe(part[stuck]), FormatTime(part[stuck].Call), FormatTime(part[stuck].Return))
 		} else {
 			v.Message = fmt.Sprintf("%d operations on %s have no linearization as a %s", len(part), p, m.Doc)
+		}
+		if m.Explain != nil {
+			if why := m.Explain(part); why != "" {
+				v.Message += ": " + why
+			}
 		}
 		out = append(out, v)
 	}

@@ -1,0 +1,82 @@
+package models
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// heldTogether explains a mutex (or election) that no linearization fits by
+// what the history shows: the first two clients that held the lock at
+// once, each from the moment its acquire returned to the call of its next
+// release (or the end), and what each did meanwhile with the resource.
+// It returns "" when no two holdings overlap (the history breaks the model
+// some other way: a use without a holding, a token reused).
+func heldTogether(ops []Operation) string {
+	type holding struct {
+		op       Operation
+		from, to int64
+	}
+	var hs []holding
+	for _, a := range ops {
+		if a.Kind != Acquire || a.Result != OK || a.Shared {
+			continue
+		}
+		h := holding{op: a, from: a.Return, to: 1<<63 - 1}
+		for _, r := range ops {
+			if r.Kind == Release && r.Client == a.Client && r.Call >= a.Return && r.Call < h.to {
+				h.to = r.Call
+			}
+		}
+		hs = append(hs, h)
+	}
+	slices.SortFunc(hs, func(a, b holding) int { return int(a.from - b.from) })
+	for i, x := range hs {
+		for _, y := range hs[i+1:] {
+			if y.op.Client == x.op.Client || y.from >= x.to {
+				continue
+			}
+			from, to := y.from, min(x.to, y.to)
+			return fmt.Sprintf("c%d and c%d held it at once: c%d from %s (token %d) %s, c%d from %s (token %d) %s; from %s, %s",
+				x.op.Client+1, y.op.Client+1, x.op.Client+1, FormatTime(x.from), x.op.Token, until(x.to),
+				y.op.Client+1, FormatTime(y.from), y.op.Token, until(y.to), FormatTime(from),
+				meanwhile(ops, []int{x.op.Client, y.op.Client}, from, to))
+		}
+	}
+	return ""
+}
+
+// until says when a holding ended.
+func until(t int64) string {
+	if t == 1<<63-1 {
+		return "to the end"
+	}
+	return "until it released at " + FormatTime(t)
+}
+
+// meanwhile says what clients did with the resource in [from, to]: each
+// use that was under way then, from its call to its return.
+func meanwhile(ops []Operation, clients []int, from, to int64) string {
+	var parts []string
+	for _, c := range clients {
+		var uses []string
+		for _, u := range ops {
+			if u.Kind == Use && u.Client == c && u.Call <= to && u.Return >= from {
+				at := FormatTime(u.Call)
+				if u.Return != u.Call {
+					at += "–" + FormatTime(u.Return)
+				}
+				uses = append(uses, fmt.Sprintf("%s (token %d, %s)", at, u.Token, u.Result))
+			}
+		}
+		if len(uses) == 0 {
+			parts = append(parts, fmt.Sprintf("c%d did not use the resource", c+1))
+			continue
+		}
+		if len(uses) > 3 {
+			uses = append(uses[:3], fmt.Sprintf("%d more", len(uses)-3))
+		}
+		parts = append(parts, fmt.Sprintf("c%d used it at %s", c+1, strings.Join(uses, ", ")))
+	}
+	return strings.Join(parts, " and ")
+}

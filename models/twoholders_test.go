@@ -1,0 +1,32 @@
+package models
+
+import (
+	"strings"
+	"testing"
+)
+
+// A mutex no linearization fits is explained by the first two holders at
+// once, when each believed it held the lock, and what each did meanwhile.
+func TestTwoHoldersExplainsMutex(t *testing.T) {
+	ops := []Operation{
+		{Client: 0, Kind: Acquire, Path: "/l", Result: OK, Token: 1, Call: 0, Return: 10},
+		{Client: 1, Kind: Acquire, Path: "/l", Result: OK, Token: 2, Call: 5, Return: 20},
+		{Client: 0, Kind: Use, Path: "/l", Result: OK, Token: 1, Call: 25, Return: 25},
+		{Client: 1, Kind: Use, Path: "/l", Result: OK, Token: 2, Call: 30, Return: 30},
+		{Client: 0, Kind: Release, Path: "/l", Result: OK, Call: 40, Return: 41},
+		{Client: 1, Kind: Release, Path: "/l", Result: OK, Call: 50, Return: 51},
+	}
+	vs := CheckModel(MutexModel, ops)
+	if len(vs) != 1 {
+		t.Fatalf("violations %v", vs)
+	}
+	for _, want := range []string{"c1 and c2 held it at once", "c1 from 0.000000s (token 1) until it released at 0.000000s",
+		"c1 used it at 0.000000s (token 1, ok) and c2 used it at"} {
+		if !strings.Contains(vs[0].Message, want) {
+			t.Errorf("the message does not say %q:\n%s", want, vs[0].Message)
+		}
+	}
+	if heldTogether(ops[:1]) != "" {
+		t.Errorf("one holder explained as two")
+	}
+}
