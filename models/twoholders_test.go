@@ -30,3 +30,17 @@ func TestTwoHoldersExplainsMutex(t *testing.T) {
 		t.Errorf("one holder explained as two")
 	}
 }
+
+// A store no linearization fits is explained by its stale read: the read,
+// what it returned, and the write that had returned before it was called.
+func TestStaleReadExplainsStore(t *testing.T) {
+	ops := []Operation{
+		{Client: 0, Kind: Create, Path: "/k", Data: "v0", Result: OK, Call: 0, Return: 1},
+		{Client: 0, Kind: Set, Path: "/k", Data: "v1", Version: -1, Result: OK, OutVersion: 1, Call: 2, Return: 3},
+		{Client: 1, Kind: Get, Path: "/k", Result: OK, OutData: "v0", OutVersion: 0, Call: 4, Return: 5},
+	}
+	vs := CheckModel(StoreModel, ops)
+	if len(vs) != 1 || !strings.Contains(vs[0].Message, `c2's read at 0.000000s returned version 0 ("v0"), but c1's write of "v1" (version 1) had returned`) {
+		t.Fatalf("%v", vs)
+	}
+}

@@ -1,0 +1,27 @@
+package models
+
+import "fmt"
+
+// staleRead explains a store that no linearization fits by the first
+// stale read it shows: a read that returned an older version of the node
+// than a write that had already returned when the read was called. A read
+// is served by the session's server from its own copy, which may lag the
+// leader: sync() first brings it up to date. It returns "" when no read
+// is stale that way.
+func staleRead(ops []Operation) string {
+	for _, r := range ops {
+		if r.Kind != Get || r.Result != OK {
+			continue
+		}
+		for _, w := range ops {
+			if w.Kind != Set || w.Result != OK || w.Path != r.Path || w.Return >= r.Call || w.OutVersion <= r.OutVersion {
+				continue
+			}
+			return fmt.Sprintf("c%d's read at %s returned version %d (%q), but c%d's write of %q (version %d) had returned at %s, "+
+				"before the read was called: a stale read, from a server that had not applied the write yet (sync() "+
+				"before the read brings the server up to date)", r.Client+1, FormatTime(r.Call), r.OutVersion, r.OutData,
+				w.Client+1, w.Data, w.OutVersion, FormatTime(w.Return))
+		}
+	}
+	return ""
+}
