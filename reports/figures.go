@@ -70,6 +70,7 @@ func HerdFigure(series []HerdSeries, metric string) (*Figure, error) {
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
 	p.Legend.Top, p.Legend.Left = true, true
+	top := 0.0
 	for _, s := range series {
 		var xys plotter.XYs
 		for _, pt := range s.Points {
@@ -90,11 +91,25 @@ func HerdFigure(series []HerdSeries, metric string) (*Figure, error) {
 		}
 		c, dashes := seriesStyle(s)
 		line.Color, line.Dashes, points.Color = c, dashes, c
+		// The lock's and the election's recipes have the same figures:
+		// the lock's line is drawn wider, under the election's, and each
+		// has its own mark, so that neither hides the other.
+		if s.Kind == "election" {
+			points.Shape = draw.TriangleGlyph{}
+		} else {
+			line.Width = vg.Points(3)
+		}
 		if s.World == "live" {
 			points.Shape = draw.BoxGlyph{}
 		}
+		for _, xy := range xys {
+			top = max(top, xy.Y)
+		}
 		p.Add(line, points)
 		p.Legend.Add(fmt.Sprintf("%s %s", s.Kind, s.Label()), line, points)
+	}
+	if top > 0 {
+		p.Y.Max = top * 30 // room above the lines for the legend (log scale)
 	}
 	return &Figure{Name: "herd-" + metric, plot: p,
 		Title: fmt.Sprintf("%s per release", what),
@@ -113,6 +128,9 @@ func LatencyFigure(series []HerdSeries, n int) (*Figure, error) {
 	var names []string
 	w := vg.Points(40)
 	for _, s := range series {
+		if s.Kind != "lock" {
+			continue // a lock's figure: the elections' waits are another story
+		}
 		for _, pt := range s.Points {
 			if pt.Clients != n || len(pt.Latencies) == 0 {
 				continue
@@ -136,7 +154,7 @@ func LatencyFigure(series []HerdSeries, n int) (*Figure, error) {
 	}
 	p.NominalX(names...)
 	return &Figure{Name: "acquisition-latency", plot: p, Title: "Acquisition latency",
-		Caption: fmt.Sprintf("How long each of %d clients waited for the lock (or leadership), from the call to its return: "+
+		Caption: fmt.Sprintf("How long each of %d clients waited for the lock, from the call to its return: "+
 			"the box spans the middle half, the line is the median. With a herd, every release costs every waiter a "+
 			"round trip, and the queue drains more slowly.", n)}, nil
 }
@@ -154,6 +172,13 @@ func TrafficFigure(name, title string, buckets map[string][]float64, bucket time
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	top := 0.0
+	for _, k := range keys {
+		for _, v := range buckets[k] {
+			top = max(top, v)
+		}
+	}
+	p.Y.Max = top*1.8 + 1 // room above the bursts for the legend
 	for i, k := range keys {
 		var xys plotter.XYs
 		for j, v := range buckets[k] {

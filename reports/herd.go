@@ -107,10 +107,26 @@ func TrafficAround(kind, variant string, clients int, seed uint64, window, bucke
 	if len(st.Releases) == 0 {
 		return nil, fmt.Errorf("%s %s: no release", kind, variant)
 	}
-	mid := st.Releases[len(st.Releases)/2].At
-	from := mid - int64(window)/2
-	n := int(window / bucket)
+	// One release: from a little before it to just before the next one,
+	// within the window; every server has its lines, quiet or not.
+	i := len(st.Releases) / 2
+	mid := st.Releases[i].At
+	if i+1 < len(st.Releases) {
+		if gap := st.Releases[i+1].At - mid; gap > 0 && gap < int64(window)*3/4 {
+			window = time.Duration(gap * 4 / 3)
+		}
+	}
+	from := mid - int64(window)/4
+	n := max(int(window/bucket), 1)
 	out := map[string][]float64{}
+	servers := spec.Ensemble.Servers
+	if servers == 0 {
+		servers = 3
+	}
+	for s := 1; s <= servers; s++ {
+		out[fmt.Sprintf("s%d notifications sent", s)] = make([]float64, n)
+		out[fmt.Sprintf("s%d requests received", s)] = make([]float64, n)
+	}
 	for _, tr := range o.Input.Traffic {
 		if tr.At < from || tr.At >= from+int64(window) {
 			continue
@@ -124,10 +140,9 @@ func TrafficAround(kind, variant string, clients int, seed uint64, window, bucke
 		default:
 			continue
 		}
-		if out[key] == nil {
-			out[key] = make([]float64, n)
+		if b := int((tr.At - from) / int64(bucket)); b < n {
+			out[key][b]++
 		}
-		out[key][int((tr.At-from)/int64(bucket))]++
 	}
 	return out, nil
 }
