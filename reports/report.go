@@ -2,6 +2,7 @@ package reports
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -49,9 +50,12 @@ type Verdict struct {
 	Description                                    string
 	// Report is the violation report's directory, relative to the
 	// report's, and its files.
-	Report         string
-	Timeline       string
-	SpaceTime      string // the space-time diagram of its violation
+	Report    string
+	Timeline  string
+	SpaceTime string // the space-time diagram of its violation
+	// Steps is its counterexample's events with the state after each, as
+	// JSON, for the report's step-through view.
+	Steps          string
 	Porcupine      []string
 	ReportLines    string // its account of the violation
 	ReportTimeline string // its timeline
@@ -234,6 +238,13 @@ func Verdicts(dir string, seeds int, only string, progress io.Writer) ([]Verdict
 			// The report's text without the "wrote" lines (the scratch
 			// paths of the files it wrote): its account, wrapped, and its
 			// timeline, scrolled.
+			if steps, err := scenarios.Steps(o); err == nil {
+				data, err := json.Marshal(steps)
+				if err != nil {
+					return nil, err
+				}
+				row.Steps = string(data)
+			}
 			text := (&scenarios.ViolationReport{Outcome: vr.Outcome}).String()
 			row.ReportLines, row.ReportTimeline = text, ""
 			if i := strings.Index(text, "\ntimeline "); i >= 0 {
@@ -278,6 +289,10 @@ figure img { max-width: 100%; border: 1px solid #eee; }
 figcaption { color: #444; max-width: 800px; }
 pre { font-size: 0.75em; overflow-x: auto; background: #f7f7f7; padding: 0.5em; }
 pre.account { white-space: pre-wrap; overflow-wrap: anywhere; }
+.stepper { border: 1px solid #ccc; padding: 0.5em; margin: 1em 0; }
+.step-panels { display: flex; gap: 1em; }
+.step-panels > div { flex: 1; min-width: 0; }
+.step-event { font-family: monospace; white-space: pre-wrap; }
 </style>
 </head>
 <body>
@@ -309,9 +324,39 @@ pre.account { white-space: pre-wrap; overflow-wrap: anywhere; }
 <figcaption>The violation as a space-time diagram: a line per client and server, time running down; requests in blue,
 replies in green (red with an error), notifications dashed orange; faults across in red, a lost reply a red cross;
 the operations the violation involves shaded red.</figcaption></figure>{{end}}
+{{if .Steps}}<div class="stepper" id="steps-{{.Scenario}}" data-steps="{{.Steps}}">
+<p><button class="step-prev">◀ back</button> <button class="step-next">forward ▶</button>
+<input class="step-range" type="range" min="0" value="0"> <span class="step-pos"></span></p>
+<p class="step-event"></p>
+<div class="step-panels"><div><b>clients</b><pre class="step-clients"></pre></div>
+<div><b>servers: the children of the objects involved</b><pre class="step-servers"></pre></div>
+<div><b>watches held</b><pre class="step-watches"></pre></div></div>
+</div>{{end}}
 <pre class="account">{{.ReportLines}}</pre>
 {{if .ReportTimeline}}<pre>{{.ReportTimeline}}</pre>{{end}}
 {{end}}{{end}}
+<script>
+// The step-through view of each counterexample: back and forward through
+// its events, the state of the world after each.
+document.querySelectorAll('.stepper').forEach(function (el) {
+  var steps = JSON.parse(el.dataset.steps), i = 0;
+  function q(c) { return el.querySelector(c); }
+  function show() {
+    var s = steps[i];
+    q('.step-pos').textContent = 'event ' + (i + 1) + ' of ' + steps.length;
+    q('.step-event').textContent = s.at + '  ' + s.event;
+    q('.step-clients').textContent = (s.clients || []).join('\n');
+    q('.step-servers').textContent = (s.servers || []).join('\n');
+    q('.step-watches').textContent = (s.watches || []).join('\n') || '(none)';
+    q('.step-range').value = i;
+  }
+  q('.step-prev').onclick = function () { if (i > 0) { i--; show(); } };
+  q('.step-next').onclick = function () { if (i < steps.length - 1) { i++; show(); } };
+  q('.step-range').max = steps.length - 1;
+  q('.step-range').oninput = function () { i = +this.value; show(); };
+  show();
+});
+</script>
 </body>
 </html>
 `))

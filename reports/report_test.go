@@ -135,6 +135,44 @@ func TestReportRendersInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Step through a counterexample: forward five events, back one; the
+	// position and the state shown follow.
+	stepper := `#steps-lock-unsorted `
+	for range 5 {
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(stepper+`.step-next`))); err != nil {
+			t.Fatalf("clicking forward: %v", err)
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(stepper+`.step-prev`))); err != nil {
+		t.Fatalf("clicking back: %v", err)
+	}
+	text := func(sel string) string {
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("`+stepper+sel+`").textContent`))
+		if err != nil {
+			t.Fatalf("%s: %v", sel, err)
+		}
+		return v
+	}
+	if pos := text(".step-pos"); !strings.HasPrefix(pos, "event 5 of ") {
+		t.Errorf("after five steps forward and one back the view shows %q", pos)
+	}
+	if clients := text(".step-clients"); !strings.Contains(clients, "c1: ") || !strings.Contains(clients, "c2: ") {
+		t.Errorf("the clients shown: %q", clients)
+	}
+	if servers := text(".step-servers"); !strings.Contains(servers, "s1: ") || !strings.Contains(servers, "s3: ") {
+		t.Errorf("the servers shown: %q", servers)
+	}
+	if event := text(".step-event"); event == "" {
+		t.Errorf("no event shown")
+	}
+	// To the last event: the lock's children on the servers.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(function(){var r=document.querySelector("`+stepper+`.step-range");
+		r.value=r.max; r.dispatchEvent(new Event("input")); return true})()`)); err != nil {
+		t.Fatal(err)
+	}
+	if servers := text(".step-servers"); !strings.Contains(servers, "lock-") {
+		t.Errorf("at the last event the servers show no lock node: %q", servers)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(problems) > 0 {

@@ -384,7 +384,7 @@ func (c *Client) deliver(cn *conn, rep *reply) {
 
 func (c *Client) send(r *request) {
 	c.inflight = append(c.inflight, r)
-	c.w.s.record(Record{Kind: KSend, From: c.actor, To: c.cn.srv.actor, Op: r.op, Path: sendPath(r), Arg: int64(r.xid)})
+	c.w.s.record(Record{Kind: KSend, From: c.actor, To: c.cn.srv.actor, Op: r.op, Path: sendPath(r), Arg: int64(r.xid), Code: watchCode(r)})
 	c.cn.toServer(false, r)
 }
 
@@ -958,4 +958,13 @@ func clone(b []byte) []byte {
 		return nil
 	}
 	return append(make([]byte, 0, len(b)), b...)
+}
+
+// watchCode is a send's Code in the trace: 1 for a read that leaves a
+// watch, so that a report can follow the watches a client holds.
+func watchCode(r *request) int32 {
+	if r.watch {
+		return 1
+	}
+	return 0
 }

@@ -31,7 +31,7 @@ type Kind uint8
 const (
 	KSpawn   Kind = iota + 1 // a client process starts
 	KExit                    // a client process returns (Code: 0, or 1 on error)
-	KSend                    // client sends a request (Op, Path, Arg=xid)
+	KSend                    // client sends a request (Op, Path, Arg=xid, Code=1 when it leaves a watch)
 	KApply                   // server applies a transaction (Op, Path, Zxid, Sess)
 	KReply                   // server replies to a request (Op, Path, Code, Arg=xid, Zxid)
 	KNotify                  // server sends a watch event (Arg=event type, Path, Zxid: the transaction that fired it, 0 for setWatches)

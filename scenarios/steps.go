@@ -1,0 +1,194 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/sim"
+)
+
+// Step is one event of a counterexample with the state of the world after
+// it, for stepping through the counterexample: what each client is doing,
+// each server's children of the objects the violation involves, and the
+// watches the clients hold.
+type Step struct {
+	At      string   `json:"at"`
+	Event   string   `json:"event"`   // who did what
+	Clients []string `json:"clients"` // "c1: HasSession; in acquire /zksim/lock"
+	Servers []string `json:"servers"` // "s1: lock-0 (c1), lock-1 (c2)"
+	Watches []string `json:"watches"` // "c2: exists /zksim/lock/lock-0"
+}
+
+// Steps are the counterexample's events in the violation's window (the
+// timeline's), each with the state after it. It needs the run's kept
+// trace.
+func Steps(o *Outcome) ([]Step, error) {
+	tr := o.World.Trace()
+	recs := tr.Records()
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("the run kept no trace: replay it with its trace kept")
+	}
+	at := o.Input.End
+	for _, v := range o.Violations {
+		if v.At != 0 && v.At < at {
+			at = v.At
+		}
+	}
+	from := causeWindow(o.Violations, at)
+	w := newStepWorld(o, tr.ActorName)
+	action := func(r *sim.Record) string {
+		text := shorten(tr.Action(r))
+		switch r.Kind {
+		case sim.KSend, sim.KReply, sim.KNotify:
+			text = "→" + tr.ActorName(r.To) + " " + text
+		}
+		return w.name(r.From) + ": " + text
+	}
+	var steps []Step
+	for _, r := range recs {
+		w.apply(r)
+		if t := int64(r.At); t >= from && t <= at && shown[r.Kind] {
+			steps = append(steps, w.step(r, action(&r)))
+		}
+	}
+	if len(steps) > maxRows {
+		steps = steps[len(steps)-maxRows:]
+	}
+	return steps, nil
+}
+
+// stepWorld is the state the steps show, as the trace changes it.
+type stepWorld struct {
+	o       *Outcome
+	name    func(sim.Actor) string
+	objects []string                     // the paths the violations are about
+	state   map[string]string            // a client's session state
+	trees   map[string]map[string]string // a server's children of the objects: path → owner's client
+	owner   map[int64]string             // session → client
+	sent    map[string]string            // "client#xid" → the watch a read will leave
+	watches map[string][]string          // a client's watches
+}
+
+func newStepWorld(o *Outcome, name func(sim.Actor) string) *stepWorld {
+	w := &stepWorld{o: o, name: name, state: map[string]string{}, trees: map[string]map[string]string{},
+		owner: map[int64]string{}, sent: map[string]string{}, watches: map[string][]string{}}
+	for _, v := range o.Violations {
+		if v.Object != "" && !slices.Contains(w.objects, v.Object) {
+			w.objects = append(w.objects, v.Object)
+		}
+	}
+	return w
+}
+
+// involved reports whether path is a child of an object the violation is
+// about.
+func (w *stepWorld) involved(path string) bool {
+	i := strings.LastIndexByte(path, '/')
+	return i > 0 && slices.Contains(w.objects, path[:i])
+}
+
+func (w *stepWorld) apply(r sim.Record) {
+	who := w.name(r.From)
+	switch r.Kind {
+	case sim.KState:
+		w.state[who] = strings.TrimPrefix(zk.State(r.Arg).String(), "State")
+		if r.Sess != 0 {
+			w.owner[r.Sess] = who
+		}
+		if st := zk.State(r.Arg); st == zk.StateExpired || st == zk.StateDisconnected && w.state[who] == "" {
+			delete(w.watches, who)
+		}
+	case sim.KApply:
+		w.applyTree(who, r)
+	case sim.KSend:
+		if r.Code == 1 {
+			w.sent[fmt.Sprintf("%s#%d", who, r.Arg)] = fmt.Sprintf("%s %s", r.Op, r.Path)
+		}
+	case sim.KReply:
+		to := w.name(r.To)
+		key := fmt.Sprintf("%s#%d", to, r.Arg)
+		if watch, ok := w.sent[key]; ok {
+			delete(w.sent, key)
+			if r.Code == 0 || r.Op == sim.OpExists && r.Code == -101 {
+				w.watches[to] = append(w.watches[to], watch)
+			}
+		}
+	case sim.KNotify:
+		to := w.name(r.To)
+		w.watches[to] = slices.DeleteFunc(w.watches[to], func(watch string) bool { return strings.HasSuffix(watch, " "+r.Path) })
+	}
+}
+
+// applyTree follows a server's children of the objects.
+func (w *stepWorld) applyTree(server string, r sim.Record) {
+	t := w.trees[server]
+	if t == nil {
+		t = map[string]string{}
+		w.trees[server] = t
+	}
+	switch {
+	case r.Code != 0:
+	case r.Op == sim.OpCreate && w.involved(r.Path):
+		t[r.Path] = w.owner[r.Sess]
+	case (r.Op == sim.OpDelete || r.Op == sim.OpDeleteContainer) && w.involved(r.Path):
+		delete(t, r.Path)
+	case r.Op == sim.OpCloseSession:
+		who := w.owner[r.Sess]
+		for p, o := range t {
+			if o == who && who != "" {
+				delete(t, p)
+			}
+		}
+	}
+}
+
+// step is the state after record r.
+func (w *stepWorld) step(r sim.Record, event string) Step {
+	s := Step{At: models.FormatTime(int64(r.At)), Event: event}
+	for i := 0; i < w.o.Spec.Clients; i++ {
+		c := fmt.Sprintf("c%d", i+1)
+		line := c + ": " + orDash(w.state[c])
+		if op := w.doing(i, int64(r.At)); op != "" {
+			line += "; in " + op
+		}
+		s.Clients = append(s.Clients, line)
+		for _, watch := range w.watches[c] {
+			s.Watches = append(s.Watches, c+": "+watch)
+		}
+	}
+	servers := w.o.Spec.Ensemble.Servers
+	if servers == 0 {
+		servers = 3
+	}
+	for i := 0; i < servers; i++ {
+		srv := fmt.Sprintf("s%d", i+1)
+		var kids []string
+		for p, who := range w.trees[srv] {
+			kids = append(kids, fmt.Sprintf("%s (%s)", baseName(p), orDash(who)))
+		}
+		slices.Sort(kids)
+		s.Servers = append(s.Servers, fmt.Sprintf("%s: %s", srv, orDash(strings.Join(kids, ", "))))
+	}
+	return s
+}
+
+// doing is the operation client i is in at t, as the history recorded it.
+func (w *stepWorld) doing(i int, t int64) string {
+	for _, op := range w.o.Input.Ops {
+		if op.Client == i && op.Call <= t && (op.Return > t || op.Pending()) {
+			return string(op.Kind) + " " + op.Path
+		}
+	}
+	return ""
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
