@@ -24,12 +24,15 @@ const (
 	CovDisconnects  = "connections lost"
 	CovGoneBefore   = "node gone before its watch was set"
 	CovWaitedBehind = "waits behind an existing node"
+	CovCreateLost   = "create replies lost (recovery by guid needed)"
+	CovDeleteLost   = "deletes lost or their replies"
 )
 
 // coverageKeys are the situations a scenario may require: the fixed keys
 // and "struck: KIND" for each fault kind.
 func coverageKeys() []string {
-	keys := []string{CovNeverStruck, CovExpiries, CovLeaders, CovDisconnects, CovGoneBefore, CovWaitedBehind}
+	keys := []string{CovNeverStruck, CovExpiries, CovLeaders, CovDisconnects, CovGoneBefore, CovWaitedBehind,
+		CovCreateLost, CovDeleteLost}
 	for _, k := range sim.FaultKindNames() {
 		keys = append(keys, "struck: "+k)
 	}
@@ -47,6 +50,16 @@ func coverageOf(sched sim.Schedule, res sim.Result, recs []sim.Record) Coverage 
 	}
 	for _, f := range res.Struck {
 		c["struck: "+faultKind(f)]++
+		if t := f.When; t != nil && (f.Kind == sim.LoseReply || f.Kind == sim.LoseRequest) {
+			switch t.Op {
+			case sim.OpCreate:
+				if f.Kind == sim.LoseReply {
+					c[CovCreateLost]++
+				}
+			case sim.OpDelete:
+				c[CovDeleteLost]++
+			}
+		}
 		if left[f.String()] > 0 {
 			left[f.String()]--
 		}
