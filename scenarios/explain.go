@@ -36,9 +36,20 @@ func waitCauses(w *sim.World, vs []models.Violation) map[string]string {
 		if facts == nil {
 			facts, causes = factsOf(w.Trace()), map[string]string{}
 		}
-		causes[v.Object] = facts.leftUnder(w.Nodes(v.Object), v.Object)
+		causes[v.Object] = facts.leftUnder(facts.nodesAt(v.Object, v.At), v.Object)
 	}
 	return causes
+}
+
+// needsCauses reports whether a violation of vs guesses at its cause,
+// which waitCauses can read from the run.
+func needsCauses(vs []models.Violation) bool {
+	for _, v := range vs {
+		if v.Kind == models.Liveness && strings.Contains(v.Message, orphanHint) {
+			return true
+		}
+	}
+	return false
 }
 
 // explain puts causes in place of the liveness check's guesses.
@@ -69,6 +80,53 @@ func factsOf(tr *sim.Trace) *runFacts {
 	return f
 }
 
+// nodesAt are the children of dir when the wait was found too long (at),
+// as the server that had applied the most by then held them: followed
+// through the trace's applies (a create, a delete, a session's close).
+func (f *runFacts) nodesAt(dir string, at int64) []sim.NodeInfo {
+	applied := map[sim.Actor]int{}
+	trees := map[sim.Actor]map[string]sim.NodeInfo{}
+	for _, r := range f.recs {
+		if int64(r.At) > at {
+			break
+		}
+		if r.Kind != sim.KApply || r.Code != 0 {
+			continue
+		}
+		applied[r.From]++
+		t := trees[r.From]
+		if t == nil {
+			t = map[string]sim.NodeInfo{}
+			trees[r.From] = t
+		}
+		under := strings.HasPrefix(r.Path, dir+"/") && !strings.Contains(r.Path[len(dir)+1:], "/")
+		switch {
+		case r.Op == sim.OpCreate && under:
+			t[r.Path] = sim.NodeInfo{Path: r.Path, Owner: r.Sess, Czxid: r.Zxid}
+		case (r.Op == sim.OpDelete || r.Op == sim.OpDeleteContainer) && under:
+			delete(t, r.Path)
+		case r.Op == sim.OpCloseSession:
+			for p, n := range t {
+				if n.Owner == r.Sess {
+					delete(t, p)
+				}
+			}
+		}
+	}
+	var best sim.Actor
+	for a, n := range applied {
+		if n > applied[best] || n == applied[best] && a < best {
+			best = a
+		}
+	}
+	var out []sim.NodeInfo
+	for _, n := range trees[best] {
+		out = append(out, n)
+	}
+	slices.SortFunc(out, func(a, b sim.NodeInfo) int { return cmp.Compare(a.Path, b.Path) })
+	return out
+}
+
 // leftUnder says which node heads the queue under dir, how it came to be
 // there with nobody holding the lock, and what waits behind it.
 func (f *runFacts) leftUnder(nodes []sim.NodeInfo, dir string) string {
@@ -78,6 +136,9 @@ func (f *runFacts) leftUnder(nodes []sim.NodeInfo, dir string) string {
 	}
 	slices.SortStableFunc(nodes, func(a, b sim.NodeInfo) int { return cmp.Compare(seqOf(a.Path), seqOf(b.Path)) })
 	s := "the queue under " + dir + " is headed by " + f.story(nodes[0], nodes[1:])
+	if onlyReads(nodes) {
+		s += "; only reads hold it or wait: a read waits for the writes before it, never for reads"
+	}
 	if len(nodes) > 1 {
 		var behind []string
 		for _, n := range nodes[1:] {
@@ -95,22 +156,29 @@ func (f *runFacts) story(n sim.NodeInfo, behind []sim.NodeInfo) string {
 		return baseName(n.Path) + ", a persistent node, which no session's end deletes"
 	}
 	s := fmt.Sprintf("%s, %s's", baseName(n.Path), who)
+	orphaned := false
 	if lost := f.lostCreateReply(n.Path, who); lost != "" {
 		s += fmt.Sprintf(", whose create's reply was lost (%s): %s never knew it had made it", lost, who)
+		orphaned = true
 	} else if lost := f.lostDelete(n.Path, who); lost != "" {
 		s += fmt.Sprintf(", whose delete was lost (%s) and not sent again", lost)
+		orphaned = true
 	}
 	for _, b := range behind {
 		if f.whose(b) == who {
 			s += fmt.Sprintf("; %s queued again as %s and waits behind its own node", who, baseName(b.Path))
+			orphaned = true
 			break
 		}
 	}
-	if !f.current(n.Owner, who) {
+	switch {
+	case !f.current(n.Owner, who):
 		return s + fmt.Sprintf("; the node belongs to a session %s gave up, which the servers still hold: nothing deletes it "+
 			"until they expire it", who)
+	case orphaned:
+		return s + fmt.Sprintf("; nothing deletes it while %s's session lives", who)
 	}
-	return s + fmt.Sprintf("; nothing deletes it while %s's session lives", who)
+	return s
 }
 
 // whose names the client whose session owns n.
@@ -181,3 +249,13 @@ func (f *runFacts) lostDelete(path, who string) string {
 
 // current reports whether session id was its client's last.
 func (f *runFacts) current(id int64, who string) bool { return f.last[who] == id }
+
+// onlyReads reports whether every node is a shared lock's read node.
+func onlyReads(nodes []sim.NodeInfo) bool {
+	for _, n := range nodes {
+		if !strings.HasPrefix(strings.TrimLeft(baseName(n.Path), "0123456789-"), "read-") && !strings.Contains(baseName(n.Path), "-read-") {
+			return false
+		}
+	}
+	return true
+}

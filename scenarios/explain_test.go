@@ -21,6 +21,7 @@ func TestLockLivenessNamesItsCause(t *testing.T) {
 		{"lock-leaks-old-session", []string{"belongs to a session c2 gave up, which the servers still hold"}},
 		{"lock-requeues-on-disconnect", []string{"c2 queued again as", "waits behind its own node"}},
 		{"lock-impatient-create", []string{"c1 queued again as"}},
+		{"shared-lock-readers-queue", []string{"only reads hold it or wait: a read waits for the writes before it"}},
 	} {
 		sc, err := LoadScenario(tc.scenario)
 		if err != nil {

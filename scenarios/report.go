@@ -3,7 +3,7 @@ package scenarios
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/sim"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,7 +63,7 @@ func (r *ViolationReport) String() string {
 		if r.All {
 			fmt.Fprintf(&b, "timeline, every event:\n%s", t)
 		} else {
-			from := causeWindow(o.Violations, at)
+			from := causeWindow(o, at)
 			w := t.Window(from, at, 0)
 			fmt.Fprintf(&b, "timeline from %s to %s, the operations involved (%d events; --all for every event of the run):\n",
 				fmtAt(from), fmtAt(at), len(w.Rows))
@@ -76,14 +76,23 @@ func (r *ViolationReport) String() string {
 	return b.String()
 }
 
-// causeWindow is where the timeline of a violation starts: at the first
-// call of the operations it involves (the cause lies among them), or at
-// the start.
-func causeWindow(vs []models.Violation, at int64) int64 {
+// causeWindow is where the timeline of o's violation (at time at)
+// starts: at the first call of the operations it involves, or at the
+// first fault that struck if that came earlier (the cause lies among
+// them), or at the start.
+func causeWindow(o *Outcome, at int64) int64 {
 	from := at
-	for _, v := range vs {
+	for _, v := range o.Violations {
 		for _, op := range v.Ops {
 			from = min(from, op.Call)
+		}
+	}
+	if o.World != nil {
+		for r := range o.World.Trace().All() {
+			if r.Kind == sim.KFault {
+				from = min(from, int64(r.At))
+				break
+			}
 		}
 	}
 	if from == at {

@@ -168,6 +168,12 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	if err != nil {
 		return out, err
 	}
+	if !cfg.KeepTrace && needsCauses(vs) {
+		// The cause is read from the trace, which this run did not keep:
+		// the same run again, keeping it (it repeats exactly).
+		opt.KeepTrace = true
+		return Run(spec, seed, opt)
+	}
 	h.Causes = waitCauses(w, vs)
 	explain(vs, h.Causes)
 	out.Violations = vs

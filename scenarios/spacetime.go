@@ -32,7 +32,7 @@ func SpaceTime(o *Outcome) (string, error) {
 			at = v.At
 		}
 	}
-	from := causeWindow(o.Violations, at)
+	from := causeWindow(o, at)
 	d := newDiagram(o, recs, from, at)
 	return d.svg(), nil
 }

@@ -38,7 +38,7 @@ func Steps(o *Outcome) ([]Step, error) {
 			at = v.At
 		}
 	}
-	from := causeWindow(o.Violations, at)
+	from := causeWindow(o, at)
 	w := newStepWorld(o, tr.ActorName)
 	action := func(r *sim.Record) string {
 		text := shorten(tr.Action(r))
