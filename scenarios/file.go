@@ -43,9 +43,9 @@ type Scenario struct {
 // a safety violation, a reader never hearing of the last version a
 // liveness one).
 type Expectation struct {
-	Pass  bool
-	Check string
-	Kind  models.ViolationKind
+	Pass  bool                 `json:"pass"`
+	Check string               `json:"check,omitempty"`
+	Kind  models.ViolationKind `json:"kind,omitempty"`
 }
 
 // Met reports whether violations (of every run, together) are the

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -366,5 +369,64 @@ func TestCLICoverage(t *testing.T) {
 		{"a pass that did", []string{"run", "strong.yaml"}, 0, "leader changes 2, ", ""},
 		{"a fault the run ended before", []string{"run", "never.yaml", "--json"}, 0, `"faults never struck": 1`, ""},
 		{"an unknown situation", []string{"run", "bad.yaml"}, 2, "", `require[0]: "sunshine"; want a coverage situation`},
+	})
+}
+
+// The shards of a run, merged, are the whole run: the same seeds,
+// violations (by seed and trace hash), coverage, verdict and exit status;
+// shards that are not one run's, or leave seeds out, are bad input.
+func TestCLIMerge(t *testing.T) {
+	dir := t.TempDir()
+	save := func(name string, args ...string) (int, runOutput) {
+		t.Helper()
+		status, out, errOut := runBinary(t, dir, args...)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var o runOutput
+		if err := json.Unmarshal([]byte(out), &o); err != nil {
+			t.Fatalf("zksim %v: %v\n%s%s", args, err, out, errOut)
+		}
+		return status, o
+	}
+	for _, sc := range []string{"lock-noguid", "lock-faults"} {
+		status, whole := save("whole.json", "run", sc, "--seeds", "12", "--json")
+		files := []string{"merge"}
+		for i := 1; i <= 3; i++ {
+			name := fmt.Sprintf("%s-%d.json", sc, i)
+			save(name, "run", sc, "--seeds", "12", "--shard", fmt.Sprintf("%d/3", i), "--json")
+			files = append(files, name)
+		}
+		mstatus, merged := save("merged.json", files...)
+		if mstatus != status || merged.First != whole.First || merged.Seeds != whole.Seeds || merged.Ran != whole.Ran ||
+			merged.Got != whole.Got || merged.AsExpected != whole.AsExpected || merged.Ops != whole.Ops {
+			t.Errorf("%s: merged %d %+v\nwhole %d %+v", sc, mstatus, merged, status, whole)
+		}
+		key := func(vs []runViolation) []string {
+			var out []string
+			for _, v := range vs {
+				out = append(out, fmt.Sprintf("%d %s %s", v.Seed, v.TraceHash, v.Check))
+			}
+			slices.Sort(out)
+			return out
+		}
+		if !slices.Equal(key(merged.Violations), key(whole.Violations)) {
+			t.Errorf("%s: merged violations %v, whole %v", sc, key(merged.Violations), key(whole.Violations))
+		}
+		if !maps.Equal(merged.Coverage, whole.Coverage) {
+			t.Errorf("%s: merged coverage %v, whole %v", sc, merged.Coverage, whole.Coverage)
+		}
+	}
+	writeFiles(t, dir, map[string]string{"junk.json": "{not json"})
+	save("other-1.json", "run", "lock-faults", "--seeds", "12", "--shard", "1/3", "--json")
+	save("short-2.json", "run", "lock-noguid", "--seeds", "9", "--shard", "2/3", "--json") // seeds 4 to 6
+	checkCLI(t, dir, []cliCase{
+		{"a shard missing", []string{"merge", "lock-noguid-1.json", "lock-noguid-3.json"}, 2, "", "seeds 5 to 8 are in no shard given"},
+		{"the last shard missing", []string{"merge", "lock-noguid-1.json", "lock-noguid-2.json"}, 2, "", "shard 3/3 is missing"},
+		{"a shard twice", []string{"merge", "lock-noguid-1.json", "lock-noguid-1.json", "lock-noguid-2.json"}, 2, "", "shard 1/3 given twice"},
+		{"overlapping ranges", []string{"merge", "lock-noguid-1.json", "short-2.json", "lock-noguid-3.json"}, 2, "", "overlaps"},
+		{"another scenario", []string{"merge", "other-1.json", "lock-noguid-2.json", "lock-noguid-3.json"}, 2, "", "not one run"},
+		{"not a run's JSON", []string{"merge", "junk.json"}, 2, "", "junk.json: not what zksim run --json prints"},
+		{"an unsharded run", []string{"merge", "whole.json"}, 2, "", "not a shard"},
 	})
 }

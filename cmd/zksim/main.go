@@ -54,7 +54,8 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(demoCmd(), listCmd(), runCmd(), replayCmd(), checkCmd(), liveCmd(), ensembleCmd(), reportCmd(), benchCmd(), exploreCmd())
+	root.AddCommand(demoCmd(), listCmd(), runCmd(), replayCmd(), checkCmd(), liveCmd(), ensembleCmd(), reportCmd(), benchCmd(), exploreCmd(),
+		mergeCmd())
 	return root
 }
 

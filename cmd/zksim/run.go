@@ -44,12 +44,16 @@ type runShrunk struct {
 
 // runOutput is what `zksim run --json` prints.
 type runOutput struct {
-	Scenario   string `json:"scenario"`
-	Expected   string `json:"expected"`
-	Got        string `json:"got"`
-	AsExpected bool   `json:"as_expected"`
-	First      uint64 `json:"first_seed"`
-	Seeds      int    `json:"seeds"`
+	Scenario string `json:"scenario"`
+	Expected string `json:"expected"`
+	// Expect and Require are the scenario's expectation and required
+	// situations, for zksim merge to judge the shards' union.
+	Expect     scenarios.Expectation `json:"expect"`
+	Require    []string              `json:"require,omitempty"`
+	Got        string                `json:"got"`
+	AsExpected bool                  `json:"as_expected"`
+	First      uint64                `json:"first_seed"`
+	Seeds      int                   `json:"seeds"`
 	// Ran is how many of the seeds ran: fewer than Seeds when Interrupted.
 	Ran         int            `json:"ran"`
 	Interrupted bool           `json:"interrupted,omitempty"`
@@ -146,7 +150,7 @@ when interrupted.`,
 			}
 			stop() // a second interrupt ends the process
 			res := v.Result
-			o := runOutput{arg: args[0], Coverage: res.Coverage, Weak: v.Weak, Scenario: sc.Name, Expected: sc.Expect.String(), Got: v.Got(), AsExpected: v.Matches && !interrupted,
+			o := runOutput{arg: args[0], Coverage: res.Coverage, Weak: v.Weak, Scenario: sc.Name, Expect: sc.Expect, Require: sc.Require, Expected: sc.Expect.String(), Got: v.Got(), AsExpected: v.Matches && !interrupted,
 				First: res.First, Seeds: res.Seeds, Ran: res.Ran, Interrupted: interrupted, Ops: res.Ops, Violations: []runViolation{},
 				SimMs: res.Simulated.Milliseconds(), CheckMs: res.Checked.Milliseconds()}
 			if total := res.Simulated + res.Checked; total > 0 {
