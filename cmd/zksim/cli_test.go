@@ -50,8 +50,16 @@ func zksimBinary(t *testing.T) string {
 // stdout and stderr.
 func runBinary(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
+	return runBinaryEnv(t, dir, nil, args...)
+}
+
+// runBinaryEnv is runBinary with these variables (NAME=value) added to the
+// environment.
+func runBinaryEnv(t *testing.T, dir string, env []string, args ...string) (int, string, string) {
+	t.Helper()
 	cmd := exec.Command(zksimBinary(t), args...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

@@ -97,7 +97,9 @@ scenario's checks and its expected verdict. It prints each violation with
 its seed, check, kind, fault schedule and trace hash;
 --shrink makes the first one as small as rapid can, and --out writes its
 report (timeline, history, porcupine's visualization). --shard I/N runs the
-I-th of N equal parts of the seed range, so machines or CI jobs can split it.
+I-th of N equal parts of the seed range, so machines or CI jobs can split it
+(zksim merge combines their JSON); in a Kubernetes Indexed Job --shard can be
+left out: the shard is JOB_COMPLETION_INDEX+1 of ZKSIM_SHARDS.
 
 Exit status: 0 when the outcome is the scenario's expect: (no expect: means
 every run must hold), 1 when it is not (a violation not expected, an
@@ -110,11 +112,9 @@ when interrupted.`,
 				return usageError{err}
 			}
 			spec := sc.Spec
-			var sh scenarios.Shard
-			if shard != "" {
-				if sh, err = scenarios.ParseShard(shard); err != nil {
-					return usageError{fmt.Errorf("--shard: %w", err)}
-				}
+			sh, err := lookupShard(shard)
+			if err != nil && !cmd.Flags().Changed("seed") {
+				return usageError{err}
 			}
 			if !cmd.Flags().Changed("seeds") {
 				seeds = max(sc.Seeds, 1)
