@@ -12,11 +12,8 @@ import (
 
 var soakSeeds = flag.Int("seeds", 0, "seeds per recipe for TestRecipesHoldUnderEveryFault (default 20, 5 with -short); `make soak` runs 10000")
 
-// everyFault strikes with every kind of fault: crashes, leader crashes,
-// partitions, isolation, pauses (0.1–20s, past the session timeout too),
-// latency spikes and lost replies.
-var everyFault = sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, Pause: 0.2, Spike: 0.2, LoseReply: 2,
-	Disconnect: 0.1, Outage: 0.02, Expire: 0.05, Lag: 0.1, LoseRequest: 1, Triggered: 1}
+// everyFault strikes with every kind of fault (sim.EveryFault).
+var everyFault = sim.EveryFault()
 
 // noPause is everyFault without process pauses.
 var noPause = sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, Spike: 0.2, LoseReply: 2,

@@ -526,6 +526,19 @@ type Rates struct {
 	SessionTimeout time.Duration
 }
 
+// EveryFault strikes with every kind of random fault RandomSchedule
+// draws, each often enough that a few hundred seeds of a short run meet
+// them all: server crashes and leader crashes, partitions and isolation,
+// process pauses long (past the session timeout) and short, latency
+// spikes, lost replies and lost requests, disconnects around the session
+// timeout, outages, expiries, lagging servers, and faults tied to reads
+// and notifications. Every correct recipe holds under it (make soak), the
+// locks and elections with a fenced resource.
+func EveryFault() Rates {
+	return Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, Pause: 0.2, ShortPause: 0.2, Spike: 0.2,
+		LoseReply: 2, Disconnect: 0.1, Outage: 0.02, Expire: 0.05, Lag: 0.1, LoseRequest: 1, Triggered: 1}
+}
+
 // draw is RandomSchedule's source of choices.
 type draw struct {
 	src              Source

@@ -53,6 +53,8 @@ type benchMachine struct {
 type benchOutput struct {
 	Machine benchMachine `json:"machine"`
 	Rows    []benchRow   `json:"rows"`
+	// First is every teaching variant's time to its first counterexample.
+	First []firstCounterexample `json:"first_counterexamples"`
 }
 
 // crowdResult is what the child process of the crowd figure reports.
@@ -69,14 +71,16 @@ type crowdResult struct {
 // on its own (a test binary honours it too; see TestMain).
 const childEnv = "ZKSIM_BENCH_CHILD"
 
+// benchFlags are zksim bench's options.
+type benchFlags struct {
+	asJSON, noLive       bool
+	simSeeds, faultSeeds int
+	crowd, crowdChild    int
+	firstRuns            int
+}
+
 func benchCmd() *cobra.Command {
-	var (
-		asJSON, noLive bool
-		simSeeds       int
-		faultSeeds     int
-		crowd          int
-		crowdChild     int
-	)
+	var fl benchFlags
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure the simulator against its performance targets and print one table",
@@ -85,7 +89,7 @@ for, and prints them as one table (or one JSON object with --json):
 
   - simulated client operations per second of simulator time, one core, on
     the built-in lock-contention scenario, the median of --sim-seeds runs
-    (target: at least 1,000,000);
+    (target: at least 1,000,000), and the allocations a run makes;
   - the share of each run's time spent checking it (target: at most 1/5);
   - where the simulator's time goes (no targets): the same scenario on one
     server, which models no replication; and the ceiling the scheduler's
@@ -98,105 +102,31 @@ for, and prints them as one table (or one JSON object with --json):
   - --crowd clients (default 10,000) contending for one lock at once, one
     acquisition each, in a process of its own: wall time and peak memory
     (targets: under 10 s and 1 GiB);
-  - seeds per second of the lock-faults scenario (random crashes, lost
-    replies, partitions, pauses) on every core.
+  - seeds per second on every core, of the lock-faults scenario (random
+    crashes, lost replies, partitions, pauses) and of the lock under every
+    fault kind (the session-shaped ones too) (target: 2,500 a core);
+  - the time to the first counterexample of every teaching variant: a
+    zksim run --stop-at-first process from its start to its verdict, the
+    median of --first-runs processes, plain and with --shrink (target:
+    under 100 ms each, plain).
 
 Exit status: 0 when everything was measured (a target missed is shown, not
 an error), 1 when a run failed its checks or could not be made, 2 for bad
 usage.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if crowdChild > 0 {
-				return runCrowdChild(cmd.OutOrStdout(), crowdChild)
+			if fl.crowdChild > 0 {
+				return runCrowdChild(cmd.OutOrStdout(), fl.crowdChild)
 			}
-			if simSeeds < 1 || faultSeeds < 1 || crowd < 1 {
-				return usageError{fmt.Errorf("--sim-seeds, --fault-seeds and --crowd must be at least 1")}
+			if fl.simSeeds < 1 || fl.faultSeeds < 1 || fl.crowd < 1 || fl.firstRuns < 1 {
+				return usageError{fmt.Errorf("--sim-seeds, --fault-seeds, --crowd and --first-runs must be at least 1")}
 			}
-			log := cmd.ErrOrStderr()
-			out := benchOutput{Machine: thisMachine()}
-
-			fmt.Fprintf(log, "measuring the simulator: %d runs of lock-contention on one core...\n", simSeeds)
-			speed, err := measureSpeed(simSeeds, 3)
+			out, err := runBench(cmd.ErrOrStderr(), fl)
 			if err != nil {
 				return err
 			}
-			perRun := speed.medianRun()
-			ops, slowest, fastest := speed.rates()
-			out.Rows = append(out.Rows, row("simulated client operations per second, one core", ops, "ops/s",
-				fmt.Sprintf("%s ops/s", thousands(ops)), "≥ 1,000,000", ops >= 1e6,
-				fmt.Sprintf("lock-contention (10 clients × 100 acquisitions, 3 servers), %d seeds, %d operations each: the median run, %s of simulator time (runs from %s to %s ops/s)",
-					simSeeds, speed.ops/uint64(simSeeds), perRun.Round(10*time.Microsecond), thousands(slowest), thousands(fastest))))
-			share := float64(speed.checked) / float64(speed.simulated+speed.checked)
-			out.Rows = append(out.Rows, row("share of run time spent checking", share, "fraction",
-				fmt.Sprintf("%.2f", share), "≤ 0.20", share <= 0.2,
-				fmt.Sprintf("lock-contention: mutex, liveness and herd checks, %s a run after %s of simulation (means of %d runs)",
-					(speed.checked/time.Duration(simSeeds)).Round(10*time.Microsecond),
-					(speed.simulated/time.Duration(simSeeds)).Round(10*time.Microsecond), simSeeds)))
-
-			fmt.Fprintf(log, "measuring where the simulator's time goes: %d runs on one server, and the scheduler's floor...\n", simSeeds)
-			single, err := measureSpeed(simSeeds, 1)
-			if err != nil {
-				return err
-			}
-			singleOps, _, _ := single.rates()
-			out.Rows = append(out.Rows, row("the same on one server (no replication)", singleOps, "ops/s",
-				fmt.Sprintf("%s ops/s", thousands(singleOps)), "", false,
-				fmt.Sprintf("lock-contention on a single server, %d seeds, the median run: replicating every write on three servers costs %.0f%% of a run",
-					simSeeds, 100*(1-ops/singleOps))))
-			floor, err := measureFloor()
-			if err != nil {
-				return err
-			}
-			perOp := 1e9 / ops
-			eventsPerOp := float64(speed.events) / float64(speed.ops)
-			stepsPerOp := float64(speed.clientSteps) / float64(speed.ops)
-			floorPerOp := eventsPerOp*floor.eventNs + stepsPerOp*floor.clientStepNs
-			ceiling := 1e9 / floorPerOp
-			out.Rows = append(out.Rows, row("ceiling if every step did no work, one core", ceiling, "ops/s",
-				fmt.Sprintf("%s ops/s", thousands(ceiling)), "", false,
-				fmt.Sprintf("lock-contention takes %.1f events and %.2f client steps an operation; an idle event costs %.0f ns, an idle client step %.0f ns: "+
-					"%.2f µs of an operation's %.2f µs is the scheduler's machinery",
-					eventsPerOp, stepsPerOp, floor.eventNs, floor.clientStepNs, floorPerOp/1000, perOp/1000)))
-
-			if !noLive {
-				fmt.Fprintln(log, "measuring the live ensemble: lock-contention on three local servers...")
-				wall, err := measureLive(log)
-				if err != nil {
-					return fmt.Errorf("the live figure (--no-live leaves it out): %w", err)
-				}
-				ratio := wall.Seconds() / perRun.Seconds()
-				out.Rows = append(out.Rows, row("live ensemble ÷ simulator, wall time of lock-contention", ratio, "×",
-					fmt.Sprintf("%s×", thousands(ratio)), "≥ 1,000", ratio >= 1000,
-					fmt.Sprintf("live %s (%.0f acquisitions/s), simulator %s", wall.Round(time.Millisecond),
-						1000/wall.Seconds(), perRun.Round(10*time.Microsecond))))
-			}
-
-			fmt.Fprintf(log, "measuring %d clients contending for one lock, in a process of its own...\n", crowd)
-			cr, wall, err := measureCrowd(crowd)
-			if err != nil {
-				return err
-			}
-			out.Rows = append(out.Rows,
-				row(fmt.Sprintf("%s clients contending for one lock: wall time", thousands(float64(crowd))), wall.Seconds(), "s",
-					fmt.Sprintf("%.1f s", wall.Seconds()), "< 10 s", wall < 10*time.Second,
-					fmt.Sprintf("one acquisition each, all at once: %d operations; simulation %s, checking %s",
-						cr.Ops, time.Duration(cr.SimMs)*time.Millisecond, time.Duration(cr.CheckMs)*time.Millisecond)),
-				row(fmt.Sprintf("%s clients contending for one lock: peak memory", thousands(float64(crowd))), float64(cr.PeakRSS), "bytes",
-					fmt.Sprintf("%d MiB", cr.PeakRSS>>20), "< 1 GiB", cr.PeakRSS < 1<<30,
-					"the process's peak resident set size"))
-
-			cores := runtime.GOMAXPROCS(0)
-			fmt.Fprintf(log, "measuring seeds per second with faults: %d seeds of lock-faults on %d cores...\n", faultSeeds, cores)
-			rate, err := measureSeeds(faultSeeds)
-			if err != nil {
-				return err
-			}
-			out.Rows = append(out.Rows, row(fmt.Sprintf("seeds per second with faults, %d cores", cores), rate, "seeds/s",
-				fmt.Sprintf("%s seeds/s", thousands(rate)), "", false,
-				fmt.Sprintf("lock-faults (3 clients × 20 acquisitions, random crashes, lost replies, partitions, pauses), %d seeds", faultSeeds)))
-
 			w := cmd.OutOrStdout()
-			if asJSON {
+			if fl.asJSON {
 				enc := json.NewEncoder(w)
 				enc.SetIndent("", "  ")
 				return enc.Encode(out)
@@ -206,14 +136,197 @@ usage.`,
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&asJSON, "json", false, "print one JSON object")
-	f.BoolVar(&noLive, "no-live", false, "leave out the live ensemble's figure")
-	f.IntVar(&simSeeds, "sim-seeds", 40, "runs of lock-contention for the simulator's speed")
-	f.IntVar(&faultSeeds, "fault-seeds", 400, "seeds of lock-faults for the seeds-per-second figure")
-	f.IntVar(&crowd, "crowd", 10000, "clients contending for one lock at once")
-	f.IntVar(&crowdChild, "crowd-child", 0, "")
+	f.BoolVar(&fl.asJSON, "json", false, "print one JSON object")
+	f.BoolVar(&fl.noLive, "no-live", false, "leave out the live ensemble's figure")
+	f.IntVar(&fl.simSeeds, "sim-seeds", 40, "runs of lock-contention for the simulator's speed")
+	f.IntVar(&fl.faultSeeds, "fault-seeds", 400, "seeds of each faulty scenario for the seeds-per-second figures")
+	f.IntVar(&fl.crowd, "crowd", 10000, "clients contending for one lock at once")
+	f.IntVar(&fl.firstRuns, "first-runs", 5, "processes per teaching variant for the time to its first counterexample")
+	f.IntVar(&fl.crowdChild, "crowd-child", 0, "")
 	_ = f.MarkHidden("crowd-child")
 	return cmd
+}
+
+// runBench measures every figure, one after another, saying on log what
+// it is measuring.
+func runBench(log io.Writer, fl benchFlags) (benchOutput, error) {
+	out := benchOutput{Machine: thisMachine()}
+	fmt.Fprintf(log, "measuring the simulator: %d runs of lock-contention on one core...\n", fl.simSeeds)
+	speed, err := measureSpeed(fl.simSeeds, 3)
+	if err != nil {
+		return out, err
+	}
+	out.Rows = append(out.Rows, speedRows(speed, fl.simSeeds)...)
+	fmt.Fprintf(log, "measuring where the simulator's time goes: %d runs on one server, and the scheduler's floor...\n", fl.simSeeds)
+	rows, err := costRows(speed, fl.simSeeds)
+	if err != nil {
+		return out, err
+	}
+	out.Rows = append(out.Rows, rows...)
+	if !fl.noLive {
+		fmt.Fprintln(log, "measuring the live ensemble: lock-contention on three local servers...")
+		r, err := liveRow(log, speed.medianRun())
+		if err != nil {
+			return out, fmt.Errorf("the live figure (--no-live leaves it out): %w", err)
+		}
+		out.Rows = append(out.Rows, r)
+	}
+	fmt.Fprintf(log, "measuring %d clients contending for one lock, in a process of its own...\n", fl.crowd)
+	if rows, err = crowdRows(fl.crowd); err != nil {
+		return out, err
+	}
+	out.Rows = append(out.Rows, rows...)
+	fmt.Fprintf(log, "measuring seeds per second with faults: %d seeds of lock-faults and of the lock under every fault kind on %d cores...\n",
+		fl.faultSeeds, runtime.GOMAXPROCS(0))
+	if rows, err = seedRows(fl.faultSeeds); err != nil {
+		return out, err
+	}
+	out.Rows = append(out.Rows, rows...)
+	fmt.Fprintf(log, "measuring the time to the first counterexample: every teaching variant, %d processes each, plain and with --shrink...\n", fl.firstRuns)
+	if out.First, err = measureFirstCounterexamples(fl.firstRuns); err != nil {
+		return out, err
+	}
+	out.Rows = append(out.Rows, firstRows(out.First, fl.firstRuns)...)
+	return out, nil
+}
+
+// speedRows are the simulator's speed on lock-contention, its
+// allocations, and checking's share of a run.
+func speedRows(speed speedResult, n int) []benchRow {
+	perRun := speed.medianRun()
+	ops, slowest, fastest := speed.rates()
+	share := float64(speed.checked) / float64(speed.simulated+speed.checked)
+	allocs, bytes := float64(speed.mallocs)/float64(n), float64(speed.allocBytes)/float64(n)
+	return []benchRow{
+		row("simulated client operations per second, one core", ops, "ops/s",
+			fmt.Sprintf("%s ops/s", thousands(ops)), "≥ 1,000,000", ops >= 1e6,
+			fmt.Sprintf("lock-contention (10 clients × 100 acquisitions, 3 servers), %d seeds, %d operations each: the median run, %s of simulator time (runs from %s to %s ops/s)",
+				n, speed.ops/uint64(n), perRun.Round(10*time.Microsecond), thousands(slowest), thousands(fastest))),
+		row("allocations per run of lock-contention", allocs, "allocations",
+			fmt.Sprintf("%s (%.1f MB)", thousands(allocs), bytes/1e6), "", false,
+			fmt.Sprintf("simulation and checking: %.1f allocations and %s bytes an operation, %.2f allocations an event (means of %d runs)",
+				allocs*float64(n)/float64(speed.ops), thousands(bytes*float64(n)/float64(speed.ops)),
+				allocs*float64(n)/float64(speed.events), n)),
+		row("share of run time spent checking", share, "fraction",
+			fmt.Sprintf("%.2f", share), "≤ 0.20", share <= 0.2,
+			fmt.Sprintf("lock-contention: mutex, liveness and herd checks, %s a run after %s of simulation (means of %d runs)",
+				(speed.checked/time.Duration(n)).Round(10*time.Microsecond),
+				(speed.simulated/time.Duration(n)).Round(10*time.Microsecond), n)),
+	}
+}
+
+// costRows say where the simulator's time goes: replication (the same
+// runs on one server), and the scheduler's machinery (its floor).
+func costRows(speed speedResult, n int) ([]benchRow, error) {
+	single, err := measureSpeed(n, 1)
+	if err != nil {
+		return nil, err
+	}
+	ops, _, _ := speed.rates()
+	singleOps, _, _ := single.rates()
+	floor, err := measureFloor()
+	if err != nil {
+		return nil, err
+	}
+	perOp := 1e9 / ops
+	eventsPerOp := float64(speed.events) / float64(speed.ops)
+	stepsPerOp := float64(speed.clientSteps) / float64(speed.ops)
+	floorPerOp := eventsPerOp*floor.eventNs + stepsPerOp*floor.clientStepNs
+	ceiling := 1e9 / floorPerOp
+	return []benchRow{
+		row("the same on one server (no replication)", singleOps, "ops/s",
+			fmt.Sprintf("%s ops/s", thousands(singleOps)), "", false,
+			fmt.Sprintf("lock-contention on a single server, %d seeds, the median run: replicating every write on three servers costs %.0f%% of a run",
+				n, 100*(1-ops/singleOps))),
+		row("ceiling if every step did no work, one core", ceiling, "ops/s",
+			fmt.Sprintf("%s ops/s", thousands(ceiling)), "", false,
+			fmt.Sprintf("lock-contention takes %.1f events and %.2f client steps an operation; an idle event costs %.0f ns, an idle client step %.0f ns: "+
+				"%.2f µs of an operation's %.2f µs is the scheduler's machinery",
+				eventsPerOp, stepsPerOp, floor.eventNs, floor.clientStepNs, floorPerOp/1000, perOp/1000)),
+	}, nil
+}
+
+// liveRow is the live ensemble's wall time for lock-contention against
+// the simulator's median run.
+func liveRow(log io.Writer, perRun time.Duration) (benchRow, error) {
+	wall, err := measureLive(log)
+	if err != nil {
+		return benchRow{}, err
+	}
+	ratio := wall.Seconds() / perRun.Seconds()
+	return row("live ensemble ÷ simulator, wall time of lock-contention", ratio, "×",
+		fmt.Sprintf("%s×", thousands(ratio)), "≥ 1,000", ratio >= 1000,
+		fmt.Sprintf("live %s (%.0f acquisitions/s), simulator %s", wall.Round(time.Millisecond),
+			1000/wall.Seconds(), perRun.Round(10*time.Microsecond))), nil
+}
+
+// crowdRows are the crowd's wall time and peak memory.
+func crowdRows(crowd int) ([]benchRow, error) {
+	cr, wall, err := measureCrowd(crowd)
+	if err != nil {
+		return nil, err
+	}
+	return []benchRow{
+		row(fmt.Sprintf("%s clients contending for one lock: wall time", thousands(float64(crowd))), wall.Seconds(), "s",
+			fmt.Sprintf("%.1f s", wall.Seconds()), "< 10 s", wall < 10*time.Second,
+			fmt.Sprintf("one acquisition each, all at once: %d operations; simulation %s, checking %s",
+				cr.Ops, time.Duration(cr.SimMs)*time.Millisecond, time.Duration(cr.CheckMs)*time.Millisecond)),
+		row(fmt.Sprintf("%s clients contending for one lock: peak memory", thousands(float64(crowd))), float64(cr.PeakRSS), "bytes",
+			fmt.Sprintf("%d MiB", cr.PeakRSS>>20), "< 1 GiB", cr.PeakRSS < 1<<30,
+			"the process's peak resident set size"),
+	}, nil
+}
+
+// seedRows are seeds per second on every core, of lock-faults and of the
+// lock under every fault kind; the target is 2,500 a core.
+func seedRows(n int) ([]benchRow, error) {
+	cores := runtime.GOMAXPROCS(0)
+	target := 2500 * float64(cores)
+	var rows []benchRow
+	for _, s := range []struct{ figure, detail string }{
+		{"seeds per second with faults", "lock-faults (3 clients × 20 acquisitions; random crashes, lost replies, partitions, isolation, spikes, pauses)"},
+		{"seeds per second with every fault kind", "the lock (3 clients × 20 acquisitions, fenced) under " + everyFaultKind()},
+	} {
+		spec, err := seedSpec(s.figure == "seeds per second with faults")
+		if err != nil {
+			return nil, err
+		}
+		rate, err := measureSeeds(spec, n)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row(fmt.Sprintf("%s, %d cores", s.figure, cores), rate, "seeds/s",
+			fmt.Sprintf("%s seeds/s", thousands(rate)), "≥ "+thousands(target), rate >= target,
+			fmt.Sprintf("%s, %d seeds; %s a core", s.detail, n, thousands(rate/float64(cores)))))
+	}
+	return rows, nil
+}
+
+// firstRows sum up the time to the first counterexample: the slowest
+// teaching variant's median, plain and with shrinking (each variant's
+// figures are in the table below the rows).
+func firstRows(fcs []firstCounterexample, runs int) []benchRow {
+	slowest, slowestShrink := fcs[0], fcs[0]
+	var plain []float64
+	for _, fc := range fcs {
+		plain = append(plain, fc.Ms)
+		if fc.Ms > slowest.Ms {
+			slowest = fc
+		}
+		if fc.ShrinkMs > slowestShrink.ShrinkMs {
+			slowestShrink = fc
+		}
+	}
+	slices.Sort(plain)
+	return []benchRow{
+		row("time to first counterexample, slowest teaching variant", slowest.Ms, "ms",
+			fmt.Sprintf("%.0f ms (%s)", slowest.Ms, slowest.Scenario), "< 100 ms each", slowest.Ms < 100,
+			fmt.Sprintf("%d teaching variants, each the median of %d processes of zksim run --stop-at-first, start to verdict; the median variant %.0f ms",
+				len(fcs), runs, plain[len(plain)/2])),
+		row("the same with shrinking", slowestShrink.ShrinkMs, "ms",
+			fmt.Sprintf("%.0f ms (%s)", slowestShrink.ShrinkMs, slowestShrink.Scenario), "", false,
+			"zksim run --stop-at-first --shrink: found, shrunk by rapid to a minimal counterexample, replayed"),
+	}
 }
 
 // row makes a figure; one without a target (target "") has no verdict.
@@ -231,6 +344,9 @@ type speedResult struct {
 	ops, events, clientSteps uint64
 	simulated, checked       time.Duration
 	runs                     []speedRun
+	// mallocs and allocBytes add up the heap allocations of the runs
+	// (simulation and checking), as the runtime counts them.
+	mallocs, allocBytes uint64
 }
 
 type speedRun struct {
@@ -276,11 +392,16 @@ func measureSpeed(n, servers int) (speedResult, error) {
 	}
 	runtime.GC()
 	var r speedResult
+	var before, after runtime.MemStats
 	for seed := uint64(1); seed <= uint64(n); seed++ {
+		runtime.ReadMemStats(&before)
 		o, err := scenarios.Run(spec, seed, scenarios.Options{})
 		if err != nil {
 			return r, fmt.Errorf("lock-contention (%d servers) seed %d: %w", servers, seed, err)
 		}
+		runtime.ReadMemStats(&after)
+		r.mallocs += after.Mallocs - before.Mallocs
+		r.allocBytes += after.TotalAlloc - before.TotalAlloc
 		if o.Failed() {
 			return r, fmt.Errorf("lock-contention (%d servers) seed %d failed its checks: %v", servers, seed, o.Violations)
 		}
@@ -390,21 +511,40 @@ func runCrowdChild(w io.Writer, clients int) error {
 		CheckMs: o.Checked.Milliseconds(), Violations: len(o.Violations)})
 }
 
-// measureSeeds runs n seeds of lock-faults on every core and returns seeds
-// per second of wall time. Every run must pass its checks.
-func measureSeeds(n int) (float64, error) {
+// seedSpec is the spec of a seeds-per-second figure: lock-faults, or
+// lock-faults with every fault kind's rate (sim.EveryFault) instead of its
+// own.
+func seedSpec(lockFaults bool) (scenarios.Spec, error) {
 	sc, err := scenarios.LoadScenario("lock-faults")
 	if err != nil {
-		return 0, err
+		return scenarios.Spec{}, err
 	}
+	spec := sc.Spec
+	if !lockFaults {
+		every := sim.EveryFault()
+		spec.Rates = &every
+	}
+	return spec, nil
+}
+
+// everyFaultKind names what sim.EveryFault strikes with.
+func everyFaultKind() string {
+	return "sim.EveryFault (crashes, leader crashes, partitions, isolation, pauses long and short, spikes, " +
+		"lost replies and requests, disconnects, outages, expiries, lagging servers, faults on reads and notifications)"
+}
+
+// measureSeeds runs n seeds of spec on every core and returns seeds per
+// second of wall time. Every run must pass its checks.
+func measureSeeds(spec scenarios.Spec, n int) (float64, error) {
 	began := time.Now()
-	res, err := scenarios.Search{Spec: sc.Spec, Seeds: n}.Run(context.Background())
+	res, err := scenarios.Search{Spec: spec, Seeds: n}.Run(context.Background())
 	if err != nil {
 		return 0, err
 	}
 	wall := time.Since(began)
 	if len(res.Failures) > 0 {
-		return 0, fmt.Errorf("lock-faults seed %d failed its checks: %v", res.Failures[0].Seed, res.Failures[0].Violations)
+		f := res.Failures[0]
+		return 0, fmt.Errorf("%s seed %d failed its checks: %v (faults: %s)", spec.Kind, f.Seed, f.Violations, f.Schedule)
 	}
 	return float64(res.Ran) / wall.Seconds(), nil
 }
@@ -434,6 +574,17 @@ func printBench(w io.Writer, o benchOutput) {
 	for _, r := range o.Rows {
 		fmt.Fprintf(w, "  %s: %s\n", r.Figure, r.Detail)
 	}
+	if len(o.First) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nTime to the first counterexample (medians, process start to verdict):")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TEACHING VARIANT\tFOUND\tPLAIN\tSHRUNK\tSHRUNK TO")
+	for _, fc := range o.First {
+		fmt.Fprintf(tw, "%s\tseed %d (%d seeds run)\t%.0f ms\t%.0f ms\t%d clients, faults: %s\n", fc.Scenario, fc.Seed, fc.SeedsRun,
+			fc.Ms, fc.ShrinkMs, fc.ShrunkClients, orNone(fc.ShrunkFaults))
+	}
+	tw.Flush()
 }
 
 // thousands renders v rounded, with thousands separated by commas (and one

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 // seeds per second with faults; each figure with its target and verdict.
 func TestBench(t *testing.T) {
 	var out, errOut bytes.Buffer
-	args := []string{"bench", "--no-live", "--sim-seeds", "2", "--fault-seeds", "4", "--crowd", "40"}
+	args := []string{"bench", "--no-live", "--sim-seeds", "2", "--fault-seeds", "4", "--crowd", "40", "--first-runs", "1"}
 	if status := run(append(args, "--json"), &out, &errOut); status != 0 {
 		t.Fatalf("status %d: %s", status, errOut.String())
 	}
@@ -45,12 +45,16 @@ func TestBench(t *testing.T) {
 		target       bool
 	}{
 		{"simulated client operations per second, one core", "ops/s", true},
+		{"allocations per run of lock-contention", "allocations", false},
 		{"share of run time spent checking", "fraction", true},
 		{"the same on one server (no replication)", "ops/s", false},
 		{"ceiling if every step did no work, one core", "ops/s", false},
 		{"40 clients contending for one lock: wall time", "s", true},
 		{"40 clients contending for one lock: peak memory", "bytes", true},
-		{"seeds per second with faults", "seeds/s", false},
+		{"seeds per second with faults", "seeds/s", true},
+		{"seeds per second with every fault kind", "seeds/s", true},
+		{"time to first counterexample, slowest teaching variant", "ms", true},
+		{"the same with shrinking", "ms", false},
 	}
 	if len(o.Rows) != len(want) {
 		t.Fatalf("%d rows, want %d: %+v", len(o.Rows), len(want), o.Rows)
@@ -61,25 +65,48 @@ func TestBench(t *testing.T) {
 			t.Errorf("row %d = %+v, want %q in %s", i, r, w.figure, w.unit)
 		}
 	}
-	if share := o.Rows[1].Value; share >= 1 {
+	if share := o.Rows[2].Value; share >= 1 {
 		t.Errorf("checking's share %v", share)
 	}
 	// The crowd ran in a process of its own: its peak memory is a process's,
 	// more than a few megabytes, less than this whole test's.
 	// The machinery's floor is a part of a run's cost: its ceiling is above
 	// the speed measured (by a wide margin: a step does real work).
-	if ceiling, ops := o.Rows[3].Value, o.Rows[0].Value; ceiling <= ops {
+	if ceiling, ops := o.Rows[4].Value, o.Rows[0].Value; ceiling <= ops {
 		t.Errorf("the ceiling %v ops/s is not above the speed measured, %v ops/s", ceiling, ops)
 	}
-	if rss := o.Rows[5].Value; rss < 4<<20 || rss > 4<<30 {
+	if rss := o.Rows[6].Value; rss < 4<<20 || rss > 4<<30 {
 		t.Errorf("the crowd's peak memory %v bytes", rss)
+	}
+	// A run allocates: the count is the runtime's, not a constant.
+	if allocs := o.Rows[1].Value; allocs < 100 {
+		t.Errorf("%v allocations a run", allocs)
+	}
+	// Every teaching variant was timed, found where its scenario says and
+	// shrunk; the slowest is the row's.
+	variants, err := teachingVariants()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.First) != len(variants) || len(variants) < 20 {
+		t.Fatalf("%d variants timed, want all %d", len(o.First), len(variants))
+	}
+	slowest := 0.0
+	for i, fc := range o.First {
+		if fc.Scenario != variants[i] || fc.Seed == 0 || fc.SeedsRun < 1 || fc.Ms <= 0 || fc.ShrinkMs <= 0 || fc.ShrunkClients < 1 {
+			t.Errorf("first counterexample %+v", fc)
+		}
+		slowest = max(slowest, fc.Ms)
+	}
+	if o.Rows[9].Value != slowest {
+		t.Errorf("the slowest variant's row says %v ms, the variants' slowest is %v", o.Rows[9].Value, slowest)
 	}
 
 	out.Reset()
 	if status := run(args, &out, &errOut); status != 0 {
 		t.Fatalf("status %d: %s", status, errOut.String())
 	}
-	for _, s := range []string{"FIGURE", "MEASURED", "TARGET", "MET", "≥ 1,000,000", "< 1 GiB", "cores"} {
+	for _, s := range []string{"FIGURE", "MEASURED", "TARGET", "MET", "≥ 1,000,000", "< 1 GiB", "cores", "TEACHING VARIANT", "lock-noguid"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("the table lacks %q:\n%s", s, out.String())
 		}

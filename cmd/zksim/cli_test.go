@@ -428,6 +428,10 @@ func TestCLIMerge(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"junk.json": "{not json"})
 	save("other-1.json", "run", "lock-faults", "--seeds", "12", "--shard", "1/3", "--json")
 	save("short-2.json", "run", "lock-noguid", "--seeds", "9", "--shard", "2/3", "--json") // seeds 4 to 6
+	if status, o := save("stopped-2.json", "run", "lock-noguid", "--seeds", "12", "--shard", "2/3", "--stop-at-first", "--json"); status != 0 ||
+		!o.StoppedAtFirst || o.Ran >= o.Seeds || len(o.Violations) == 0 || !o.AsExpected {
+		t.Errorf("--stop-at-first: exit %d, %+v", status, o)
+	}
 	checkCLI(t, dir, []cliCase{
 		{"a shard missing", []string{"merge", "lock-noguid-1.json", "lock-noguid-3.json"}, 2, "", "seeds 5 to 8 are in no shard given"},
 		{"the last shard missing", []string{"merge", "lock-noguid-1.json", "lock-noguid-2.json"}, 2, "", "shard 3/3 is missing"},
@@ -436,5 +440,6 @@ func TestCLIMerge(t *testing.T) {
 		{"another scenario", []string{"merge", "other-1.json", "lock-noguid-2.json", "lock-noguid-3.json"}, 2, "", "not one run"},
 		{"not a run's JSON", []string{"merge", "junk.json"}, 2, "", "junk.json: not what zksim run --json prints"},
 		{"an unsharded run", []string{"merge", "whole.json"}, 2, "", "not a shard"},
+		{"a shard stopped at its first violation", []string{"merge", "lock-noguid-1.json", "stopped-2.json", "lock-noguid-3.json"}, 2, "", "stopped at its first violation"},
 	})
 }

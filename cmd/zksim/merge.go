@@ -67,6 +67,9 @@ func readShards(files []string) ([]runOutput, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: not a shard (zksim run --shard I/N --json): %v", f, err)
 		}
+		if o.StoppedAtFirst {
+			return nil, fmt.Errorf("%s: shard %s stopped at its first violation (--stop-at-first): it ran %d of its %d seeds, so no merge is the whole run", f, sh, o.Ran, o.Seeds)
+		}
 		if o.Interrupted || o.Ran != o.Seeds {
 			return nil, fmt.Errorf("%s: shard %s was interrupted: it ran %d of its %d seeds", f, sh, o.Ran, o.Seeds)
 		}

@@ -54,13 +54,15 @@ type runOutput struct {
 	AsExpected bool                  `json:"as_expected"`
 	First      uint64                `json:"first_seed"`
 	Seeds      int                   `json:"seeds"`
-	// Ran is how many of the seeds ran: fewer than Seeds when Interrupted.
-	Ran         int            `json:"ran"`
-	Interrupted bool           `json:"interrupted,omitempty"`
-	Shard       string         `json:"shard,omitempty"`
-	Violations  []runViolation `json:"violations"`
-	Ops         uint64         `json:"ops"`
-	WallMs      int64          `json:"wall_ms"`
+	// Ran is how many of the seeds ran: fewer than Seeds when Interrupted
+	// or StoppedAtFirst (--stop-at-first, and a violation found).
+	Ran            int            `json:"ran"`
+	Interrupted    bool           `json:"interrupted,omitempty"`
+	StoppedAtFirst bool           `json:"stopped_at_first,omitempty"`
+	Shard          string         `json:"shard,omitempty"`
+	Violations     []runViolation `json:"violations"`
+	Ops            uint64         `json:"ops"`
+	WallMs         int64          `json:"wall_ms"`
 	// SimMs and CheckMs add up the runs' time in the simulator and in
 	// checking over every worker; CheckShare is checking's part of the
 	// two, and OpsPerSec the simulated operations per second of
@@ -85,6 +87,7 @@ func runCmd() *cobra.Command {
 		seed, first    uint64
 		shard          string
 		shrink, asJSON bool
+		stopAtFirst    bool
 		all            bool
 		out            string
 	)
@@ -142,7 +145,7 @@ when interrupted.`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			v, err := scenarios.Judge(ctx, sc, scenarios.Search{First: first, Seeds: seeds, Shard: sh,
-				Workers: workers, Progress: bar.set})
+				Workers: workers, StopAtFirst: stopAtFirst, Progress: bar.set})
 			bar.done()
 			interrupted := errors.Is(err, context.Canceled)
 			if err != nil && !interrupted {
@@ -151,7 +154,8 @@ when interrupted.`,
 			stop() // a second interrupt ends the process
 			res := v.Result
 			o := runOutput{arg: args[0], Coverage: res.Coverage, Weak: v.Weak, Scenario: sc.Name, Expect: sc.Expect, Require: sc.Require, Expected: sc.Expect.String(), Got: v.Got(), AsExpected: v.Matches && !interrupted,
-				First: res.First, Seeds: res.Seeds, Ran: res.Ran, Interrupted: interrupted, Ops: res.Ops, Violations: []runViolation{},
+				First: res.First, Seeds: res.Seeds, Ran: res.Ran, Interrupted: interrupted,
+				StoppedAtFirst: stopAtFirst && len(res.Failures) > 0 && res.Ran < res.Seeds, Ops: res.Ops, Violations: []runViolation{},
 				SimMs: res.Simulated.Milliseconds(), CheckMs: res.Checked.Milliseconds()}
 			if total := res.Simulated + res.Checked; total > 0 {
 				o.CheckShare = float64(res.Checked) / float64(total)
@@ -219,6 +223,7 @@ when interrupted.`,
 	f.IntVar(&workers, "workers", 0, "runs in parallel (default: every core)")
 	f.StringVar(&shard, "shard", "", "run only part I of N of the seed range (I/N, 1-based)")
 	f.BoolVar(&shrink, "shrink", false, "shrink the first violation to a minimal counterexample")
+	f.BoolVar(&stopAtFirst, "stop-at-first", false, "stop at the first violation found (the lowest failing seed among those run)")
 	f.BoolVar(&all, "all", false, "show every event in the violation's timeline, not only the operations involved")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	f.StringVar(&out, "out", "", "write the first violation's report into this directory")
@@ -269,6 +274,9 @@ func printRun(w io.Writer, o runOutput, report *scenarios.ViolationReport) {
 	}
 	if o.Interrupted {
 		fmt.Fprintf(w, ", interrupted after %d", o.Ran)
+	}
+	if o.StoppedAtFirst {
+		fmt.Fprintf(w, ", stopped at the first violation after %d", o.Ran)
 	}
 	fmt.Fprintf(w, ", %d simulated operations in %dms (%.0f%% of the runs' time checking): ", o.Ops, o.WallMs, 100*o.CheckShare)
 	verdict := "as expected"
