@@ -22,13 +22,17 @@ const (
 	Liveness ViolationKind = "liveness"
 	// Herd: one event woke more clients than could proceed.
 	Herd ViolationKind = "herd"
+	// Undecided: a check could not decide within its time limit
+	// (Input.CheckLimit). Never a pass: the run is judged undecided.
+	Undecided ViolationKind = "undecided"
 )
 
 // Violation is one broken property, as a person reads it.
 type Violation struct {
 	// Check names the checker that found it (see Checks).
 	Check string `json:"check"`
-	// Kind is safety, liveness or herd.
+	// Kind is safety, liveness or herd, or unknown for a check that ran
+	// out of its time limit.
 	Kind ViolationKind `json:"kind"`
 	// Object is the lock, queue, path or transaction concerned.
 	Object string `json:"object,omitempty"`
@@ -94,6 +98,12 @@ type Input struct {
 	Proceed int
 	// Traffic is what the servers did and sent, for the herd metrics.
 	Traffic []Traffic
+	// CheckLimit bounds porcupine's search of one object's history (zero:
+	// no limit). A search that runs out of it is reported as an Undecided
+	// violation, never as a pass. The limit is the one place a verdict
+	// can depend on the machine: a run that hits it is undecided, and
+	// zksim check decides its history without a limit.
+	CheckLimit time.Duration
 }
 
 // SessionTimeoutOrDefault is in.SessionTimeout, or 10s.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -91,7 +92,7 @@ var linearizableModels = map[string]Model{}
 func registerModel(m Model) {
 	linearizableModels[m.Name] = m
 	register(Checker{Name: m.Name, Kind: Safety, Doc: m.Doc, Check: func(in *Input) []Violation {
-		return CheckModel(m, in.Ops)
+		return CheckModelWithin(m, in.Ops, in.CheckLimit)
 	}})
 }
 
@@ -137,8 +138,15 @@ func Linearize(m Model, ops []Operation) (porcupine.CheckResult, porcupine.Linea
 
 // CheckModel checks the operations of ops that m judges, object by object,
 // and reports each object whose history is not linearizable, with the
-// operation no linearization could get past.
+// operation no linearization could get past. It has no time limit.
 func CheckModel(m Model, ops []Operation) []Violation {
+	return CheckModelWithin(m, ops, 0)
+}
+
+// CheckModelWithin is CheckModel with porcupine's search of each object
+// bounded by limit (zero: no limit): an object it cannot decide in time
+// is reported as an Undecided violation that says so, never passed.
+func CheckModelWithin(m Model, ops []Operation, limit time.Duration) []Violation {
 	paths, byPath := objectOps(ops, m.Kinds)
 	var out []Violation
 	for _, p := range paths {
@@ -150,10 +158,14 @@ func CheckModel(m Model, ops []Operation) []Violation {
 		// takes back, the longest partial linearization of each operation
 		// (for the visualization), which costs time quadratic in the
 		// history. Only a history that fails needs them.
-		if m.linearizable(part) {
+		switch m.linearizable(part, limit) {
+		case porcupine.Ok:
+			continue
+		case porcupine.Unknown:
+			out = append(out, undecided(m, p, part, limit))
 			continue
 		}
-		_, info := porcupine.CheckOperationsVerbose(m.Porcupine(), Porcupine(part), 0)
+		_, info := porcupine.CheckOperationsVerbose(m.Porcupine(), Porcupine(part), limit)
 		v := Violation{Check: m.Name, Kind: Safety, Object: p, Linearization: &Linearization{Model: m.Porcupine(), Info: info}}
 		stuck := stuckAt(part, info)
 		if stuck >= 0 {
@@ -212,18 +224,26 @@ func objectOps(ops []Operation, kinds []OpKind) ([]string, map[string][]Operatio
 	return sortedKeys(counts), byPath
 }
 
+// undecided is the violation of an object whose history porcupine could
+// not decide within limit.
+func undecided(m Model, path string, ops []Operation, limit time.Duration) Violation {
+	return Violation{Check: m.Name, Kind: Undecided, Object: path, Ops: ops,
+		Message: fmt.Sprintf("porcupine could not decide within %s whether %d operations on %s linearize as a %s: "+
+			"the run is undecided, not a pass (zksim check decides its history.json without a limit)", limit, len(ops), path, m.Doc)}
+}
+
 // linearizable is the plain verdict on one object's operations (as
-// Prepare left them): yes when m.Witness proposes a linearization of them,
+// Prepare left them): Ok when m.Witness proposes a linearization of them,
 // else porcupine's, on the parts m.Narrow splits them into when m has it,
-// each checked from Init. The operations go to porcupine as pointers, so
-// that none is copied into an interface.
-func (m Model) linearizable(ops []Operation) bool {
+// each checked from Init, within limit (zero: none). The operations go to
+// porcupine as pointers, so that none is copied into an interface.
+func (m Model) linearizable(ops []Operation, limit time.Duration) porcupine.CheckResult {
 	parts := [][]Operation{ops}
 	if inOrder(ops) {
 		// (Narrow and Witness reason about intervals: they take none
 		// that ends before it starts.)
 		if m.Witness != nil && isLinearization(m, ops, m.Witness(ops)) {
-			return true
+			return porcupine.Ok
 		}
 		if m.Narrow != nil {
 			parts = m.Narrow(ops)
@@ -246,12 +266,12 @@ func (m Model) linearizable(ops []Operation) bool {
 		}
 		split = append(split, history[from:])
 	}
-	return porcupine.CheckOperations(porcupine.Model{
+	return porcupine.CheckOperationsTimeout(porcupine.Model{
 		// history is split already: porcupine hands it back whole.
 		Partition: func([]porcupine.Operation) [][]porcupine.Operation { return split },
 		Init:      m.Init,
 		Step:      func(state, input, _ any) (bool, any) { return m.Step(state, *input.(*Operation)) },
-	}, history)
+	}, history, limit)
 }
 
 // inOrder reports whether no operation of ops returned before it was

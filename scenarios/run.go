@@ -26,6 +26,10 @@ type Options struct {
 	// (shrinking and exploration drive runs this way). The seed still
 	// draws the random faults.
 	Source sim.Source
+	// CheckLimit bounds porcupine's search of each object's history
+	// (models.Input.CheckLimit; zero: no limit, the default). A check
+	// that runs out of it reports an undecided run, never a pass.
+	CheckLimit time.Duration
 }
 
 // Outcome is one run of a Spec and what the checks made of it.
@@ -142,6 +146,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 		Stuck:          errors.As(res.Err, &dead) || errors.As(res.Err, &still),
 		Bound:          spec.Bound,
 		SessionTimeout: cfg.SessionTimeout,
+		CheckLimit:     opt.CheckLimit,
 	}
 	if k.input != nil {
 		k.input(in, spec)

@@ -54,6 +54,9 @@ type Search struct {
 	Shard Shard
 	// Workers run seeds in parallel (default: every core).
 	Workers int
+	// CheckLimit bounds porcupine's search of each object's history in
+	// each run (Options.CheckLimit; zero: no limit).
+	CheckLimit time.Duration
 	// StopAtFirst stops at the first violation found (the search still
 	// reports the lowest failing seed among those it ran).
 	StopAtFirst bool
@@ -134,7 +137,7 @@ func (s Search) Run(ctx context.Context) (*SearchResult, error) {
 					return
 				}
 				seed := first + uint64(i)
-				o, err := Run(s.Spec, seed, Options{})
+				o, err := Run(s.Spec, seed, Options{CheckLimit: s.CheckLimit})
 				if err != nil {
 					errOnce.Do(func() { runErr = fmt.Errorf("seed %d: %w", seed, err) })
 					stop.Store(true)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/zksim/zksim/models"
 )
@@ -14,7 +15,8 @@ type Verdict struct {
 	Result   *SearchResult
 	// Pass says every run held.
 	Pass bool
-	// Checks are the checks that found violations, sorted.
+	// Checks are the checks that found violations, sorted (those that
+	// could not decide within their limit too: see Conclusion).
 	Checks []string
 	// Matches says the verdict is the one the scenario expects: every run
 	// held, or some run broke the expected check, with the expected kind
@@ -24,19 +26,44 @@ type Verdict struct {
 	Weak []string
 }
 
-// Got renders what the runs concluded: "pass", or the checks that failed.
+// Got renders what the runs concluded: "pass", or the checks that failed
+// and those that could not decide (Conclusion).
 func (v *Verdict) Got() string {
-	if v.Pass {
+	var all []models.Violation
+	for _, f := range v.Result.Failures {
+		all = append(all, f.Violations...)
+	}
+	return Conclusion(all)
+}
+
+// Conclusion renders what violations, of every run together, conclude:
+// "pass" for none, else "violation (CHECKS)" for the checks that found
+// one and "undecided (CHECKS)" for those that ran out of their time limit
+// (models.Undecided), never a pass.
+func Conclusion(violations []models.Violation) string {
+	var found, undecided []string
+	for _, v := range violations {
+		list := &found
+		if v.Kind == models.Undecided {
+			list = &undecided
+		}
+		if !slices.Contains(*list, v.Check) {
+			*list = append(*list, v.Check)
+		}
+	}
+	var parts []string
+	if len(found) > 0 {
+		slices.Sort(found)
+		parts = append(parts, "violation ("+strings.Join(found, ", ")+")")
+	}
+	if len(undecided) > 0 {
+		slices.Sort(undecided)
+		parts = append(parts, "undecided ("+strings.Join(undecided, ", ")+")")
+	}
+	if len(parts) == 0 {
 		return "pass"
 	}
-	s := ""
-	for i, c := range v.Checks {
-		if i > 0 {
-			s += ", "
-		}
-		s += c
-	}
-	return "violation (" + s + ")"
+	return strings.Join(parts, "; ")
 }
 
 // Judge runs sc as search says (its Spec is sc's) and compares the verdict

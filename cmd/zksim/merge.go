@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -156,15 +154,10 @@ func mergeShards(shards []runOutput) runOutput {
 		o.OpsPerSec = float64(o.Ops) / (float64(o.SimMs) / 1000)
 	}
 	var all []models.Violation
-	checks := map[string]bool{}
 	for _, v := range o.Violations {
 		all = append(all, models.Violation{Check: v.Check, Kind: v.Kind})
-		checks[v.Check] = true
 	}
-	o.Got = "pass"
-	if len(checks) > 0 {
-		o.Got = "violation (" + strings.Join(slices.Sorted(maps.Keys(checks)), ", ") + ")"
-	}
+	o.Got = scenarios.Conclusion(all)
 	for _, r := range o.Require {
 		if o.Coverage[r] == 0 {
 			o.Weak = append(o.Weak, r)

@@ -88,6 +88,7 @@ func runCmd() *cobra.Command {
 		shard          string
 		shrink, asJSON bool
 		stopAtFirst    bool
+		checkLimit     time.Duration
 		all            bool
 		out            string
 	)
@@ -145,7 +146,7 @@ when interrupted.`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			v, err := scenarios.Judge(ctx, sc, scenarios.Search{First: first, Seeds: seeds, Shard: sh,
-				Workers: workers, StopAtFirst: stopAtFirst, Progress: bar.set})
+				Workers: workers, StopAtFirst: stopAtFirst, CheckLimit: checkLimit, Progress: bar.set})
 			bar.done()
 			interrupted := errors.Is(err, context.Canceled)
 			if err != nil && !interrupted {
@@ -171,30 +172,9 @@ when interrupted.`,
 			}
 			var report *scenarios.ViolationReport
 			if len(res.Failures) > 0 && (shrink || out != "") && !interrupted {
-				f := res.Failures[0]
-				replay := spec
-				if shrink {
-					c, err := scenarios.Shrink(spec, f.Seed, 100)
-					if err != nil {
-						return err
-					}
-					o.Shrunk = &runShrunk{Seed: c.Seed, Clients: c.Clients, Rounds: c.Rounds, Schedule: c.Faults(),
-						TraceHash: c.TraceHash, Tries: c.Tries,
-						Violations: violationsOf(c.Seed, c.Faults(), c.TraceHash, c.Violations),
-						Replay: fmt.Sprintf("zksim replay %s --seed %d --clients %d --rounds %d --faults '%s'",
-							args[0], c.Seed, c.Clients, c.Rounds, orNone(c.Faults()))}
-					replay = c.Spec
-				}
-				oc, err := scenarios.Replay(replay, f.Seed)
-				if err != nil {
+				opts := firstReportOptions{arg: args[0], shrink: shrink, out: out, all: all, limit: checkLimit}
+				if report, err = firstReport(&o, spec, res.Failures[0], opts); err != nil {
 					return err
-				}
-				report = &scenarios.ViolationReport{Outcome: oc, All: all}
-				if out != "" {
-					if err := report.Write(out); err != nil {
-						return err
-					}
-					o.Report = report.Files
 				}
 			}
 			o.WallMs = time.Since(start).Milliseconds()
@@ -223,6 +203,8 @@ when interrupted.`,
 	f.IntVar(&workers, "workers", 0, "runs in parallel (default: every core)")
 	f.StringVar(&shard, "shard", "", "run only part I of N of the seed range (I/N, 1-based)")
 	f.BoolVar(&shrink, "shrink", false, "shrink the first violation to a minimal counterexample")
+	f.DurationVar(&checkLimit, "check-limit", time.Minute,
+		"how long porcupine may search one object's history before the run is called undecided (0: no limit)")
 	f.BoolVar(&stopAtFirst, "stop-at-first", false, "stop at the first violation found (the lowest failing seed among those run)")
 	f.BoolVar(&all, "all", false, "show every event in the violation's timeline, not only the operations involved")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
@@ -304,6 +286,10 @@ func printRun(w io.Writer, o runOutput, report *scenarios.ViolationReport) {
 			break
 		}
 		fmt.Fprintf(w, "  seed %d: %s (%s): %s\n", v.Seed, v.Check, v.Kind, v.Message)
+		if v.Kind == models.Undecided {
+			fmt.Fprintf(w, "    its history: zksim run %s --seed %d --out DIR saves it (with the same limit); "+
+				"zksim check DIR/history.json --model %s decides it without one\n", o.arg, v.Seed, v.Check)
+		}
 		if o.Interrupted {
 			fmt.Fprintf(w, "    replay: zksim replay %s --seed %d\n", o.arg, v.Seed)
 		}
@@ -315,6 +301,58 @@ func printRun(w io.Writer, o runOutput, report *scenarios.ViolationReport) {
 	if report != nil {
 		fmt.Fprint(w, report.String())
 	}
+}
+
+// firstReportOptions say what zksim run does with its first violation.
+type firstReportOptions struct {
+	arg         string // the scenario as the command line named it
+	shrink, all bool
+	out         string
+	limit       time.Duration // the checks' time limit (--check-limit)
+}
+
+// firstReport shrinks the first failure when asked (not an undecided one:
+// shrinking keeps a run whose check fails, and an undecided check has not
+// failed) and replays it for its report, written to opts.out when set.
+// The replay keeps the run's check limit: a history that porcupine could
+// not decide is saved, not searched again without end.
+func firstReport(o *runOutput, spec scenarios.Spec, f scenarios.Failure, opts firstReportOptions) (*scenarios.ViolationReport, error) {
+	replay := spec
+	if opts.shrink && decided(f.Violations) {
+		c, err := scenarios.Shrink(spec, f.Seed, 100)
+		if err != nil {
+			return nil, err
+		}
+		o.Shrunk = &runShrunk{Seed: c.Seed, Clients: c.Clients, Rounds: c.Rounds, Schedule: c.Faults(),
+			TraceHash: c.TraceHash, Tries: c.Tries,
+			Violations: violationsOf(c.Seed, c.Faults(), c.TraceHash, c.Violations),
+			Replay: fmt.Sprintf("zksim replay %s --seed %d --clients %d --rounds %d --faults '%s'",
+				opts.arg, c.Seed, c.Clients, c.Rounds, orNone(c.Faults()))}
+		replay = c.Spec
+	}
+	oc, err := scenarios.Run(replay, f.Seed, scenarios.Options{KeepTrace: true, CheckLimit: opts.limit})
+	if err != nil {
+		return nil, err
+	}
+	report := &scenarios.ViolationReport{Outcome: oc, All: opts.all}
+	if opts.out != "" {
+		if err := report.Write(opts.out); err != nil {
+			return nil, err
+		}
+		o.Report = report.Files
+	}
+	return report, nil
+}
+
+// decided reports whether some violation of vs is one a check decided
+// (not models.Undecided).
+func decided(vs []models.Violation) bool {
+	for _, v := range vs {
+		if v.Kind != models.Undecided {
+			return true
+		}
+	}
+	return false
 }
 
 // orNone is a schedule as a flag takes it: "none" for no faults.

@@ -1,0 +1,50 @@
+package scenarios
+
+import (
+	"time"
+
+	"testing"
+
+	"github.com/zksim/zksim/models"
+)
+
+// A check that could not decide is never a pass, nor the violation a
+// scenario expects; the conclusion names it apart from the checks that
+// found one.
+func TestUndecidedConclusion(t *testing.T) {
+	mutex := models.Violation{Check: "mutex", Kind: models.Safety}
+	undecided := models.Violation{Check: "mutex", Kind: models.Undecided}
+	herd := models.Violation{Check: "herd", Kind: models.Herd}
+	for _, tc := range []struct {
+		vs   []models.Violation
+		want string
+	}{
+		{nil, "pass"},
+		{[]models.Violation{undecided}, "undecided (mutex)"},
+		{[]models.Violation{herd, mutex, undecided, herd}, "violation (herd, mutex); undecided (mutex)"},
+	} {
+		if got := Conclusion(tc.vs); got != tc.want {
+			t.Errorf("Conclusion(%v) = %q, want %q", tc.vs, got, tc.want)
+		}
+	}
+	pass := Expectation{Pass: true}
+	expectMutex := Expectation{Check: "mutex", Kind: models.Safety}
+	if pass.Met([]models.Violation{undecided}) || expectMutex.Met([]models.Violation{undecided}) {
+		t.Error("an undecided check met an expectation")
+	}
+}
+
+// The checks of a run get the run's limit.
+func TestCheckLimitReachesTheChecks(t *testing.T) {
+	sc, err := LoadScenario("lock-noguid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Run(sc.Spec, 1, Options{CheckLimit: 7 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Input.CheckLimit != 7*time.Second {
+		t.Errorf("the checks' limit is %v, want 7s", o.Input.CheckLimit)
+	}
+}
