@@ -240,69 +240,142 @@ const maxFileSize = 1 << 20
 // errors (a *FileError) that name the file, the line, the field and what
 // was expected.
 func ParseScenario(name string, data []byte) (*Scenario, error) {
-	fail := func(line int, field, format string, args ...any) (*Scenario, error) {
-		return nil, &FileError{File: name, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
+	f, p, err := decodeScenarioFile(name, data)
+	if err != nil {
+		return nil, err
 	}
+	k, err := p.recipeKind(f)
+	if err != nil {
+		return nil, err
+	}
+	sc := &Scenario{Name: scenarioName(f), Description: f.Description, Seeds: f.Seeds, Source: name, Require: f.Require}
+	if err := p.checkNumbers(f, k); err != nil {
+		return nil, err
+	}
+	s := Spec{Name: sc.Name, Kind: f.Kind, Variant: f.Variant, Clients: f.Clients, Horizon: time.Duration(f.Horizon),
+		Checks: f.Checks, Bound: time.Duration(f.Bound), Ensemble: ensembleOf(f), Workload: workloadOf(f)}
+	if s.Faults, err = p.faults(f, s, k); err != nil {
+		return nil, err
+	}
+	if s.Rates, err = p.rates(f); err != nil {
+		return nil, err
+	}
+	if sc.Expect, err = p.expectation(f); err != nil {
+		return nil, err
+	}
+	if _, _, err := s.withDefaults(); err != nil {
+		return nil, p.fail(0, "", "%s", err)
+	}
+	if err := p.checkRequire(f); err != nil {
+		return nil, err
+	}
+	if err := p.checkExpectedAmongChecks(sc.Expect, s); err != nil {
+		return nil, err
+	}
+	sc.Spec = s
+	return sc, nil
+}
+
+// fileParse is what the steps of ParseScenario share: the file's name and
+// the line of each field written in it, for errors that point at them.
+type fileParse struct {
+	name  string
+	lines map[string]int
+}
+
+// fail is a *FileError at line (0: none) and field ("": none).
+func (p *fileParse) fail(line int, field, format string, args ...any) error {
+	return &FileError{File: p.name, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *fileParse) line(field string) int { return p.lines[field] }
+
+// decodeScenarioFile decodes a scenario file strictly: at most
+// maxFileSize bytes, one YAML document, a mapping of known fields, whole
+// numbers where integers belong.
+func decodeScenarioFile(name string, data []byte) (*fileScenario, *fileParse, error) {
+	p := &fileParse{name: name}
 	if len(data) > maxFileSize {
-		return fail(0, "", "%d bytes; a scenario file holds at most %d", len(data), maxFileSize)
+		return nil, nil, p.fail(0, "", "%d bytes; a scenario file holds at most %d", len(data), maxFileSize)
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		line, msg := yamlLine(err.Error())
-		return fail(line, "", "%s", msg)
+		return nil, nil, p.fail(line, "", "%s", msg)
 	}
 	if root.Kind == 0 || len(root.Content) == 0 {
-		return fail(0, "", "empty: want a mapping with at least kind:")
+		return nil, nil, p.fail(0, "", "empty: want a mapping with at least kind:")
 	}
 	if doc := root.Content[0]; doc.Kind != yaml.MappingNode {
-		return fail(doc.Line, "", "want a mapping of fields (name:, kind:, ...), got %s", describeNode(doc))
+		return nil, nil, p.fail(doc.Line, "", "want a mapping of fields (name:, kind:, ...), got %s", describeNode(doc))
 	}
-	lines := fieldLines(root.Content[0], "")
+	p.lines = fieldLines(root.Content[0], "")
 	var f fileScenario
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
-		return nil, decodeError(name, err, lines)
+		return nil, nil, decodeError(name, err, p.lines)
 	}
 	var second yaml.Node
 	if err := dec.Decode(&second); err != io.EOF {
-		return fail(second.Line, "", "a second YAML document; a scenario file holds one (remove the --- and what follows)")
+		return nil, nil, p.fail(second.Line, "", "a second YAML document; a scenario file holds one (remove the --- and what follows)")
 	}
 	if field, n := notWhole(root.Content[0], "", wholeFields); n != nil {
-		return fail(n.Line, field, "%s; want a whole number", n.Value)
+		return nil, nil, p.fail(n.Line, field, "%s; want a whole number", n.Value)
 	}
-	line := func(field string) int { return lines[field] }
+	return &f, p, nil
+}
 
-	sc := &Scenario{Name: f.Name, Description: f.Description, Seeds: f.Seeds, Source: name}
+// recipeKind is the file's recipe kind, its variant checked against it.
+func (p *fileParse) recipeKind(f *fileScenario) (*kind, error) {
 	if f.Kind == "" {
-		return fail(0, "kind", "missing; want one of %s", strings.Join(Kinds(), ", "))
+		return nil, p.fail(0, "kind", "missing; want one of %s", strings.Join(Kinds(), ", "))
 	}
 	k, err := lookupKind(f.Kind)
 	if err != nil {
-		return fail(line("kind"), "kind", "%q; want one of %s", f.Kind, strings.Join(Kinds(), ", "))
+		return nil, p.fail(p.line("kind"), "kind", "%q; want one of %s", f.Kind, strings.Join(Kinds(), ", "))
 	}
 	if f.Variant != "" {
 		if _, err := k.variant(f.Variant); err != nil {
-			return fail(line("variant"), "variant", "%s", strings.TrimPrefix(err.Error(), "variant: "))
+			return nil, p.fail(p.line("variant"), "variant", "%s", strings.TrimPrefix(err.Error(), "variant: "))
 		}
 	}
-	if sc.Name == "" {
-		sc.Name = f.Kind
-		if f.Variant != "" {
-			sc.Name = f.Variant
-		}
-	}
-	s := Spec{Name: sc.Name, Kind: f.Kind, Variant: f.Variant, Clients: f.Clients, Horizon: time.Duration(f.Horizon),
-		Checks: f.Checks, Bound: time.Duration(f.Bound)}
+	return k, nil
+}
 
-	// Ranges.
-	type intField struct {
+// scenarioName is the file's name: field, else its variant's, else its
+// kind's.
+func scenarioName(f *fileScenario) string {
+	switch {
+	case f.Name != "":
+		return f.Name
+	case f.Variant != "":
+		return f.Variant
+	}
+	return f.Kind
+}
+
+// checkNumbers checks every count and duration of the file against its
+// range; an explicit zero, which would silently take the default, is
+// refused.
+func (p *fileParse) checkNumbers(f *fileScenario, k *kind) error {
+	if err := p.checkCounts(f); err != nil {
+		return err
+	}
+	if f.Clients != 0 && f.Clients < k.minClients {
+		return p.fail(p.line("clients"), "clients", "%d; a %s scenario needs at least %d", f.Clients, f.Kind, k.minClients)
+	}
+	return p.checkDurations(f)
+}
+
+// checkCounts checks the file's integer fields.
+func (p *fileParse) checkCounts(f *fileScenario) error {
+	for _, c := range []struct {
 		field   string
 		v       int
 		lo, hi  int
 		allowed []int
-	}
-	for _, c := range []intField{
+	}{
 		{"ensemble.servers", f.Ensemble.Servers, 0, 7, []int{0, 1, 3, 5, 7}},
 		{"ensemble.sync_limit", f.Ensemble.SyncLimit, 0, 100, nil},
 		{"clients", f.Clients, 0, 10000, nil},
@@ -314,24 +387,25 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 		{"workload.failures", f.Workload.Failures, 0, 10000, nil},
 		{"seeds", f.Seeds, 0, 10000000, nil},
 	} {
-		written := line(c.field) > 0
+		written := p.line(c.field) > 0
 		switch {
 		case c.v == 0 && written && c.field != "workload.failures":
-			return fail(line(c.field), c.field, "0; 0 takes the default: omit the field for that, or give a number from 1 to %d", c.hi)
+			return p.fail(p.line(c.field), c.field, "0; 0 takes the default: omit the field for that, or give a number from 1 to %d", c.hi)
 		case c.allowed != nil && !slices.Contains(c.allowed, c.v):
-			return fail(line(c.field), c.field, "%d; want 1, 3, 5 or 7", c.v)
+			return p.fail(p.line(c.field), c.field, "%d; want 1, 3, 5 or 7", c.v)
 		case c.v < c.lo || c.v > c.hi:
-			return fail(line(c.field), c.field, "%d; want a number from 1 to %d", c.v, c.hi)
+			return p.fail(p.line(c.field), c.field, "%d; want a number from 1 to %d", c.v, c.hi)
 		}
 	}
-	if f.Clients != 0 && f.Clients < k.minClients {
-		return fail(line("clients"), "clients", "%d; a %s scenario needs at least %d", f.Clients, f.Kind, k.minClients)
-	}
+	return nil
+}
+
+// checkDurations checks the file's durations.
+func (p *fileParse) checkDurations(f *fileScenario) error {
 	for _, c := range []struct {
-		field string
-		d     duration
-		hi    time.Duration
-		least time.Duration
+		field     string
+		d         duration
+		hi, least time.Duration
 	}{
 		{"ensemble.tick_time", f.Ensemble.TickTime, time.Minute, time.Millisecond},
 		{"ensemble.session_timeout", f.Ensemble.SessionTimeout, time.Hour, time.Millisecond},
@@ -347,55 +421,83 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 		{"bound", f.Bound, 100 * time.Hour, 0},
 	} {
 		d := time.Duration(c.d)
-		if d == 0 && line(c.field) > 0 {
-			return fail(line(c.field), c.field, "0s; a zero duration takes the default: omit the field for that, or give one from %s to %s",
+		if d == 0 && p.line(c.field) > 0 {
+			return p.fail(p.line(c.field), c.field, "0s; a zero duration takes the default: omit the field for that, or give one from %s to %s",
 				max(c.least, time.Nanosecond), c.hi)
 		}
 		if d < 0 || d > c.hi || (d != 0 && d < c.least) {
-			return fail(line(c.field), c.field, "%s; want a duration from %s to %s", d, max(c.least, time.Nanosecond), c.hi)
+			return p.fail(p.line(c.field), c.field, "%s; want a duration from %s to %s", d, max(c.least, time.Nanosecond), c.hi)
 		}
 	}
-	s.Ensemble = sim.Config{Servers: f.Ensemble.Servers, TickTime: time.Duration(f.Ensemble.TickTime),
-		SyncLimit: f.Ensemble.SyncLimit, SessionTimeout: time.Duration(f.Ensemble.SessionTimeout),
-		Latency: time.Duration(f.Ensemble.Latency), Jitter: time.Duration(f.Ensemble.Jitter),
-		DiskDelay: time.Duration(f.Ensemble.DiskDelay), ElectionTime: time.Duration(f.Ensemble.ElectionTime),
-		MaxTime: time.Duration(f.Ensemble.MaxTime), LocalSessionLoss: f.Ensemble.LocalSessionLoss,
-		ExtendedTypes: f.Ensemble.ExtendedTypes, ContainerCheckInterval: time.Duration(f.Ensemble.ContainerCheckInterval)}
+	return nil
+}
+
+// ensembleOf is the file's ensemble: field as the simulator takes it.
+func ensembleOf(f *fileScenario) sim.Config {
+	e := f.Ensemble
+	return sim.Config{Servers: e.Servers, TickTime: time.Duration(e.TickTime),
+		SyncLimit: e.SyncLimit, SessionTimeout: time.Duration(e.SessionTimeout),
+		Latency: time.Duration(e.Latency), Jitter: time.Duration(e.Jitter),
+		DiskDelay: time.Duration(e.DiskDelay), ElectionTime: time.Duration(e.ElectionTime),
+		MaxTime: time.Duration(e.MaxTime), LocalSessionLoss: e.LocalSessionLoss,
+		ExtendedTypes: e.ExtendedTypes, ContainerCheckInterval: time.Duration(e.ContainerCheckInterval)}
+}
+
+// workloadOf is the file's workload: field.
+func workloadOf(f *fileScenario) Workload {
 	w := f.Workload
-	s.Workload = Workload{Rounds: w.Rounds, Steps: w.Steps, Step: time.Duration(w.Step), Think: time.Duration(w.Think),
+	return Workload{Rounds: w.Rounds, Steps: w.Steps, Step: time.Duration(w.Step), Think: time.Duration(w.Think),
 		Fenced: w.Fenced, Careless: w.Careless, Readers: w.Readers, Consumers: w.Consumers, Size: w.Size, Failures: w.Failures, Sync: w.Sync,
 		Together: w.Together, CheckBeforeUse: w.CheckBeforeUse}
+}
 
+// faults parses the file's faults: list, each fault naming clients and
+// servers the scenario has.
+func (p *fileParse) faults(f *fileScenario, s Spec, k *kind) (sim.Schedule, error) {
+	var out sim.Schedule
 	for i, fl := range f.Faults {
 		field := fmt.Sprintf("faults[%d]", i)
 		sched, err := sim.ParseSchedule(fl.text)
 		if err != nil {
-			return fail(fl.line, field, "%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "line 1: "), fmt.Sprintf("%q: ", fl.text)))
+			return nil, p.fail(fl.line, field, "%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "line 1: "), fmt.Sprintf("%q: ", fl.text)))
 		}
 		for _, flt := range sched {
 			if err := faultFits(flt, s, k); err != nil {
-				return fail(fl.line, field, "%s", err)
+				return nil, p.fail(fl.line, field, "%s", err)
 			}
 		}
-		s.Faults = append(s.Faults, sched...)
+		out = append(out, sched...)
 	}
-	if r := f.Rates; r != nil {
-		rv := reflect.ValueOf(*r)
-		rt := rv.Type()
-		for i := 0; i < rt.NumField(); i++ {
-			if v := rv.Field(i).Float(); math.IsNaN(v) || v < 0 || v > 1000 {
-				field := "rates." + tagName(rt.Field(i))
-				return fail(line(field), field, "%g; want a rate per second from 0 to 1000", v)
-			}
+	return out, nil
+}
+
+// rates is the file's rates: field (nil when absent), every rate a number
+// from 0 to 1000 a second.
+func (p *fileParse) rates(f *fileScenario) (*sim.Rates, error) {
+	r := f.Rates
+	if r == nil {
+		return nil, nil
+	}
+	rv := reflect.ValueOf(*r)
+	rt := rv.Type()
+	for i := 0; i < rt.NumField(); i++ {
+		if v := rv.Field(i).Float(); math.IsNaN(v) || v < 0 || v > 1000 {
+			field := "rates." + tagName(rt.Field(i))
+			return nil, p.fail(p.line(field), field, "%g; want a rate per second from 0 to 1000", v)
 		}
-		s.Rates = &sim.Rates{Crash: r.Crash, LeaderCrash: r.LeaderCrash, Partition: r.Partition, Isolate: r.Isolate,
-			Pause: r.Pause, Spike: r.Spike, LoseReply: r.LoseReply, Disconnect: r.Disconnect, Outage: r.Outage,
-			Expire: r.Expire, ShortPause: r.ShortPause, Lag: r.Lag, LoseRequest: r.LoseRequest, Triggered: r.Triggered}
 	}
+	return &sim.Rates{Crash: r.Crash, LeaderCrash: r.LeaderCrash, Partition: r.Partition, Isolate: r.Isolate,
+		Pause: r.Pause, Spike: r.Spike, LoseReply: r.LoseReply, Disconnect: r.Disconnect, Outage: r.Outage,
+		Expire: r.Expire, ShortPause: r.ShortPause, Lag: r.Lag, LoseRequest: r.LoseRequest, Triggered: r.Triggered}, nil
+}
+
+// expectation is the file's expect: field, its checks: named checks
+// known.
+func (p *fileParse) expectation(f *fileScenario) (Expectation, error) {
 	for i, c := range f.Checks {
 		if _, err := models.Lookup(c); err != nil {
 			field := fmt.Sprintf("checks[%d]", i)
-			return fail(line(field), field, "%s", err)
+			return Expectation{}, p.fail(p.line(field), field, "%s", err)
 		}
 	}
 	switch f.Expect.Verdict {
@@ -405,46 +507,58 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 			if f.Expect.Check == "" {
 				field = "expect.kind"
 			}
-			return fail(line(field), field, "named only for verdict: violation")
+			return Expectation{}, p.fail(p.line(field), field, "named only for verdict: violation")
 		}
-		sc.Expect = Expectation{Pass: true}
+		return Expectation{Pass: true}, nil
 	case "violation":
-		c, err := models.Lookup(f.Expect.Check)
-		if err != nil {
-			return fail(line("expect.check"), "expect.check", "%q: want the check that must find the violation: %s",
-				f.Expect.Check, strings.TrimPrefix(err.Error(), fmt.Sprintf("no check named %q; ", f.Expect.Check)))
-		}
-		sc.Expect = Expectation{Check: c.Name, Kind: c.Kind}
-		switch k := models.ViolationKind(f.Expect.Kind); k {
-		case "":
-		case models.Safety, models.Liveness, models.Herd:
-			sc.Expect.Kind = k
-		default:
-			return fail(line("expect.kind"), "expect.kind", "%q; want safety, liveness or herd", f.Expect.Kind)
-		}
+		return p.expectedViolation(f)
+	}
+	return Expectation{}, p.fail(p.line("expect.verdict"), "expect.verdict", "%q; want pass or violation", f.Expect.Verdict)
+}
+
+// expectedViolation is an expect: of verdict violation: a known check,
+// and the kind of violation (the check's own unless named).
+func (p *fileParse) expectedViolation(f *fileScenario) (Expectation, error) {
+	c, err := models.Lookup(f.Expect.Check)
+	if err != nil {
+		return Expectation{}, p.fail(p.line("expect.check"), "expect.check", "%q: want the check that must find the violation: %s",
+			f.Expect.Check, strings.TrimPrefix(err.Error(), fmt.Sprintf("no check named %q; ", f.Expect.Check)))
+	}
+	e := Expectation{Check: c.Name, Kind: c.Kind}
+	switch k := models.ViolationKind(f.Expect.Kind); k {
+	case "":
+	case models.Safety, models.Liveness, models.Herd:
+		e.Kind = k
 	default:
-		return fail(line("expect.verdict"), "expect.verdict", "%q; want pass or violation", f.Expect.Verdict)
+		return Expectation{}, p.fail(p.line("expect.kind"), "expect.kind", "%q; want safety, liveness or herd", f.Expect.Kind)
 	}
-	if _, _, err := s.withDefaults(); err != nil {
-		return fail(0, "", "%s", err)
-	}
+	return e, nil
+}
+
+// checkRequire checks that every required situation is one coverage
+// counts.
+func (p *fileParse) checkRequire(f *fileScenario) error {
 	for i, r := range f.Require {
 		if !knownCoverage(r) {
 			field := fmt.Sprintf("require[%d]", i)
-			return fail(line(field), field, "%q; want a coverage situation: %s", r, strings.Join(coverageKeys(), ", "))
+			return p.fail(p.line(field), field, "%q; want a coverage situation: %s", r, strings.Join(coverageKeys(), ", "))
 		}
 	}
-	sc.Require = f.Require
+	return nil
+}
+
+// checkExpectedAmongChecks checks that the check expected to find a
+// violation is one the scenario runs.
+func (p *fileParse) checkExpectedAmongChecks(e Expectation, s Spec) error {
 	checks := s.Checks
 	if len(checks) == 0 {
 		checks = DefaultChecks(s) // the kind's
 	}
-	if !sc.Expect.Pass && !slices.Contains(checks, sc.Expect.Check) {
-		return fail(line("expect.check"), "expect.check", "%q is not among the scenario's checks (%s)", sc.Expect.Check,
+	if !e.Pass && !slices.Contains(checks, e.Check) {
+		return p.fail(p.line("expect.check"), "expect.check", "%q is not among the scenario's checks (%s)", e.Check,
 			strings.Join(checks, ", "))
 	}
-	sc.Spec = s
-	return sc, nil
+	return nil
 }
 
 // faultFits checks that a fault names clients and servers the scenario
