@@ -591,82 +591,99 @@ func (d *NodeDoubleBarrier) Leave(ctx context.Context) error {
 		session = 0
 	}
 	for {
-		if s := d.conn.SessionID(); s != session {
-			// Our node may outlive the session we lost: the client may
-			// have given it up on its own clock while the servers still
-			// hold it. Read, in sync, whether it is still there.
-			if err := barrierSync(ctx, d.conn, d.dir); err != nil {
-				return d.quit(ctx, err)
-			}
-			session = s
-		}
-		kids, err := d.children(ctx) // step 1
-		if errors.Is(err, zk.ErrSessionExpired) {
+		procs, err := d.leaveList(ctx, &session) // step 1
+		if errors.Is(err, errListAgain) {
 			continue
 		}
 		if err != nil {
 			return d.quit(ctx, err)
 		}
-		if d.conn.SessionID() != session {
-			continue // the answer may come from the new session: see above
-		}
-		procs := d.processes(kids)
 		i := slices.Index(procs, d.name)
 		if first && i < 0 {
 			d.node = ""
 			return ErrNodeVanished
 		}
 		first = false
-		switch {
-		case len(procs) == 0: // step 2
-			d.node = ""
-			return nil
-		case i == 0 && len(procs) == 1: // step 3
-			if err := doubleBarrierDelete(ctx, d.conn, d.node); err != nil {
-				return d.quit(ctx, err)
-			}
-			d.node = ""
-			return nil
-		}
-		target := procs[0]
-		if i == 0 {
-			target = procs[len(procs)-1] // step 4
-		} else if i > 0 {
-			// step 5, on condition that the lowest node is still there: our
-			// listing may be old (its reply delayed), and if the lowest has
-			// gone since (its session ended), the others wait on whoever is
-			// lowest now, maybe us, and deleting our node would wake them
-			// all. A check op makes the delete atomic with that.
-			gone, err := d.leaveBelow(ctx, target)
-			if err != nil {
-				return d.quit(ctx, err)
-			}
-			if gone {
-				continue // step 6: list again
-			}
-		}
-		ok, _, w, err := d.conn.ExistsW(ctx, d.dir+"/"+target)
-		if doubleBarrierRetry(err) {
-			continue
-		}
+		done, err := d.leaveRound(ctx, procs, i) // steps 2 to 6
 		if err != nil {
 			return d.quit(ctx, err)
 		}
-		if !ok {
-			continue // gone already: step 6
-		}
-		ev, err := w.Wait(ctx)
-		if err != nil {
-			return d.quit(ctx, err)
-		}
-		if d.trustLowest && i != 0 && ev.Type == zk.EventNodeDeleted {
-			// The teaching variant's mistake: the lowest node is gone, so
-			// everyone must be done. (Not if its owner failed.)
+		if done {
 			d.node = ""
 			return nil
 		}
-		// step 6: go to 1
 	}
+}
+
+// errListAgain says a listing must be made again.
+var errListAgain = errors.New("list again")
+
+// leaveList is Leave's step 1: the process nodes, listed by the session
+// *session names (a session since lost is synced first: see Leave).
+// errListAgain: the listing is to be made again (the session expired,
+// or the answer may come from a new one).
+func (d *NodeDoubleBarrier) leaveList(ctx context.Context, session *int64) ([]string, error) {
+	if s := d.conn.SessionID(); s != *session {
+		// Our node may outlive the session we lost: the client may have
+		// given it up on its own clock while the servers still hold it.
+		// Read, in sync, whether it is still there.
+		if err := barrierSync(ctx, d.conn, d.dir); err != nil {
+			return nil, err
+		}
+		*session = s
+	}
+	kids, err := d.children(ctx)
+	if errors.Is(err, zk.ErrSessionExpired) {
+		return nil, errListAgain
+	}
+	if err != nil {
+		return nil, err
+	}
+	if d.conn.SessionID() != *session {
+		return nil, errListAgain // the answer may come from the new session: see above
+	}
+	return d.processes(kids), nil
+}
+
+// leaveRound is Leave's steps 2 to 6 on one listing, procs, in which our
+// node is procs[i] (i < 0: gone). done: we have left (no process node is
+// left, or ours was the last and is deleted). Otherwise it returns when
+// the node waited on is gone, for a new listing.
+func (d *NodeDoubleBarrier) leaveRound(ctx context.Context, procs []string, i int) (done bool, err error) {
+	switch {
+	case len(procs) == 0: // step 2
+		return true, nil
+	case i == 0 && len(procs) == 1: // step 3
+		return true, doubleBarrierDelete(ctx, d.conn, d.node)
+	}
+	target := procs[0]
+	if i == 0 {
+		target = procs[len(procs)-1] // step 4
+	} else if i > 0 {
+		// step 5, on condition that the lowest node is still there: our
+		// listing may be old (its reply delayed), and if the lowest has
+		// gone since (its session ended), the others wait on whoever is
+		// lowest now, maybe us, and deleting our node would wake them
+		// all. A check op makes the delete atomic with that.
+		gone, err := d.leaveBelow(ctx, target)
+		if err != nil || gone {
+			return false, err // gone: step 6, list again
+		}
+	}
+	ok, _, w, err := d.conn.ExistsW(ctx, d.dir+"/"+target)
+	if doubleBarrierRetry(err) || (err == nil && !ok) {
+		return false, nil // gone already: step 6
+	}
+	if err != nil {
+		return false, err
+	}
+	ev, err := w.Wait(ctx)
+	if err != nil {
+		return false, err
+	}
+	// The teaching variant's mistake: the lowest node is gone, so everyone
+	// must be done. (Not if its owner failed.)
+	return d.trustLowest && i != 0 && ev.Type == zk.EventNodeDeleted, nil // else step 6: go to 1
 }
 
 // leaveBelow is step 5 for a process that is not the lowest: delete our

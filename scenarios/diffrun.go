@@ -182,62 +182,10 @@ func RunDiffSim(root string, prog []DiffOp, clients int, seed uint64) (DiffRun, 
 // step makes one step's call as client dc and records its answer; a
 // watching read adds its watch to the client's.
 func (dc *diffClient) step(ctx context.Context, op DiffOp, run *DiffRun) (DiffResult, error) {
-	c := dc.conn
 	res := DiffResult{Op: op.String()}
-	var err error
-	var w client.Watch
-	switch op.Op {
-	case "create", "create-e", "create-s", "create-es", "create-pc":
-		res.Path, err = c.Create(ctx, op.Path, op.data(), createFlags[op.Op], diffACLs[op.ACL])
-	case "create-p":
-		res.Path, err = c.CreateProtectedEphemeralSequential(ctx, op.Path, op.data(), diffACLs[op.ACL])
-	case "create-c":
-		res.Path, err = c.CreateContainer(ctx, op.Path, op.data(), zk.FlagContainer, diffACLs[op.ACL])
-	case "create-t", "create-ts":
-		res.Path, err = c.CreateTTL(ctx, op.Path, op.data(), createFlags[op.Op], diffACLs[op.ACL], time.Second)
-	case "delete":
-		err = c.Delete(ctx, op.Path, op.Version)
-	case "set", "set-big":
-		res.Stat, err = c.Set(ctx, op.Path, op.data(), op.Version)
-	case "get":
-		res.Data, res.Stat, err = c.Get(ctx, op.Path)
-		res.Read = err == nil
-	case "get-w":
-		res.Data, res.Stat, w, err = c.GetW(ctx, op.Path)
-		res.Read = err == nil
-	case "exists":
-		res.Exists, res.Stat, err = c.Exists(ctx, op.Path)
-	case "exists-w":
-		res.Exists, res.Stat, w, err = c.ExistsW(ctx, op.Path)
-	case "children":
-		res.Kids, res.Stat, err = c.Children(ctx, op.Path)
-	case "children-w":
-		res.Kids, res.Stat, w, err = c.ChildrenW(ctx, op.Path)
-	case "multi":
-		err = dc.multi(ctx, op, &res)
-	case "sync":
-		_, err = c.Sync(ctx, "/")
-	case "get-config":
-		res.Data, res.Stat, err = c.Get(ctx, "/zookeeper/config")
-		res.Read = err == nil
-		// Another ensemble listens on other ports, whose digits count in
-		// the data's length.
-		res.Data = serverPorts.ReplaceAll(res.Data, []byte(":PORT:PORT:"))
-		if res.Stat != nil {
-			st := *res.Stat
-			st.DataLength = int32(len(res.Data))
-			res.Stat = &st
-		}
-	case "reopen":
-		err = dc.reopen(ctx, run)
-	case "addauth":
-		err = c.AddAuth(ctx, "digest", []byte(op.Data))
-	case "getacl":
-		res.ACL, res.Stat, err = c.GetACL(ctx, op.Path)
-	case "setacl":
-		res.Stat, err = c.SetACL(ctx, op.Path, diffACLs[op.ACL], op.Version)
-	default:
-		return res, fmt.Errorf("unknown differential op %q", op.Op)
+	w, err := dc.call(ctx, op, run, &res)
+	if errors.Is(err, errUnknownDiffOp) {
+		return res, err
 	}
 	if res.Kids != nil || (err == nil && strings.HasPrefix(op.Op, "children")) {
 		res.Kids = slices.Sorted(slices.Values(res.Kids))
@@ -267,6 +215,90 @@ func (dc *diffClient) step(ctx context.Context, op DiffOp, run *DiffRun) (DiffRe
 		dc.watches = append(dc.watches, w)
 	}
 	return res, nil
+}
+
+// errUnknownDiffOp is a program step no client call answers.
+var errUnknownDiffOp = errors.New("unknown differential op")
+
+// call makes op's call, filling res with its answer; it returns the watch
+// a watching read left, and the call's error.
+func (dc *diffClient) call(ctx context.Context, op DiffOp, run *DiffRun, res *DiffResult) (client.Watch, error) {
+	c := dc.conn
+	var err error
+	var w client.Watch
+	switch op.Op {
+	case "get":
+		res.Data, res.Stat, err = c.Get(ctx, op.Path)
+		res.Read = err == nil
+	case "get-w":
+		res.Data, res.Stat, w, err = c.GetW(ctx, op.Path)
+		res.Read = err == nil
+	case "exists":
+		res.Exists, res.Stat, err = c.Exists(ctx, op.Path)
+	case "exists-w":
+		res.Exists, res.Stat, w, err = c.ExistsW(ctx, op.Path)
+	case "children":
+		res.Kids, res.Stat, err = c.Children(ctx, op.Path)
+	case "children-w":
+		res.Kids, res.Stat, w, err = c.ChildrenW(ctx, op.Path)
+	case "get-config":
+		err = dc.getConfig(ctx, res)
+	case "sync":
+		_, err = c.Sync(ctx, "/")
+	case "reopen":
+		err = dc.reopen(ctx, run)
+	case "addauth":
+		err = c.AddAuth(ctx, "digest", []byte(op.Data))
+	case "getacl":
+		res.ACL, res.Stat, err = c.GetACL(ctx, op.Path)
+	default:
+		err = dc.write(ctx, op, res)
+	}
+	return w, err
+}
+
+// write makes op's call when it is a write (a create of any mode, a
+// delete, a set, a multi, a setACL).
+func (dc *diffClient) write(ctx context.Context, op DiffOp, res *DiffResult) error {
+	c := dc.conn
+	var err error
+	switch op.Op {
+	case "create", "create-e", "create-s", "create-es", "create-pc":
+		res.Path, err = c.Create(ctx, op.Path, op.data(), createFlags[op.Op], diffACLs[op.ACL])
+	case "create-p":
+		res.Path, err = c.CreateProtectedEphemeralSequential(ctx, op.Path, op.data(), diffACLs[op.ACL])
+	case "create-c":
+		res.Path, err = c.CreateContainer(ctx, op.Path, op.data(), zk.FlagContainer, diffACLs[op.ACL])
+	case "create-t", "create-ts":
+		res.Path, err = c.CreateTTL(ctx, op.Path, op.data(), createFlags[op.Op], diffACLs[op.ACL], time.Second)
+	case "delete":
+		err = c.Delete(ctx, op.Path, op.Version)
+	case "set", "set-big":
+		res.Stat, err = c.Set(ctx, op.Path, op.data(), op.Version)
+	case "multi":
+		err = dc.multi(ctx, op, res)
+	case "setacl":
+		res.Stat, err = c.SetACL(ctx, op.Path, diffACLs[op.ACL], op.Version)
+	default:
+		return fmt.Errorf("%w %q", errUnknownDiffOp, op.Op)
+	}
+	return err
+}
+
+// getConfig reads /zookeeper/config, with the servers' ports masked:
+// another ensemble listens on other ports, whose digits count in the
+// data's length.
+func (dc *diffClient) getConfig(ctx context.Context, res *DiffResult) error {
+	var err error
+	res.Data, res.Stat, err = dc.conn.Get(ctx, "/zookeeper/config")
+	res.Read = err == nil
+	res.Data = serverPorts.ReplaceAll(res.Data, []byte(":PORT:PORT:"))
+	if res.Stat != nil {
+		st := *res.Stat
+		st.DataLength = int32(len(res.Data))
+		res.Stat = &st
+	}
+	return err
 }
 
 // serverPorts are the ports of a server's line in /zookeeper/config.

@@ -99,74 +99,92 @@ func (e Explore) RunContext(ctx context.Context) (*ExploreResult, error) {
 	if hi < lo {
 		hi = lo
 	}
-	res := &ExploreResult{Complete: true}
-	stopped := false
-	// visit runs spec with sched, records it, and extends sched with one
-	// more fault at each event after the last fault's.
-	var visit func(spec Spec, sched sim.Schedule) error
-	visit = func(spec Spec, sched sim.Schedule) error {
-		if stopped {
-			return nil
-		}
-		if (e.Limit > 0 && res.Explored >= e.Limit) || ctx.Err() != nil {
-			stopped, res.Complete = true, false
-			return nil
-		}
-		s := withSchedule(spec, sched)
-		o, err := Run(s, e.Seed, Options{KeepTrace: true})
-		if err != nil {
-			return fmt.Errorf("schedule %q: %w", FaultsLine(sched), err)
-		}
-		res.Explored++
-		if o.Failed() {
-			res.Counterexamples = append(res.Counterexamples, &Counterexample{Spec: s, Seed: e.Seed, Clients: s.Clients,
-				Rounds: o.Spec.Workload.Rounds, Schedule: sched, Violations: o.Violations,
-				TraceHash: HashString(o.Result.Hash), Tries: res.Explored})
-			if e.StopAtFirst {
-				stopped, res.Complete = true, false
-			}
-		}
-		if e.Progress != nil {
-			e.Progress(res.Explored, len(res.Counterexamples))
-		}
-		if len(sched) >= e.MaxFaults || o.Failed() {
-			return nil // a failing schedule is not extended: it is the smaller counterexample
-		}
-		events := e.triggers(o.World.Trace())
-		start := 0
-		if len(sched) > 0 {
-			last := *sched[len(sched)-1].When
-			start = -1
-			for i, t := range events {
-				if t == last {
-					start = i + 1
-				}
-			}
-			if start < 0 {
-				return nil // the last fault never struck: its extensions repeat others
-			}
-		}
-		for _, t := range events[start:] {
-			for _, text := range e.Faults {
-				f, err := faultAt(t, text, timeoutOf(base))
-				if err != nil {
-					return err
-				}
-				if err := visit(spec, append(sched[:len(sched):len(sched)], f)); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
+	x := &explorer{Explore: e, ctx: ctx, base: base, res: &ExploreResult{Complete: true}}
 	for n := lo; n <= hi; n++ {
 		spec := e.Spec // as written: the kind's defaults follow the clients
 		spec.Clients = n
-		if err := visit(spec, nil); err != nil {
-			return res, err
+		if err := x.visit(spec, nil); err != nil {
+			return x.res, err
 		}
 	}
-	return res, ctx.Err()
+	return x.res, ctx.Err()
+}
+
+// explorer is one exploration under way: its bound (with defaults), its
+// base spec's defaults, what it found so far, and whether it stopped.
+type explorer struct {
+	Explore
+	ctx     context.Context
+	base    Spec
+	res     *ExploreResult
+	stopped bool
+}
+
+// visit runs spec with sched, records it, and extends sched with one more
+// fault at each event after the last fault's, depth first.
+func (x *explorer) visit(spec Spec, sched sim.Schedule) error {
+	if x.stopped {
+		return nil
+	}
+	if (x.Limit > 0 && x.res.Explored >= x.Limit) || x.ctx.Err() != nil {
+		x.stopped, x.res.Complete = true, false
+		return nil
+	}
+	o, err := x.record(withSchedule(spec, sched), sched)
+	if err != nil {
+		return err
+	}
+	if len(sched) >= x.MaxFaults || o.Failed() {
+		return nil // a failing schedule is not extended: it is the smaller counterexample
+	}
+	events := x.triggers(o.World.Trace())
+	start := 0
+	if len(sched) > 0 {
+		last := *sched[len(sched)-1].When
+		start = -1
+		for i, t := range events {
+			if t == last {
+				start = i + 1
+			}
+		}
+		if start < 0 {
+			return nil // the last fault never struck: its extensions repeat others
+		}
+	}
+	for _, t := range events[start:] {
+		for _, text := range x.Faults {
+			f, err := faultAt(t, text, timeoutOf(x.base))
+			if err != nil {
+				return err
+			}
+			if err := x.visit(spec, append(sched[:len(sched):len(sched)], f)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// record runs s (spec with sched) and counts it, keeping it as a
+// counterexample when it fails.
+func (x *explorer) record(s Spec, sched sim.Schedule) (*Outcome, error) {
+	o, err := Run(s, x.Seed, Options{KeepTrace: true})
+	if err != nil {
+		return nil, fmt.Errorf("schedule %q: %w", FaultsLine(sched), err)
+	}
+	x.res.Explored++
+	if o.Failed() {
+		x.res.Counterexamples = append(x.res.Counterexamples, &Counterexample{Spec: s, Seed: x.Seed, Clients: s.Clients,
+			Rounds: o.Spec.Workload.Rounds, Schedule: sched, Violations: o.Violations,
+			TraceHash: HashString(o.Result.Hash), Tries: x.res.Explored})
+		if x.StopAtFirst {
+			x.stopped, x.res.Complete = true, false
+		}
+	}
+	if x.Progress != nil {
+		x.Progress(x.res.Explored, len(x.res.Counterexamples))
+	}
+	return o, nil
 }
 
 // timeoutOf is spec's session timeout.

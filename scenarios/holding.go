@@ -25,7 +25,14 @@ import (
 // first.
 
 func init() {
-	registerKind(&kind{
+	registerKind(lockKind())
+	registerKind(electionKind())
+	registerKind(sharedLockKind())
+}
+
+// lockKind is the exclusive lock: the recipe's, and its teaching variants.
+func lockKind() *kind {
+	return &kind{
 		name: "lock", doc: "exclusive lock (recipes.Locker)", clients: 5, minClients: 1,
 		recipe: Implementation{Locker: func(c client.Conn, p string) recipes.Locker { return recipes.NewLock(c, p) }},
 		variants: map[string]Implementation{
@@ -62,8 +69,12 @@ func init() {
 			})
 		},
 		input: func(in *models.Input, s Spec) { in.Proceed = 1 },
-	})
-	registerKind(&kind{
+	}
+}
+
+// electionKind is leader election, leadership held as a lock is.
+func electionKind() *kind {
+	return &kind{
 		name: "election", doc: "leader election, leadership held as a lease (recipes.Elector)", clients: 5, minClients: 1,
 		recipe: Implementation{Elector: func(c client.Conn, p, name string) recipes.Elector { return recipes.NewElection(c, p, name) }},
 		variants: map[string]Implementation{
@@ -83,8 +94,13 @@ func init() {
 			})
 		},
 		input: func(in *models.Input, s Spec) { in.Proceed = 1 },
-	})
-	registerKind(&kind{
+	}
+}
+
+// sharedLockKind is the read-write lock: the first Readers clients read,
+// the others write.
+func sharedLockKind() *kind {
+	return &kind{
 		name: "shared-lock", doc: "read-write lock (recipes.SharedLocker); the first Readers clients read, the others write",
 		clients: 5, minClients: 1,
 		recipe: Implementation{SharedLocker: func(c client.Conn, p string) recipes.SharedLocker { return recipes.NewSharedLock(c, p) }},
@@ -110,7 +126,7 @@ func init() {
 				return holder{acquire: l.Lock, release: l.Unlock}
 			})
 		},
-	})
+	}
 }
 
 // holdingDefaults: 5 rounds of 3 steps of 10ms, no pause between rounds.

@@ -70,8 +70,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	if len(opt.Servers) == 0 {
 		return nil, errors.New("live: no servers")
 	}
-	sched := spec.schedule(seed, len(opt.Servers))
-	out := &LiveOutcome{Outcome: Outcome{Spec: spec, Seed: seed}}
+	out := &LiveOutcome{Outcome: Outcome{Spec: spec, Seed: seed, Schedule: spec.schedule(seed, len(opt.Servers))}}
 	w := &liveWorld{origin: time.Now(), log: opt.Log}
 	if w.log == nil {
 		w.log = io.Discard
@@ -82,33 +81,11 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 			faults: live.NewClientFaults(), proc: &liveProcess{}})
 	}
 	k.spawn(r)
-
-	// Faults: those tied to a client's request are armed in its dialer;
-	// those at a time are struck by timers.
-	var timed, armedFaults []sim.Fault
-	for _, f := range sched {
-		armed, err := armLive(w, f)
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("faults: %q: %w", f, err)
-		case armed:
-			armedFaults = append(armedFaults, f)
-		case f.When == nil && liveKind(f, opt.Ensemble != nil):
-			timed = append(timed, f)
-		default:
-			if spec.Rates == nil || slices.Contains(spec.Faults, f) {
-				return nil, notLive(f)
-			}
-			out.Skipped = append(out.Skipped, f.String())
-		}
+	timed, armed, err := w.sortFaults(out, opt.Ensemble != nil)
+	if err != nil {
+		return nil, err
 	}
-	out.Schedule = sched
-
-	timeout := opt.Timeout
-	if timeout == 0 {
-		in := models.Input{Bound: spec.Bound, SessionTimeout: spec.Ensemble.SessionTimeout}
-		timeout = in.BoundOrDefault() + time.Minute
-	}
+	timeout := liveTimeout(spec, opt)
 	// The run ends by cancellation, not a deadline: a workload retries a
 	// call that timed out on a deadline of its own (an expected fault),
 	// but not one whose run is over.
@@ -117,62 +94,122 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	stop := time.AfterFunc(timeout, cancel)
 	defer stop.Stop()
 	r.rec.over = func() bool { return ctx.Err() != nil }
+	defer w.closeSessions()
+	if err := w.dial(ctx, spec, opt.Servers, min(30*time.Second, timeout)); err != nil {
+		return nil, err
+	}
+	w.origin = time.Now()
+	defer w.strikeOnTime(timed, opt.Ensemble)()
+	errs := w.runClients(ctx, r.rec, opt.Progress, timed, timeout)
+	out.Wall = time.Since(w.origin)
+	out.TimedOut = ctx.Err() != nil
+	out.Injected, out.NeverStruck = w.tally(timed, armed)
+	return out, judgeLive(out, r, k, w, errs, len(opt.Servers))
+}
+
+// liveTimeout is the run's bound: the options', or the liveness bound
+// and a minute.
+func liveTimeout(spec Spec, opt LiveOptions) time.Duration {
+	if opt.Timeout > 0 {
+		return opt.Timeout
+	}
+	in := models.Input{Bound: spec.Bound, SessionTimeout: spec.Ensemble.SessionTimeout}
+	return in.BoundOrDefault() + time.Minute
+}
+
+// sortFaults sorts the run's schedule: faults tied to a client's request
+// are armed in its dialer, those at a time are returned to be struck by
+// timers; a random fault the live world cannot make is skipped (and
+// said), one the scenario names is refused.
+func (w *liveWorld) sortFaults(out *LiveOutcome, haveEnsemble bool) (timed, armed []sim.Fault, err error) {
+	spec := out.Spec
+	for _, f := range out.Schedule {
+		ok, err := armLive(w, f)
+		switch {
+		case err != nil:
+			return nil, nil, fmt.Errorf("faults: %q: %w", f, err)
+		case ok:
+			armed = append(armed, f)
+		case f.When == nil && liveKind(f, haveEnsemble):
+			timed = append(timed, f)
+		default:
+			if spec.Rates == nil || slices.Contains(spec.Faults, f) {
+				return nil, nil, notLive(f)
+			}
+			out.Skipped = append(out.Skipped, f.String())
+		}
+	}
+	return timed, armed, nil
+}
+
+// dial opens every client's session, to its servers (all of them unless
+// it names some), and waits until each has one, so that clients start in
+// order, as in the simulator. Servers that cannot be reached end the run
+// after wait.
+func (w *liveWorld) dial(ctx context.Context, spec Spec, servers []string, wait time.Duration) error {
 	for _, c := range w.clients {
-		addrs := opt.Servers
+		addrs := servers
 		if len(c.servers) > 0 {
 			addrs = nil
 			for _, i := range c.servers {
-				if i < len(opt.Servers) {
-					addrs = append(addrs, opt.Servers[i])
+				if i < len(servers) {
+					addrs = append(addrs, servers[i])
 				}
 			}
 		}
 		conn, err := live.Dial(addrs, live.Options{SessionTimeout: spec.Ensemble.SessionTimeout, Dialer: c.faults.Dialer(),
 			LocalSessionLoss: spec.Ensemble.LocalSessionLoss})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c.conn = conn
 		c.proc.sessions = []*live.Conn{conn}
 	}
-	defer func() {
-		for _, c := range w.clients {
-			c.proc.closeAll()
-		}
-	}()
-	// Every session is established before any client starts, so that
-	// clients start in order, as in the simulator.
-	// The run's time bound holds here too: servers that cannot be reached
-	// end the run at it (or at 30s, whichever comes first).
-	wait := min(30*time.Second, timeout)
 	deadline := time.Now().Add(wait)
 	for _, c := range w.clients {
 		for c.conn.State() != zk.StateHasSession {
 			if time.Now().After(deadline) || ctx.Err() != nil {
-				return nil, fmt.Errorf("live: %s got no session from %v within %s", c.name, opt.Servers, wait)
+				return fmt.Errorf("live: %s got no session from %v within %s", c.name, servers, wait)
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
-	w.origin = time.Now()
+	return nil
+}
+
+// closeSessions closes every session the clients opened.
+func (w *liveWorld) closeSessions() {
+	for _, c := range w.clients {
+		c.proc.closeAll()
+	}
+}
+
+// strikeOnTime sets a timer for each timed fault, from the run's origin,
+// and returns what stops them.
+func (w *liveWorld) strikeOnTime(timed []sim.Fault, e *live.Ensemble) func() {
 	var timers []*time.Timer
 	for _, f := range timed {
-		timers = append(timers, time.AfterFunc(f.At, func() { w.strike(f, opt.Ensemble) }))
+		timers = append(timers, time.AfterFunc(f.At, func() { w.strike(f, e) }))
 	}
-	defer func() {
+	return func() {
 		for _, t := range timers {
 			t.Stop()
 		}
-	}()
+	}
+}
 
+// runClients runs every client's body, one at a time between their
+// blocking calls (the world's lock), showing progress on progressOut
+// when set, and returns each client's error.
+func (w *liveWorld) runClients(ctx context.Context, rec *recording, progressOut io.Writer, timed []sim.Fault, timeout time.Duration) []error {
 	var progress *liveProgress
-	if opt.Progress != nil {
+	if progressOut != nil {
 		names := make([]string, len(w.clients))
 		for i, c := range w.clients {
 			names[i] = c.name
 		}
-		progress = newLiveProgress(opt.Progress, names, timed, timeout)
-		r.rec.progressed = func() { progress.ok.Add(1) }
+		progress = newLiveProgress(progressOut, names, timed, timeout)
+		rec.progressed = func() { progress.ok.Add(1) }
 		go progress.run()
 	}
 	var wg sync.WaitGroup
@@ -195,14 +232,19 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	if progress != nil {
 		progress.end()
 	}
-	out.Wall = time.Since(w.origin)
+	return errs
+}
+
+// judgeLive records the run's traffic and history and checks it: a
+// client's error is a violation unless the run's time was up; the
+// liveness bound allows for the schedule's pauses and quorum losses.
+func judgeLive(out *LiveOutcome, r *runner, k *kind, w *liveWorld, errs []error, servers int) error {
+	spec := out.Spec
 	for _, c := range w.clients {
-		k := c.proc.counters()
-		out.Counters.Requests += k.Requests
-		out.Counters.Notifications += k.Notifications
+		n := c.proc.counters()
+		out.Counters.Requests += n.Requests
+		out.Counters.Notifications += n.Notifications
 	}
-	out.TimedOut = ctx.Err() != nil
-	out.Injected, out.NeverStruck = w.tally(timed, armedFaults)
 	end := int64(out.Wall)
 	out.Result = sim.Result{End: sim.Time(end)}
 	for i, err := range errs {
@@ -220,15 +262,15 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 		k.input(in, spec)
 	}
 	if spec.Bound == 0 {
-		in.Bound = in.BoundOrDefault() + paused(sched) + withoutQuorum(sched, len(opt.Servers))
+		in.Bound = in.BoundOrDefault() + paused(out.Schedule) + withoutQuorum(out.Schedule, servers)
 	}
 	out.Input = in
 	vs, err := models.Run(in, spec.Checks...)
 	if err != nil {
-		return out, err
+		return err
 	}
 	out.Violations = append(out.Violations, vs...)
-	return out, nil
+	return nil
 }
 
 // armLive arms a fault tied to a client's request or notification in that

@@ -50,17 +50,7 @@ func NewTimeline(o *Outcome) (*Timeline, error) {
 	if len(tr.Records()) == 0 {
 		return nil, fmt.Errorf("the run kept no trace: replay it with its trace kept")
 	}
-	servers := o.Spec.Ensemble.Servers
-	if servers == 0 {
-		servers = 3
-	}
-	t := &Timeline{Cols: []string{"world"}, width: 28}
-	for i := 0; i < o.Spec.Clients; i++ {
-		t.Cols = append(t.Cols, fmt.Sprintf("c%d", i+1))
-	}
-	for i := 0; i < servers; i++ {
-		t.Cols = append(t.Cols, fmt.Sprintf("s%d", i+1))
-	}
+	t := &Timeline{Cols: timelineColumns(o), width: 28}
 	col := func(a sim.Actor) int {
 		switch {
 		case a == sim.WorldActor:
@@ -71,51 +61,15 @@ func NewTimeline(o *Outcome) (*Timeline, error) {
 			return int(a)
 		}
 	}
-	// The workload's operations: each call, and each return, in its
-	// client's column; a call comes before the messages of its instant, a
-	// return after them.
-	type opEvent struct {
-		at   int64
-		ret  bool
-		text string
-		col  int
-	}
-	var opEvents []opEvent
-	for _, op := range o.Input.Ops {
-		c := 1 + op.Client
-		if op.Call == op.Return {
-			// An instant (a use) sorts as a call: among the calls of its
-			// instant, in the order the history recorded them.
-			opEvents = append(opEvents, opEvent{op.Call, false, "▶ " + models.Describe(op), c})
-			continue
-		}
-		opEvents = append(opEvents, opEvent{op.Call, false, "▶ " + callText(op), c})
-		if op.Result != models.Pending && op.Result != models.Unknown {
-			opEvents = append(opEvents, opEvent{op.Return, true, "◀ " + models.Describe(op), c})
-		} else if op.Result == models.Unknown {
-			opEvents = append(opEvents, opEvent{op.Call, true, "◀ " + string(op.Kind) + " failed: outcome unknown", c})
-		}
-	}
-	slices.SortStableFunc(opEvents, func(a, b opEvent) int {
-		if a.at != b.at {
-			return int(a.at - b.at)
-		}
-		if a.ret != b.ret {
-			if a.ret {
-				return 1
-			}
-			return -1
-		}
-		return 0
-	})
+	ops := opEvents(o.Input.Ops)
 	recs := tr.Records()
 	i, j := 0, 0
-	for i < len(recs) || j < len(opEvents) {
+	for i < len(recs) || j < len(ops) {
 		// Calls at time T come before T's records, returns after.
-		takeOp := j < len(opEvents) && (i >= len(recs) || opEvents[j].at < int64(recs[i].At) ||
-			(opEvents[j].at == int64(recs[i].At) && !opEvents[j].ret))
+		takeOp := j < len(ops) && (i >= len(recs) || ops[j].at < int64(recs[i].At) ||
+			(ops[j].at == int64(recs[i].At) && !ops[j].ret))
 		if takeOp {
-			e := opEvents[j]
+			e := ops[j]
 			t.Rows = append(t.Rows, TimelineRow{At: e.at, Col: e.col, Text: e.text})
 			j++
 			continue
@@ -127,14 +81,74 @@ func NewTimeline(o *Outcome) (*Timeline, error) {
 		}
 		text := shorten(tr.Action(r))
 		switch r.Kind {
-		case sim.KSend:
-			text = "→" + tr.ActorName(r.To) + " " + text
-		case sim.KReply, sim.KNotify:
+		case sim.KSend, sim.KReply, sim.KNotify:
 			text = "→" + tr.ActorName(r.To) + " " + text
 		}
 		t.Rows = append(t.Rows, TimelineRow{At: int64(r.At), Col: col(r.From), Text: text})
 	}
 	return t, nil
+}
+
+// timelineColumns are the world's column, then a client's each, then a
+// server's each.
+func timelineColumns(o *Outcome) []string {
+	servers := o.Spec.Ensemble.Servers
+	if servers == 0 {
+		servers = 3
+	}
+	cols := []string{"world"}
+	for i := 0; i < o.Spec.Clients; i++ {
+		cols = append(cols, fmt.Sprintf("c%d", i+1))
+	}
+	for i := 0; i < servers; i++ {
+		cols = append(cols, fmt.Sprintf("s%d", i+1))
+	}
+	return cols
+}
+
+// opEvent is a workload operation's call or return, in its client's
+// column of a timeline.
+type opEvent struct {
+	at   int64
+	ret  bool
+	text string
+	col  int
+}
+
+// opEvents are the workload's operations as timeline events, each call
+// and each return in its client's column, in time order; at one instant
+// calls come before returns (a call before the messages of its instant,
+// a return after them).
+func opEvents(ops []models.Operation) []opEvent {
+	var out []opEvent
+	for _, op := range ops {
+		c := 1 + op.Client
+		if op.Call == op.Return {
+			// An instant (a use) sorts as a call: among the calls of its
+			// instant, in the order the history recorded them.
+			out = append(out, opEvent{op.Call, false, "▶ " + models.Describe(op), c})
+			continue
+		}
+		out = append(out, opEvent{op.Call, false, "▶ " + callText(op), c})
+		if op.Result != models.Pending && op.Result != models.Unknown {
+			out = append(out, opEvent{op.Return, true, "◀ " + models.Describe(op), c})
+		} else if op.Result == models.Unknown {
+			out = append(out, opEvent{op.Call, true, "◀ " + string(op.Kind) + " failed: outcome unknown", c})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b opEvent) int {
+		if a.at != b.at {
+			return int(a.at - b.at)
+		}
+		if a.ret != b.ret {
+			if a.ret {
+				return 1
+			}
+			return -1
+		}
+		return 0
+	})
+	return out
 }
 
 func callText(op models.Operation) string {
