@@ -190,94 +190,111 @@ func (d *NodeDoubleBarrier) watchReady(ctx context.Context, ready string) (bool,
 // ready came after it, whoever passed counted our node.
 func (d *NodeDoubleBarrier) create(ctx context.Context, node, ready string) error {
 	for {
-		if d.doubt() {
-			// Our node may be there from a session we lost. If the barrier
-			// is open, a node made now would join a round that went on
-			// without it (and deleting it again would wake whoever waits
-			// on it): only the one we had counts.
-			done, err := d.reopen(ctx, node, ready)
-			if done || err != nil {
-				return err
-			}
-		}
-		d.note()
-		_, err := d.conn.Create(ctx, node, nil, zk.FlagEphemeral, d.acl)
-		d.note()
-		switch {
-		case err == nil:
-			d.since, d.mine = 0, 0
-			if err := d.created(ctx, node, ready); !errors.Is(err, errReclaim) {
-				return err
-			}
-			continue // our node is a former session's now: claim it again
-		case doubleBarrierRetry(err):
-			continue
-		case !errors.Is(err, zk.ErrNodeExists):
+		done, err := d.createOnce(ctx, node, ready)
+		if done {
 			return err
 		}
-		ok, st, err := d.conn.Exists(ctx, node)
-		switch {
-		case doubleBarrierRetry(err):
-			continue
-		case err != nil:
-			return err
-		case !ok:
-			continue // gone meanwhile: create it
-		case st.EphemeralOwner == d.conn.SessionID() && st.EphemeralOwner != 0:
-			if st.Czxid != d.mine {
-				d.since, d.mine = 0, 0
-			}
-			// our own, from an attempt whose reply was lost
-			if err := d.created(ctx, node, ready); !errors.Is(err, errReclaim) {
-				return err
-			}
-			continue // our node is a former session's now: claim it again
-		case d.former(st.EphemeralOwner):
-			// Open already (after our node: the others counted it)? Then
-			// they may be leaving, waiting on our node: replacing it would
-			// wake them all for nothing. Keep it: if the servers expire its
-			// session before we leave, Leave finds it gone and says so.
-			// b's version, read before ready, lets the adoption below
-			// happen only if the barrier has not opened since (opening
-			// bumps it, see createReady): our read of ready may be old by
-			// the time the multi is applied, and replacing our node then
-			// would wake whoever waits on it in Leave.
-			session := d.conn.SessionID()
-			var bst, r *zk.Stat
-			var open bool
-			_, bst, err := d.conn.Exists(ctx, d.dir)
-			if err == nil {
-				open, r, err = d.conn.Exists(ctx, ready)
-			}
-			switch {
-			case doubleBarrierRetry(err):
-				continue
-			case err != nil:
-				return err
-			case open:
-				since := d.heldSince(st.Czxid)
-				if r.Czxid < since && d.doubt() {
-					return ErrNodeVanished // it opened before our node was there
-				}
-				return nil
-			}
-			if bst == nil || d.conn.SessionID() != session {
-				continue // read b and ready in one session: look again
-			}
-			adopted, err := d.adopt(ctx, node, st, bst.Version)
-			if err != nil {
-				return err
-			}
-			if adopted {
-				if err := d.created(ctx, node, ready); !errors.Is(err, errReclaim) {
-					return err
-				}
-				continue // our node is a former session's now: claim it again
-			}
-			continue // it changed meanwhile: look again
-		}
-		return fmt.Errorf("%w: %s", ErrBarrierNameTaken, node)
 	}
+}
+
+// createOnce is one attempt of create; done says create is over, with
+// err, and otherwise it is to be tried again.
+func (d *NodeDoubleBarrier) createOnce(ctx context.Context, node, ready string) (done bool, err error) {
+	if d.doubt() {
+		// Our node may be there from a session we lost. If the barrier is
+		// open, a node made now would join a round that went on without
+		// it (and deleting it again would wake whoever waits on it): only
+		// the one we had counts.
+		if done, err := d.reopen(ctx, node, ready); done || err != nil {
+			return true, err
+		}
+	}
+	d.note()
+	_, err = d.conn.Create(ctx, node, nil, zk.FlagEphemeral, d.acl)
+	d.note()
+	switch {
+	case err == nil:
+		d.since, d.mine = 0, 0
+		return d.settle(ctx, node, ready)
+	case doubleBarrierRetry(err):
+		return false, nil
+	case !errors.Is(err, zk.ErrNodeExists):
+		return true, err
+	}
+	return d.existing(ctx, node, ready)
+}
+
+// settle finishes create with our node there: done, unless our node has
+// become a former session's meanwhile, to be claimed again.
+func (d *NodeDoubleBarrier) settle(ctx context.Context, node, ready string) (done bool, err error) {
+	if err := d.created(ctx, node, ready); !errors.Is(err, errReclaim) {
+		return true, err
+	}
+	return false, nil
+}
+
+// existing is create's answer to NodeExists: whose node is it? Ours (an
+// attempt whose reply was lost), a former session's of ours
+// (formerNode), or another process's (ErrBarrierNameTaken).
+func (d *NodeDoubleBarrier) existing(ctx context.Context, node, ready string) (done bool, err error) {
+	ok, st, err := d.conn.Exists(ctx, node)
+	switch {
+	case doubleBarrierRetry(err):
+		return false, nil
+	case err != nil:
+		return true, err
+	case !ok:
+		return false, nil // gone meanwhile: create it
+	case st.EphemeralOwner == d.conn.SessionID() && st.EphemeralOwner != 0:
+		if st.Czxid != d.mine {
+			d.since, d.mine = 0, 0
+		}
+		return d.settle(ctx, node, ready) // our own, from an attempt whose reply was lost
+	case d.former(st.EphemeralOwner):
+		return d.formerNode(ctx, node, ready, st)
+	}
+	return true, fmt.Errorf("%w: %s", ErrBarrierNameTaken, node)
+}
+
+// formerNode is create's way with our node held by a former session of
+// ours. Open already (after our node: the others counted it)? Then they
+// may be leaving, waiting on our node: replacing it would wake them all
+// for nothing. Keep it: if the servers expire its session before we
+// leave, Leave finds it gone and says so. Not open: adopt it. b's
+// version, read before ready, lets the adoption happen only if the
+// barrier has not opened since (opening bumps it, see createReady): our
+// read of ready may be old by the time the multi is applied, and
+// replacing our node then would wake whoever waits on it in Leave.
+func (d *NodeDoubleBarrier) formerNode(ctx context.Context, node, ready string, st *zk.Stat) (done bool, err error) {
+	session := d.conn.SessionID()
+	var r *zk.Stat
+	var open bool
+	_, bst, err := d.conn.Exists(ctx, d.dir)
+	if err == nil {
+		open, r, err = d.conn.Exists(ctx, ready)
+	}
+	switch {
+	case doubleBarrierRetry(err):
+		return false, nil
+	case err != nil:
+		return true, err
+	case open:
+		if r.Czxid < d.heldSince(st.Czxid) && d.doubt() {
+			return true, ErrNodeVanished // it opened before our node was there
+		}
+		return true, nil
+	}
+	if bst == nil || d.conn.SessionID() != session {
+		return false, nil // read b and ready in one session: look again
+	}
+	adopted, err := d.adopt(ctx, node, st, bst.Version)
+	if err != nil {
+		return true, err
+	}
+	if adopted {
+		return d.settle(ctx, node, ready)
+	}
+	return false, nil // it changed meanwhile: look again
 }
 
 // reopen is create's look before creating again after a session lost: if

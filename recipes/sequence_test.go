@@ -76,44 +76,6 @@ func TestPredecessorAgreesWithSorting(t *testing.T) {
 	}
 }
 
-// digitKey says a suffix is all digits exactly when it is, and orders
-// all-digit suffixes as their numbers.
-func TestDigitKey(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 6))
-	alphabet := "0123456789:;/?-+ a\xff\x80"
-	var digits []string
-	for range 20000 {
-		b := make([]byte, 10)
-		for i := range b {
-			if r.IntN(3) == 0 {
-				b[i] = alphabet[r.IntN(len(alphabet))]
-			} else {
-				b[i] = '0' + byte(r.IntN(10))
-			}
-		}
-		s := "n-" + string(b)
-		all := true
-		for _, c := range b {
-			all = all && c >= '0' && c <= '9'
-		}
-		if _, ok := digitKey(s); ok != all {
-			t.Fatalf("digitKey(%q) says all digits: %v, want %v", s, ok, all)
-		}
-		if all {
-			digits = append(digits, s)
-		}
-	}
-	for i := 1; i < len(digits); i++ {
-		a, b := digits[i-1], digits[i]
-		ka, _ := digitKey(a)
-		kb, _ := digitKey(b)
-		na, nb := sequenceOf(a), sequenceOf(b)
-		if ka.below(kb) != (na < nb) || ka.above(kb) != (na > nb) {
-			t.Fatalf("digitKey orders %q and %q unlike their numbers %d and %d", a, b, na, nb)
-		}
-	}
-}
-
 // lockGUID writes what fmt's "%016x%04x" writes.
 func TestLockGUIDAsFmt(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))

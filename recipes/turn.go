@@ -17,9 +17,7 @@ import (
 type turn struct {
 	// blocker names the child that keeps the node at index i of the sorted
 	// children kids from its turn, or "" if none does. Nil means the next
-	// lower node (the lock's and the election's step 4), found in one pass
-	// over the children without sorting them: a waiter among thousands
-	// needs only its predecessor, not the whole order.
+	// lower node (the lock's and the election's step 4): predecessor.
 	blocker func(kids []string, i int) string
 	// unsorted trusts getChildren's order (the lock-unsorted variant's
 	// mistake); watchAll watches the parent's children instead of the
@@ -30,82 +28,27 @@ type turn struct {
 	trustDeletion bool
 }
 
-// predecessor is the next lower node than mine among kids, as bySequence
-// orders them ("" if mine is the lowest), and whether mine is among them.
-// It runs once per listing of the lock directory, over every child, so
-// thousands of waiters make it the recipe's hottest loop: a ten-digit
-// suffix (every sequence number below 2³¹) is read as a number in two
-// loads (digitKey), and names are compared only when suffixes tie or one is
-// not all digits.
+// predecessor is the node with the next lower sequence number than mine
+// among kids, as bySequence orders them ("" if mine is the lowest), and
+// whether mine is among them: one pass, without sorting (a waiter among
+// thousands needs only its predecessor, not the whole order). Written
+// plainly on purpose: a form tuned to read ten-digit suffixes as machine
+// words was 3 times faster on a listing of 10,000 children (31 µs against
+// 100 µs), which is about a second of the 10,000-client crowd's 5 to 6 s
+// (zksim bench), within its target either way.
 func predecessor(kids []string, mine string) (prev string, found bool) {
-	mk, mineDigits := digitKey(mine)
-	var pk seqKey
-	prevDigits := false
+	ms, ps := sequenceOf(mine), int64(0)
 	for _, k := range kids {
-		kk, kd := digitKey(k)
-		if kd && mineDigits {
-			if kk.above(mk) {
-				continue // above mine: the common case
-			}
-			if kk == mk && k == mine {
-				found = true
-				continue
-			}
-			if !kk.below(mk) && k > mine {
-				continue
-			}
-		} else {
-			if k == mine {
-				found = true
-				continue
-			}
-			if bySequence(k, mine) > 0 {
-				continue
-			}
+		if k == mine {
+			found = true
+			continue
 		}
-		// k is below mine: is it above the best so far?
-		if prev != "" {
-			if kd && prevDigits {
-				if kk.below(pk) || (kk == pk && k < prev) {
-					continue
-				}
-			} else if bySequence(k, prev) < 0 {
-				continue
-			}
+		ks := sequenceOf(k)
+		if compareSequenced(ks, k, ms, mine) < 0 && (prev == "" || compareSequenced(ks, k, ps, prev) > 0) {
+			prev, ps = k, ks
 		}
-		prev, pk, prevDigits = k, kk, kd
 	}
 	return prev, found
-}
-
-// seqKey is a ten-digit sequence suffix as two big-endian numbers: comparing
-// them compares the digits, and so the sequence numbers.
-type seqKey struct {
-	hi uint64
-	lo uint16
-}
-
-func (a seqKey) below(b seqKey) bool { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo) }
-func (a seqKey) above(b seqKey) bool { return b.below(a) }
-
-// digitKey is a name's last ten characters as a seqKey, and whether they
-// are all digits (a sequence number, not negative).
-func digitKey(name string) (seqKey, bool) {
-	n := len(name)
-	if n < 10 {
-		return seqKey{}, false
-	}
-	s := name[n-10:]
-	hi := uint64(s[0])<<56 | uint64(s[1])<<48 | uint64(s[2])<<40 | uint64(s[3])<<32 |
-		uint64(s[4])<<24 | uint64(s[5])<<16 | uint64(s[6])<<8 | uint64(s[7])
-	lo := uint16(s[8])<<8 | uint16(s[9])
-	// Every byte '0'–'9' (0x30–0x39): its high nibble is 3, and still is
-	// with 6 added (0x3a–0x3f would carry into 4; no byte carries into the
-	// next, as none exceeds 0x3f + 6).
-	const nib, three, six = 0xf0f0f0f0f0f0f0f0, 0x3030303030303030, 0x0606060606060606
-	ok := hi&nib == three && (hi+six)&nib == three &&
-		lo&0xf0f0 == 0x3030 && (lo+0x0606)&0xf0f0 == 0x3030
-	return seqKey{hi, lo}, ok
 }
 
 // listedBefore is the node listed just before index i (the unsorted
