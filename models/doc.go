@@ -11,9 +11,9 @@
 //
 //   - porcupine models, for the objects whose property is linearizability
 //     (linearizable.go), each partitioned per object: "mutex" and
-//     "fenced-mutex" (mutex.go: one holder at a time as the uses show; over
-//     a fenced resource, what the resource accepted), "election" (a
-//     leadership as a lease), "rwlock" (rwlock.go), "fifo" and
+//     "fenced-mutex" (mutex.go, fencedmutex.go: one holder at a time as the
+//     uses show; over a fenced resource, what the resource accepted),
+//     "election" (a leadership as a lease), "rwlock" (rwlock.go), "fifo" and
 //     "priority-queue" (queue.go), "store" and "store-writes" (store.go:
 //     the znode store, every path a register). A busy lock would cost
 //     porcupine's search dearly, so the lock models first replay the order
