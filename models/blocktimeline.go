@@ -50,15 +50,34 @@ const (
 )
 
 // newBlockTimeline sorts out spans (reordered), whose owners are numbered
-// below owners.
+// below owners: it cuts time into segments labelled with who held them,
+// then works out once the sums and links over the segments and the empty
+// spans that let judgeWait answer each wait in logarithmic time.
 func newBlockTimeline(spans []ownedSpan, owners int) *blockTimeline {
 	tl := &blockTimeline{}
-	type event struct {
-		at    int64
-		owner int32
-		delta int32
-	}
-	events := make([]event, 0, 2*len(spans))
+	events := tl.spanEvents(spans, owners)
+	tl.labelSegments(events, owners)
+	tl.linkSegments()
+	tl.sumOwnSegments()
+	tl.orderPoints()
+	return tl
+}
+
+// spanEvent is an instant at which a span of owner opens (delta +1) or
+// closes (delta -1).
+type spanEvent struct {
+	at    int64
+	owner int32
+	delta int32
+}
+
+// spanEvents returns the opening and closing of each nonempty span, in
+// order of time, and keeps each empty span as a point (unsorted: see
+// orderPoints), as an empty span blocks no one but still ends a free
+// stretch. A span of everyone's (owner < 0) gets the number owners, which
+// no waiter has, so that it blocks every waiter.
+func (tl *blockTimeline) spanEvents(spans []ownedSpan, owners int) []spanEvent {
+	events := make([]spanEvent, 0, 2*len(spans))
 	for _, s := range spans {
 		if s.owner < 0 {
 			s.owner = int32(owners) // everyone's: a number no waiter has
@@ -69,10 +88,19 @@ func newBlockTimeline(spans []ownedSpan, owners int) *blockTimeline {
 			continue
 		}
 		if s.span.from < s.span.to {
-			events = append(events, event{s.span.from, s.owner, +1}, event{s.span.to, s.owner, -1})
+			events = append(events, spanEvent{s.span.from, s.owner, +1}, spanEvent{s.span.to, s.owner, -1})
 		}
 	}
-	slices.SortFunc(events, func(a, b event) int { return cmp.Compare(a.at, b.at) })
+	slices.SortFunc(events, func(a, b spanEvent) int { return cmp.Compare(a.at, b.at) })
+	return events
+}
+
+// labelSegments cuts time at each instant of events into segments
+// (bounds) and labels each with who held it (label): free, several
+// owners, or the one owner, whose segments are what its own waits are not
+// blocked by. It also sets ownFrom, where each owner's segments will start
+// in own, counting them as it labels.
+func (tl *blockTimeline) labelSegments(events []spanEvent, owners int) {
 	held := make([]int32, owners+1) // how many spans of each owner are open
 	open, sum := 0, int64(0)        // how many owners have spans open, and the sum of their numbers
 	segments := 0
@@ -108,15 +136,22 @@ func newBlockTimeline(spans []ownedSpan, owners int) *blockTimeline {
 		tl.bounds = append(tl.bounds, at)
 		tl.label = append(tl.label, l)
 	}
+	for c := 1; c < len(tl.ownFrom); c++ {
+		tl.ownFrom[c] += tl.ownFrom[c-1]
+	}
+}
+
+// linkSegments walks the labelled segments in order once, and sets for
+// each the free time before it (zfree), the last held segment up to it
+// (prevHeld) and the last before that held by somebody else (prevOther),
+// and lists each owner's own segments (own): so that freeTime and
+// stretchStart look these up instead of walking back.
+func (tl *blockTimeline) linkSegments() {
 	m := len(tl.bounds)
 	tl.zfree = make([]int64, m)
 	tl.prevHeld = make([]int32, m)
 	tl.prevOther = make([]int32, m)
-	for c := 1; c < len(tl.ownFrom); c++ {
-		tl.ownFrom[c] += tl.ownFrom[c-1]
-	}
 	tl.own = make([]int32, tl.ownFrom[len(tl.ownFrom)-1])
-	tl.ownSum = make([]int64, len(tl.own)+len(tl.ownFrom)-1)
 	next := slices.Clone(tl.ownFrom)
 	last := int32(-1)
 	for k := range m {
@@ -143,6 +178,13 @@ func newBlockTimeline(spans []ownedSpan, owners int) *blockTimeline {
 		}
 		tl.prevHeld[k] = last
 	}
+}
+
+// sumOwnSegments sets ownSum, the running lengths of each owner's own
+// segments, so that freeTime adds an owner's own time (time that does not
+// block its waits) with one search.
+func (tl *blockTimeline) sumOwnSegments() {
+	tl.ownSum = make([]int64, len(tl.own)+len(tl.ownFrom)-1)
 	// ownSum: owner c's sums are ownSum[ownFrom[c]+c:], one more than its
 	// segments.
 	for c := 0; c+1 < len(tl.ownFrom); c++ {
@@ -151,31 +193,36 @@ func newBlockTimeline(spans []ownedSpan, owners int) *blockTimeline {
 			tl.ownSum[base+j+1] = satAdd(tl.ownSum[base+j], tl.bounds[k+1]-tl.bounds[k])
 		}
 	}
-	// points, in order, each with the last one before it of another owner.
-	if len(tl.points) > 0 {
-		order := make([]int, len(tl.points))
-		for j := range order {
-			order[j] = j
-		}
-		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(tl.points[a], tl.points[b]) })
-		pts, owns := make([]int64, len(order)), make([]int32, len(order))
-		for j, o := range order {
-			pts[j], owns[j] = tl.points[o], tl.pointOwner[o]
-		}
-		tl.points, tl.pointOwner = pts, owns
-		tl.prevOtherPt = make([]int32, len(pts))
-		for j := range pts {
-			switch {
-			case j == 0:
-				tl.prevOtherPt[j] = -1
-			case owns[j-1] != owns[j]:
-				tl.prevOtherPt[j] = int32(j - 1)
-			default:
-				tl.prevOtherPt[j] = tl.prevOtherPt[j-1]
-			}
+}
+
+// orderPoints sorts the points (the empty spans) by time and links each
+// to the last one before it of another owner (prevOtherPt), so that
+// stretchStart finds where a free stretch last ended with one search.
+func (tl *blockTimeline) orderPoints() {
+	if len(tl.points) == 0 {
+		return
+	}
+	order := make([]int, len(tl.points))
+	for j := range order {
+		order[j] = j
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(tl.points[a], tl.points[b]) })
+	pts, owns := make([]int64, len(order)), make([]int32, len(order))
+	for j, o := range order {
+		pts[j], owns[j] = tl.points[o], tl.pointOwner[o]
+	}
+	tl.points, tl.pointOwner = pts, owns
+	tl.prevOtherPt = make([]int32, len(pts))
+	for j := range pts {
+		switch {
+		case j == 0:
+			tl.prevOtherPt[j] = -1
+		case owns[j-1] != owns[j]:
+			tl.prevOtherPt[j] = int32(j - 1)
+		default:
+			tl.prevOtherPt[j] = tl.prevOtherPt[j-1]
 		}
 	}
-	return tl
 }
 
 // satAdd is a+b, no more than math.MaxInt64 (a, b ≥ 0).
