@@ -248,10 +248,15 @@ type ConfigWatcher struct {
 	watch     client.Watch // armed by the last read, nil if none
 	session   int64        // the session of the last read
 
-	// readOnce reads without a watch (the config-read-once variant);
-	// watchOnce sets one watch only (the config-oneshot-watch variant);
-	// unwatched says such a variant has nothing left to wait on; watches
-	// counts the watches set. Only the teaching variants use them.
+	mistakes configMistakes
+}
+
+// configMistakes are the teaching variants' switches and their state
+// (configvariants.go sets them; the recipe never does): readOnce reads
+// without a watch (the config-read-once variant); watchOnce sets one
+// watch only (the config-oneshot-watch variant); unwatched says such a
+// variant has nothing left to wait on; watches counts the watches set.
+type configMistakes struct {
 	readOnce, watchOnce, unwatched bool
 	watches                        int
 }
@@ -279,7 +284,7 @@ func (r *ConfigWatcher) Next(ctx context.Context) (Configuration, error) {
 				return Configuration{}, err
 			}
 			r.watch = nil
-		case r.unwatched:
+		case r.mistakes.unwatched:
 			return Configuration{}, configIdle(ctx, r.conn)
 		}
 		cfg, found, err := r.read(ctx)
@@ -297,7 +302,7 @@ func (r *ConfigWatcher) Next(ctx context.Context) (Configuration, error) {
 // read reads the node, leaving a watch on it: getData() if it exists,
 // exists() if not. After the session changed, it syncs first.
 func (r *ConfigWatcher) read(ctx context.Context) (Configuration, bool, error) {
-	watching := !r.readOnce && !(r.watchOnce && r.watches > 0)
+	watching := !r.mistakes.readOnce && !(r.mistakes.watchOnce && r.mistakes.watches > 0)
 	for {
 		if r.session != 0 && r.conn.SessionID() != r.session {
 			// A new session: bring its server up to date first.
@@ -323,7 +328,7 @@ func (r *ConfigWatcher) read(ctx context.Context) (Configuration, bool, error) {
 			continue
 		case errors.Is(err, zk.ErrNoNode):
 			if !watching {
-				r.unwatched = true
+				r.mistakes.unwatched = true
 				return Configuration{}, false, nil
 			}
 			cfg, found, err := r.awaitCreation(ctx)
@@ -338,9 +343,9 @@ func (r *ConfigWatcher) read(ctx context.Context) (Configuration, bool, error) {
 		r.session = session
 		if watching {
 			r.watch = w
-			r.watches++
+			r.mistakes.watches++
 		} else {
-			r.unwatched = true
+			r.mistakes.unwatched = true
 		}
 		return configOf(data, st), true, nil
 	}
@@ -354,7 +359,7 @@ func (r *ConfigWatcher) awaitCreation(ctx context.Context) (Configuration, bool,
 		return Configuration{}, false, err
 	}
 	r.watch = w
-	r.watches++
+	r.mistakes.watches++
 	if !ok {
 		return Configuration{}, false, nil
 	}

@@ -20,7 +20,7 @@ func init() {
 // a reader that reads without a watch, once.
 func NewReadOnceConfigWatcher(conn client.Conn, path string) *ConfigWatcher {
 	r := NewConfigWatcher(conn, path)
-	r.readOnce = true
+	r.mistakes.readOnce = true
 	return r
 }
 
@@ -28,6 +28,6 @@ func NewReadOnceConfigWatcher(conn client.Conn, path string) *ConfigWatcher {
 // variant: a reader that sets a watch on its first read only.
 func NewOneshotConfigWatcher(conn client.Conn, path string) *ConfigWatcher {
 	r := NewConfigWatcher(conn, path)
-	r.watchOnce = true
+	r.mistakes.watchOnce = true
 	return r
 }

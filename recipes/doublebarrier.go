@@ -66,9 +66,15 @@ type NodeDoubleBarrier struct {
 	// and the next Enter is a fresh (late) entry.
 	told int
 
-	// herd makes every leaving process watch b's children; trustLowest
-	// leaves as soon as the lowest process node goes; countReady takes the
-	// ready node for a process node. Only the teaching variants set them.
+	mistakes doubleBarrierMistakes
+}
+
+// doubleBarrierMistakes are the teaching variants' switches
+// (doublebarriervariants.go sets them; the recipe never does): herd makes
+// every leaving process watch b's children; trustLowest leaves as soon as
+// the lowest process node goes; countReady takes the ready node for a
+// process node.
+type doubleBarrierMistakes struct {
 	herd, trustLowest, countReady bool
 }
 
@@ -562,7 +568,7 @@ func (d *NodeDoubleBarrier) children(ctx context.Context) ([]string, error) {
 func (d *NodeDoubleBarrier) processes(kids []string) []string {
 	var procs []string
 	for _, k := range kids {
-		if k != doubleBarrierReady || d.countReady {
+		if k != doubleBarrierReady || d.mistakes.countReady {
 			procs = append(procs, k)
 		}
 	}
@@ -594,7 +600,7 @@ func (d *NodeDoubleBarrier) Leave(ctx context.Context) error {
 	if d.node == "" {
 		return errors.New("recipes: Leave without Enter")
 	}
-	if d.herd {
+	if d.mistakes.herd {
 		return d.leaveHerd(ctx)
 	}
 	session, first := d.session, true
@@ -700,7 +706,7 @@ func (d *NodeDoubleBarrier) leaveRound(ctx context.Context, procs []string, i in
 	}
 	// The teaching variant's mistake: the lowest node is gone, so everyone
 	// must be done. (Not if its owner failed.)
-	return d.trustLowest && i != 0 && ev.Type == zk.EventNodeDeleted, nil // else step 6: go to 1
+	return d.mistakes.trustLowest && i != 0 && ev.Type == zk.EventNodeDeleted, nil // else step 6: go to 1
 }
 
 // leaveBelow is step 5 for a process that is not the lowest: delete our

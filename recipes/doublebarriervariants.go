@@ -28,7 +28,7 @@ func init() {
 // NewHerdDoubleBarrier is the doublebarrier-herd teaching variant.
 func NewHerdDoubleBarrier(conn client.Conn, path, name string, size int) *NodeDoubleBarrier {
 	d := NewDoubleBarrier(conn, path, name, size)
-	d.herd = true
+	d.mistakes.herd = true
 	return d
 }
 
@@ -36,7 +36,7 @@ func NewHerdDoubleBarrier(conn client.Conn, path, name string, size int) *NodeDo
 // variant.
 func NewTrustingDoubleBarrier(conn client.Conn, path, name string, size int) *NodeDoubleBarrier {
 	d := NewDoubleBarrier(conn, path, name, size)
-	d.trustLowest = true
+	d.mistakes.trustLowest = true
 	return d
 }
 
@@ -44,6 +44,6 @@ func NewTrustingDoubleBarrier(conn client.Conn, path, name string, size int) *No
 // variant.
 func NewReadyCountingDoubleBarrier(conn client.Conn, path, name string, size int) *NodeDoubleBarrier {
 	d := NewDoubleBarrier(conn, path, name, size)
-	d.countReady = true
+	d.mistakes.countReady = true
 	return d
 }

@@ -39,12 +39,16 @@ type Election struct {
 	lease *Lease
 	acked bool
 
-	// watchLeader makes every candidate watch the leader's node (the herd
-	// election's mistake). Only the teaching variant sets it.
-	watchLeader bool
-	// trustDeletion makes a candidate lead as soon as the node it watches
-	// is deleted (the election-trusts-deletion variant's mistake).
-	trustDeletion bool
+	mistakes electionMistakes
+}
+
+// electionMistakes are the teaching variants' switches (the recipe never
+// sets them): watchLeader makes every candidate watch the leader's node
+// (the herd election's mistake); trustDeletion makes a candidate lead as
+// soon as the node it watches is deleted (the election-trusts-deletion
+// variant's).
+type electionMistakes struct {
+	watchLeader, trustDeletion bool
 }
 
 var _ Elector = (*Election)(nil)
@@ -122,7 +126,7 @@ func (e *Election) create(ctx context.Context, guid string) (string, error) {
 // leader's node for the herd election.
 func (e *Election) await(ctx context.Context, node string) (*Lease, error) {
 	var blocker func(kids []string, i int) string // the next lower node
-	if e.watchLeader {
+	if e.mistakes.watchLeader {
 		blocker = func(kids []string, i int) string { // the herd election's mistake
 			if i == 0 {
 				return ""
@@ -130,7 +134,7 @@ func (e *Election) await(ctx context.Context, node string) (*Lease, error) {
 			return kids[0]
 		}
 	}
-	return turn{blocker: blocker, trustDeletion: e.trustDeletion}.await(ctx, e.conn, e.dir, node)
+	return turn{blocker: blocker, mistakes: turnMistakes{trustDeletion: e.mistakes.trustDeletion}}.await(ctx, e.conn, e.dir, node)
 }
 
 // lead is the leader procedure: Procedure, then the acknowledgement.
@@ -304,7 +308,7 @@ func init() {
 // NewTrustingElection is the election-trusts-deletion teaching variant.
 func NewTrustingElection(conn client.Conn, dir, id string) *Election {
 	e := NewElection(conn, dir, id)
-	e.trustDeletion = true
+	e.mistakes.trustDeletion = true
 	return e
 }
 
@@ -313,6 +317,6 @@ func NewTrustingElection(conn client.Conn, dir, id string) *Election {
 // of its predecessor's.
 func NewHerdElection(conn client.Conn, dir, id string) *Election {
 	e := NewElection(conn, dir, id)
-	e.watchLeader = true
+	e.mistakes.watchLeader = true
 	return e
 }

@@ -27,10 +27,15 @@ type Lock struct {
 	node  string
 	lease *Lease
 
-	// watchAll makes every waiter watch the lock node's children (the herd
-	// lock's mistake); noGUID retries create() blindly after a connection
-	// loss (the orphaned node's mistake); unsorted trusts getChildren's
-	// order. Only the teaching variants set them.
+	mistakes lockMistakes
+}
+
+// lockMistakes are the teaching variants' switches (lockvariants.go sets
+// them; the recipe never does): watchAll makes every waiter watch the
+// lock node's children (the herd lock's mistake); noGUID retries create()
+// blindly after a connection loss (the orphaned node's mistake); unsorted
+// trusts getChildren's order.
+type lockMistakes struct {
 	watchAll, noGUID, unsorted bool
 }
 
@@ -83,12 +88,12 @@ func (l *Lock) Lock(ctx context.Context) (*Lease, error) {
 
 // create is step 1, with the guid recovery.
 func (l *Lock) create(ctx context.Context, guid string) (string, error) {
-	return createGUIDNode(ctx, l.conn, l.dir, guid+"-lock-", nil, l.noGUID)
+	return createGUIDNode(ctx, l.conn, l.dir, guid+"-lock-", nil, l.mistakes.noGUID)
 }
 
 // await is steps 2 to 5: it returns once node is the lowest.
 func (l *Lock) await(ctx context.Context, node string) (*Lease, error) {
-	return turn{unsorted: l.unsorted, watchAll: l.watchAll}.await(ctx, l.conn, l.dir, node)
+	return turn{mistakes: turnMistakes{unsorted: l.mistakes.unsorted, watchAll: l.mistakes.watchAll}}.await(ctx, l.conn, l.dir, node)
 }
 
 // abandon deletes our node after a failed or cancelled acquisition.

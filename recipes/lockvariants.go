@@ -44,21 +44,21 @@ func init() {
 // NewHerdLock is the lock-herd teaching variant.
 func NewHerdLock(conn client.Conn, dir string) *Lock {
 	l := NewLock(conn, dir)
-	l.watchAll = true
+	l.mistakes.watchAll = true
 	return l
 }
 
 // NewNoGUIDLock is the lock-noguid teaching variant.
 func NewNoGUIDLock(conn client.Conn, dir string) *Lock {
 	l := NewLock(conn, dir)
-	l.noGUID = true
+	l.mistakes.noGUID = true
 	return l
 }
 
 // NewUnsortedLock is the lock-unsorted teaching variant.
 func NewUnsortedLock(conn client.Conn, dir string) *Lock {
 	l := NewLock(conn, dir)
-	l.unsorted = true
+	l.mistakes.unsorted = true
 	return l
 }
 

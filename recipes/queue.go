@@ -145,12 +145,17 @@ type queueCore struct {
 	// fresh list.
 	session client.Subscription
 
-	// Only the teaching variants set these. blindPut creates the item with
-	// a plain create and creates it again after a lost reply; plainDelete
-	// takes with a plain delete (the recipe's text); unchecked does not
-	// look at what its delete answered; relist drops the kept list at
-	// every Take; trustWatch keeps a fresh list across a reconnection as
-	// long as its watch has not fired.
+	mistakes queueMistakes
+}
+
+// queueMistakes are the teaching variants' switches (queuevariants.go
+// sets them; the recipe never does): blindPut creates the item with a
+// plain create and creates it again after a lost reply; plainDelete takes
+// with a plain delete (the recipe's text); unchecked does not look at
+// what its delete answered; relist drops the kept list at every Take;
+// trustWatch keeps a fresh list across a reconnection as long as its
+// watch has not fired.
+type queueMistakes struct {
 	blindPut, plainDelete, unchecked, relist, trustWatch bool
 }
 
@@ -200,7 +205,7 @@ func (c *queueCore) put(ctx context.Context, prefix string, data []byte) error {
 			return err
 		}
 		path := c.dir + "/" + prefix
-		if c.blindPut {
+		if c.mistakes.blindPut {
 			for {
 				_, err := c.conn.Create(ctx, path, data, zk.FlagSequence, c.acl)
 				if err == nil || !queueTransient(err) {
@@ -220,7 +225,7 @@ func (c *queueCore) put(ctx context.Context, prefix string, data []byte) error {
 
 // take is steps 2 to 4.
 func (c *queueCore) take(ctx context.Context) ([]byte, error) {
-	if c.relist {
+	if c.mistakes.relist {
 		c.pending = nil // the teaching variant's mistake: a new list every time
 	}
 	for {
@@ -291,13 +296,13 @@ func (c *queueCore) takeItem(ctx context.Context, name string) ([]byte, bool, er
 	}
 	var err error
 	switch {
-	case c.unchecked:
+	case c.mistakes.unchecked:
 		// The teaching variant's mistake: whatever the delete answers, the
 		// item is ours.
 		if err := deleteNode(ctx, c.conn, path); err != nil {
 			return nil, false, err
 		}
-	case c.plainDelete:
+	case c.mistakes.plainDelete:
 		err = c.deletePlain(ctx, path)
 	default:
 		err = c.apply(ctx, "take "+name, &zk.DeleteRequest{Path: path, Version: -1})
@@ -432,7 +437,7 @@ func queueTransient(err error) bool {
 // requests queued meanwhile, so a take's sync and reads can be answered
 // before it. A fresh list is dropped on any session event.
 func (c *queueCore) sessionMoved() bool {
-	if c.trustWatch {
+	if c.mistakes.trustWatch {
 		return false // the teaching variant's mistake
 	}
 	if c.session == nil {

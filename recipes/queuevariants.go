@@ -50,14 +50,14 @@ func init() {
 // variant.
 func NewWatchTrustingPriorityQueue(conn client.Conn, dir string) *DistributedPriorityQueue {
 	q := NewPriorityQueue(conn, dir)
-	q.core.trustWatch = true
+	q.core.mistakes.trustWatch = true
 	return q
 }
 
 // NewUncheckedQueue is the queue-unchecked-delete teaching variant.
 func NewUncheckedQueue(conn client.Conn, dir string) *DistributedQueue {
 	q := NewQueue(conn, dir)
-	q.core.unchecked = true
+	q.core.mistakes.unchecked = true
 	return q
 }
 
@@ -65,21 +65,21 @@ func NewUncheckedQueue(conn client.Conn, dir string) *DistributedQueue {
 // recipe's take as its text has it.
 func NewPlainDeleteQueue(conn client.Conn, dir string) *DistributedQueue {
 	q := NewQueue(conn, dir)
-	q.core.plainDelete = true
+	q.core.mistakes.plainDelete = true
 	return q
 }
 
 // NewBlindPutQueue is the queue-blind-put teaching variant.
 func NewBlindPutQueue(conn client.Conn, dir string) *DistributedQueue {
 	q := NewQueue(conn, dir)
-	q.core.blindPut = true
+	q.core.mistakes.blindPut = true
 	return q
 }
 
 // NewRelistQueue is the queue-relist teaching variant.
 func NewRelistQueue(conn client.Conn, dir string) *DistributedQueue {
 	q := NewQueue(conn, dir)
-	q.core.relist = true
+	q.core.mistakes.relist = true
 	return q
 }
 

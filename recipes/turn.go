@@ -18,14 +18,18 @@ type turn struct {
 	// blocker names the child that keeps the node at index i of the sorted
 	// children kids from its turn, or "" if none does. Nil means the next
 	// lower node (the lock's and the election's step 4): predecessor.
-	blocker func(kids []string, i int) string
-	// unsorted trusts getChildren's order (the lock-unsorted variant's
-	// mistake); watchAll watches the parent's children instead of the
-	// blocker (the lock-herd variant's mistake).
-	unsorted, watchAll bool
-	// trustDeletion takes the blocker's deletion for the turn, without
-	// listing again (the election-trusts-deletion variant's mistake).
-	trustDeletion bool
+	blocker  func(kids []string, i int) string
+	mistakes turnMistakes
+}
+
+// turnMistakes are the teaching variants' switches in waiting for a turn
+// (the recipe never sets them): unsorted trusts getChildren's order (the
+// lock-unsorted variant's mistake); watchAll watches the parent's children
+// instead of the blocker (the lock-herd variant's); trustDeletion takes
+// the blocker's deletion for the turn, without listing again (the
+// election-trusts-deletion variant's).
+type turnMistakes struct {
+	unsorted, watchAll, trustDeletion bool
 }
 
 // predecessor is the node with the next lower sequence number than mine
@@ -76,7 +80,7 @@ func (t turn) await(ctx context.Context, conn client.Conn, dir, node string) (*L
 		// (the old expired meanwhile, the client got a new one) waits on
 		// a listing in which our node may be gone with the old session.
 		listedIn := conn.SessionID()
-		if t.watchAll {
+		if t.mistakes.watchAll {
 			kids, _, all, err = conn.ChildrenW(ctx, dir)
 		} else {
 			kids, _, err = conn.Children(ctx, dir)
@@ -91,13 +95,13 @@ func (t turn) await(ctx context.Context, conn client.Conn, dir, node string) (*L
 			return nil, ErrNodeVanished // our session is gone, and our node with it
 		}
 		var prev string
-		if t.blocker == nil && !t.unsorted {
+		if t.blocker == nil && !t.mistakes.unsorted {
 			var found bool
 			if prev, found = predecessor(kids, mine); !found {
 				return nil, ErrNodeVanished
 			}
 		} else {
-			if !t.unsorted {
+			if !t.mistakes.unsorted {
 				sortBySequence(kids)
 			}
 			i := slices.Index(kids, mine)
@@ -113,7 +117,7 @@ func (t turn) await(ctx context.Context, conn client.Conn, dir, node string) (*L
 		if prev == "" {
 			return grantLease(ctx, conn, node)
 		}
-		if t.watchAll {
+		if t.mistakes.watchAll {
 			if _, err := all.Wait(ctx); err != nil {
 				return nil, err
 			}
@@ -136,7 +140,7 @@ func (t turn) await(ctx context.Context, conn client.Conn, dir, node string) (*L
 		if err != nil {
 			return nil, err
 		}
-		if t.trustDeletion && ev.Type == zk.EventNodeDeleted {
+		if t.mistakes.trustDeletion && ev.Type == zk.EventNodeDeleted {
 			return grantLease(ctx, conn, node)
 		}
 	}
