@@ -6,6 +6,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -92,4 +93,12 @@ func isCobraUsage(err error) bool {
 		}
 	}
 	return false
+}
+
+// printJSON prints v as one indented JSON object, as --json asks of
+// every command that has it.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -81,17 +80,20 @@ type runOutput struct {
 	arg string // the scenario as the command line named it
 }
 
+// runFlags are zksim run's options.
+type runFlags struct {
+	seeds, workers int
+	seed, first    uint64
+	shard          string
+	shrink, asJSON bool
+	stopAtFirst    bool
+	checkLimit     time.Duration
+	all            bool
+	out            string
+}
+
 func runCmd() *cobra.Command {
-	var (
-		seeds, workers int
-		seed, first    uint64
-		shard          string
-		shrink, asJSON bool
-		stopAtFirst    bool
-		checkLimit     time.Duration
-		all            bool
-		out            string
-	)
+	var fl runFlags
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO",
 		Short: "Run a scenario on many seeds in the simulator and check every run",
@@ -111,107 +113,153 @@ expected one not found or found by another check), 2 for bad input, 130
 when interrupted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sc, err := scenarios.LoadScenario(args[0])
-			if err != nil {
-				return usageError{err}
-			}
-			spec := sc.Spec
-			sh, err := lookupShard(shard)
-			if err != nil && !cmd.Flags().Changed("seed") {
-				return usageError{err}
-			}
-			if !cmd.Flags().Changed("seeds") {
-				seeds = max(sc.Seeds, 1)
-				if sc.Seeds == 0 {
-					seeds = 100
-				}
-			}
-			if seeds < 1 {
-				return usageError{fmt.Errorf("--seeds: want at least 1, got %d", seeds)}
-			}
-			if err := checkRunFlags(cmd, seed, first, workers); err != nil {
-				return err
-			}
-			if out != "" {
-				if err := checkOutDir("--out", out); err != nil {
-					return err
-				}
-			}
-			if cmd.Flags().Changed("seed") {
-				first, seeds, sh = seed, 1, scenarios.Shard{}
-			}
-			start := time.Now()
-			_, count := sh.Range(first, seeds)
-			bar := newProgress(cmd.ErrOrStderr(), count, sc.Name, !asJSON)
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			v, err := scenarios.Judge(ctx, sc, scenarios.Search{First: first, Seeds: seeds, Shard: sh,
-				Workers: workers, StopAtFirst: stopAtFirst, CheckLimit: checkLimit, Progress: bar.set})
-			bar.done()
-			interrupted := errors.Is(err, context.Canceled)
-			if err != nil && !interrupted {
-				return err
-			}
-			stop() // a second interrupt ends the process
-			res := v.Result
-			o := runOutput{arg: args[0], Coverage: res.Coverage, Weak: v.Weak, Scenario: sc.Name, Expect: sc.Expect, Require: sc.Require, Expected: sc.Expect.String(), Got: v.Got(), AsExpected: v.Matches && !interrupted,
-				First: res.First, Seeds: res.Seeds, Ran: res.Ran, Interrupted: interrupted,
-				StoppedAtFirst: stopAtFirst && len(res.Failures) > 0 && res.Ran < res.Seeds, Ops: res.Ops, Violations: []runViolation{},
-				SimMs: res.Simulated.Milliseconds(), CheckMs: res.Checked.Milliseconds()}
-			if total := res.Simulated + res.Checked; total > 0 {
-				o.CheckShare = float64(res.Checked) / float64(total)
-			}
-			if res.Simulated > 0 {
-				o.OpsPerSec = float64(res.Ops) / res.Simulated.Seconds()
-			}
-			if sh.N > 0 {
-				o.Shard = sh.String()
-			}
-			for _, f := range res.Failures {
-				o.Violations = append(o.Violations, violationsOf(f.Seed, f.Schedule, f.TraceHash, f.Violations)...)
-			}
-			var report *scenarios.ViolationReport
-			if len(res.Failures) > 0 && (shrink || out != "") && !interrupted {
-				opts := firstReportOptions{arg: args[0], shrink: shrink, out: out, all: all, limit: checkLimit}
-				if report, err = firstReport(&o, spec, res.Failures[0], opts); err != nil {
-					return err
-				}
-			}
-			o.WallMs = time.Since(start).Milliseconds()
-			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(o); err != nil {
-					return err
-				}
-			} else {
-				printRun(cmd.OutOrStdout(), o, report)
-			}
-			switch {
-			case interrupted:
-				return errInterrupted
-			case !o.AsExpected:
-				return errNotAsExpected
-			}
-			return nil
+			return runScenario(cmd, args[0], fl)
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&seeds, "seeds", 0, "how many seeds to run (default: the scenario's, or 100)")
-	f.Uint64Var(&first, "first", 1, "the first seed of the range")
-	f.Uint64Var(&seed, "seed", 0, "run this one seed")
-	f.IntVar(&workers, "workers", 0, "runs in parallel (default: every core)")
-	f.StringVar(&shard, "shard", "", "run only part I of N of the seed range (I/N, 1-based)")
-	f.BoolVar(&shrink, "shrink", false, "shrink the first violation to a minimal counterexample")
-	f.DurationVar(&checkLimit, "check-limit", time.Minute,
+	f.IntVar(&fl.seeds, "seeds", 0, "how many seeds to run (default: the scenario's, or 100)")
+	f.Uint64Var(&fl.first, "first", 1, "the first seed of the range")
+	f.Uint64Var(&fl.seed, "seed", 0, "run this one seed")
+	f.IntVar(&fl.workers, "workers", 0, "runs in parallel (default: every core)")
+	f.StringVar(&fl.shard, "shard", "", "run only part I of N of the seed range (I/N, 1-based)")
+	f.BoolVar(&fl.shrink, "shrink", false, "shrink the first violation to a minimal counterexample")
+	f.DurationVar(&fl.checkLimit, "check-limit", time.Minute,
 		"how long porcupine may search one object's history before the run is called undecided (0: no limit)")
-	f.BoolVar(&stopAtFirst, "stop-at-first", false, "stop at the first violation found (the lowest failing seed among those run)")
-	f.BoolVar(&all, "all", false, "show every event in the violation's timeline, not only the operations involved")
-	f.BoolVar(&asJSON, "json", false, "print one JSON object")
-	f.StringVar(&out, "out", "", "write the first violation's report into this directory")
+	f.BoolVar(&fl.stopAtFirst, "stop-at-first", false, "stop at the first violation found (the lowest failing seed among those run)")
+	f.BoolVar(&fl.all, "all", false, "show every event in the violation's timeline, not only the operations involved")
+	f.BoolVar(&fl.asJSON, "json", false, "print one JSON object")
+	f.StringVar(&fl.out, "out", "", "write the first violation's report into this directory")
 	cmd.MarkFlagsMutuallyExclusive("seed", "seeds")
 	cmd.MarkFlagsMutuallyExclusive("seed", "shard")
 	return cmd
+}
+
+// runScenario is zksim run on the scenario arg names: it resolves the
+// seeds to run, runs and judges them, reports the first violation when
+// asked (--shrink, --out), prints the outcome and ends with its exit
+// status.
+func runScenario(cmd *cobra.Command, arg string, fl runFlags) error {
+	sc, search, err := resolveRun(cmd, arg, fl)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	v, interrupted, err := judgeSeeds(cmd.ErrOrStderr(), sc, search, !fl.asJSON)
+	if err != nil {
+		return err
+	}
+	o := runOutputOf(arg, v, search, interrupted)
+	var report *scenarios.ViolationReport
+	if failures := v.Result.Failures; len(failures) > 0 && (fl.shrink || fl.out != "") && !interrupted {
+		opts := firstReportOptions{arg: arg, shrink: fl.shrink, out: fl.out, all: fl.all, limit: fl.checkLimit}
+		if report, err = firstReport(&o, sc.Spec, failures[0], opts); err != nil {
+			return err
+		}
+	}
+	o.WallMs = time.Since(start).Milliseconds()
+	if fl.asJSON {
+		if err := printJSON(cmd.OutOrStdout(), o); err != nil {
+			return err
+		}
+	} else {
+		printRun(cmd.OutOrStdout(), o, report)
+	}
+	return runExit(o)
+}
+
+// resolveRun loads the scenario arg names and the seeds the flags ask
+// for: the range (--seeds, else the scenario's number, else 100, from
+// --first), its shard (--shard, or an Indexed Job's environment), or the
+// one --seed. Bad input is a usage error, refused before any run.
+func resolveRun(cmd *cobra.Command, arg string, fl runFlags) (*scenarios.Scenario, scenarios.Search, error) {
+	sc, err := scenarios.LoadScenario(arg)
+	if err != nil {
+		return nil, scenarios.Search{}, usageError{err}
+	}
+	changed := cmd.Flags().Changed
+	sh, err := lookupShard(fl.shard)
+	if err != nil && !changed("seed") {
+		return nil, scenarios.Search{}, usageError{err}
+	}
+	seeds := fl.seeds
+	if !changed("seeds") {
+		seeds = max(sc.Seeds, 1)
+		if sc.Seeds == 0 {
+			seeds = 100
+		}
+	}
+	if seeds < 1 {
+		return nil, scenarios.Search{}, usageError{fmt.Errorf("--seeds: want at least 1, got %d", seeds)}
+	}
+	if err := checkRunFlags(cmd, fl.seed, fl.first, fl.workers); err != nil {
+		return nil, scenarios.Search{}, err
+	}
+	if fl.out != "" {
+		if err := checkOutDir("--out", fl.out); err != nil {
+			return nil, scenarios.Search{}, err
+		}
+	}
+	first := fl.first
+	if changed("seed") {
+		first, seeds, sh = fl.seed, 1, scenarios.Shard{}
+	}
+	return sc, scenarios.Search{First: first, Seeds: seeds, Shard: sh,
+		Workers: fl.workers, StopAtFirst: fl.stopAtFirst, CheckLimit: fl.checkLimit}, nil
+}
+
+// judgeSeeds runs the search and judges it against the scenario's
+// expectation, with a progress bar on log when it is a terminal and
+// showBar is set. An interrupt (SIGINT, SIGTERM) stops the search: the
+// verdict is then that of the seeds that ran, and interrupted is set.
+// Once the search is over, a second interrupt ends the process.
+func judgeSeeds(log io.Writer, sc *scenarios.Scenario, search scenarios.Search, showBar bool) (v *scenarios.Verdict, interrupted bool, err error) {
+	_, count := search.Shard.Range(search.First, search.Seeds)
+	bar := newProgress(log, count, sc.Name, showBar)
+	search.Progress = bar.set
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	v, err = scenarios.Judge(ctx, sc, search)
+	bar.done()
+	interrupted = errors.Is(err, context.Canceled)
+	if err != nil && !interrupted {
+		return nil, false, err
+	}
+	return v, interrupted, nil
+}
+
+// runOutputOf assembles run's output from the verdict of the search: all
+// but the first violation's report and the wall time, which come later.
+func runOutputOf(arg string, v *scenarios.Verdict, search scenarios.Search, interrupted bool) runOutput {
+	sc, res := v.Scenario, v.Result
+	o := runOutput{arg: arg, Coverage: res.Coverage, Weak: v.Weak, Scenario: sc.Name, Expect: sc.Expect, Require: sc.Require, Expected: sc.Expect.String(), Got: v.Got(), AsExpected: v.Matches && !interrupted,
+		First: res.First, Seeds: res.Seeds, Ran: res.Ran, Interrupted: interrupted,
+		StoppedAtFirst: search.StopAtFirst && len(res.Failures) > 0 && res.Ran < res.Seeds, Ops: res.Ops, Violations: []runViolation{},
+		SimMs: res.Simulated.Milliseconds(), CheckMs: res.Checked.Milliseconds()}
+	if total := res.Simulated + res.Checked; total > 0 {
+		o.CheckShare = float64(res.Checked) / float64(total)
+	}
+	if res.Simulated > 0 {
+		o.OpsPerSec = float64(res.Ops) / res.Simulated.Seconds()
+	}
+	if search.Shard.N > 0 {
+		o.Shard = search.Shard.String()
+	}
+	for _, f := range res.Failures {
+		o.Violations = append(o.Violations, violationsOf(f.Seed, f.Schedule, f.TraceHash, f.Violations)...)
+	}
+	return o
+}
+
+// runExit is run's exit status once its outcome is printed: 130 when
+// interrupted, 1 when the outcome is not the scenario's expectation.
+func runExit(o runOutput) error {
+	switch {
+	case o.Interrupted:
+		return errInterrupted
+	case !o.AsExpected:
+		return errNotAsExpected
+	}
+	return nil
 }
 
 // checkRunFlags refuses the seed flags' values that name no run: seeds
