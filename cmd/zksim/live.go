@@ -1,8 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -14,15 +14,19 @@ import (
 
 	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/sim"
 )
 
+// liveFlags are zksim live's options.
+type liveFlags struct {
+	servers string
+	seed    uint64
+	timeout time.Duration
+	asJSON  bool
+}
+
 func liveCmd() *cobra.Command {
-	var (
-		servers string
-		seed    uint64
-		timeout time.Duration
-		asJSON  bool
-	)
+	var fl liveFlags
 	cmd := &cobra.Command{
 		Use:   "live SCENARIO [--servers host:port,...]",
 		Short: "Run a scenario on a live ZooKeeper ensemble (a local one unless --servers is given)",
@@ -40,89 +44,127 @@ live world cannot inject among them, refused before any server starts),
 130 when interrupted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sc, err := scenarios.LoadScenario(args[0])
-			if err != nil {
-				return usageError{err}
-			}
-			if cmd.Flags().Changed("seed") && seed == 0 {
-				return usageError{fmt.Errorf("--seed: seeds are numbered from 1, got 0")}
-			}
-			if cmd.Flags().Changed("timeout") && timeout <= 0 {
-				return usageError{fmt.Errorf("--timeout: want a duration above zero, got %s", timeout)}
-			}
-			if err := scenarios.CheckLive(sc.Spec, servers == ""); err != nil {
-				return usageError{err} // before any server starts
-			}
-			opt := scenarios.LiveOptions{Timeout: timeout, Progress: cmd.ErrOrStderr()}
-			if servers != "" {
-				opt.Servers = strings.Split(servers, ",")
-			} else {
-				size := sc.Spec.Ensemble.Servers
-				if size == 0 {
-					size = 3
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "starting a local ensemble of %d servers...\n", size)
-				e, stop, err := localEnsemble(cmd, size, live.EnsembleOptions{
-					ExtendedTypes: sc.Spec.Ensemble.ExtendedTypes, ContainerCheckInterval: sc.Spec.Ensemble.ContainerCheckInterval})
-				if err != nil {
-					return err
-				}
-				defer stop()
-				opt.Servers, opt.Ensemble = e.ConnectString(), e
-			}
-			o, err := scenarios.RunLive(sc.Spec, max(seed, 1), opt)
-			if err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			as := sc.Expect.Met(o.Violations)
-			if asJSON {
-				vs := violationsOf(o.Seed, scenarios.FaultsLine(o.Schedule), "", o.Violations)
-				if vs == nil {
-					vs = []runViolation{}
-				}
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				return finish(enc.Encode(map[string]any{"scenario": sc.Name, "servers": opt.Servers, "expected": sc.Expect.String(),
-					"as_expected": as, "violations": vs, "ops": len(o.Input.Ops), "wall_ms": o.Wall.Milliseconds(),
-					"timed_out": o.TimedOut, "skipped_faults": o.Skipped, "injected_faults": o.Injected,
-					"never_struck_faults": o.NeverStruck}), !as)
-			}
-			fmt.Fprintf(w, "%s live on %s: %d operations in %s", sc.Name, strings.Join(opt.Servers, ","), len(o.Input.Ops),
-				o.Wall.Round(time.Millisecond))
-			if o.TimedOut {
-				fmt.Fprint(w, " (stopped at its time bound)")
-			}
-			fmt.Fprintln(w)
-			for _, f := range o.Injected {
-				fmt.Fprintf(w, "  injected: %s\n", f)
-			}
-			for _, f := range o.NeverStruck {
-				fmt.Fprintf(w, "  never struck (the run ended first, or its trigger never came): %s\n", f)
-			}
-			for _, f := range o.Skipped {
-				fmt.Fprintf(w, "  skipped (not injectable live): %s\n", f)
-			}
-			if len(o.Violations) == 0 {
-				fmt.Fprintln(w, "every check held")
-			}
-			for _, v := range o.Violations {
-				fmt.Fprintf(w, "  %s\n", v)
-			}
-			verdict := "as expected"
-			if !as {
-				verdict = "NOT as expected"
-			}
-			fmt.Fprintf(w, "expected: %s: %s\n", sc.Expect, verdict)
-			return finish(nil, !as)
+			return runLiveScenario(cmd, args[0], fl)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&servers, "servers", "", "the ensemble's client addresses, comma-separated (default: start a local one)")
-	f.Uint64Var(&seed, "seed", 1, "the seed that draws the scenario's random faults")
-	f.DurationVar(&timeout, "timeout", 0, "bound the run (default: the liveness bound plus a minute)")
-	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	f.StringVar(&fl.servers, "servers", "", "the ensemble's client addresses, comma-separated (default: start a local one)")
+	f.Uint64Var(&fl.seed, "seed", 1, "the seed that draws the scenario's random faults")
+	f.DurationVar(&fl.timeout, "timeout", 0, "bound the run (default: the liveness bound plus a minute)")
+	f.BoolVar(&fl.asJSON, "json", false, "print one JSON object")
 	return cmd
+}
+
+// runLiveScenario is zksim live on the scenario arg names: it checks the
+// flags and the scenario's faults before any server starts, runs the
+// scenario on the servers given or on a local ensemble it starts and
+// stops, prints the outcome and ends with its exit status.
+func runLiveScenario(cmd *cobra.Command, arg string, fl liveFlags) error {
+	sc, err := resolveLive(cmd, arg, fl)
+	if err != nil {
+		return err
+	}
+	opt := scenarios.LiveOptions{Timeout: fl.timeout, Progress: cmd.ErrOrStderr()}
+	if fl.servers != "" {
+		opt.Servers = strings.Split(fl.servers, ",")
+	} else {
+		e, stop, err := startLocalEnsemble(cmd, sc.Spec.Ensemble)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		opt.Servers, opt.Ensemble = e.ConnectString(), e
+	}
+	o, err := scenarios.RunLive(sc.Spec, max(fl.seed, 1), opt)
+	if err != nil {
+		return err
+	}
+	as := sc.Expect.Met(o.Violations)
+	if fl.asJSON {
+		return finish(printJSON(cmd.OutOrStdout(), liveOutput(sc, opt.Servers, o, as)), !as)
+	}
+	printLive(cmd.OutOrStdout(), sc, opt.Servers, o, as)
+	return finish(nil, !as)
+}
+
+// resolveLive loads the scenario arg names and refuses, as a usage error,
+// the flags that name no run and the faults the live world cannot inject
+// (on the servers given, or on a local ensemble): all before any server
+// starts.
+func resolveLive(cmd *cobra.Command, arg string, fl liveFlags) (*scenarios.Scenario, error) {
+	sc, err := scenarios.LoadScenario(arg)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if cmd.Flags().Changed("seed") && fl.seed == 0 {
+		return nil, usageError{fmt.Errorf("--seed: seeds are numbered from 1, got 0")}
+	}
+	if cmd.Flags().Changed("timeout") && fl.timeout <= 0 {
+		return nil, usageError{fmt.Errorf("--timeout: want a duration above zero, got %s", fl.timeout)}
+	}
+	if err := scenarios.CheckLive(sc.Spec, fl.servers == ""); err != nil {
+		return nil, usageError{err}
+	}
+	return sc, nil
+}
+
+// startLocalEnsemble starts the local ensemble a scenario runs on live:
+// as many servers as its ensemble has (3 when it says not), with its
+// ZooKeeper settings. stop stops it again (localEnsemble).
+func startLocalEnsemble(cmd *cobra.Command, cfg sim.Config) (*live.Ensemble, func(), error) {
+	size := cfg.Servers
+	if size == 0 {
+		size = 3
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "starting a local ensemble of %d servers...\n", size)
+	return localEnsemble(cmd, size, live.EnsembleOptions{
+		ExtendedTypes: cfg.ExtendedTypes, ContainerCheckInterval: cfg.ContainerCheckInterval})
+}
+
+// liveOutput is what `zksim live --json` prints: the run on servers,
+// whether it was as the scenario expects (as), its violations and the
+// faults it injected, skipped or never struck.
+func liveOutput(sc *scenarios.Scenario, servers []string, o *scenarios.LiveOutcome, as bool) map[string]any {
+	vs := violationsOf(o.Seed, scenarios.FaultsLine(o.Schedule), "", o.Violations)
+	if vs == nil {
+		vs = []runViolation{}
+	}
+	return map[string]any{"scenario": sc.Name, "servers": servers, "expected": sc.Expect.String(),
+		"as_expected": as, "violations": vs, "ops": len(o.Input.Ops), "wall_ms": o.Wall.Milliseconds(),
+		"timed_out": o.TimedOut, "skipped_faults": o.Skipped, "injected_faults": o.Injected,
+		"never_struck_faults": o.NeverStruck}
+}
+
+// printLive prints a live run on servers for a reader: its operations and
+// time, the faults injected, never struck and skipped, the violations,
+// and whether it was as the scenario expects (as).
+func printLive(w io.Writer, sc *scenarios.Scenario, servers []string, o *scenarios.LiveOutcome, as bool) {
+	fmt.Fprintf(w, "%s live on %s: %d operations in %s", sc.Name, strings.Join(servers, ","), len(o.Input.Ops),
+		o.Wall.Round(time.Millisecond))
+	if o.TimedOut {
+		fmt.Fprint(w, " (stopped at its time bound)")
+	}
+	fmt.Fprintln(w)
+	for _, f := range o.Injected {
+		fmt.Fprintf(w, "  injected: %s\n", f)
+	}
+	for _, f := range o.NeverStruck {
+		fmt.Fprintf(w, "  never struck (the run ended first, or its trigger never came): %s\n", f)
+	}
+	for _, f := range o.Skipped {
+		fmt.Fprintf(w, "  skipped (not injectable live): %s\n", f)
+	}
+	if len(o.Violations) == 0 {
+		fmt.Fprintln(w, "every check held")
+	}
+	for _, v := range o.Violations {
+		fmt.Fprintf(w, "  %s\n", v)
+	}
+	verdict := "as expected"
+	if !as {
+		verdict = "NOT as expected"
+	}
+	fmt.Fprintf(w, "expected: %s: %s\n", sc.Expect, verdict)
 }
 
 // finish ends a command: an error, or status 1 when the outcome was not
