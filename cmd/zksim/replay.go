@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -10,14 +11,17 @@ import (
 	"github.com/zksim/zksim/sim"
 )
 
+// replayFlags are zksim replay's options.
+type replayFlags struct {
+	seed             uint64
+	trace, hash, all bool
+	faults           string
+	clients, rounds  int
+	out              string
+}
+
 func replayCmd() *cobra.Command {
-	var (
-		seed             uint64
-		trace, hash, all bool
-		faults           string
-		clients, rounds  int
-		out              string
-	)
+	var fl replayFlags
 	cmd := &cobra.Command{
 		Use:   "replay SCENARIO --seed S",
 		Short: "Run one seed of a scenario again, exactly, and show what happened",
@@ -32,84 +36,113 @@ Exit status: 0 when the run held, 1 when a check found a violation, 2 for
 bad input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sc, err := scenarios.LoadScenario(args[0])
-			if err != nil {
-				return usageError{err}
-			}
-			if seed == 0 {
-				return usageError{fmt.Errorf("--seed: want the seed to replay (1 or more)")}
-			}
-			if out != "" {
-				if err := checkOutDir("--out", out); err != nil {
-					return err
-				}
-			}
-			spec := sc.Spec
-			if cmd.Flags().Changed("faults") {
-				if faults == "none" {
-					faults = ""
-				}
-				s, err := sim.ParseSchedule(faults)
-				if err != nil {
-					return usageError{fmt.Errorf("--faults: %w", err)}
-				}
-				spec.Faults, spec.Rates = s, nil
-			}
-			if clients > 0 {
-				spec.Clients = clients
-			}
-			if rounds > 0 {
-				spec.Workload.Rounds = rounds
-			}
-			o, err := scenarios.Replay(spec, seed)
-			if err != nil {
-				if o == nil {
-					return usageError{err}
-				}
-				return err
-			}
-			w := cmd.OutOrStdout()
-			if trace {
-				tl, err := scenarios.NewTimeline(o)
-				if err != nil {
-					return err
-				}
-				fmt.Fprint(w, tl)
-			}
-			if o.Failed() {
-				r := &scenarios.ViolationReport{Outcome: o, All: all}
-				if out != "" {
-					if err := r.Write(out); err != nil {
-						return err
-					}
-				}
-				if trace {
-					for _, v := range o.Violations {
-						fmt.Fprintf(w, "VIOLATION %s\n", v)
-					}
-				} else {
-					fmt.Fprint(w, r)
-				}
-			} else {
-				fmt.Fprintf(w, "%s, seed %d: every check held (%s)\n", sc.Name, seed, strings.Join(o.Spec.Checks, ", "))
-			}
-			if hash {
-				fmt.Fprintln(w, scenarios.HashString(o.Result.Hash))
-			}
-			if o.Failed() {
-				return errViolations
-			}
-			return nil
+			return replaySeed(cmd, args[0], fl)
 		},
 	}
 	f := cmd.Flags()
-	f.Uint64Var(&seed, "seed", 0, "the seed to replay")
-	f.BoolVar(&trace, "trace", false, "print the run's timeline")
-	f.BoolVar(&all, "all", false, "show every event in the violation's timeline, not only the operations involved")
-	f.BoolVar(&hash, "hash", false, "print the run's trace hash on the last line")
-	f.StringVar(&faults, "faults", "", "replace the scenario's faults (schedule syntax, '; '-separated; none: no faults)")
-	f.IntVar(&clients, "clients", 0, "replace the scenario's number of clients")
-	f.IntVar(&rounds, "rounds", 0, "replace the workload's rounds")
-	f.StringVar(&out, "out", "", "write the violation report's files into this directory")
+	f.Uint64Var(&fl.seed, "seed", 0, "the seed to replay")
+	f.BoolVar(&fl.trace, "trace", false, "print the run's timeline")
+	f.BoolVar(&fl.all, "all", false, "show every event in the violation's timeline, not only the operations involved")
+	f.BoolVar(&fl.hash, "hash", false, "print the run's trace hash on the last line")
+	f.StringVar(&fl.faults, "faults", "", "replace the scenario's faults (schedule syntax, '; '-separated; none: no faults)")
+	f.IntVar(&fl.clients, "clients", 0, "replace the scenario's number of clients")
+	f.IntVar(&fl.rounds, "rounds", 0, "replace the workload's rounds")
+	f.StringVar(&fl.out, "out", "", "write the violation report's files into this directory")
 	return cmd
+}
+
+// replaySeed is zksim replay on the scenario arg names: it runs --seed
+// again, with the flags' replacements, shows the run and ends with status
+// 1 when a check found a violation.
+func replaySeed(cmd *cobra.Command, arg string, fl replayFlags) error {
+	sc, spec, err := resolveReplay(cmd, arg, fl)
+	if err != nil {
+		return err
+	}
+	o, err := scenarios.Replay(spec, fl.seed)
+	if err != nil {
+		if o == nil {
+			return usageError{err}
+		}
+		return err
+	}
+	if err := showReplay(cmd.OutOrStdout(), sc.Name, o, fl); err != nil {
+		return err
+	}
+	if o.Failed() {
+		return errViolations
+	}
+	return nil
+}
+
+// resolveReplay loads the scenario arg names and the spec to replay: the
+// scenario's, with --faults, --clients and --rounds in place of its own.
+// Bad input is a usage error, refused before the run.
+func resolveReplay(cmd *cobra.Command, arg string, fl replayFlags) (*scenarios.Scenario, scenarios.Spec, error) {
+	sc, err := scenarios.LoadScenario(arg)
+	if err != nil {
+		return nil, scenarios.Spec{}, usageError{err}
+	}
+	if fl.seed == 0 {
+		return nil, scenarios.Spec{}, usageError{fmt.Errorf("--seed: want the seed to replay (1 or more)")}
+	}
+	if fl.out != "" {
+		if err := checkOutDir("--out", fl.out); err != nil {
+			return nil, scenarios.Spec{}, err
+		}
+	}
+	spec := sc.Spec
+	if cmd.Flags().Changed("faults") {
+		faults := fl.faults
+		if faults == "none" {
+			faults = ""
+		}
+		s, err := sim.ParseSchedule(faults)
+		if err != nil {
+			return nil, scenarios.Spec{}, usageError{fmt.Errorf("--faults: %w", err)}
+		}
+		spec.Faults, spec.Rates = s, nil
+	}
+	if fl.clients > 0 {
+		spec.Clients = fl.clients
+	}
+	if fl.rounds > 0 {
+		spec.Workload.Rounds = fl.rounds
+	}
+	return sc, spec, nil
+}
+
+// showReplay prints the replayed run o of the scenario named name: its
+// timeline (--trace); its violations, with their report unless the
+// timeline was shown, the report's files written into --out; or that
+// every check held; and its trace hash last (--hash).
+func showReplay(w io.Writer, name string, o *scenarios.Outcome, fl replayFlags) error {
+	if fl.trace {
+		tl, err := scenarios.NewTimeline(o)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(w, tl)
+	}
+	if o.Failed() {
+		r := &scenarios.ViolationReport{Outcome: o, All: fl.all}
+		if fl.out != "" {
+			if err := r.Write(fl.out); err != nil {
+				return err
+			}
+		}
+		if fl.trace {
+			for _, v := range o.Violations {
+				fmt.Fprintf(w, "VIOLATION %s\n", v)
+			}
+		} else {
+			fmt.Fprint(w, r)
+		}
+	} else {
+		fmt.Fprintf(w, "%s, seed %d: every check held (%s)\n", name, fl.seed, strings.Join(o.Spec.Checks, ", "))
+	}
+	if fl.hash {
+		fmt.Fprintln(w, scenarios.HashString(o.Result.Hash))
+	}
+	return nil
 }
