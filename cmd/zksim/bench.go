@@ -127,9 +127,7 @@ usage.`,
 			}
 			w := cmd.OutOrStdout()
 			if fl.asJSON {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
+				return printJSON(w, out)
 			}
 			printBench(w, out)
 			return nil

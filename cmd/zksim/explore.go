@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -134,9 +133,7 @@ func runExplore(cmd *cobra.Command, name string, e scenarios.Explore, faults str
 	}
 	o.AsExpected = sc.Expect.Met(all)
 	if asJSON {
-		enc := json.NewEncoder(cmd.OutOrStdout())
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(o); err != nil {
+		if err := printJSON(cmd.OutOrStdout(), o); err != nil {
 			return err
 		}
 	} else {

@@ -33,9 +33,7 @@ shard missing, an interrupted shard.`,
 				return usageError{err}
 			}
 			o := mergeShards(shards)
-			enc := json.NewEncoder(cmd.OutOrStdout())
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(o); err != nil {
+			if err := printJSON(cmd.OutOrStdout(), o); err != nil {
 				return err
 			}
 			if !o.AsExpected {
