@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"slices"
 	"sync"
 	"time"
 
@@ -45,6 +44,16 @@ type ClientFaults struct {
 	conns    []*faultConn
 	notified int                   // watch notifications received
 	notes    map[int]time.Duration // notifications to lose (0) or delay, by number
+	// struck are when each armed fault struck: a request's by its type and
+	// number, a notification's by its number (op -1).
+	struck map[replyKey]time.Time
+}
+
+// replyKey names the nth request of type op, or the nth notification (op
+// -1).
+type replyKey struct {
+	op  int32
+	nth int
 }
 
 // replyTrigger dooms the reply to the nth request of type op (or, with
@@ -56,27 +65,29 @@ type replyTrigger struct {
 	request bool
 }
 
-// Struck reports whether the fault armed on the nth request of type op
-// (LoseReply, LoseRequest, DelayReply) has struck: that request was sent.
-func (f *ClientFaults) Struck(op string, nth int) bool {
+// StruckAt says when the fault armed on the nth request of type op
+// (LoseReply, LoseRequest, DelayReply) struck: when that request was
+// sent; false if it has not.
+func (f *ClientFaults) StruckAt(op string, nth int) (time.Time, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	code := opCodes[op]
-	return !slices.ContainsFunc(f.triggers, func(t replyTrigger) bool { return t.op == code && t.nth == nth })
+	at, ok := f.struck[replyKey{opCodes[op], nth}]
+	return at, ok
 }
 
-// NotificationStruck reports whether the fault armed on the nth watch
-// notification has struck.
-func (f *ClientFaults) NotificationStruck(nth int) bool {
+// NotificationStruckAt says when the fault armed on the nth watch
+// notification struck: when it arrived; false if it has not.
+func (f *ClientFaults) NotificationStruckAt(nth int) (time.Time, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	_, armed := f.notes[nth]
-	return !armed
+	at, ok := f.struck[replyKey{-1, nth}]
+	return at, ok
 }
 
 // NewClientFaults returns an injector with nothing armed.
 func NewClientFaults() *ClientFaults {
-	return &ClientFaults{counts: map[int32]int{}, doomed: map[int32]time.Duration{}, notes: map[int]time.Duration{}}
+	return &ClientFaults{counts: map[int32]int{}, doomed: map[int32]time.Duration{}, notes: map[int]time.Duration{},
+		struck: map[replyKey]time.Time{}}
 }
 
 // LoseReply arms the loss of the reply to the client's nth request of type
@@ -229,6 +240,7 @@ func (f *ClientFaults) sent(xid, op int32) bool {
 	for i, t := range f.triggers {
 		if t.op == op && t.nth == f.counts[op] {
 			f.triggers = append(f.triggers[:i], f.triggers[i+1:]...)
+			f.struck[replyKey{op, t.nth}] = time.Now()
 			if t.request {
 				return true
 			}
@@ -249,6 +261,9 @@ func (f *ClientFaults) fate(xid int32) (lost bool, delay time.Duration) {
 		f.notified++
 		d, ok := f.notes[f.notified]
 		delete(f.notes, f.notified)
+		if ok {
+			f.struck[replyKey{-1, f.notified}] = time.Now()
+		}
 		return ok && d == 0, d
 	}
 	d, ok := f.doomed[xid]

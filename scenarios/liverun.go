@@ -42,10 +42,15 @@ type LiveOutcome struct {
 	// Skipped are the faults a live ensemble cannot inject here (a
 	// partition between servers, a latency spike, ...), left out.
 	Skipped []string
-	// Injected are the faults that struck; NeverStruck, those scheduled
-	// that did not (the run ended first, or their trigger never came): a
-	// live pass is worth the faults it met.
-	Injected, NeverStruck []string
+	// Injected are the faults that struck, in the order they did;
+	// NeverStruck, those scheduled that did not (the run ended first, or
+	// their trigger never came): a live pass is worth the faults it met.
+	Injected    []StruckFault
+	NeverStruck []string
+	// Weak says why the run met too few of its faults to be a pass ("":
+	// it met enough): a fault the scenario names that never struck, or
+	// none of its random faults. A weak run is not as expected.
+	Weak string
 	// TimedOut says the run reached its Timeout with clients still going.
 	TimedOut bool
 	// Wall is how long the run took.
@@ -104,6 +109,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	out.Wall = time.Since(w.origin)
 	out.TimedOut = ctx.Err() != nil
 	out.Injected, out.NeverStruck = w.tally(timed, armed)
+	out.Weak = liveWeakness(out)
 	return out, judgeLive(out, r, k, w, errs, len(opt.Servers))
 }
 
@@ -335,35 +341,66 @@ func notLive(f sim.Fault) error {
 		"lose-request on a request received; crashes need the local ensemble; expire and lag are the simulator's)", f)
 }
 
-// tally sorts the run's faults into those that struck and those that did
-// not: a timed one by its timer, one armed in a client's dialer by
-// whether its request or notification came.
-func (w *liveWorld) tally(timed, armed []sim.Fault) (injected, never []string) {
+// tally sorts the run's faults into those that struck, with when, in the
+// order they did, and those that did not.
+func (w *liveWorld) tally(timed, armed []sim.Fault) (injected []StruckFault, never []string) {
 	w.struckMu.Lock()
 	struck := slices.Clone(w.struck)
 	w.struckMu.Unlock()
 	for _, f := range timed {
-		if i := slices.Index(struck, f.String()); i >= 0 {
-			struck = slices.Delete(struck, i, i+1)
-			injected = append(injected, f.String())
-		} else {
+		i := slices.IndexFunc(struck, func(s StruckFault) bool { return s.Fault == f.String() })
+		if i < 0 {
 			never = append(never, f.String())
+			continue
 		}
+		injected = append(injected, struck[i])
+		struck = slices.Delete(struck, i, i+1)
 	}
 	for _, f := range armed {
 		t := f.When
 		faults := w.clients[t.Client].faults
-		hit := faults.Struck(t.Op.String(), t.Nth)
+		at, hit := faults.StruckAt(t.Op.String(), t.Nth)
 		if t.On == sim.OnNotified {
-			hit = faults.NotificationStruck(t.Nth)
+			at, hit = faults.NotificationStruckAt(t.Nth)
 		}
-		if hit {
-			injected = append(injected, f.String())
-		} else {
+		if !hit {
 			never = append(never, f.String())
+			continue
+		}
+		injected = append(injected, struckFault(f.String(), at, w.origin))
+	}
+	slices.SortStableFunc(injected, func(a, b StruckFault) int { return a.Wall.Compare(b.Wall) })
+	return injected, never
+}
+
+// StruckFault is a fault a live run injected: when, on the run's clock
+// (from its clients' start) and on the wall clock.
+type StruckFault struct {
+	Fault string        `json:"fault"`
+	At    time.Duration `json:"-"`
+	AtMs  float64       `json:"at_ms"`
+	Wall  time.Time     `json:"wall"`
+}
+
+// struckFault is fault, struck at wall on a run that began at origin.
+func struckFault(fault string, wall, origin time.Time) StruckFault {
+	at := wall.Sub(origin)
+	return StruckFault{Fault: fault, At: at, AtMs: float64(at.Microseconds()) / 1000, Wall: wall}
+}
+
+// liveWeakness says why a live run met too few of its faults to count as
+// a pass: a fault the scenario names (its faults:) that never struck, or,
+// for random faults, none struck at all. "" when it met enough.
+func liveWeakness(out *LiveOutcome) string {
+	for _, f := range out.Spec.Faults {
+		if slices.Contains(out.NeverStruck, f.String()) {
+			return fmt.Sprintf("the scenario's fault %q never struck", f)
 		}
 	}
-	return injected, never
+	if len(out.Injected) == 0 && len(out.NeverStruck) > 0 {
+		return fmt.Sprintf("none of its %d faults struck", len(out.NeverStruck))
+	}
+	return ""
 }
 
 // liveKind reports whether a timed fault can be struck live.
@@ -391,14 +428,14 @@ type liveWorld struct {
 	log     io.Writer
 
 	struckMu sync.Mutex
-	struck   []string // the timed faults struck, as their timers fired
+	struck   []StruckFault // the timed faults struck, as their timers fired
 }
 
 // strike carries out a timed fault.
 func (w *liveWorld) strike(f sim.Fault, e *live.Ensemble) {
 	fmt.Fprintf(w.log, "live fault at %s: %s\n", time.Since(w.origin).Round(time.Millisecond), f)
 	w.struckMu.Lock()
-	w.struck = append(w.struck, f.String())
+	w.struck = append(w.struck, struckFault(f.String(), time.Now(), w.origin))
 	w.struckMu.Unlock()
 	server := func(t sim.Target) int {
 		if t.Kind == sim.LeaderT {
