@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"strings"
@@ -41,8 +42,10 @@ func coverageKeys() []string {
 
 func knownCoverage(key string) bool { return slices.Contains(coverageKeys(), key) }
 
-// coverageOf reads a run's coverage from its faults and its trace.
-func coverageOf(sched sim.Schedule, res sim.Result, recs []sim.Record) Coverage {
+// coverageOf reads a run's coverage from its faults and its trace's kept
+// records, read where they lie (laying them end to end would copy a few
+// megabytes a run for one pass).
+func coverageOf(sched sim.Schedule, res sim.Result, recs iter.Seq[*sim.Record]) Coverage {
 	c := Coverage{}
 	left := map[string]int{}
 	for _, f := range sched {
@@ -68,7 +71,7 @@ func coverageOf(sched sim.Schedule, res sim.Result, recs []sim.Record) Coverage 
 		c[CovNeverStruck] += n
 	}
 	elections := 0
-	for _, r := range recs {
+	for r := range recs {
 		switch {
 		case r.Kind == sim.KExpire:
 			c[CovExpiries]++

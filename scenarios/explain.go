@@ -22,9 +22,10 @@ const orphanHint = ": an orphaned node?"
 
 // waitCauses says, for each lock whose liveness violation guessed at an
 // orphaned node, what the run shows: the nodes the waiters waited behind
-// and how each came to be there. It needs the run's kept trace.
+// and how each came to be there. It needs the run's kept trace, which it
+// lays end to end only when a violation asks (most runs have none).
 func waitCauses(w *sim.World, vs []models.Violation) map[string]string {
-	if w == nil || len(w.Trace().Records()) == 0 {
+	if w == nil {
 		return nil
 	}
 	var causes map[string]string
@@ -34,6 +35,9 @@ func waitCauses(w *sim.World, vs []models.Violation) map[string]string {
 			continue
 		}
 		if facts == nil {
+			if len(w.Trace().Records()) == 0 {
+				return nil
+			}
 			facts, causes = factsOf(w.Trace()), map[string]string{}
 		}
 		causes[v.Object] = facts.leftUnder(facts.nodesAt(v.Object, v.At), v.Object)

@@ -118,7 +118,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	began := time.Now()
 	res := w.Run()
 	out := &Outcome{Spec: spec, Seed: seed, Schedule: sched, Result: res, World: w, Simulated: time.Since(began)}
-	out.Coverage = coverageOf(sched, res, w.Trace().Records())
+	out.Coverage = coverageOf(sched, res, w.Trace().All())
 	began = time.Now()
 	defer func() { out.Checked = time.Since(began) }()
 	if len(res.Violations) > 0 {
