@@ -82,6 +82,9 @@ func permits(acl []zk.ACL, perm int32, ids []authID) bool {
 // an optional /bits; any other scheme refused. Permissions are not checked
 // (an entry with none grants nothing).
 func fixupACL(acl []zk.ACL, ids []authID) ([]zk.ACL, int32) {
+	if aclAsIs(acl) {
+		return acl, codeOK // the common case: keep the caller's slice, copying nothing
+	}
 	out := acl[:0:0]
 	for i, a := range acl {
 		dup := false
@@ -128,6 +131,39 @@ func fixupACL(acl []zk.ACL, ids []authID) ([]zk.ACL, int32) {
 		return acl, codeOK // the common case: keep the caller's slice
 	}
 	return out, codeOK
+}
+
+// aclAsIs reports whether fixupACL would keep acl as it is: not empty, no
+// duplicates, no auth entry, every entry valid. Every create checks its
+// ACL on every replica, and this answers that without building a copy.
+func aclAsIs(acl []zk.ACL) bool {
+	if len(acl) == 0 {
+		return false
+	}
+	for i, a := range acl {
+		for _, b := range acl[:i] {
+			if a == b {
+				return false
+			}
+		}
+		switch a.Scheme {
+		case "world":
+			if a.ID != "anyone" {
+				return false
+			}
+		case "digest":
+			if !validDigestID(a.ID) {
+				return false
+			}
+		case "ip":
+			if _, _, ok := parseIPID(a.ID); !ok {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func sameACL(a, b []zk.ACL) bool {
