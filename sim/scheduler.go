@@ -443,9 +443,12 @@ func (e *ClientError) Unwrap() error { return e.Err }
 // timer is a foreground event that can be stopped before it fires; a stopped
 // timer no longer keeps a deadlock from being reported.
 type timer struct {
-	s    *Scheduler
-	fn   func()
-	dead bool
+	s  *Scheduler
+	fn func()
+	// wakes, when set instead of fn, is the sleeping task the timer wakes
+	// (a task's sleep needs no closure).
+	wakes *Task
+	dead  bool
 }
 
 // handle fires the timer unless it was stopped. A timer is a background
@@ -455,13 +458,22 @@ func (tm *timer) handle() {
 	if !tm.dead {
 		tm.dead = true
 		tm.s.fg--
+		if tm.wakes != nil {
+			tm.wakes.wake()
+			return
+		}
 		tm.fn()
 	}
 }
 
 // timerAfter arms fn to run d after now, unless stopped first.
 func (s *Scheduler) timerAfter(d Time, fn func()) *timer {
-	tm := &timer{s: s, fn: fn}
+	return s.arm(&timer{s: s, fn: fn}, d)
+}
+
+// arm schedules tm, new or fired, to fire d after now.
+func (s *Scheduler) arm(tm *timer, d Time) *timer {
+	tm.dead = false
 	s.fg++
 	s.schedule(s.now+d, tm, true)
 	return tm

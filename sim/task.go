@@ -62,6 +62,7 @@ type Task struct {
 	panicked any
 	stack    string
 	onExit   func()
+	nap      *timer // the timer of its sleeps (see sleep)
 }
 
 // errKilled unwinds a task's stack when the run ends while it is parked.
@@ -213,14 +214,19 @@ func (t *Task) thaw() {
 	}
 }
 
-// sleep parks t for d of virtual time.
+// sleep parks t for d of virtual time. Its timer is the task's nap, used
+// again by the next sleep once it has fired (it has then left the event
+// queue); one stopped early may still be queued, and is left to it.
 func (t *Task) sleep(ctx context.Context, d Time) error {
-	fired := false
 	t.waitTill = t.s.now + d
-	tm := t.s.timerAfter(d, func() { fired = true; t.wake() })
-	for !fired {
+	if t.nap == nil {
+		t.nap = &timer{s: t.s, wakes: t}
+	}
+	tm := t.s.arm(t.nap, d)
+	for !tm.dead { // only its firing or the stop below ends it
 		if err := t.park(ctx, waitSleep, 0, ""); err != nil {
 			t.s.stopTimer(tm)
+			t.nap = nil
 			return err
 		}
 	}
