@@ -10,6 +10,11 @@ import (
 	"github.com/zksim/zksim/client"
 )
 
+// openACL is the ACL of the nodes createGUIDNode makes (anyone may do
+// anything), made once: every acquisition creates one, and neither the
+// client library nor the simulator changes an ACL it is given.
+var openACL = zk.WorldACL(zk.PermAll)
+
 // createGUIDNode is the recipes' "Recoverable Errors and the GUID": it
 // creates the sequential ephemeral child dir/prefix, whose prefix carries
 // the caller's guid, holding data. When create() fails with a recoverable
@@ -19,9 +24,8 @@ import (
 // blind set (a teaching variant's mistake) it creates again without
 // looking, and may orphan a node.
 func createGUIDNode(ctx context.Context, conn client.Conn, dir, prefix string, data []byte, blind bool) (string, error) {
-	acl := zk.WorldACL(zk.PermAll)
 	for {
-		node, err := conn.Create(ctx, dir+"/"+prefix, data, zk.FlagEphemeralSequential, acl)
+		node, err := conn.Create(ctx, dir+"/"+prefix, data, zk.FlagEphemeralSequential, openACL)
 		switch {
 		case err == nil:
 			return node, nil
