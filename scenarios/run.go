@@ -108,7 +108,8 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{spec: spec, impl: k.implementation(spec), rec: &recording{progressed: w.Progress},
+	r := &runner{spec: spec, impl: k.implementation(spec), rec: &recording{progressed: w.Progress,
+		ops: make([]models.Operation, 0, expectedOps(spec))},
 		resources: map[string]*resource{},
 		start:     func(name string, servers []int, body clientBody) { w.SpawnOn(name, servers, body) }}
 	k.spawn(r)
@@ -183,6 +184,16 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	explain(vs, h.Causes)
 	out.Violations = vs
 	return out, nil
+}
+
+// expectedOps is about how many operations spec's clients record: each
+// client's rounds, each of a call and its undoing (acquire and release) and
+// the steps between. The history is made that large at once rather than
+// grown, which had copied it a dozen times (a megabyte of the three
+// thousand operations of lock-contention); a guess too small or too large
+// changes nothing but the copying.
+func expectedOps(spec Spec) int {
+	return max(min(spec.Clients*max(spec.Workload.Rounds, 1)*(2+spec.Workload.Steps), 1<<20), 0)
 }
 
 // ended returns nil when the run ended in a way the checks judge: its
