@@ -311,7 +311,9 @@ func (s *server) receive(c *conn, req *request) {
 		if req.op == OpCloseSession && s.role == roleLeading {
 			s.ld.closing(sess.id)
 		}
-		s.submit(&txn{op: req.op, sess: sess.id, req: req, origin: s.idx, auth: c.auth})
+		t := s.w.txns.get()
+		*t = txn{op: req.op, sess: sess.id, req: req, origin: s.idx, auth: c.auth}
+		s.submit(t)
 	}
 	s.pump(sess)
 }

@@ -115,8 +115,8 @@ type Tree struct {
 	sessions   map[int64]Time     // the live sessions and their timeouts
 	salt       uint64
 	fired      []trigger
-	names      nameArena // the sequential names this tree made
-	slab       []znode   // where newNode makes nodes (see newNode)
+	names      nameArena   // the sequential names this tree made
+	slab       slab[znode] // where its nodes are made: every create on every replica makes one
 	// reapable are the container and TTL nodes, which the leader deletes
 	// once they are empty (reap.go).
 	reapable map[string]*znode
@@ -207,26 +207,6 @@ func sequenceNameLike(path string, creates int32, like string, arena *nameArena)
 	}
 	return string(b)
 }
-
-// newNode is a zeroed node from the tree's slab: every create on every
-// replica makes one, and taking them from blocks spares an allocation each.
-// A block is only ever appended to and a node never moves or is reused, so
-// a node lives as long as any of its block's nodes does (a run's worth).
-func (t *Tree) newNode() *znode {
-	if len(t.slab) == cap(t.slab) {
-		t.slab = make([]znode, 0, min(max(2*cap(t.slab), firstNodeBlock), nodeBlock))
-	}
-	t.slab = t.slab[:len(t.slab)+1]
-	return &t.slab[len(t.slab)-1]
-}
-
-// firstNodeBlock and nodeBlock are the sizes of the node slab's first
-// block and of its largest: small at first (most runs create a few
-// hundred nodes), doubling up to a bound.
-const (
-	firstNodeBlock = 32
-	nodeBlock      = 128
-)
 
 // nameArena hands out the strings of sequential names from large blocks,
 // so that the names of one directory, created one after another, lie side
@@ -373,7 +353,7 @@ func (t *Tree) createNode(op Op, c createArgs, zxid int64, now Time, named *stri
 		owner = 0
 	}
 	ms := now.Millis()
-	n := t.newNode()
+	n := t.slab.get()
 	*n = znode{path: path, data: c.data, acl: acl, kind: kind, ttl: c.ttl}
 	n.stat = zk.Stat{Czxid: zxid, Mzxid: zxid, Pzxid: zxid, Ctime: ms, Mtime: ms,
 		EphemeralOwner: owner, DataLength: int32(len(c.data))}

@@ -137,6 +137,7 @@ type World struct {
 	// msgs and writes keep handled messages and log writes for reuse.
 	msgs   pool[peerMsg]
 	writes pool[logWrite]
+	txns   slab[txn] // the clients' writes, which the servers' logs keep
 
 	violations []string // broken self-checks (see Result.Violations)
 
