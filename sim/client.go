@@ -71,13 +71,16 @@ type Client struct {
 	inflight   []*request
 	queued     []*request
 	watchers   map[watchKey][]*simWatch
-	subs       []*subscription
-	lastRecv   Time
-	links      []linkPair // to each server: the process's, shared by its sessions
-	connGen    uint64
-	pingOwed   bool // a ping fell due while paused
-	exited     bool // the session is over: closed, or its process returned
-	closing    bool // Close has begun
+	// spareWatchers are emptied lists of watchers, for addWatcher to use
+	// again (see fireWatchers).
+	spareWatchers [][]*simWatch
+	subs          []*subscription
+	lastRecv      Time
+	links         []linkPair // to each server: the process's, shared by its sessions
+	connGen       uint64
+	pingOwed      bool // a ping fell due while paused
+	exited        bool // the session is over: closed, or its process returned
+	closing       bool // Close has begun
 
 	// creds are the credentials AddAuth added, sent again on each new
 	// connection as go-zk does.
@@ -343,6 +346,7 @@ func (c *Client) complete(r *request, err error) {
 // server closed the connection).
 func (c *Client) deliver(cn *conn, rep *reply) {
 	if c.exited || cn != c.cn {
+		c.w.recycle(rep)
 		return
 	}
 	if c.p.paused {
@@ -366,6 +370,7 @@ func (c *Client) deliver(cn *conn, rep *reply) {
 		c.onConnect(rep)
 	case rep.xid == -1:
 		c.onWatchEvent(rep.path, zk.EventType(rep.code))
+		c.w.recycle(rep)
 	case rep.op == OpPing:
 	default:
 		if len(c.inflight) == 0 || c.inflight[0].xid != rep.xid {
@@ -435,8 +440,28 @@ func (c *Client) registerWatch(r *request) {
 func (c *Client) addWatcher(path string, typ watchType, op Op) *simWatch {
 	w := &simWatch{c: c, op: op, path: path}
 	k := watchKey{path, typ}
-	c.watchers[k] = append(c.watchers[k], w)
+	ws, ok := c.watchers[k]
+	if n := len(c.spareWatchers); !ok && n > 0 {
+		ws, c.spareWatchers = c.spareWatchers[n-1], c.spareWatchers[:n-1]
+	}
+	c.watchers[k] = append(ws, w)
 	return w
+}
+
+// fireWatchers gives ev to the watchers of k and forgets them, keeping
+// their list for the next key watched: a waiter sets a watch and sees it
+// fire on every turn, and its list need not be made each time.
+func (c *Client) fireWatchers(k watchKey, ev zk.Event) {
+	ws, ok := c.watchers[k]
+	if !ok {
+		return
+	}
+	for _, w := range ws {
+		w.ev, w.fired = ev, true
+	}
+	delete(c.watchers, k)
+	clear(ws)
+	c.spareWatchers = append(c.spareWatchers, ws[:0])
 }
 
 var eventWatchTypes = map[zk.EventType][]watchType{
@@ -449,11 +474,7 @@ var eventWatchTypes = map[zk.EventType][]watchType{
 func (c *Client) onWatchEvent(path string, typ zk.EventType) {
 	ev := zk.Event{Type: typ, State: zk.StateSyncConnected, Path: path}
 	for _, wt := range eventWatchTypes[typ] {
-		k := watchKey{path, wt}
-		for _, w := range c.watchers[k] {
-			w.ev, w.fired = ev, true
-		}
-		delete(c.watchers, k)
+		c.fireWatchers(watchKey{path, wt}, ev)
 	}
 	c.notifyPersistent(ev)
 	c.t.wake()

@@ -78,11 +78,7 @@ func (c *Client) RemoveWatches(ctx context.Context, path string) error {
 	}
 	ev := zk.Event{Type: zk.EventNotWatching, State: zk.StateSyncConnected, Path: path}
 	for _, wt := range []watchType{watchExist, watchData, watchChild} {
-		k := watchKey{path, wt}
-		for _, w := range c.watchers[k] {
-			w.ev, w.fired = ev, true
-		}
-		delete(c.watchers, k)
+		c.fireWatchers(watchKey{path, wt}, ev)
 	}
 	c.persistent = slices.DeleteFunc(c.persistent, func(p *persistentWatch) bool {
 		if p.path == path {

@@ -91,6 +91,9 @@ func (r *request) isRead() bool {
 type reply struct {
 	cn  *conn
 	eof bool // the server closed the connection
+	// pooled is set on a watch notification, which comes from World.notes
+	// and goes back there once its client has taken it in (see deliver).
+	pooled bool
 
 	xid      int32
 	op       Op
@@ -638,8 +641,8 @@ func (s *server) sendNotification(c *conn, path string, typ zk.EventType, zxid i
 			return
 		}
 	}
-	rep := &reply{xid: -1, path: path, code: int32(typ)}
-	rep.cn = c
+	rep := s.w.notes.get()
+	*rep = reply{cn: c, pooled: true, xid: -1, path: path, code: int32(typ)}
 	s.w.sendAfter(c.down, rep, false, eff.delay)
 }
 

@@ -137,7 +137,8 @@ type World struct {
 	// msgs and writes keep handled messages and log writes for reuse.
 	msgs   pool[peerMsg]
 	writes pool[logWrite]
-	txns   slab[txn] // the clients' writes, which the servers' logs keep
+	txns   slab[txn]   // the clients' writes, which the servers' logs keep
+	notes  pool[reply] // watch notifications, kept for reuse once delivered
 
 	violations []string // broken self-checks (see Result.Violations)
 
@@ -282,6 +283,14 @@ type Result struct {
 	// Struck are the faults that struck, in order (a scheduled fault the
 	// run ended before, or whose trigger never came, is not among them).
 	Struck Schedule
+}
+
+// recycle takes back a reply its client is done with, if it is a pooled
+// watch notification; any other reply is left to the garbage collector.
+func (w *World) recycle(rep *reply) {
+	if rep.pooled {
+		w.notes.put(rep)
+	}
 }
 
 // violate records a broken self-check.
