@@ -217,15 +217,22 @@ func sequenceNameLike(path string, creates int32, like string, arena *nameArena)
 // changes; it lives as long as any of its block's strings does.
 type nameArena struct{ block []byte }
 
-// nameBlock is the size of a block of names.
-const nameBlock = 64 << 10
+// firstNameBlock and nameBlock are the sizes of an arena's first block
+// of names and of its largest: the blocks double from the first, so that a
+// short run's tree (a few dozen names; a run under faults rebuilds several)
+// does not make a whole large block.
+const (
+	firstNameBlock = 1 << 10
+	nameBlock      = 64 << 10
+)
 
 func (a *nameArena) string(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
 	if cap(a.block)-len(a.block) < len(b) {
-		a.block = make([]byte, 0, max(nameBlock, len(b)))
+		size := min(max(2*cap(a.block), firstNameBlock), nameBlock)
+		a.block = make([]byte, 0, max(size, len(b)))
 	}
 	start := len(a.block)
 	a.block = append(a.block, b...)
