@@ -66,6 +66,19 @@ func fencedStep(f fence, op Operation) (bool, fence) {
 	return false, f
 }
 
+// stepFenced is fencedStep on a model's state. A state it leaves as it
+// was (a holder's further uses of its token, a use refused) is returned as
+// the value it came in, not boxed anew: a check steps through every
+// operation of its history, and each new box is an allocation.
+func stepFenced(state any, op Operation) (bool, any) {
+	f := state.(fence)
+	ok, next := fencedStep(f, op)
+	if next == f {
+		return ok, state
+	}
+	return ok, next
+}
+
 // FencedMutexModel is the porcupine model of a lock over a fenced
 // resource (one that refuses a token older than one it accepted): tokens
 // grow with each grant, and the resource accepts uses in token order (see
@@ -75,7 +88,7 @@ var FencedMutexModel = Model{
 	Doc:           "fenced mutex (tokens grow with each grant; the resource accepts no token older than one it accepted)",
 	Kinds:         []OpKind{Acquire, Use, Release},
 	Init:          func() any { return fence{granted: noToken, accepted: noToken} },
-	Step:          func(state any, op Operation) (bool, any) { return fencedStep(state.(fence), op) },
+	Step:          stepFenced,
 	DescribeState: func(state any) string { return state.(fence).String() },
 	Prepare:       fencedOnly,
 	Narrow:        fencedParts,
