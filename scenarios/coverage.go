@@ -52,7 +52,8 @@ func coverageOf(sched sim.Schedule, res sim.Result, recs iter.Seq[*sim.Record]) 
 		left[f.String()]++
 	}
 	for _, f := range res.Struck {
-		c["struck: "+faultKind(f)]++
+		text := f.String() // written out once: a fault's text is built each time
+		c["struck: "+faultKind(text)]++
 		if t := f.When; t != nil && (f.Kind == sim.LoseReply || f.Kind == sim.LoseRequest) {
 			switch t.Op {
 			case sim.OpCreate:
@@ -63,8 +64,8 @@ func coverageOf(sched sim.Schedule, res sim.Result, recs iter.Seq[*sim.Record]) 
 				c[CovDeleteLost]++
 			}
 		}
-		if left[f.String()] > 0 {
-			left[f.String()]--
+		if left[text] > 0 {
+			left[text]--
 		}
 	}
 	for _, n := range left {
@@ -96,18 +97,26 @@ func coverageOf(sched sim.Schedule, res sim.Result, recs iter.Seq[*sim.Record]) 
 	return c
 }
 
-// faultKind is a fault's kind as the schedule syntax names it.
-func faultKind(f sim.Fault) string {
-	fields := strings.Fields(f.String())
-	for i, w := range fields {
-		if strings.HasSuffix(w, ":") && i+1 < len(fields) { // a trigger, then the fault
-			return fields[i+1]
+// faultKind is a fault's kind as the schedule syntax names it, read from
+// the fault's text (sim.Fault.String) without splitting it into a list.
+func faultKind(text string) string {
+	var first [3]string // "at TIME KIND ..."
+	n := 0
+	afterTrigger := false
+	for w := range strings.FieldsSeq(text) {
+		if afterTrigger { // a trigger, then the fault
+			return w
 		}
+		if n < len(first) {
+			first[n] = w
+		}
+		n++
+		afterTrigger = strings.HasSuffix(w, ":")
 	}
-	if len(fields) > 2 && fields[0] == "at" {
-		return fields[2]
+	if n > 2 && first[0] == "at" {
+		return first[2]
 	}
-	return fields[0]
+	return first[0]
 }
 
 // add adds o's counts to c.
