@@ -48,18 +48,20 @@ const (
 )
 
 // Record is one event of a run. It is kept compact and rendered to text only
-// when a trace is printed; the running hash covers every field.
+// when a trace is printed; the running hash covers every field. The fields
+// go from the widest to the narrowest, which packs a record in 64 bytes
+// rather than 72 (a kept trace holds tens of thousands).
 type Record struct {
 	At   Time
-	Kind Kind
-	From Actor
-	To   Actor
-	Op   Op
-	Code int32
 	Path string
 	Zxid int64
 	Sess int64
 	Arg  int64
+	From Actor
+	To   Actor
+	Code int32
+	Kind Kind
+	Op   Op
 }
 
 // Trace accumulates a run's records into a running hash, and keeps them when
