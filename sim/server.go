@@ -11,33 +11,36 @@ import (
 
 // request is what a client sends a server. It travels as its own event
 // (stage says where it is), and carries the server's answer back in rep,
-// so that one request costs one allocation.
+// so that one request costs one allocation. The small fields lie together
+// at the end, which packs a request in 384 bytes rather than 408 (the
+// allocator's next size up from 408 is 416).
 type request struct {
-	cn    *conn
-	sess  *session
-	stage stage
-	rep   reply
-	err   error // a client-side failure (connection lost, ...)
-	done  bool  // answered or failed; the caller may go on
+	cn   *conn
+	sess *session
+	rep  reply
+	err  error // a client-side failure (connection lost, ...)
 
 	watcher *simWatch // the watcher a watching read left, set as its reply arrived
 
-	ready   bool // the server has its answer (in rep)
 	readyAt Time // a read: its answer does not leave before this
 	syncTo  int64
 
-	op      Op
-	xid     int32
-	path    string
-	data    []byte
-	flags   int32
-	acl     []zk.ACL
-	version int32
-	watch   bool
+	path string
+	data []byte
+	acl  []zk.ACL
 
 	// The fields of the rarer requests (connect, setWatches, multi), apart,
 	// so that the common ones cost less to allocate.
 	*requestExtra
+
+	xid     int32
+	flags   int32
+	version int32
+	op      Op
+	watch   bool
+	stage   stage
+	done    bool // answered or failed; the caller may go on
+	ready   bool // the server has its answer (in rep)
 }
 
 // requestExtra holds what a connect, a setWatches or a multi carries
