@@ -174,6 +174,9 @@ func (t *Trace) Records() []Record {
 	return t.recs
 }
 
+// serverNames are the names of the first servers, written out once.
+var serverNames = [...]string{"s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9"}
+
 // ActorName renders an actor as the trace prints it: c1 is the first client
 // by its given name, s1 the first server.
 func (t *Trace) ActorName(a Actor) string {
@@ -181,6 +184,9 @@ func (t *Trace) ActorName(a Actor) string {
 	case a == WorldActor:
 		return "world"
 	case a >= serverBase:
+		if i := int(a - serverBase); i < len(serverNames) {
+			return serverNames[i] // a client names its server on every change of state
+		}
 		return fmt.Sprintf("s%d", int(a-serverBase)+1)
 	default:
 		i := int(a) - 1
