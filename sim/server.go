@@ -204,7 +204,10 @@ func (s *server) reset() {
 	s.tree = newTree(s.w.salt)
 	s.tree.extended = s.w.cfg.ExtendedTypes
 	if s.w.cfg.Servers > 1 {
-		s.tree.writeConfig(s.w.cfg.Servers, s.w.s.now)
+		if s.w.config == nil { // written out once a run: a server rejoining writes it again
+			s.w.config = configText(s.w.cfg.Servers)
+		}
+		s.tree.writeConfig(s.w.config, s.w.s.now)
 	}
 	s.lastXid = map[int64]int32{}
 	s.applied, s.commit = 0, 0

@@ -239,21 +239,28 @@ func (a *nameArena) string(b []byte) string {
 	return unsafe.String(&a.block[start], len(b))
 }
 
-// writeConfig writes the ensemble's configuration into configPath, as a
-// server in an ensemble does when it starts (a standalone server leaves
-// it empty): a line per server, "server.N=127.0.0.1:PEER:ELECTION:
-// participant", then "version=0", set with version -1 (which the node's
-// version keeps) at time now. The simulated servers have no ports: they
-// are numbered as a single machine's would be.
-func (t *Tree) writeConfig(servers int, now Time) {
+// writeConfig writes the ensemble's configuration (configText) into
+// configPath, as a server in an ensemble does when it starts (a standalone
+// server leaves it empty), set with version -1 (which the node's version
+// keeps) at time now. Every server's tree shares config's bytes, which
+// nothing changes in place (a setData replaces them; a read copies them).
+func (t *Tree) writeConfig(config []byte, now Time) {
+	n := t.nodes[configPath]
+	n.data = config
+	n.stat.Version, n.stat.Mtime, n.stat.DataLength = -1, now.Millis(), int32(len(config))
+}
+
+// configText is an ensemble's configuration as its servers write it: a
+// line per server, "server.N=127.0.0.1:PEER:ELECTION:participant", then
+// "version=0". The simulated servers have no ports: they are numbered as a
+// single machine's would be.
+func configText(servers int) []byte {
 	var b strings.Builder
 	for i := 1; i <= servers; i++ {
 		fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d:participant\n", i, 2887+i, 3887+i)
 	}
 	b.WriteString("version=0")
-	n := t.nodes[configPath]
-	n.data = []byte(b.String())
-	n.stat.Version, n.stat.Mtime, n.stat.DataLength = -1, now.Millis(), int32(b.Len())
+	return []byte(b.String())
 }
 
 // parentForWrite is the server's first look at a create or delete path: a

@@ -139,6 +139,7 @@ type World struct {
 	writes pool[logWrite]
 	txns   slab[txn]   // the clients' writes, which the servers' logs keep
 	notes  pool[reply] // watch notifications, kept for reuse once delivered
+	config []byte      // the ensemble's configuration, as every server's tree holds it
 
 	violations []string // broken self-checks (see Result.Violations)
 
