@@ -32,6 +32,11 @@ var ipID = authID{"ip", clientAddr}
 // openACL is the ACL of the root and of /zookeeper and /zookeeper/quota.
 var openACL = zk.WorldACL(zk.PermAll)
 
+// configACL is the ACL of the configuration node: anyone may read it. Like
+// openACL it is shared by every tree (an ACL is replaced, never changed in
+// place, and a client gets a copy).
+var configACL = zk.WorldACL(zk.PermRead)
+
 // digestID is the id addAuth("digest", "user:password") authenticates as:
 // the user (up to the first colon) and the base64 of the SHA-1 of the
 // whole "user:password".

@@ -154,11 +154,14 @@ const configPath = "/zookeeper/config"
 func newTree(salt uint64) *Tree {
 	t := &Tree{nodes: map[string]*znode{}, ephemerals: map[int64][]*znode{},
 		sessions: map[int64]Time{}, salt: salt, reapable: map[string]*znode{}}
-	t.nodes["/"] = &znode{path: "/", acl: openACL}
+	root := t.slab.get()
+	root.path, root.acl = "/", openACL
+	t.nodes["/"] = root
 	for _, p := range []string{"/zookeeper", "/zookeeper/quota", configPath} {
-		n := &znode{path: p, acl: openACL}
+		n := t.slab.get()
+		n.path, n.acl = p, openACL
 		if p == configPath {
-			n.acl, n.stat.Aversion = zk.WorldACL(zk.PermRead), -1
+			n.acl, n.stat.Aversion = configACL, -1
 		}
 		parent, name := parentOf(p)
 		t.link(t.nodes[parent], name)
