@@ -626,11 +626,13 @@ func applyPath(req *request, created string) string {
 func (s *server) notify(zxid int64) {
 	t := s.tree
 	for _, tr := range t.fired {
-		for _, sess := range s.watches.fire(tr) {
+		sessions := s.watches.fire(tr)
+		for _, sess := range sessions {
 			if c := sess.conn; c != nil && c.open && permits(tr.acl, zk.PermRead, c.auth) {
 				s.sendNotification(c, tr.path, tr.typ, zxid)
 			}
 		}
+		s.watches.notified(sessions) // the table now, should a fault have reset the server
 	}
 	t.fired = t.fired[:0]
 }

@@ -20,6 +20,10 @@ type watchTable struct {
 	child map[string][]*session
 	// persist and recursive are the persistent watches, by path.
 	persist, recursive map[string][]*session
+	// spare are emptied lists of sessions, for add to use again: a
+	// one-shot watch is set and fired on every turn of a waiter, and its
+	// list need not be made each time (see notified).
+	spare [][]*session
 }
 
 func newWatchTable() watchTable {
@@ -32,7 +36,21 @@ func (w *watchTable) add(table map[string][]*session, own map[string]bool, path 
 		return
 	}
 	own[path] = true
-	table[path] = append(table[path], s)
+	list, ok := table[path]
+	if n := len(w.spare); !ok && n > 0 {
+		list, w.spare = w.spare[n-1], w.spare[:n-1]
+	}
+	table[path] = append(list, s)
+}
+
+// notified takes back a list fire returned, once its sessions have been
+// notified: fire's lists belong to nobody else (a one-shot list is taken
+// out of its table, anything else is a copy).
+func (w *watchTable) notified(list []*session) {
+	if cap(list) > 0 {
+		clear(list)
+		w.spare = append(w.spare, list[:0])
+	}
 }
 
 func (w *watchTable) addData(path string, s *session)  { w.add(w.data, s.dataWatches, path, s) }
