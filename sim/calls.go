@@ -1,0 +1,452 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+)
+
+// The requests a session carries: go-zookeeper/zk's calls, each checked
+// as the library checks it, sent, queued while disconnected, and completed
+// by the server's reply (deliver) or by the connection's loss.
+
+// complete ends a call: answered (err nil, the reply in r.rep) or failed.
+func (c *Client) complete(r *request, err error) {
+	r.err, r.done = err, true
+	c.t.wake()
+}
+
+// deliver handles a message from the server on connection cn (rep nil: the
+// server closed the connection).
+func (c *Client) deliver(cn *conn, rep *reply) {
+	if c.exited || cn != c.cn {
+		c.w.recycle(rep)
+		return
+	}
+	if c.p.paused {
+		c.p.buffered = append(c.p.buffered, func() { c.deliver(cn, rep) })
+		return
+	}
+	c.lastRecv = c.w.s.now
+	if rep.eof {
+		c.drop(zk.ErrConnectionClosed)
+		return
+	}
+	if rep.zxid > 0 {
+		// A client's view never goes back in time, not even across servers.
+		if rep.zxid < c.lastZxid && c.lastZxid != 0 {
+			c.w.violate(fmt.Sprintf("%s got zxid %#x from %s after having seen %#x", c.name, rep.zxid, c.Server(), c.lastZxid))
+		}
+		c.lastZxid = rep.zxid
+	}
+	switch {
+	case rep.op == OpCreateSession:
+		c.onConnect(rep)
+	case rep.xid == -1:
+		c.onWatchEvent(rep.path, zk.EventType(rep.code))
+		c.w.recycle(rep)
+	case rep.op == OpPing:
+	default:
+		if len(c.inflight) == 0 || c.inflight[0].xid != rep.xid {
+			panic(fmt.Sprintf("sim: client %s got a reply #%d out of order", c.name, rep.xid))
+		}
+		r := c.inflight[0]
+		n := copy(c.inflight, c.inflight[1:]) // usually none: keep the backing array
+		c.inflight[n] = nil
+		c.inflight = c.inflight[:n]
+		if r.watch {
+			c.registerWatch(r)
+		}
+		c.complete(r, nil)
+	}
+}
+
+func (c *Client) send(r *request) {
+	c.inflight = append(c.inflight, r)
+	c.w.s.record(Record{Kind: KSend, From: c.actor, To: c.cn.srv.actor, Op: r.op, Path: sendPath(r), Arg: int64(r.xid), Code: watchCode(r)})
+	c.cn.toServer(false, r)
+}
+
+func sendPath(r *request) string {
+	if r.op == OpMulti && r.requestExtra != nil && len(r.ops) > 0 {
+		return r.ops[0].path + " …"
+	}
+	return r.path
+}
+
+// do sends req (or queues it while disconnected) and waits for its reply.
+// It returns the reply, or the client-side error that ended the call.
+func (c *Client) do(ctx context.Context, req *request) (*reply, error) {
+	c.t.checkCurrent()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if c.exited {
+		// Closed: go-zookeeper/zk answers every later call so.
+		return nil, zk.ErrConnectionClosed
+	}
+	c.xid++
+	req.xid = c.xid
+	if 4+req.frameSize() > clientBuffer {
+		return nil, zk.ErrShortBuffer // the library's buffer cannot hold it: nothing is sent
+	}
+	if c.cn != nil && c.state == zk.StateHasSession {
+		c.send(req)
+	} else {
+		c.queued = append(c.queued, req)
+	}
+	for !req.done {
+		if err := c.t.park(ctx, waitReply, req.op, req.path); err != nil {
+			return nil, err
+		}
+	}
+	c.w.ops++
+	return &req.rep, req.err
+}
+
+// Create implements client.Conn.
+func (c *Client) Create(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error) {
+	// The library parses the flags, then checks the path, then refuses TTL
+	// modes (which need CreateTTL).
+	sequential := false
+	switch flags {
+	case zk.FlagPersistent, zk.FlagEphemeral, zk.FlagContainer, zk.FlagTTL:
+	case zk.FlagSequence, zk.FlagEphemeralSequential, zk.FlagPersistentSequentialWithTTL:
+		sequential = true
+	default:
+		return "", fmt.Errorf("invalid flag value: [%v]", flags)
+	}
+	if !validClientPath(path, sequential) {
+		return "", zk.ErrInvalidPath
+	}
+	if flags == zk.FlagTTL || flags == zk.FlagPersistentSequentialWithTTL {
+		return "", fmt.Errorf("Create with TTL flag disallowed: %w", zk.ErrInvalidFlags)
+	}
+	// The container flag goes out as is: the server makes a plain node of
+	// a create (op 1), whatever its flags (CreateContainer makes a
+	// container).
+	return c.create(ctx, &request{op: OpCreate, path: path, data: clone(data), flags: flags, acl: acl})
+}
+
+// CreateContainer implements client.Conn, as the library does: the flags
+// must be zk.FlagContainer.
+func (c *Client) CreateContainer(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error) {
+	if flags < 0 || flags > zk.FlagPersistentSequentialWithTTL {
+		return "", fmt.Errorf("invalid flag value: [%v]", flags)
+	}
+	if !validClientPath(path, flags == zk.FlagSequence || flags == zk.FlagEphemeralSequential ||
+		flags == zk.FlagPersistentSequentialWithTTL) {
+		return "", zk.ErrInvalidPath
+	}
+	if flags != zk.FlagContainer {
+		return "", fmt.Errorf("CreateContainer requires container flag: %w", zk.ErrInvalidFlags)
+	}
+	return c.create(ctx, &request{op: OpCreateContainer, path: path, data: clone(data), flags: flags, acl: acl})
+}
+
+// CreateTTL implements client.Conn, as the library does: the flags must
+// be zk.FlagTTL or zk.FlagPersistentSequentialWithTTL; the TTL goes out in
+// whole milliseconds.
+func (c *Client) CreateTTL(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL, ttl time.Duration) (string, error) {
+	if flags < 0 || flags > zk.FlagPersistentSequentialWithTTL {
+		return "", fmt.Errorf("invalid flag value: [%v]", flags)
+	}
+	if !validClientPath(path, flags == zk.FlagSequence || flags == zk.FlagEphemeralSequential ||
+		flags == zk.FlagPersistentSequentialWithTTL) {
+		return "", zk.ErrInvalidPath
+	}
+	if flags != zk.FlagTTL && flags != zk.FlagPersistentSequentialWithTTL {
+		return "", fmt.Errorf("CreateTTL requires TTL flag: %w", zk.ErrInvalidFlags)
+	}
+	return c.create(ctx, &request{op: OpCreateTTL, path: path, data: clone(data), flags: flags, acl: acl,
+		requestExtra: &requestExtra{ttl: ttl.Milliseconds()}})
+}
+
+// create sends a create of any kind and returns the path it made.
+func (c *Client) create(ctx context.Context, req *request) (string, error) {
+	rep, err := c.do(ctx, req)
+	if err == nil {
+		err = errOf(rep.code)
+	}
+	if err != nil {
+		return "", err
+	}
+	return rep.path, nil
+}
+
+// authCred is one AddAuth's credentials.
+type authCred struct {
+	scheme string
+	auth   []byte
+}
+
+// connIDs are the ids a new connection of the client has on its server:
+// its address, and the digests of its credentials (go-zk sends them again
+// before anything else on a new connection, and the server accepts them
+// again).
+func (c *Client) connIDs() []authID {
+	ids := []authID{ipID}
+	for _, cr := range c.creds {
+		if cr.scheme == "digest" {
+			if id := (authID{"digest", digestID(cr.auth)}); !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+// AddAuth implements client.Conn: the server authenticates the connection
+// (digest: as "user:base64(sha1(user:password))"; any scheme but digest
+// and ip fails with zk.ErrAuthFailed, and the server closes the
+// connection, the session living on). The credentials are kept, and sent
+// again on every new connection, once they were accepted.
+func (c *Client) AddAuth(ctx context.Context, scheme string, auth []byte) error {
+	rep, err := c.do(ctx, &request{op: OpSetAuth, path: scheme, data: clone(auth)})
+	if err == nil {
+		err = errOf(rep.code)
+	}
+	if err == nil {
+		c.creds = append(c.creds, authCred{scheme, clone(auth)})
+	}
+	return err
+}
+
+// GetACL implements client.Conn.
+func (c *Client) GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, error) {
+	if !validClientPath(path, false) {
+		return nil, nil, zk.ErrInvalidPath
+	}
+	rep, err := c.do(ctx, &request{op: OpGetACL, path: path})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := errOf(rep.code); err != nil {
+		return nil, &rep.stat, err
+	}
+	return slices.Clone(rep.acl), &rep.stat, nil
+}
+
+// SetACL implements client.Conn.
+func (c *Client) SetACL(ctx context.Context, path string, acl []zk.ACL, version int32) (*zk.Stat, error) {
+	if !validClientPath(path, false) {
+		return nil, zk.ErrInvalidPath
+	}
+	rep, err := c.do(ctx, &request{op: OpSetACL, path: path, acl: slices.Clone(acl), version: version})
+	if err != nil {
+		return nil, err
+	}
+	return &rep.stat, errOf(rep.code)
+}
+
+// Delete implements client.Conn.
+func (c *Client) Delete(ctx context.Context, path string, version int32) error {
+	if !validClientPath(path, false) {
+		return zk.ErrInvalidPath
+	}
+	rep, err := c.do(ctx, &request{op: OpDelete, path: path, version: version})
+	if err != nil {
+		return err
+	}
+	return errOf(rep.code)
+}
+
+func (c *Client) exists(ctx context.Context, path string, watch bool) (bool, *zk.Stat, client.Watch, error) {
+	if !validClientPath(path, false) {
+		return false, nil, nil, zk.ErrInvalidPath
+	}
+	req := &request{op: OpExists, path: path, watch: watch}
+	rep, err := c.do(ctx, req)
+	if err != nil {
+		return false, nil, nil, err
+	}
+	st := &rep.stat
+	switch rep.code {
+	case codeOK:
+		return true, st, req.leftWatch(), nil
+	case codeNoNode:
+		return false, st, req.leftWatch(), nil
+	default:
+		if watch {
+			return false, nil, nil, errOf(rep.code)
+		}
+		return true, st, nil, errOf(rep.code) // as the library reports it
+	}
+}
+
+// Exists implements client.Conn.
+func (c *Client) Exists(ctx context.Context, path string) (bool, *zk.Stat, error) {
+	ok, st, _, err := c.exists(ctx, path, false)
+	return ok, st, err
+}
+
+// ExistsW implements client.Conn.
+func (c *Client) ExistsW(ctx context.Context, path string) (bool, *zk.Stat, client.Watch, error) {
+	return c.exists(ctx, path, true)
+}
+
+func (c *Client) get(ctx context.Context, path string, watch bool) ([]byte, *zk.Stat, client.Watch, error) {
+	if !validClientPath(path, false) {
+		return nil, nil, nil, zk.ErrInvalidPath
+	}
+	req := &request{op: OpGetData, path: path, watch: watch}
+	rep, err := c.do(ctx, req)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st := &rep.stat
+	if err := errOf(rep.code); err != nil {
+		if watch {
+			return nil, nil, nil, err
+		}
+		return nil, st, nil, err
+	}
+	return clone(rep.data), st, req.leftWatch(), nil
+}
+
+// Get implements client.Conn.
+func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
+	d, st, _, err := c.get(ctx, path, false)
+	return d, st, err
+}
+
+// GetW implements client.Conn.
+func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, client.Watch, error) {
+	return c.get(ctx, path, true)
+}
+
+// Set implements client.Conn.
+func (c *Client) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
+	if !validClientPath(path, false) {
+		return nil, zk.ErrInvalidPath
+	}
+	rep, err := c.do(ctx, &request{op: OpSetData, path: path, data: clone(data), version: version})
+	if err != nil {
+		return nil, err
+	}
+	return &rep.stat, errOf(rep.code)
+}
+
+func (c *Client) children(ctx context.Context, path string, watch bool) ([]string, *zk.Stat, client.Watch, error) {
+	if !validClientPath(path, false) {
+		return nil, nil, nil, zk.ErrInvalidPath
+	}
+	req := &request{op: OpGetChildren, path: path, watch: watch}
+	rep, err := c.do(ctx, req)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st := &rep.stat
+	if err := errOf(rep.code); err != nil {
+		if watch {
+			return nil, nil, nil, err
+		}
+		return nil, st, nil, err
+	}
+	// The server's listing is shared with its other readers; the caller
+	// gets its own copy, to sort or change, as go-zookeeper/zk's callers do.
+	return slices.Clone(rep.children), st, req.leftWatch(), nil
+}
+
+// Children implements client.Conn.
+func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat, error) {
+	ch, st, _, err := c.children(ctx, path, false)
+	return ch, st, err
+}
+
+// ChildrenW implements client.Conn.
+func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, client.Watch, error) {
+	return c.children(ctx, path, true)
+}
+
+// Sync implements client.Conn.
+func (c *Client) Sync(ctx context.Context, path string) (string, error) {
+	if !validClientPath(path, false) {
+		return "", zk.ErrInvalidPath
+	}
+	rep, err := c.do(ctx, &request{op: OpSync, path: path})
+	if err != nil {
+		return "", err
+	}
+	return rep.path, errOf(rep.code)
+}
+
+// Multi implements client.Conn. Like the library it checks no path before
+// sending; the server does.
+func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error) {
+	sub := make([]subOp, 0, len(ops))
+	for _, op := range ops {
+		switch o := op.(type) {
+		case *zk.CreateRequest:
+			sub = append(sub, subOp{op: OpCreate, path: o.Path, data: clone(o.Data), flags: o.Flags, acl: o.Acl})
+		case *zk.DeleteRequest:
+			sub = append(sub, subOp{op: OpDelete, path: o.Path, version: o.Version})
+		case *zk.SetDataRequest:
+			sub = append(sub, subOp{op: OpSetData, path: o.Path, data: clone(o.Data), version: o.Version})
+		case *zk.CheckVersionRequest:
+			sub = append(sub, subOp{op: OpCheck, path: o.Path, version: o.Version})
+		default:
+			return nil, fmt.Errorf("unknown operation type %T", op)
+		}
+	}
+	rep, err := c.do(ctx, &request{op: OpMulti, requestExtra: &requestExtra{ops: sub}})
+	if errors.Is(err, zk.ErrShortBuffer) {
+		return []zk.MultiResponse{}, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	return multiResult(rep)
+}
+
+// multiResult turns a multi's reply into what the library returns: one
+// response per op, and the first op's error.
+func multiResult(rep *reply) ([]zk.MultiResponse, error) {
+	if rep.code != codeOK && len(rep.multi) == 0 {
+		// Refused as a whole (the session expired): an error in the reply's
+		// header, and no per-op results, as the library reports it.
+		return []zk.MultiResponse{}, errOf(rep.code)
+	}
+	out := make([]zk.MultiResponse, len(rep.multi))
+	var first error
+	for i, r := range rep.multi {
+		if rep.code != codeOK {
+			out[i].Error = errOf(r.code)
+			if first == nil && out[i].Error != nil {
+				first = out[i].Error
+			}
+			continue
+		}
+		switch r.op {
+		case OpCreate:
+			out[i].String = r.path
+		case OpSetData:
+			st := r.stat
+			out[i].Stat = &st
+		case OpCreateContainer:
+			// A create with the container flag became a createContainer,
+			// whose result (a path and a Stat) the library cannot read: it
+			// returns what it read before it, and ErrAPIError, although
+			// the multi was applied.
+			return out[:i], zk.ErrAPIError
+		}
+	}
+	return out, first
+}
+
+// clone copies data as it crosses the wire: nil stays nil (go-zk sends it
+// as a null buffer, which the server stores and answers as null) and empty
+// stays empty (a zero-length buffer, answered as one): a go-zk caller can
+// tell the two apart.
+func clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append(make([]byte, 0, len(b)), b...)
+}
