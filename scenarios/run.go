@@ -91,12 +91,12 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	herd := slices.Contains(spec.Checks, "herd")
 	for _, c := range spec.Checks {
 		if _, err := models.Lookup(c); err != nil {
 			return nil, fmt.Errorf("checks: %w", err)
 		}
 	}
+	herd := slices.Contains(spec.Checks, "herd")
 	cfg := spec.Ensemble
 	cfg.Seed, cfg.Source = seed, opt.Source
 	cfg.KeepTrace = opt.KeepTrace || herd
@@ -104,9 +104,43 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	if cfg.ProgressBound == 0 {
 		cfg.ProgressBound = progressBound(spec, sched)
 	}
+	out, r, err := simulate(spec, k, cfg, sched)
+	if err != nil {
+		return out, err
+	}
+	began := time.Now()
+	defer func() { out.Checked = time.Since(began) }()
+	if vs := out.Result.Violations; len(vs) > 0 {
+		return out, fmt.Errorf("the simulator's self-checks failed (a simulator bug): %v", vs)
+	}
+	if err := ended(out.Result.Err); err != nil {
+		return out, err
+	}
+	out.Input = checkInput(out, r, k, cfg, opt.CheckLimit, herd)
+	out.History = historyOf(out)
+	vs, err := out.History.Judge()
+	if err != nil {
+		return out, err
+	}
+	if !cfg.KeepTrace && needsCauses(vs) {
+		// The cause is read from the trace, which this run did not keep:
+		// the same run again, keeping it (it repeats exactly).
+		opt.KeepTrace = true
+		return Run(spec, seed, opt)
+	}
+	out.History.Causes = waitCauses(out.World, vs)
+	explain(vs, out.History.Causes)
+	out.Violations = vs
+	return out, nil
+}
+
+// simulate builds the world of cfg, spawns the kind's clients, injects
+// sched and runs it: the outcome before any check, and the runner that
+// recorded its history.
+func simulate(spec Spec, k *kind, cfg sim.Config, sched sim.Schedule) (*Outcome, *runner, error) {
 	w, err := sim.New(cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r := &runner{spec: spec, impl: k.implementation(spec), rec: &recording{progressed: w.Progress,
 		ops: make([]models.Operation, 0, expectedOps(spec))},
@@ -114,27 +148,25 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 		start:     func(name string, servers []int, body clientBody) { w.SpawnOn(name, servers, body) }}
 	k.spawn(r)
 	if err := w.Inject(sched); err != nil {
-		return nil, fmt.Errorf("faults: %w", err)
+		return nil, nil, fmt.Errorf("faults: %w", err)
 	}
 	began := time.Now()
 	res := w.Run()
-	out := &Outcome{Spec: spec, Seed: seed, Schedule: sched, Result: res, World: w, Simulated: time.Since(began)}
+	out := &Outcome{Spec: spec, Seed: cfg.Seed, Schedule: sched, Result: res, World: w, Simulated: time.Since(began)}
 	out.Coverage = coverageOf(sched, res, w.Trace().All())
-	began = time.Now()
-	defer func() { out.Checked = time.Since(began) }()
-	if len(res.Violations) > 0 {
-		return out, fmt.Errorf("the simulator's self-checks failed (a simulator bug): %v", res.Violations)
-	}
-	if err := ended(res.Err); err != nil {
-		return out, err
-	}
+	return out, r, nil
+}
+
+// checkInput is what the checks judge of a run: its history (the
+// workload's and the stores'), whether it got stuck, the liveness bound
+// (allowing for the schedule's pauses and quorum losses), the kind's
+// settings, and the servers' traffic when the herd check runs.
+func checkInput(out *Outcome, r *runner, k *kind, cfg sim.Config, limit time.Duration, herd bool) *models.Input {
+	res, spec := out.Result, out.Spec
 	var (
-		dead   *sim.DeadlockError
-		still  *sim.NoProgressError
-		failed *sim.ClientError
+		dead  *sim.DeadlockError
+		still *sim.NoProgressError
 	)
-	errors.As(res.Err, &failed)
-	errors.As(res.Err, &still)
 	ops := r.rec.history(int64(res.End))
 	for _, h := range r.stores {
 		ops = append(ops, h.Operations()...)
@@ -147,7 +179,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 		Stuck:          errors.As(res.Err, &dead) || errors.As(res.Err, &still),
 		Bound:          spec.Bound,
 		SessionTimeout: cfg.SessionTimeout,
-		CheckLimit:     opt.CheckLimit,
+		CheckLimit:     limit,
 	}
 	if k.input != nil {
 		k.input(in, spec)
@@ -155,35 +187,31 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	if spec.Bound == 0 {
 		// A paused process holds up whoever waits for it, rightly: the
 		// liveness bound allows for every pause of the schedule.
-		in.Bound = in.BoundOrDefault() + paused(sched) + withoutQuorum(sched, servers(cfg))
+		in.Bound = in.BoundOrDefault() + paused(out.Schedule) + withoutQuorum(out.Schedule, servers(cfg))
 	}
 	if herd {
-		in.Traffic = Traffic(w.Trace())
+		in.Traffic = Traffic(out.World.Trace())
 	}
-	out.Input = in
-	h := &History{Kind: spec.Kind, Checks: spec.Checks, Start: in.Start, End: in.End, Stuck: in.Stuck, Bound: in.Bound,
+	return in
+}
+
+// historyOf is the run's history as history.json holds it: what the
+// checks judged, and how the run ended (a client's failure, no progress).
+func historyOf(out *Outcome) *History {
+	in := out.Input
+	h := &History{Kind: out.Spec.Kind, Checks: out.Spec.Checks, Start: in.Start, End: in.End, Stuck: in.Stuck, Bound: in.Bound,
 		SessionTimeout: in.SessionTimeout, Size: in.Size, Proceed: in.Proceed, Traffic: in.Traffic, Ops: in.Ops}
-	if failed != nil {
+	var (
+		failed *sim.ClientError
+		still  *sim.NoProgressError
+	)
+	if errors.As(out.Result.Err, &failed) {
 		h.ClientFailure = &ClientFailure{At: int64(failed.At), Message: fmt.Sprintf("%s failed: %v", failed.Client, failed.Err)}
 	}
-	if still != nil {
+	if errors.As(out.Result.Err, &still) {
 		h.NoProgress = &NoProgress{At: strings.TrimSpace(still.At.String()), Bound: still.Bound}
 	}
-	out.History = h
-	vs, err := h.Judge()
-	if err != nil {
-		return out, err
-	}
-	if !cfg.KeepTrace && needsCauses(vs) {
-		// The cause is read from the trace, which this run did not keep:
-		// the same run again, keeping it (it repeats exactly).
-		opt.KeepTrace = true
-		return Run(spec, seed, opt)
-	}
-	h.Causes = waitCauses(w, vs)
-	explain(vs, h.Causes)
-	out.Violations = vs
-	return out, nil
+	return h
 }
 
 // expectedOps is about how many operations spec's clients record: each

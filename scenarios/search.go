@@ -114,71 +114,83 @@ func (s Search) Run(ctx context.Context) (*SearchResult, error) {
 	if _, _, err := s.Spec.withDefaults(); err != nil {
 		return nil, err
 	}
-
-	results := make([]*Failure, count)
-	ran := make([]bool, count)
-	covs := make([]Coverage, count)
-	var (
-		next, done, failed atomic.Int64
-		ops                atomic.Uint64
-		simulated, checked atomic.Int64
-		stop               atomic.Bool
-		errOnce            sync.Once
-		runErr             error
-		wg                 sync.WaitGroup
-	)
+	sw := &sweep{Search: s, first: first, results: make([]*Failure, count), ran: make([]bool, count), covs: make([]Coverage, count)}
+	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for !stop.Load() && ctx.Err() == nil {
-				i := int(next.Add(1) - 1)
-				if i >= count {
-					return
-				}
-				seed := first + uint64(i)
-				o, err := Run(s.Spec, seed, Options{CheckLimit: s.CheckLimit})
-				if err != nil {
-					errOnce.Do(func() { runErr = fmt.Errorf("seed %d: %w", seed, err) })
-					stop.Store(true)
-					return
-				}
-				ran[i] = true
-				covs[i] = o.Coverage
-				ops.Add(o.Result.Ops)
-				simulated.Add(int64(o.Simulated))
-				checked.Add(int64(o.Checked))
-				if o.Failed() {
-					results[i] = &Failure{Seed: seed, Violations: o.Violations, Schedule: o.Schedule.String(),
-						TraceHash: HashString(o.Result.Hash)}
-					failed.Add(1)
-					if s.StopAtFirst {
-						stop.Store(true)
-					}
-				}
-				d := done.Add(1)
-				if s.Progress != nil {
-					s.Progress(int(d), int(failed.Load()))
-				}
-			}
+			sw.work(ctx)
 		}()
 	}
 	wg.Wait()
-	res := &SearchResult{First: first, Seeds: count, Ops: ops.Load(), Coverage: Coverage{},
-		Simulated: time.Duration(simulated.Load()), Checked: time.Duration(checked.Load())}
-	for i := range results {
-		if ran[i] {
+	res := &SearchResult{First: first, Seeds: count, Ops: sw.ops.Load(), Coverage: Coverage{},
+		Simulated: time.Duration(sw.simulated.Load()), Checked: time.Duration(sw.checked.Load())}
+	for i := range sw.results {
+		if sw.ran[i] {
 			res.Ran++
-			res.Coverage.add(covs[i])
+			res.Coverage.add(sw.covs[i])
 		}
-		if results[i] != nil {
-			res.Failures = append(res.Failures, *results[i])
+		if sw.results[i] != nil {
+			res.Failures = append(res.Failures, *sw.results[i])
 		}
 	}
-	if runErr != nil {
-		return res, runErr
+	if sw.runErr != nil {
+		return res, sw.runErr
 	}
 	return res, ctx.Err()
+}
+
+// sweep is a search under way: each seed's result, by its index from
+// first, and the totals, written by every worker at once.
+type sweep struct {
+	Search
+	first   uint64
+	results []*Failure
+	ran     []bool
+	covs    []Coverage
+
+	next, done, failed atomic.Int64
+	ops                atomic.Uint64
+	simulated, checked atomic.Int64
+	stop               atomic.Bool
+	errOnce            sync.Once
+	runErr             error
+}
+
+// work runs the next seed not yet taken, until none is left, the search
+// stops (an error, or the first violation with StopAtFirst) or ctx ends.
+func (sw *sweep) work(ctx context.Context) {
+	for !sw.stop.Load() && ctx.Err() == nil {
+		i := int(sw.next.Add(1) - 1)
+		if i >= len(sw.results) {
+			return
+		}
+		seed := sw.first + uint64(i)
+		o, err := Run(sw.Spec, seed, Options{CheckLimit: sw.CheckLimit})
+		if err != nil {
+			sw.errOnce.Do(func() { sw.runErr = fmt.Errorf("seed %d: %w", seed, err) })
+			sw.stop.Store(true)
+			return
+		}
+		sw.ran[i] = true
+		sw.covs[i] = o.Coverage
+		sw.ops.Add(o.Result.Ops)
+		sw.simulated.Add(int64(o.Simulated))
+		sw.checked.Add(int64(o.Checked))
+		if o.Failed() {
+			sw.results[i] = &Failure{Seed: seed, Violations: o.Violations, Schedule: o.Schedule.String(),
+				TraceHash: HashString(o.Result.Hash)}
+			sw.failed.Add(1)
+			if sw.StopAtFirst {
+				sw.stop.Store(true)
+			}
+		}
+		d := sw.done.Add(1)
+		if sw.Progress != nil {
+			sw.Progress(int(d), int(sw.failed.Load()))
+		}
+	}
 }
 
 // Replay runs one seed of spec again, keeping its trace: the run a
