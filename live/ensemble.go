@@ -71,6 +71,11 @@ type Ensemble struct {
 	TickTime time.Duration
 	// jvmProps are the servers' system properties (-Dname=value).
 	jvmProps []string
+	// links are the proxies between servers (EnsembleOptions.ProxyPeers),
+	// nil without; peerPorts, the ports server i (0-based) reaches server
+	// j's quorum and election ports on.
+	links     *peerLinks
+	peerPorts map[[2]int][2]int
 
 	log io.Writer
 }
@@ -121,6 +126,10 @@ type EnsembleOptions struct {
 	// containers and expired TTL nodes (znode.container.checkIntervalMs;
 	// default the server's, a minute).
 	ContainerCheckInterval time.Duration
+	// ProxyPeers puts every link between servers through a proxy the
+	// ensemble controls (peerlinks.go), so that Partition, Isolate and
+	// Slow can act on them.
+	ProxyPeers bool
 }
 
 // StartEnsemble writes the configuration of size servers (1, 3 or 5) into
@@ -156,7 +165,7 @@ func StartEnsemble(size int, opt EnsembleOptions) (*Ensemble, error) {
 	if opt.ContainerCheckInterval > 0 {
 		e.jvmProps = append(e.jvmProps, fmt.Sprintf("-Dznode.container.checkIntervalMs=%d", opt.ContainerCheckInterval.Milliseconds()))
 	}
-	ports, err := freePorts(3 * size)
+	ports, err := freePorts(3*size + 2*size*(size-1))
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -165,6 +174,12 @@ func StartEnsemble(size int, opt EnsembleOptions) (*Ensemble, error) {
 		s := &Server{ID: i + 1, ClientPort: ports[3*i], PeerPort: ports[3*i+1], ElectionPort: ports[3*i+2],
 			Dir: filepath.Join(dir, fmt.Sprintf("s%d", i+1))}
 		e.Servers = append(e.Servers, s)
+	}
+	if opt.ProxyPeers && size > 1 {
+		if err := e.proxyPeers(ports[3*size:]); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
 	}
 	for _, s := range e.Servers {
 		if err := e.configure(s); err != nil {
@@ -220,7 +235,11 @@ func (e *Ensemble) configure(s *Server) error {
 	b.WriteString("admin.enableServer=false\n4lw.commands.whitelist=mntr,stat,ruok,srvr,cons,wchs,wchc,dump\n")
 	if len(e.Servers) > 1 {
 		for _, o := range e.Servers {
-			fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d\n", o.ID, o.PeerPort, o.ElectionPort)
+			ports := [2]int{o.PeerPort, o.ElectionPort}
+			if e.links != nil && o != s {
+				ports = e.peerPorts[[2]int{s.ID - 1, o.ID - 1}] // o as s reaches it: through its proxies
+			}
+			fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d\n", o.ID, ports[0], ports[1])
 		}
 	}
 	return os.WriteFile(filepath.Join(s.Dir, "zoo.cfg"), []byte(b.String()), 0o644)
@@ -292,6 +311,9 @@ func (e *Ensemble) Stop() error {
 	var errs []error
 	for i := range e.Servers {
 		errs = append(errs, e.Kill(i))
+	}
+	if e.links != nil {
+		e.links.close()
 	}
 	errs = append(errs, os.RemoveAll(e.Dir))
 	return errors.Join(errs...)

@@ -47,6 +47,9 @@ type ClientFaults struct {
 	// struck are when each armed fault struck: a request's by its type and
 	// number, a notification's by its number (op -1).
 	struck map[replyKey]time.Time
+	// cut are the servers the client is cut from, by address, until when
+	// (the zero time: until Uncut).
+	cut map[string]time.Time
 }
 
 // replyKey names the nth request of type op, or the nth notification (op
@@ -87,7 +90,7 @@ func (f *ClientFaults) NotificationStruckAt(nth int) (time.Time, bool) {
 // NewClientFaults returns an injector with nothing armed.
 func NewClientFaults() *ClientFaults {
 	return &ClientFaults{counts: map[int32]int{}, doomed: map[int32]time.Duration{}, notes: map[int]time.Duration{},
-		struck: map[replyKey]time.Time{}}
+		struck: map[replyKey]time.Time{}, cut: map[string]time.Time{}}
 }
 
 // LoseReply arms the loss of the reply to the client's nth request of type
@@ -151,15 +154,61 @@ func (f *ClientFaults) BlackHole(d time.Duration) {
 	}
 }
 
+// Cut cuts the client off from the server at addr (host:port) for d (0:
+// until Uncut): its connections to it are closed and no new one can be
+// made, while it can still reach the others (a partition between a client
+// and a server, or a server isolated).
+func (f *ClientFaults) Cut(addr string, d time.Duration) {
+	f.mu.Lock()
+	until := time.Time{}
+	if d > 0 {
+		until = time.Now().Add(d)
+	}
+	f.cut[addr] = until
+	var conns, keep []*faultConn
+	for _, c := range f.conns {
+		if c.RemoteAddr().String() == addr {
+			conns = append(conns, c)
+		} else {
+			keep = append(keep, c)
+		}
+	}
+	f.conns = keep
+	f.mu.Unlock()
+	for _, c := range conns {
+		c.Conn.Close()
+	}
+}
+
+// Uncut ends the Cut from the server at addr, or every Cut (addr "").
+func (f *ClientFaults) Uncut(addr string) {
+	f.mu.Lock()
+	if addr == "" {
+		clear(f.cut)
+	} else {
+		delete(f.cut, addr)
+	}
+	f.mu.Unlock()
+}
+
+// isCut reports whether the server at addr is cut off now.
+func (f *ClientFaults) isCut(addr string) bool {
+	until, ok := f.cut[addr]
+	return ok && (until.IsZero() || time.Now().Before(until))
+}
+
 // Dialer is the dialer to give go-zookeeper/zk.
 func (f *ClientFaults) Dialer() zk.Dialer {
 	return func(network, address string, timeout time.Duration) (net.Conn, error) {
 		f.mu.Lock()
-		wait := time.Until(f.until)
+		wait, cut := time.Until(f.until), f.isCut(address)
 		f.mu.Unlock()
 		if wait > 0 {
 			time.Sleep(min(wait, timeout))
 			return nil, fmt.Errorf("dial %s: black-holed (a live fault)", address)
+		}
+		if cut {
+			return nil, fmt.Errorf("dial %s: cut off from it (a live fault)", address)
 		}
 		c, err := net.DialTimeout(network, address, timeout)
 		if err != nil {

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -114,6 +115,50 @@ func TestEveryRecipeHoldsLive(t *testing.T) {
 		}
 		if o.TimedOut || len(o.Violations) > 0 || len(o.Input.Ops) == 0 {
 			t.Errorf("%s live: %d operations in %s, timed out %v, violations %v", k, len(o.Input.Ops), o.Wall, o.TimedOut, o.Violations)
+		}
+	}
+}
+
+// Faults on the links between servers strike live through the local
+// ensemble's proxies: the leader cut from both followers loses its place
+// (another leads when the run ends) and the recipe's lock holds; every
+// link slowed, it holds too. Each fault is reported as struck.
+func TestLinkFaultsLive(t *testing.T) {
+	if testing.Short() {
+		t.Log("-short: the live link faults run in the full test")
+		return
+	}
+	e, err := live.StartEnsemble(3, live.EnsembleOptions{ProxyPeers: true})
+	if err != nil {
+		t.Fatalf("a local ensemble with proxied links: %v", err)
+	}
+	t.Cleanup(func() { e.Stop() })
+	leader := e.Leader()
+	for _, faults := range []string{
+		fmt.Sprintf("at 500ms isolate s%d for 4s", leader+1),
+		"at 300ms spike 150ms for 2s",
+		fmt.Sprintf("at 300ms partition c1 s%d for 2s", leader+1),
+	} {
+		spec := Spec{Kind: "lock", Clients: 3, Workload: Workload{Fenced: true, Rounds: 6}, Faults: mustSchedule(faults)}
+		spec.Ensemble.SessionTimeout = 6 * time.Second
+		if !NeedsProxiedLinks(spec) && !strings.Contains(faults, "partition c1") {
+			t.Errorf("%s: not said to need proxied links", faults)
+		}
+		o, err := RunLive(spec, 1, LiveOptions{Servers: e.ConnectString(), Ensemble: e, Timeout: 90 * time.Second})
+		if err != nil {
+			t.Fatalf("%s: %v", faults, err)
+		}
+		t.Logf("%s: %d operations in %s, injected %v, leader now s%d", faults, len(o.Input.Ops), o.Wall.Round(time.Millisecond), o.Injected, e.Leader()+1)
+		if len(o.Violations) > 0 || o.TimedOut || len(o.Injected) != 1 || o.Weak != "" {
+			t.Errorf("%s: violations %v, timed out %v, injected %v, weak %q", faults, o.Violations, o.TimedOut, o.Injected, o.Weak)
+		}
+		if strings.Contains(faults, "isolate") {
+			if l := e.Leader(); l == leader {
+				t.Errorf("s%d, cut from both followers, leads again after the run", leader+1)
+			}
+		}
+		if err := e.WaitReady(60 * time.Second); err != nil {
+			t.Fatalf("after %s: %v", faults, err)
 		}
 	}
 }

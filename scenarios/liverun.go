@@ -86,7 +86,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 			faults: live.NewClientFaults(), proc: &liveProcess{}})
 	}
 	k.spawn(r)
-	timed, armed, err := w.sortFaults(out, opt.Ensemble != nil)
+	timed, armed, err := w.sortFaults(out, opt.Ensemble != nil, opt.Ensemble != nil && opt.Ensemble.LinksProxied())
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func liveTimeout(spec Spec, opt LiveOptions) time.Duration {
 // are armed in its dialer, those at a time are returned to be struck by
 // timers; a random fault the live world cannot make is skipped (and
 // said), one the scenario names is refused.
-func (w *liveWorld) sortFaults(out *LiveOutcome, haveEnsemble bool) (timed, armed []sim.Fault, err error) {
+func (w *liveWorld) sortFaults(out *LiveOutcome, haveEnsemble, proxied bool) (timed, armed []sim.Fault, err error) {
 	spec := out.Spec
 	for _, f := range out.Schedule {
 		ok, err := armLive(w, f)
@@ -136,7 +136,7 @@ func (w *liveWorld) sortFaults(out *LiveOutcome, haveEnsemble bool) (timed, arme
 			return nil, nil, fmt.Errorf("faults: %q: %w", f, err)
 		case ok:
 			armed = append(armed, f)
-		case f.When == nil && liveKind(f, haveEnsemble):
+		case f.When == nil && liveKind(f, haveEnsemble, proxied):
 			timed = append(timed, f)
 		default:
 			if spec.Rates == nil || slices.Contains(spec.Faults, f) {
@@ -312,7 +312,7 @@ func armLive(w *liveWorld, f sim.Fault) (bool, error) {
 // skipped when the run draws them, and reported.
 func CheckLive(spec Spec, local bool) error {
 	for _, f := range spec.Faults {
-		if !liveInjectable(f, local) {
+		if !liveInjectable(f, local, local) { // a local ensemble is started with its links proxied when they need to be
 			return notLive(f)
 		}
 	}
@@ -322,7 +322,7 @@ func CheckLive(spec Spec, local bool) error {
 // liveInjectable reports whether the live world can inject f: a fault
 // tied to a client's request or notification that its dialer can strike,
 // or a timed one liveKind allows.
-func liveInjectable(f sim.Fault, local bool) bool {
+func liveInjectable(f sim.Fault, local, proxied bool) bool {
 	if t := f.When; t != nil {
 		switch {
 		case f.Kind == sim.LoseReply && t.On == sim.OnApplied, f.Kind == sim.LoseRequest && t.On == sim.OnReceived,
@@ -331,14 +331,15 @@ func liveInjectable(f sim.Fault, local bool) bool {
 		}
 		return false
 	}
-	return liveKind(f, local)
+	return liveKind(f, local, proxied)
 }
 
 // notLive is the error that refuses a fault the live world cannot inject.
 func notLive(f sim.Fault) error {
 	return fmt.Errorf("faults: %q cannot be injected on a live ensemble here (live faults: crash sN|leader, "+
-		"restart sN, pause cN, disconnect cN for D; lose-reply and delay on a request applied or a notification, "+
-		"lose-request on a request received; crashes need the local ensemble; expire and lag are the simulator's)", f)
+		"restart sN, pause cN, disconnect cN for D, partition A B, isolate sN, heal, spike EXTRA for D; lose-reply "+
+		"and delay on a request applied or a notification, lose-request on a request received; crashes and links "+
+		"need the local ensemble; expire and lag are the simulator's)", f)
 }
 
 // tally sorts the run's faults into those that struck, with when, in the
@@ -403,8 +404,9 @@ func liveWeakness(out *LiveOutcome) string {
 	return ""
 }
 
-// liveKind reports whether a timed fault can be struck live.
-func liveKind(f sim.Fault, local bool) bool {
+// liveKind reports whether a timed fault can be struck live: on a local
+// ensemble (local), whose links between servers are proxied (proxied).
+func liveKind(f sim.Fault, local, proxied bool) bool {
 	switch f.Kind {
 	case sim.Crash:
 		return local && (f.A.Kind == sim.ServerT || f.A.Kind == sim.LeaderT)
@@ -414,8 +416,30 @@ func liveKind(f sim.Fault, local bool) bool {
 		return true
 	case sim.Disconnect:
 		return f.For > 0
+	case sim.Partition:
+		// A client's link through its dialer (on a local ensemble, whose
+		// servers' addresses it knows by index); between two servers
+		// through the local ensemble's proxies.
+		return local && (f.A.Kind == sim.ClientT || f.B.Kind == sim.ClientT || proxied)
+	case sim.Isolate, sim.Heal, sim.Spike:
+		return local && proxied
 	}
 	return false
+}
+
+// NeedsProxiedLinks reports whether spec's faults act on the links
+// between servers (a partition, an isolation, a heal, a latency spike,
+// named or drawn at random): its local ensemble must be started with its
+// links proxied (live.EnsembleOptions.ProxyPeers).
+func NeedsProxiedLinks(spec Spec) bool {
+	for _, f := range spec.Faults {
+		switch f.Kind {
+		case sim.Partition, sim.Isolate, sim.Heal, sim.Spike:
+			return true
+		}
+	}
+	r := spec.Rates
+	return r != nil && (r.Partition > 0 || r.Isolate > 0 || r.Spike > 0)
 }
 
 // liveWorld runs a scenario's clients against a live ensemble, one at a
@@ -467,6 +491,80 @@ func (w *liveWorld) strike(f sim.Fault, e *live.Ensemble) {
 		if f.A.Index < len(w.clients) && f.For > 0 {
 			w.clients[f.A.Index].faults.BlackHole(f.For)
 		}
+	default:
+		w.strikeLinks(f, e)
+	}
+}
+
+// strikeLinks carries out a fault on links: a partition between two
+// servers or between a client and a server, a server isolated, links
+// healed, every link between servers slowed. Links between servers go
+// through the local ensemble's proxies (live/peerlinks.go), a client's
+// through its dialer.
+func (w *liveWorld) strikeLinks(f sim.Fault, e *live.Ensemble) {
+	undo := func(fn func()) {
+		if f.For > 0 {
+			time.AfterFunc(f.For, fn)
+		}
+	}
+	switch f.Kind {
+	case sim.Partition:
+		a, b := f.A, f.B
+		if a.Kind == sim.ClientT {
+			w.clients[a.Index].faults.Cut(e.Servers[b.Index].Addr(), f.For)
+			return
+		}
+		if b.Kind == sim.ClientT {
+			w.clients[b.Index].faults.Cut(e.Servers[a.Index].Addr(), f.For)
+			return
+		}
+		w.note(e.Partition(a.Index, b.Index))
+		undo(func() { w.note(e.Heal(a.Index, b.Index)) })
+	case sim.Isolate:
+		i := f.A.Index
+		w.note(e.Isolate(i))
+		for _, c := range w.clients {
+			c.faults.Cut(e.Servers[i].Addr(), f.For)
+		}
+		undo(func() {
+			for j := range e.Servers {
+				if j != i {
+					w.note(e.Heal(i, j))
+				}
+			}
+		})
+	case sim.Heal:
+		w.heal(f, e)
+	case sim.Spike:
+		w.note(e.Slow(f.D))
+		time.AfterFunc(f.For, func() { w.note(e.Slow(0)) })
+	}
+}
+
+// heal reopens the links a heal names (every link when it names none).
+func (w *liveWorld) heal(f sim.Fault, e *live.Ensemble) {
+	a, b := f.A, f.B
+	switch {
+	case a.Kind == sim.NoTarget:
+		w.note(e.HealAll())
+		for _, c := range w.clients {
+			c.faults.Uncut("")
+		}
+	case a.Kind == sim.ClientT || b.Kind == sim.ClientT:
+		if a.Kind != sim.ClientT {
+			a, b = b, a
+		}
+		w.clients[a.Index].faults.Uncut(e.Servers[b.Index].Addr())
+	default:
+		w.note(e.Heal(a.Index, b.Index))
+	}
+}
+
+// note logs an error a fault's action met (the run goes on: a fault that
+// could not be made shows in what the run did).
+func (w *liveWorld) note(err error) {
+	if err != nil {
+		fmt.Fprintf(w.log, "live fault: %v\n", err)
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 
 	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/scenarios"
-	"github.com/zksim/zksim/sim"
 )
 
 // liveFlags are zksim live's options.
@@ -68,7 +67,7 @@ func runLiveScenario(cmd *cobra.Command, arg string, fl liveFlags) error {
 	if fl.servers != "" {
 		opt.Servers = strings.Split(fl.servers, ",")
 	} else {
-		e, stop, err := startLocalEnsemble(cmd, sc.Spec.Ensemble)
+		e, stop, err := startLocalEnsemble(cmd, sc.Spec)
 		if err != nil {
 			return err
 		}
@@ -110,15 +109,17 @@ func resolveLive(cmd *cobra.Command, arg string, fl liveFlags) (*scenarios.Scena
 
 // startLocalEnsemble starts the local ensemble a scenario runs on live:
 // as many servers as its ensemble has (3 when it says not), with its
-// ZooKeeper settings. stop stops it again (localEnsemble).
-func startLocalEnsemble(cmd *cobra.Command, cfg sim.Config) (*live.Ensemble, func(), error) {
+// ZooKeeper settings, and its links between servers proxied when its
+// faults act on them. stop stops it again (localEnsemble).
+func startLocalEnsemble(cmd *cobra.Command, spec scenarios.Spec) (*live.Ensemble, func(), error) {
+	cfg := spec.Ensemble
 	size := cfg.Servers
 	if size == 0 {
 		size = 3
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "starting a local ensemble of %d servers...\n", size)
-	return localEnsemble(cmd, size, live.EnsembleOptions{
-		ExtendedTypes: cfg.ExtendedTypes, ContainerCheckInterval: cfg.ContainerCheckInterval})
+	return localEnsemble(cmd, size, live.EnsembleOptions{ExtendedTypes: cfg.ExtendedTypes,
+		ContainerCheckInterval: cfg.ContainerCheckInterval, ProxyPeers: scenarios.NeedsProxiedLinks(spec)})
 }
 
 // liveOutput is what `zksim live --json` prints: the run on servers,

@@ -1,0 +1,230 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+)
+
+// peerLinks puts every link between the ensemble's servers through a
+// proxy zksim controls (toxiproxy, embedded): server i reaches server j's
+// quorum and election ports through proxies of its own, one per direction
+// and port, named in i's configuration in place of j's ports. So a
+// partition of any set of links, and added latency, can be made and
+// undone without privileges, as the simulator makes them: no iptables.
+//
+// A cut link closes the connections it carried and refuses new ones until
+// it heals: the servers notice at once, where in the simulator (and in a
+// real partition, whose packets vanish) they notice by their own
+// timeouts. A link that kept accepting connections while dropping their
+// bytes would be worse: a server that heard of the old leader before the
+// cut connects to it again "successfully" and waits out a timeout before
+// each new election, and a new leader can take a minute.
+type peerLinks struct {
+	mu      sync.Mutex
+	proxies map[[2]int][]*toxiproxy.Proxy // (from, to), 0-based: the quorum port's, then the election port's
+	cut     map[[2]int]bool               // undirected links cut, smaller index first
+	slow    time.Duration                 // latency added to every link, 0 for none
+}
+
+// newPeerLinks makes the proxies of n servers: listen gives, for server i
+// reaching server j, the two ports (quorum, election) i's configuration
+// names; upstream, j's own two ports.
+func newPeerLinks(n int, listen func(i, j int) [2]int, upstream func(j int) [2]int) (*peerLinks, error) {
+	server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
+	l := &peerLinks{proxies: map[[2]int][]*toxiproxy.Proxy{}, cut: map[[2]int]bool{}}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if i == j {
+				continue
+			}
+			from, to := listen(i, j), upstream(j)
+			for k, kind := range []string{"quorum", "election"} {
+				p := toxiproxy.NewProxy(server, fmt.Sprintf("s%d-s%d-%s", i+1, j+1, kind),
+					fmt.Sprintf("127.0.0.1:%d", from[k]), fmt.Sprintf("127.0.0.1:%d", to[k]))
+				if err := p.Start(); err != nil {
+					l.close()
+					return nil, fmt.Errorf("the proxy from s%d to s%d's %s port: %w", i+1, j+1, kind, err)
+				}
+				l.proxies[[2]int{i, j}] = append(l.proxies[[2]int{i, j}], p)
+			}
+		}
+	}
+	return l, nil
+}
+
+// close stops every proxy.
+func (l *peerLinks) close() {
+	for _, ps := range l.proxies {
+		for _, p := range ps {
+			p.Stop()
+		}
+	}
+}
+
+// partition cuts (or, with cut false, heals) the link between servers a
+// and b, both ways.
+func (l *peerLinks) partition(a, b int, cut bool) error {
+	if a == b {
+		return nil
+	}
+	key := [2]int{min(a, b), max(a, b)}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cut[key] == cut {
+		return nil
+	}
+	l.cut[key] = cut
+	for _, dir := range [][2]int{{a, b}, {b, a}} {
+		for _, p := range l.proxies[dir] {
+			if cut {
+				p.Stop()
+			} else if err := p.Start(); err != nil {
+				return fmt.Errorf("healing %s: %w", p.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// healAll heals every link cut.
+func (l *peerLinks) healAll() error {
+	l.mu.Lock()
+	var cut [][2]int
+	for k, c := range l.cut {
+		if c {
+			cut = append(cut, k)
+		}
+	}
+	l.mu.Unlock()
+	for _, k := range cut {
+		if err := l.partition(k[0], k[1], false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// latency adds d to every link, both ways (0 takes it off).
+func (l *peerLinks) latency(d time.Duration) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	attrs := fmt.Sprintf(`"type":"latency","attributes":{"latency":%d,"jitter":0}`, d.Milliseconds())
+	for _, ps := range l.proxies {
+		for _, p := range ps {
+			if err := setToxic(p, "slow", d > 0, attrs); err != nil {
+				return err
+			}
+		}
+	}
+	l.slow = d
+	return nil
+}
+
+// setToxic adds (on) or removes the toxic named name on both of p's
+// streams; spec is its type and attributes as toxiproxy's JSON has them.
+func setToxic(p *toxiproxy.Proxy, name string, on bool, spec string) error {
+	for _, stream := range []string{"upstream", "downstream"} {
+		full := name + "-" + stream
+		if p.Toxics.GetToxic(full) != nil {
+			if err := p.Toxics.RemoveToxic(context.Background(), full); err != nil {
+				return err
+			}
+		}
+		if !on {
+			continue
+		}
+		json := fmt.Sprintf(`{"name":%q,"stream":%q,"toxicity":1,%s}`, full, stream, spec)
+		if _, err := p.Toxics.AddToxicJson(strings.NewReader(json)); err != nil {
+			return fmt.Errorf("%s on %s: %w", name, p.Name, err)
+		}
+	}
+	return nil
+}
+
+// proxyPeers makes the proxies between the ensemble's servers, listening
+// on ports (two per ordered pair of servers).
+func (e *Ensemble) proxyPeers(ports []int) error {
+	e.peerPorts = map[[2]int][2]int{}
+	n := len(e.Servers)
+	k := 0
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if i != j {
+				e.peerPorts[[2]int{i, j}] = [2]int{ports[k], ports[k+1]}
+				k += 2
+			}
+		}
+	}
+	links, err := newPeerLinks(n, func(i, j int) [2]int { return e.peerPorts[[2]int{i, j}] },
+		func(j int) [2]int { return [2]int{e.Servers[j].PeerPort, e.Servers[j].ElectionPort} })
+	if err != nil {
+		return err
+	}
+	e.links = links
+	return nil
+}
+
+// errNoProxies is the error of a link fault on an ensemble started
+// without EnsembleOptions.ProxyPeers.
+var errNoProxies = fmt.Errorf("the ensemble's links between servers are not proxied (EnsembleOptions.ProxyPeers)")
+
+// LinksProxied reports whether the links between servers can be cut and
+// slowed (the ensemble was started with ProxyPeers).
+func (e *Ensemble) LinksProxied() bool { return e.links != nil }
+
+// Partition cuts the link between servers a and b (0-based), both ways:
+// what either sends the other is dropped until Heal.
+func (e *Ensemble) Partition(a, b int) error {
+	if e.links == nil {
+		return errNoProxies
+	}
+	fmt.Fprintf(e.log, "live: s%d and s%d cut apart\n", a+1, b+1)
+	return e.links.partition(a, b, true)
+}
+
+// Heal reopens the link between servers a and b.
+func (e *Ensemble) Heal(a, b int) error {
+	if e.links == nil {
+		return errNoProxies
+	}
+	fmt.Fprintf(e.log, "live: s%d and s%d healed\n", a+1, b+1)
+	return e.links.partition(a, b, false)
+}
+
+// HealAll reopens every link between servers.
+func (e *Ensemble) HealAll() error {
+	if e.links == nil {
+		return errNoProxies
+	}
+	fmt.Fprintln(e.log, "live: every link between servers healed")
+	return e.links.healAll()
+}
+
+// Isolate cuts server i from every other server (its clients are the
+// dialer's to cut: ClientFaults.Cut).
+func (e *Ensemble) Isolate(i int) error {
+	for j := range e.Servers {
+		if j != i {
+			if err := e.Partition(i, j); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Slow adds d of latency to every link between servers, both ways (0
+// takes it off).
+func (e *Ensemble) Slow(d time.Duration) error {
+	if e.links == nil {
+		return errNoProxies
+	}
+	return e.links.latency(d)
+}
