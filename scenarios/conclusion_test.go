@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"context"
+	"slices"
 	"time"
 
 	"testing"
@@ -46,5 +48,35 @@ func TestCheckLimitReachesTheChecks(t *testing.T) {
 	}
 	if o.Input.CheckLimit != 7*time.Second {
 		t.Errorf("the checks' limit is %v, want 7s", o.Input.CheckLimit)
+	}
+}
+
+// A search keeps the lowest Keep failing seeds whole and counts the rest:
+// the same lowest failures, failing-seed count and checks found as a
+// search that keeps them all, so the verdict is the same.
+func TestSearchKeepsTheLowestFailures(t *testing.T) {
+	sc, err := LoadScenario("lock-noguid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := Search{Spec: sc.Spec, Seeds: 24, Keep: 1000}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	few, err := Search{Spec: sc.Spec, Seeds: 24, Keep: 3, Workers: 2}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Failed < 6 || len(all.Failures) != all.Failed {
+		t.Fatalf("keeping all: %d failures kept of %d failing seeds", len(all.Failures), all.Failed)
+	}
+	if few.Failed != all.Failed || len(few.Failures) != 3 || !slices.Equal(few.Found, all.Found) {
+		t.Errorf("keeping 3: %d kept, %d failing, found %v; keeping all: %d failing, found %v",
+			len(few.Failures), few.Failed, few.Found, all.Failed, all.Found)
+	}
+	for i, f := range few.Failures {
+		if f.Seed != all.Failures[i].Seed || f.TraceHash != all.Failures[i].TraceHash {
+			t.Errorf("kept failure %d is seed %d, want the lowest failing seeds' %d", i, f.Seed, all.Failures[i].Seed)
+		}
 	}
 }

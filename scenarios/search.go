@@ -1,9 +1,11 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,9 +62,25 @@ type Search struct {
 	// StopAtFirst stops at the first violation found (the search still
 	// reports the lowest failing seed among those it ran).
 	StopAtFirst bool
+	// Keep is how many failing seeds are kept whole, the lowest (default
+	// DefaultKeep): a search whose every seed fails holds as many
+	// failures as seeds, each with its violations' operations, and a
+	// million of them would not fit. The others are counted
+	// (SearchResult.Failed) and their checks and kinds noted
+	// (SearchResult.Found), so the verdict is the same.
+	Keep int
 	// Progress, when set, is called after each seed, from the goroutine
 	// that ran it (calls may come from several at once).
 	Progress func(done, failed int)
+}
+
+// DefaultKeep is Search.Keep's default.
+const DefaultKeep = 1000
+
+// Found is a check and a kind of violation some run found.
+type Found struct {
+	Check string               `json:"check"`
+	Kind  models.ViolationKind `json:"kind"`
 }
 
 // Failure is a seed whose run broke a check.
@@ -80,8 +98,12 @@ type SearchResult struct {
 	Seeds int    `json:"seeds"`
 	// Ran is how many seeds ran (fewer than Seeds when stopped early).
 	Ran int `json:"ran"`
-	// Failures, by seed.
+	// Failures, by seed: the lowest Search.Keep failing seeds. Failed
+	// counts every failing seed, and Found is every check and kind of
+	// violation any of them found, sorted.
 	Failures []Failure `json:"failures"`
+	Failed   int       `json:"failed"`
+	Found    []Found   `json:"found"`
 	// Ops is the simulated client operations of every run.
 	Ops uint64 `json:"ops"`
 	// Simulated and Checked add up the runs' time in the simulator and in
@@ -105,6 +127,9 @@ func (s Search) Run(ctx context.Context) (*SearchResult, error) {
 	if s.Seeds == 0 {
 		s.Seeds = 100
 	}
+	if s.Keep <= 0 {
+		s.Keep = DefaultKeep
+	}
 	first, count := s.Shard.Range(s.First, s.Seeds)
 	workers := s.Workers
 	if workers <= 0 {
@@ -114,7 +139,7 @@ func (s Search) Run(ctx context.Context) (*SearchResult, error) {
 	if _, _, err := s.Spec.withDefaults(); err != nil {
 		return nil, err
 	}
-	sw := &sweep{Search: s, first: first, results: make([]*Failure, count), ran: make([]bool, count), covs: make([]Coverage, count)}
+	sw := &sweep{Search: s, first: first, count: count, found: map[Found]bool{}, res: SearchResult{Coverage: Coverage{}}}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -124,31 +149,28 @@ func (s Search) Run(ctx context.Context) (*SearchResult, error) {
 		}()
 	}
 	wg.Wait()
-	res := &SearchResult{First: first, Seeds: count, Ops: sw.ops.Load(), Coverage: Coverage{},
-		Simulated: time.Duration(sw.simulated.Load()), Checked: time.Duration(sw.checked.Load())}
-	for i := range sw.results {
-		if sw.ran[i] {
-			res.Ran++
-			res.Coverage.add(sw.covs[i])
-		}
-		if sw.results[i] != nil {
-			res.Failures = append(res.Failures, *sw.results[i])
-		}
+	res := &sw.res
+	res.First, res.Seeds, res.Ran, res.Ops = first, count, int(sw.done.Load()), sw.ops.Load()
+	res.Simulated, res.Checked = time.Duration(sw.simulated.Load()), time.Duration(sw.checked.Load())
+	sw.trim(s.Keep)
+	for f := range sw.found {
+		res.Found = append(res.Found, f)
 	}
+	slices.SortFunc(res.Found, func(a, b Found) int {
+		return cmp.Or(cmp.Compare(a.Check, b.Check), cmp.Compare(a.Kind, b.Kind))
+	})
 	if sw.runErr != nil {
 		return res, sw.runErr
 	}
 	return res, ctx.Err()
 }
 
-// sweep is a search under way: each seed's result, by its index from
-// first, and the totals, written by every worker at once.
+// sweep is a search under way, its workers taking seeds in turn: the
+// totals, and under mu what the finished seeds found and covered.
 type sweep struct {
 	Search
-	first   uint64
-	results []*Failure
-	ran     []bool
-	covs    []Coverage
+	first uint64
+	count int
 
 	next, done, failed atomic.Int64
 	ops                atomic.Uint64
@@ -156,6 +178,10 @@ type sweep struct {
 	stop               atomic.Bool
 	errOnce            sync.Once
 	runErr             error
+
+	mu    sync.Mutex
+	res   SearchResult // Failures (the lowest Keep, give or take), Failed, Coverage
+	found map[Found]bool
 }
 
 // work runs the next seed not yet taken, until none is left, the search
@@ -163,7 +189,7 @@ type sweep struct {
 func (sw *sweep) work(ctx context.Context) {
 	for !sw.stop.Load() && ctx.Err() == nil {
 		i := int(sw.next.Add(1) - 1)
-		if i >= len(sw.results) {
+		if i >= sw.count {
 			return
 		}
 		seed := sw.first + uint64(i)
@@ -173,14 +199,11 @@ func (sw *sweep) work(ctx context.Context) {
 			sw.stop.Store(true)
 			return
 		}
-		sw.ran[i] = true
-		sw.covs[i] = o.Coverage
 		sw.ops.Add(o.Result.Ops)
 		sw.simulated.Add(int64(o.Simulated))
 		sw.checked.Add(int64(o.Checked))
+		sw.record(o)
 		if o.Failed() {
-			sw.results[i] = &Failure{Seed: seed, Violations: o.Violations, Schedule: o.Schedule.String(),
-				TraceHash: HashString(o.Result.Hash)}
 			sw.failed.Add(1)
 			if sw.StopAtFirst {
 				sw.stop.Store(true)
@@ -191,6 +214,34 @@ func (sw *sweep) work(ctx context.Context) {
 			sw.Progress(int(d), int(sw.failed.Load()))
 		}
 	}
+}
+
+// record adds a finished run's coverage and, when it failed, its failure:
+// kept whole among the lowest seeds, its checks and kinds noted.
+func (sw *sweep) record(o *Outcome) {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	sw.res.Coverage.add(o.Coverage)
+	if !o.Failed() {
+		return
+	}
+	sw.res.Failed++
+	for _, v := range o.Violations {
+		sw.found[Found{v.Check, v.Kind}] = true
+	}
+	sw.res.Failures = append(sw.res.Failures, Failure{Seed: o.Seed, Violations: o.Violations,
+		Schedule: o.Schedule.String(), TraceHash: HashString(o.Result.Hash)})
+	if len(sw.res.Failures) >= 2*sw.Keep {
+		sw.trim(sw.Keep)
+	}
+}
+
+// trim sorts the kept failures by seed and keeps the lowest keep.
+func (sw *sweep) trim(keep int) {
+	fs := sw.res.Failures
+	slices.SortFunc(fs, func(a, b Failure) int { return cmp.Compare(a.Seed, b.Seed) })
+	clear(fs[min(keep, len(fs)):])
+	sw.res.Failures = fs[:min(keep, len(fs))]
 }
 
 // Replay runs one seed of spec again, keeping its trace: the run a

@@ -28,12 +28,16 @@ type Verdict struct {
 
 // Got renders what the runs concluded: "pass", or the checks that failed
 // and those that could not decide (Conclusion).
-func (v *Verdict) Got() string {
-	var all []models.Violation
-	for _, f := range v.Result.Failures {
-		all = append(all, f.Violations...)
+func (v *Verdict) Got() string { return Conclusion(FoundViolations(v.Result.Found)) }
+
+// FoundViolations are found as violations (their check and kind alone),
+// for Conclusion and Expectation.Met.
+func FoundViolations(found []Found) []models.Violation {
+	out := make([]models.Violation, len(found))
+	for i, f := range found {
+		out[i] = models.Violation{Check: f.Check, Kind: f.Kind}
 	}
-	return Conclusion(all)
+	return out
 }
 
 // Conclusion renders what violations, of every run together, conclude:
@@ -79,22 +83,17 @@ func Judge(ctx context.Context, sc *Scenario, search Search) (*Verdict, error) {
 	}
 	// Interrupted (context.Canceled): the verdict of the seeds that ran,
 	// and the error.
-	v := &Verdict{Scenario: sc, Result: res, Pass: len(res.Failures) == 0}
-	var all []models.Violation
-	for _, f := range res.Failures {
-		all = append(all, f.Violations...)
-		for _, viol := range f.Violations {
-			if !slices.Contains(v.Checks, viol.Check) {
-				v.Checks = append(v.Checks, viol.Check)
-			}
+	v := &Verdict{Scenario: sc, Result: res, Pass: res.Failed == 0}
+	for _, f := range res.Found {
+		if !slices.Contains(v.Checks, f.Check) {
+			v.Checks = append(v.Checks, f.Check) // sorted, as Found is
 		}
 	}
-	slices.Sort(v.Checks)
 	for _, r := range sc.Require {
 		if res.Coverage[r] == 0 {
 			v.Weak = append(v.Weak, r)
 		}
 	}
-	v.Matches = sc.Expect.Met(all) && len(v.Weak) == 0
+	v.Matches = sc.Expect.Met(FoundViolations(res.Found)) && len(v.Weak) == 0
 	return v, err
 }

@@ -169,6 +169,7 @@ func TestCLIRefusesBadInput(t *testing.T) {
 		{"--first 0", []string{"run", "lock-faults", "--first", "0"}, 2, "", "--first: seeds are numbered from 1"},
 		{"--seeds 0", []string{"run", "lock-faults", "--seeds", "0"}, 2, "", "--seeds: want at least 1"},
 		{"--workers 0", []string{"run", "lock-faults", "--workers", "0"}, 2, "", "--workers: want at least 1"},
+		{"--keep 0", []string{"run", "lock-faults", "--keep", "0"}, 2, "", "--keep: want at least 1"},
 		{"--shard 5/4", []string{"run", "lock-faults", "--shard", "5/4"}, 2, "", "want I/N with 1 <= I <= N"},
 		{"--shard 0/4", []string{"run", "lock-faults", "--shard", "0/4"}, 2, "", "want I/N with 1 <= I <= N"},
 		{"--shard 1/0", []string{"run", "lock-faults", "--shard", "1/0"}, 2, "", "want I/N with 1 <= I <= N"},
@@ -435,6 +436,28 @@ func TestCLIMerge(t *testing.T) {
 			t.Errorf("%s: merged coverage %v, whole %v", sc, merged.Coverage, whole.Coverage)
 		}
 	}
+	// Keeping the lowest 2 failing seeds, shards and whole alike: the merge
+	// keeps the same 2 and counts every failing seed.
+	_, whole := save("kept.json", "run", "lock-noguid", "--seeds", "12", "--keep", "2", "--json")
+	kept := []string{"merge"}
+	for i := 1; i <= 3; i++ {
+		name := fmt.Sprintf("kept-%d.json", i)
+		save(name, "run", "lock-noguid", "--seeds", "12", "--shard", fmt.Sprintf("%d/3", i), "--keep", "2", "--json")
+		kept = append(kept, name)
+	}
+	_, merged := save("kept-merged.json", kept...)
+	seeds := func(vs []runViolation) []uint64 {
+		var out []uint64
+		for _, v := range vs {
+			out = append(out, v.Seed)
+		}
+		return slices.Compact(out)
+	}
+	if whole.FailingSeeds < 4 || merged.FailingSeeds != whole.FailingSeeds || !slices.Equal(seeds(merged.Violations), seeds(whole.Violations)) ||
+		len(seeds(whole.Violations)) != 2 || !slices.Equal(merged.Found, whole.Found) || merged.Got != whole.Got {
+		t.Errorf("--keep 2: merged %d failing, seeds %v, found %v; whole %d failing, seeds %v, found %v",
+			merged.FailingSeeds, seeds(merged.Violations), merged.Found, whole.FailingSeeds, seeds(whole.Violations), whole.Found)
+	}
 	writeFiles(t, dir, map[string]string{"junk.json": "{not json"})
 	save("other-1.json", "run", "lock-faults", "--seeds", "12", "--shard", "1/3", "--json")
 	save("short-2.json", "run", "lock-noguid", "--seeds", "9", "--shard", "2/3", "--json") // seeds 4 to 6
@@ -450,6 +473,7 @@ func TestCLIMerge(t *testing.T) {
 		{"another scenario", []string{"merge", "other-1.json", "lock-noguid-2.json", "lock-noguid-3.json"}, 2, "", "not one run"},
 		{"not a run's JSON", []string{"merge", "junk.json"}, 2, "", "junk.json: not what zksim run --json prints"},
 		{"an unsharded run", []string{"merge", "whole.json"}, 2, "", "not a shard"},
+		{"shards keeping different numbers of failures", []string{"merge", "kept-1.json", "lock-noguid-2.json", "lock-noguid-3.json"}, 2, "", "not one run's shards"},
 		{"a shard stopped at its first violation", []string{"merge", "lock-noguid-1.json", "stopped-2.json", "lock-noguid-3.json"}, 2, "", "stopped at its first violation"},
 	})
 }

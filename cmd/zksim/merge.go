@@ -2,14 +2,15 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 
 	"github.com/spf13/cobra"
 
-	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
 )
 
@@ -82,7 +83,7 @@ func readShards(files []string) ([]runOutput, error) {
 		case s.Scenario != first.Scenario || s.Expected != first.Expected:
 			return nil, fmt.Errorf("%s is a shard of %s (expecting %s), %s of %s (expecting %s): not one run",
 				s.arg, s.Scenario, s.Expected, first.arg, first.Scenario, first.Expected)
-		case sh.N != n:
+		case sh.N != n || s.Kept != first.Kept:
 			return nil, fmt.Errorf("%s is shard %s, %s shard %s: not one run's shards", s.arg, s.Shard, first.arg, first.Shard)
 		case seen[sh.I] != "":
 			return nil, fmt.Errorf("shard %s given twice: %s and %s", s.Shard, seen[sh.I], s.arg)
@@ -123,12 +124,32 @@ func cmpUint(a, b uint64) int {
 	return 0
 }
 
+// lowestSeeds keeps the violations of the lowest keep seeds, as a run
+// keeps its failures: each shard kept its own lowest, among which the
+// whole run's lowest are.
+func lowestSeeds(vs []runViolation, keep int) []runViolation {
+	var seeds []uint64
+	for _, v := range vs {
+		if len(seeds) == 0 || seeds[len(seeds)-1] != v.Seed {
+			seeds = append(seeds, v.Seed)
+		}
+	}
+	slices.Sort(seeds)
+	seeds = slices.Compact(seeds)
+	if keep <= 0 || len(seeds) <= keep {
+		return vs
+	}
+	last := seeds[keep-1]
+	return slices.DeleteFunc(vs, func(v runViolation) bool { return v.Seed > last })
+}
+
 // mergeShards is the JSON of the whole run the shards are parts of, its
 // verdict judged again on the union of their violations and coverage.
 func mergeShards(shards []runOutput) runOutput {
 	first := shards[0]
 	o := runOutput{Scenario: first.Scenario, Expected: first.Expected, Expect: first.Expect, Require: first.Require,
-		First: first.First, Violations: []runViolation{}, Coverage: scenarios.Coverage{}}
+		First: first.First, Violations: []runViolation{}, Coverage: scenarios.Coverage{}, Kept: first.Kept}
+	found := map[scenarios.Found]bool{}
 	for _, s := range shards {
 		o.Seeds += s.Seeds
 		o.Ran += s.Ran
@@ -137,6 +158,10 @@ func mergeShards(shards []runOutput) runOutput {
 		o.CheckMs += s.CheckMs
 		o.WallMs = max(o.WallMs, s.WallMs) // the shards ran side by side
 		o.Violations = append(o.Violations, s.Violations...)
+		o.FailingSeeds += s.FailingSeeds
+		for _, f := range s.Found {
+			found[f] = true
+		}
 		for k, v := range s.Coverage {
 			o.Coverage[k] += v
 		}
@@ -151,10 +176,11 @@ func mergeShards(shards []runOutput) runOutput {
 	if o.SimMs > 0 {
 		o.OpsPerSec = float64(o.Ops) / (float64(o.SimMs) / 1000)
 	}
-	var all []models.Violation
-	for _, v := range o.Violations {
-		all = append(all, models.Violation{Check: v.Check, Kind: v.Kind})
-	}
+	o.Violations = lowestSeeds(o.Violations, o.Kept)
+	o.Found = slices.SortedFunc(maps.Keys(found), func(a, b scenarios.Found) int {
+		return cmp.Or(cmp.Compare(a.Check, b.Check), cmp.Compare(a.Kind, b.Kind))
+	})
+	all := scenarios.FoundViolations(o.Found)
 	o.Got = scenarios.Conclusion(all)
 	for _, r := range o.Require {
 		if o.Coverage[r] == 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,13 +56,19 @@ type runOutput struct {
 	Seeds      int                   `json:"seeds"`
 	// Ran is how many of the seeds ran: fewer than Seeds when Interrupted
 	// or StoppedAtFirst (--stop-at-first, and a violation found).
-	Ran            int            `json:"ran"`
-	Interrupted    bool           `json:"interrupted,omitempty"`
-	StoppedAtFirst bool           `json:"stopped_at_first,omitempty"`
-	Shard          string         `json:"shard,omitempty"`
-	Violations     []runViolation `json:"violations"`
-	Ops            uint64         `json:"ops"`
-	WallMs         int64          `json:"wall_ms"`
+	Ran            int    `json:"ran"`
+	Interrupted    bool   `json:"interrupted,omitempty"`
+	StoppedAtFirst bool   `json:"stopped_at_first,omitempty"`
+	Shard          string `json:"shard,omitempty"`
+	// Violations are those of the lowest Kept failing seeds; FailingSeeds
+	// counts them all, and Found is every check and kind of violation
+	// found, which the verdict is judged on.
+	Violations   []runViolation    `json:"violations"`
+	FailingSeeds int               `json:"failing_seeds"`
+	Kept         int               `json:"kept"`
+	Found        []scenarios.Found `json:"found"`
+	Ops          uint64            `json:"ops"`
+	WallMs       int64             `json:"wall_ms"`
 	// SimMs and CheckMs add up the runs' time in the simulator and in
 	// checking over every worker; CheckShare is checking's part of the
 	// two, and OpsPerSec the simulated operations per second of
@@ -88,6 +95,7 @@ type runFlags struct {
 	shrink, asJSON bool
 	stopAtFirst    bool
 	checkLimit     time.Duration
+	keep           int
 	all            bool
 	out            string
 }
@@ -126,6 +134,7 @@ when interrupted.`,
 	f.DurationVar(&fl.checkLimit, "check-limit", time.Minute,
 		"how long porcupine may search one object's history before the run is called undecided (0: no limit)")
 	f.BoolVar(&fl.stopAtFirst, "stop-at-first", false, "stop at the first violation found (the lowest failing seed among those run)")
+	f.IntVar(&fl.keep, "keep", scenarios.DefaultKeep, "report the violations of the lowest N failing seeds (the others are counted)")
 	f.BoolVar(&fl.all, "all", false, "show every event in the violation's timeline, not only the operations involved")
 	f.BoolVar(&fl.asJSON, "json", false, "print one JSON object")
 	f.StringVar(&fl.out, "out", "", "write the first violation's report into this directory")
@@ -191,6 +200,9 @@ func resolveRun(cmd *cobra.Command, arg string, fl runFlags) (*scenarios.Scenari
 	if seeds < 1 {
 		return nil, scenarios.Search{}, usageError{fmt.Errorf("--seeds: want at least 1, got %d", seeds)}
 	}
+	if fl.keep < 1 {
+		return nil, scenarios.Search{}, usageError{fmt.Errorf("--keep: want at least 1, got %d", fl.keep)}
+	}
 	if err := checkRunFlags(cmd, fl.seed, fl.first, fl.workers); err != nil {
 		return nil, scenarios.Search{}, err
 	}
@@ -204,7 +216,7 @@ func resolveRun(cmd *cobra.Command, arg string, fl runFlags) (*scenarios.Scenari
 		first, seeds, sh = fl.seed, 1, scenarios.Shard{}
 	}
 	return sc, scenarios.Search{First: first, Seeds: seeds, Shard: sh,
-		Workers: fl.workers, StopAtFirst: fl.stopAtFirst, CheckLimit: fl.checkLimit}, nil
+		Workers: fl.workers, StopAtFirst: fl.stopAtFirst, CheckLimit: fl.checkLimit, Keep: fl.keep}, nil
 }
 
 // judgeSeeds runs the search and judges it against the scenario's
@@ -234,7 +246,11 @@ func runOutputOf(arg string, v *scenarios.Verdict, search scenarios.Search, inte
 	o := runOutput{arg: arg, Coverage: res.Coverage, Weak: v.Weak, Scenario: sc.Name, Expect: sc.Expect, Require: sc.Require, Expected: sc.Expect.String(), Got: v.Got(), AsExpected: v.Matches && !interrupted,
 		First: res.First, Seeds: res.Seeds, Ran: res.Ran, Interrupted: interrupted,
 		StoppedAtFirst: search.StopAtFirst && len(res.Failures) > 0 && res.Ran < res.Seeds, Ops: res.Ops, Violations: []runViolation{},
+		FailingSeeds: res.Failed, Kept: cmp.Or(search.Keep, scenarios.DefaultKeep), Found: res.Found,
 		SimMs: res.Simulated.Milliseconds(), CheckMs: res.Checked.Milliseconds()}
+	if o.Found == nil {
+		o.Found = []scenarios.Found{}
+	}
 	if total := res.Simulated + res.Checked; total > 0 {
 		o.CheckShare = float64(res.Checked) / float64(total)
 	}
@@ -327,7 +343,11 @@ func printRun(w io.Writer, o runOutput, report *scenarios.ViolationReport) {
 		fmt.Fprintln(w, "every run held")
 		return
 	}
-	fmt.Fprintf(w, "%d violations\n", len(o.Violations))
+	fmt.Fprintf(w, "%d violations", len(o.Violations))
+	if o.FailingSeeds > o.Kept {
+		fmt.Fprintf(w, " in the lowest %d of %d failing seeds (the others counted, not kept)", o.Kept, o.FailingSeeds)
+	}
+	fmt.Fprintln(w)
 	for i, v := range o.Violations {
 		if i == 10 {
 			fmt.Fprintf(w, "  ... and %d more (--json lists them all)\n", len(o.Violations)-10)
