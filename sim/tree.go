@@ -22,6 +22,7 @@ type znode struct {
 	creates int32   // the server's internal cversion: creates ever done under this node
 	listing listing // the children, in the order getChildren lists them
 	ephIdx  int     // an ephemeral: its index in its owner's list
+	key     uint64  // its name's key in its parent's listing (see link)
 }
 
 // listing keeps a node's child names sorted by a salted hash of the name,
@@ -164,7 +165,7 @@ func newTree(salt uint64) *Tree {
 			n.acl, n.stat.Aversion = configACL, -1
 		}
 		parent, name := parentOf(p)
-		t.link(t.nodes[parent], name)
+		t.link(t.nodes[parent], n, name)
 		t.nodes[parent].stat.NumChildren++
 		t.nodes[p] = n
 	}
@@ -375,7 +376,7 @@ func (t *Tree) createNode(op Op, c createArgs, zxid int64, now Time, named *stri
 	n.stat = zk.Stat{Czxid: zxid, Mzxid: zxid, Pzxid: zxid, Ctime: ms, Mtime: ms,
 		EphemeralOwner: owner, DataLength: int32(len(c.data))}
 	_, name := parentOf(path)
-	t.link(parent, name)
+	t.link(parent, n, name)
 	parent.creates++
 	parent.stat.NumChildren++
 	parent.stat.Pzxid = zxid
@@ -511,7 +512,7 @@ func (t *Tree) deleteContainer(path string, zxid int64) int32 {
 // parent.
 func (t *Tree) remove(n *znode, parentPath string, parent *znode, zxid int64) {
 	_, name := parentOf(n.path)
-	t.unlink(parent, name)
+	t.unlink(parent, n, name)
 	parent.stat.NumChildren--
 	if zxid > parent.stat.Pzxid {
 		parent.stat.Pzxid = zxid
@@ -649,14 +650,18 @@ func (t *Tree) children(path string) ([]string, zk.Stat, int32) {
 	return n.listing.snapshot(), n.visibleStat(), codeOK
 }
 
-// link lists name as a child of parent.
-func (t *Tree) link(parent *znode, name string) {
-	parent.listing.add(nameHash(name, t.salt), name)
+// link lists n, named name, as a child of parent. n keeps its name's key
+// in the listing, so that unlinking it hashes the name no more (a lock's
+// node, some forty bytes hashed a byte at a time, is unlinked on every
+// replica).
+func (t *Tree) link(parent, n *znode, name string) {
+	n.key = nameHash(name, t.salt)
+	parent.listing.add(n.key, name)
 }
 
-// unlink removes the child name of parent.
-func (t *Tree) unlink(parent *znode, name string) {
-	parent.listing.remove(nameHash(name, t.salt), name)
+// unlink removes n, the child name of parent, which link listed.
+func (t *Tree) unlink(parent, n *znode, name string) {
+	parent.listing.remove(n.key, name)
 }
 
 // addEphemeral adds n to owner's ephemeral nodes.
@@ -827,7 +832,7 @@ func (s nodeSnapshot) apply() {
 		// created since: unlink it
 		delete(t.nodes, s.path)
 		if s.parent != nil {
-			t.unlink(s.parent, name)
+			t.unlink(s.parent, cur, name)
 		}
 		t.untrack(cur)
 	}
@@ -835,7 +840,7 @@ func (s nodeSnapshot) apply() {
 		s.node.data, s.node.stat = s.data, s.stat
 		if t.nodes[s.path] == nil { // deleted since: link it again
 			t.nodes[s.path] = s.node
-			t.link(s.parent, name)
+			t.link(s.parent, s.node, name)
 			t.track(s.node)
 		}
 	}
