@@ -118,6 +118,11 @@ type Tree struct {
 	fired      []trigger
 	names      nameArena   // the sequential names this tree made
 	slab       slab[znode] // where its nodes are made: every create on every replica makes one
+	// spare are deleted nodes, which the next creates make again (see
+	// newNode); none while a multi runs (inMulti), whose undoing may link
+	// a node it deleted again.
+	spare   []*znode
+	inMulti bool
 	// reapable are the container and TTL nodes, which the leader deletes
 	// once they are empty (reap.go).
 	reapable map[string]*znode
@@ -371,7 +376,7 @@ func (t *Tree) createNode(op Op, c createArgs, zxid int64, now Time, named *stri
 		owner = 0
 	}
 	ms := now.Millis()
-	n := t.slab.get()
+	n := t.newNode()
 	*n = znode{path: path, data: c.data, acl: acl, kind: kind, ttl: c.ttl}
 	n.stat = zk.Stat{Czxid: zxid, Mzxid: zxid, Pzxid: zxid, Ctime: ms, Mtime: ms,
 		EphemeralOwner: owner, DataLength: int32(len(c.data))}
@@ -520,6 +525,22 @@ func (t *Tree) remove(n *znode, parentPath string, parent *znode, zxid int64) {
 	delete(t.nodes, n.path)
 	t.untrack(n)
 	t.fired = append(t.fired, trigger{n.path, zk.EventNodeDeleted, n.acl}, trigger{parentPath, zk.EventNodeChildrenChanged, parent.acl})
+	if !t.inMulti {
+		t.spare = append(t.spare, n) // nothing refers to it any more
+	}
+}
+
+// newNode returns a zeroed node for a create: a deleted one made again,
+// else a new one from the slab. A lock's nodes come and go (a thousand a
+// lock-contention run, on each replica) while a handful exist at once.
+func (t *Tree) newNode() *znode {
+	if k := len(t.spare); k > 0 {
+		n := t.spare[k-1]
+		t.spare = t.spare[:k-1]
+		*n = znode{}
+		return n
+	}
+	return t.slab.get()
 }
 
 // setData replaces a node's data, checking in the server's order: a valid
@@ -733,6 +754,8 @@ type subResult struct {
 // ZooKeeper says of a failed multi: the ops before it 0 (ok), the failing op
 // its error, the ops after it runtime inconsistency (-2).
 func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResult, int32) {
+	t.inMulti = true
+	defer func() { t.inMulti = false }()
 	results := make([]subResult, len(ops))
 	firedBefore := len(t.fired)
 	var undo []func()
