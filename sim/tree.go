@@ -23,6 +23,7 @@ type znode struct {
 	listing listing // the children, in the order getChildren lists them
 	ephIdx  int     // an ephemeral: its index in its owner's list
 	key     uint64  // its name's key in its parent's listing (see link)
+	parent  *znode  // the node it is listed under (see link)
 }
 
 // listing keeps a node's child names sorted by a salted hash of the name,
@@ -143,9 +144,15 @@ func (t *Tree) allowed(acl []zk.ACL, perm int32) bool {
 	return t.ids == nil || permits(acl, perm, t.ids)
 }
 
-// specialPaths are the nodes every fresh server has; delete refuses them.
-var specialPaths = map[string]bool{
-	"/": true, "/zookeeper": true, "/zookeeper/quota": true, "/zookeeper/config": true,
+// specialPath reports whether path is one of the nodes every fresh server
+// has, which delete refuses: a switch, not a map, since every delete on
+// every replica asks.
+func specialPath(path string) bool {
+	switch path {
+	case "/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config":
+		return true
+	}
+	return false
 }
 
 // configPath is the node that holds the ensemble's configuration: readable
@@ -463,17 +470,24 @@ func (t *Tree) untrack(n *znode) {
 // runs no further path validation on delete. See remove for the effects.
 func (t *Tree) delete(path string, version int32, zxid int64) int32 {
 	parentPath, ok := parentForWrite(path)
-	if !ok || specialPaths[path] {
+	if !ok || specialPath(path) {
 		return codeBadArguments
 	}
-	parent := t.nodes[parentPath]
+	// A node's parent exists while it does: look the node up first, and
+	// its parent only if it has none.
+	n := t.nodes[path]
+	var parent *znode
+	if n != nil {
+		parent = n.parent
+	} else {
+		parent = t.nodes[parentPath]
+	}
 	if parent == nil {
 		return codeNoNode
 	}
 	if !t.allowed(parent.acl, zk.PermDelete) {
 		return codeNoAuth
 	}
-	n := t.nodes[path]
 	if n == nil {
 		return codeNoNode
 	}
@@ -494,7 +508,7 @@ func (t *Tree) delete(path string, version int32, zxid int64) int32 {
 // (BadVersion: the path was reused). No ACL and no version apply.
 func (t *Tree) deleteContainer(path string, zxid int64) int32 {
 	parentPath, ok := parentForWrite(path)
-	if !ok || specialPaths[path] {
+	if !ok || specialPath(path) {
 		return codeBadArguments
 	}
 	n := t.nodes[path]
@@ -676,7 +690,7 @@ func (t *Tree) children(path string) ([]string, zk.Stat, int32) {
 // node, some forty bytes hashed a byte at a time, is unlinked on every
 // replica).
 func (t *Tree) link(parent, n *znode, name string) {
-	n.key = nameHash(name, t.salt)
+	n.key, n.parent = nameHash(name, t.salt), parent
 	parent.listing.add(n.key, name)
 }
 
