@@ -2,7 +2,7 @@
 GO          ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: demo test soak explore differential fuzz bench lint rules
+.PHONY: demo test soak explore differential live fuzz bench lint rules
 
 ## demo: the main job, on the embedded simulator (no server needed)
 demo:
@@ -31,6 +31,12 @@ explore:
 ## diverged (`make test` runs 30 of 60 steps)
 differential:
 	$(GO) test -count=1 -timeout 2h ./scenarios -run '^TestDifferentialSimAgainstLive$$' -v -diff.programs 1000 -diff.steps 50
+
+## live: every built-in scenario the live world can run, on local ensembles
+## with its faults (the others listed with the reason), and each pause
+## scenario 10 times, every run reaching its verdict (tens of minutes)
+live:
+	$(GO) test -count=1 -timeout 3h ./scenarios -run '^Test(EveryScenarioLive|PauseVerdictsLive)$$' -v -live.all -live.repeat 10
 
 ## fuzz: the scenario decoder and the fault-schedule parser under Go's
 ## fuzzing, a minute each (make test runs their seed corpora: every built-in

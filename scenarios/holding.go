@@ -177,7 +177,7 @@ func spawnHoldersFrom(r *runner, path string, first int, handle func(conn client
 					return err
 				}
 			}
-			for round := 0; round < wl.Rounds; {
+			for round := 0; round < wl.Rounds || r.keepGoing(); {
 				a := r.rec.begin(conn, i, models.Acquire, path)
 				r.rec.op(a).Shared = h.shared
 				lease, err := h.acquire(ctx)

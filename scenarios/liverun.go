@@ -105,6 +105,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	}
 	w.origin = time.Now()
 	defer w.strikeOnTime(timed, opt.Ensemble)()
+	r.more = w.faultsPending(timed, spec.Ensemble.SessionTimeout)
 	errs := w.runClients(ctx, r.rec, opt.Progress, timed, timeout)
 	out.Wall = time.Since(w.origin)
 	out.TimedOut = ctx.Err() != nil
@@ -181,6 +182,25 @@ func (w *liveWorld) dial(ctx context.Context, spec Spec, servers []string, wait 
 		}
 	}
 	return nil
+}
+
+// faultsPending is runner.more for a live run: the workload goes on past
+// its rounds until its last timed fault has struck and been undone, and a
+// session timeout more has passed for the ensemble and the sessions to
+// recover, so that every fault strikes while clients are at work (the
+// run's time bound still ends it).
+func (w *liveWorld) faultsPending(timed []sim.Fault, settle time.Duration) func() bool {
+	var last time.Duration
+	for _, f := range timed {
+		last = max(last, f.At+f.For+f.D)
+	}
+	if len(timed) == 0 {
+		return nil
+	}
+	if settle == 0 {
+		settle = 10 * time.Second
+	}
+	return func() bool { return time.Since(w.origin) < last+settle }
 }
 
 // closeSessions closes every session the clients opened.

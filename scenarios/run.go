@@ -78,7 +78,15 @@ type runner struct {
 	// stores are the histories of store workloads, recorded through
 	// models.Recorder; they join the run's history.
 	stores []*models.History
+	// more, in a live run, says whether a workload should go on past its
+	// rounds: faults are still to strike, or the ensemble to recover from
+	// them. nil in the simulator, where a run is its schedule's.
+	more func() bool
 }
+
+// keepGoing reports whether a workload that has done its rounds should go
+// on (runner.more).
+func (r *runner) keepGoing() bool { return r.more != nil && r.more() }
 
 // faultSeed separates the random faults' draws from the world's choices.
 const faultSeed = 0x6661756c74

@@ -1,0 +1,119 @@
+package scenarios
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zksim/zksim/live"
+	"github.com/zksim/zksim/sim"
+)
+
+var (
+	liveAll    = flag.Bool("live.all", false, "TestEveryScenarioLive: every built-in scenario live with its faults (`make live`)")
+	liveRepeat = flag.Int("live.repeat", 1, "TestPauseVerdictsLive: runs of each pause scenario (`make live` runs 10)")
+)
+
+// liveRun runs a built-in scenario once on a local ensemble of its own,
+// its links proxied when its faults need them, and checks the live
+// contract: the outcome is the scenario's expectation, the run is not
+// weak, and every timed fault struck while the clients worked.
+func liveRun(t *testing.T, sc *Scenario, seed uint64) *LiveOutcome {
+	t.Helper()
+	servers := max(sc.Spec.Ensemble.Servers, 3)
+	e, err := live.StartEnsemble(servers, live.EnsembleOptions{ProxyPeers: NeedsProxiedLinks(sc.Spec),
+		ExtendedTypes: sc.Spec.Ensemble.ExtendedTypes, ContainerCheckInterval: sc.Spec.Ensemble.ContainerCheckInterval})
+	if err != nil {
+		t.Fatalf("a local ensemble: %v", err)
+	}
+	defer e.Stop()
+	o, err := RunLive(sc.Spec, seed, LiveOptions{Servers: e.ConnectString(), Ensemble: e, Timeout: 3 * time.Minute})
+	if err != nil {
+		t.Fatalf("%s live: %v", sc.Name, err)
+	}
+	t.Logf("%s live: %d operations in %s; injected %d, never struck %v, skipped %v, violations %v",
+		sc.Name, len(o.Input.Ops), o.Wall.Round(time.Millisecond), len(o.Injected), o.NeverStruck, o.Skipped, o.Violations)
+	if !sc.Expect.Met(o.Violations) || o.Weak != "" || o.TimedOut {
+		t.Errorf("%s live: expected %s, got %v (weak %q, timed out %v)", sc.Name, sc.Expect, o.Violations, o.Weak, o.TimedOut)
+	}
+	for _, f := range o.Schedule {
+		if f.When == nil && slices.Contains(o.NeverStruck, f.String()) {
+			t.Errorf("%s live: the timed fault %q never struck", sc.Name, f)
+		}
+	}
+	return o
+}
+
+// A built-in fault scenario runs live with its random faults striking
+// while its clients work (the workload goes on until the last has struck
+// and the ensemble recovered), reaching the simulator's verdict.
+func TestFaultScenarioLive(t *testing.T) {
+	if testing.Short() {
+		t.Log("-short: the live fault scenario runs in the full test")
+		return
+	}
+	sc, err := LoadScenario("lock-faults")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := liveRun(t, sc, 1)
+	kinds := map[sim.FaultKind]bool{}
+	for _, f := range o.Schedule {
+		if f.When == nil {
+			kinds[f.Kind] = true
+		}
+	}
+	if len(kinds) < 3 {
+		t.Errorf("seed 1 drew %d kinds of timed fault; the test wants a seed with several", len(kinds))
+	}
+}
+
+// The pause scenarios reach their verdicts live on every run: the holder
+// paused past its session breaks the unfenced lock, and not the fenced
+// one (`make live` runs each 10 times).
+func TestPauseVerdictsLive(t *testing.T) {
+	if testing.Short() || !*liveAll {
+		t.Log("the repeated pause scenarios run with -live.all (make live)")
+		return
+	}
+	for _, name := range []string{"lock-unfenced-pause", "lock-fenced-pause"} {
+		sc, err := LoadScenario(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range *liveRepeat {
+			t.Run(fmt.Sprintf("%s#%d", name, i+1), func(t *testing.T) { liveRun(t, sc, 1) })
+		}
+	}
+}
+
+// Every built-in scenario the live world can run, live with its faults
+// (`make live`). A scenario it cannot run is listed with the reason, not
+// skipped silently: a fault only the simulator makes, or a check only the
+// simulator's traffic can make (herd).
+func TestEveryScenarioLive(t *testing.T) {
+	if testing.Short() || !*liveAll {
+		t.Log("every built-in scenario runs live with -live.all (make live)")
+		return
+	}
+	lib, err := Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cannot []string
+	for _, sc := range lib {
+		if err := CheckLive(sc.Spec, true); err != nil {
+			cannot = append(cannot, fmt.Sprintf("%s: %v", sc.Name, err))
+			continue
+		}
+		if !sc.Expect.Pass && sc.Expect.Check == "herd" {
+			cannot = append(cannot, sc.Name+": its herd violation is judged from the simulator's traffic")
+			continue
+		}
+		t.Run(sc.Name, func(t *testing.T) { liveRun(t, sc, 1) })
+	}
+	t.Logf("not run live (%d):\n  %s", len(cannot), strings.Join(cannot, "\n  "))
+}
