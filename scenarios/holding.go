@@ -193,6 +193,7 @@ func spawnHoldersFrom(r *runner, path string, first int, handle func(conn client
 					token = lease.Token
 				}
 				r.rec.end(conn, a, models.OK).Token = token
+				r.noteHolds(i)
 				last := now(conn)
 				checks := !wl.Careless && lease != nil
 				for s := 0; s < wl.Steps; s++ {

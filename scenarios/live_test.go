@@ -44,7 +44,7 @@ func TestScenariosLive(t *testing.T) {
 		s.Ensemble.SessionTimeout = 4 * time.Second
 		s.Workload.Steps = min(max(s.Workload.Steps, 1), 10)
 	}
-	pause := mustSchedule("at 1500ms pause c1 10s")
+	pause := mustSchedule("when c1 holds#1: pause c1 10s")
 	never := mustSchedule("when c1 create#99 applied: lose-reply") // c1 makes far fewer
 	for _, tc := range []struct {
 		name    string

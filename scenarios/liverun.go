@@ -106,6 +106,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	w.origin = time.Now()
 	defer w.strikeOnTime(timed, opt.Ensemble)()
 	r.more = w.faultsPending(timed, spec.Ensemble.SessionTimeout)
+	r.holds = w.holdsHook(timed, opt.Ensemble)
 	errs := w.runClients(ctx, r.rec, opt.Progress, timed, timeout)
 	out.Wall = time.Since(w.origin)
 	out.TimedOut = ctx.Err() != nil
@@ -137,8 +138,8 @@ func (w *liveWorld) sortFaults(out *LiveOutcome, haveEnsemble, proxied bool) (ti
 			return nil, nil, fmt.Errorf("faults: %q: %w", f, err)
 		case ok:
 			armed = append(armed, f)
-		case f.When == nil && liveKind(f, haveEnsemble, proxied):
-			timed = append(timed, f)
+		case (f.When == nil || f.When.On == sim.OnHolds) && liveKind(f, haveEnsemble, proxied):
+			timed = append(timed, f) // at a time, or when a client holds (w.holds)
 		default:
 			if spec.Rates == nil || slices.Contains(spec.Faults, f) {
 				return nil, nil, notLive(f)
@@ -185,22 +186,51 @@ func (w *liveWorld) dial(ctx context.Context, spec Spec, servers []string, wait 
 }
 
 // faultsPending is runner.more for a live run: the workload goes on past
-// its rounds until its last timed fault has struck and been undone, and a
-// session timeout more has passed for the ensemble and the sessions to
-// recover, so that every fault strikes while clients are at work (the
-// run's time bound still ends it).
+// its rounds until every fault at a time or tied to a holding has struck
+// and been undone, and a session timeout more has passed for the ensemble
+// and the sessions to recover, so that every fault strikes while clients
+// are at work (the run's time bound still ends it).
 func (w *liveWorld) faultsPending(timed []sim.Fault, settle time.Duration) func() bool {
-	var last time.Duration
-	for _, f := range timed {
-		last = max(last, f.At+f.For+f.D)
-	}
 	if len(timed) == 0 {
 		return nil
 	}
 	if settle == 0 {
 		settle = 10 * time.Second
 	}
-	return func() bool { return time.Since(w.origin) < last+settle }
+	return func() bool {
+		now := time.Since(w.origin)
+		w.struckMu.Lock()
+		defer w.struckMu.Unlock()
+		for _, f := range timed {
+			at := f.At
+			if f.When != nil { // tied to a holding: when it struck, if it has
+				i := slices.IndexFunc(w.struck, func(s StruckFault) bool { return s.Fault == f.String() })
+				if i < 0 {
+					return true
+				}
+				at = w.struck[i].At
+			}
+			if now < at+f.For+f.D+settle {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// holdsHook is runner.holds for a live run: the faults tied to "cN
+// holds#K" strike when client N's workload holds for the Kth time. The
+// workload calls it with the world's lock held, one client at a time.
+func (w *liveWorld) holdsHook(timed []sim.Fault, e *live.Ensemble) func(int) {
+	counts := make([]int, len(w.clients))
+	return func(i int) {
+		counts[i]++
+		for _, f := range timed {
+			if t := f.When; t != nil && t.On == sim.OnHolds && t.Client == i && t.Nth == counts[i] {
+				w.strike(f, e)
+			}
+		}
+	}
 }
 
 // closeSessions closes every session the clients opened.
@@ -215,7 +245,9 @@ func (w *liveWorld) closeSessions() {
 func (w *liveWorld) strikeOnTime(timed []sim.Fault, e *live.Ensemble) func() {
 	var timers []*time.Timer
 	for _, f := range timed {
-		timers = append(timers, time.AfterFunc(f.At, func() { w.strike(f, e) }))
+		if f.When == nil {
+			timers = append(timers, time.AfterFunc(f.At, func() { w.strike(f, e) }))
+		}
 	}
 	return func() {
 		for _, t := range timers {
@@ -343,7 +375,7 @@ func CheckLive(spec Spec, local bool) error {
 // tied to a client's request or notification that its dialer can strike,
 // or a timed one liveKind allows.
 func liveInjectable(f sim.Fault, local, proxied bool) bool {
-	if t := f.When; t != nil {
+	if t := f.When; t != nil && t.On != sim.OnHolds {
 		switch {
 		case f.Kind == sim.LoseReply && t.On == sim.OnApplied, f.Kind == sim.LoseRequest && t.On == sim.OnReceived,
 			f.Kind == sim.Delay && t.On == sim.OnApplied, (f.Kind == sim.LoseReply || f.Kind == sim.Delay) && t.On == sim.OnNotified:

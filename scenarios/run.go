@@ -82,6 +82,16 @@ type runner struct {
 	// rounds: faults are still to strike, or the ensemble to recover from
 	// them. nil in the simulator, where a run is its schedule's.
 	more func() bool
+	// holds tells the world that client i holds its lock or leadership
+	// once more, for the faults tied to "cN holds#K" (sim.World.Holds).
+	holds func(i int)
+}
+
+// noteHolds is runner.holds, when the world has one.
+func (r *runner) noteHolds(i int) {
+	if r.holds != nil {
+		r.holds(i)
+	}
 }
 
 // keepGoing reports whether a workload that has done its rounds should go
@@ -153,7 +163,8 @@ func simulate(spec Spec, k *kind, cfg sim.Config, sched sim.Schedule) (*Outcome,
 	r := &runner{spec: spec, impl: k.implementation(spec), rec: &recording{progressed: w.Progress,
 		ops: make([]models.Operation, 0, expectedOps(spec))},
 		resources: map[string]*resource{},
-		start:     func(name string, servers []int, body clientBody) { w.SpawnOn(name, servers, body) }}
+		start:     func(name string, servers []int, body clientBody) { w.SpawnOn(name, servers, body) },
+		holds:     w.Holds}
 	k.spawn(r)
 	if err := w.Inject(sched); err != nil {
 		return nil, nil, fmt.Errorf("faults: %w", err)

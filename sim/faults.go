@@ -91,11 +91,13 @@ func (t Target) write(b *strings.Builder) {
 // that server answers it (On: OnApplied, "c1 create#2 applied"); its Nth
 // request of type Op arriving at a server, before the server acts on it
 // (OnReceived, "c1 delete#1 received"); or the Nth watch notification a
-// server is about to send it (OnNotified, "c2 notified#1"). Every session
-// of the client's process counts.
+// server is about to send it (OnNotified, "c2 notified#1"); or the Nth
+// time it holds a lock or a leadership, as its workload reports (OnHolds,
+// "c1 holds#1": World.Holds), so that a fault can strike a holder however
+// long the acquisition took. Every session of the client's process counts.
 type Trigger struct {
 	Client int
-	Op     Op  // none for OnNotified
+	Op     Op  // none for OnNotified and OnHolds
 	Nth    int // 1-based
 	On     TriggerOn
 }
@@ -108,6 +110,7 @@ const (
 	OnApplied  TriggerOn = iota // applied, about to be answered
 	OnReceived                  // arrived at a server, not yet acted on
 	OnNotified                  // a watch notification about to be sent
+	OnHolds                     // the workload's client holds a lock or leadership
 )
 
 func (t Trigger) String() string {
@@ -120,8 +123,12 @@ func (t Trigger) write(b *strings.Builder) {
 	b.WriteByte('c')
 	b.WriteString(strconv.Itoa(t.Client + 1))
 	b.WriteByte(' ')
-	if t.On == OnNotified {
-		b.WriteString("notified#")
+	if t.On == OnNotified || t.On == OnHolds {
+		if t.On == OnNotified {
+			b.WriteString("notified#")
+		} else {
+			b.WriteString("holds#")
+		}
 		b.WriteString(strconv.Itoa(t.Nth))
 		return
 	}
@@ -277,8 +284,13 @@ func parseWhen(words []string) (Fault, []string, error) {
 		}
 		f.At = d
 		words = words[2:]
-	case len(words) >= 3 && words[0] == "when" && strings.HasPrefix(words[2], "notified#") && strings.HasSuffix(words[2], ":"):
-		tr, err := parseTrigger(words[1], strings.TrimSuffix(words[2], ":"), OnNotified)
+	case len(words) >= 3 && words[0] == "when" && strings.HasSuffix(words[2], ":") &&
+		(strings.HasPrefix(words[2], "notified#") || strings.HasPrefix(words[2], "holds#")):
+		on := OnNotified
+		if strings.HasPrefix(words[2], "holds#") {
+			on = OnHolds
+		}
+		tr, err := parseTrigger(words[1], strings.TrimSuffix(words[2], ":"), on)
 		if err != nil {
 			return f, nil, err
 		}
@@ -296,7 +308,7 @@ func parseWhen(words []string) (Fault, []string, error) {
 		f.When = &tr
 		words = words[4:]
 	default:
-		return f, nil, fmt.Errorf(`want "at TIME FAULT", "when cN OP#K applied: FAULT", "when cN OP#K received: FAULT" or "when cN notified#K: FAULT"`)
+		return f, nil, fmt.Errorf(`want "at TIME FAULT", "when cN OP#K applied: FAULT", "when cN OP#K received: FAULT", "when cN notified#K: FAULT" or "when cN holds#K: FAULT"`)
 	}
 	return f, words, nil
 }
@@ -322,8 +334,8 @@ func (a faultArgs) target(i int, allowed ...TargetKind) (Target, error) {
 	if !slices.Contains(allowed, t.Kind) {
 		return t, fmt.Errorf("%s: target %s not allowed here", a.name, a.args[i])
 	}
-	if t.Kind == ApplierT && a.f.When == nil {
-		return t, fmt.Errorf("%s applier: only a fault tied to an event has an applier", a.name)
+	if t.Kind == ApplierT && (a.f.When == nil || a.f.When.On == OnHolds) {
+		return t, fmt.Errorf("%s applier: only a fault tied to a request or a notification has an applier", a.name)
 	}
 	return t, nil
 }
@@ -404,7 +416,7 @@ func (a faultArgs) read() (want int, err error) {
 			}
 		}
 	case LoseReply:
-		if f.When == nil || f.When.On == OnReceived {
+		if f.When == nil || f.When.On == OnReceived || f.When.On == OnHolds {
 			err = fmt.Errorf("lose-reply: only a fault tied to a request applied (when cN OP#K applied:) or a notification (when cN notified#K:) has a reply to lose")
 		}
 	case LoseRequest:
@@ -413,7 +425,7 @@ func (a faultArgs) read() (want int, err error) {
 		}
 	case Delay:
 		want = 1
-		if f.When == nil || f.When.On == OnReceived {
+		if f.When == nil || f.When.On == OnReceived || f.When.On == OnHolds {
 			err = fmt.Errorf("delay: only a fault tied to a request applied or a notification has a message to delay")
 		} else {
 			f.D, err = dur(0)
@@ -472,7 +484,7 @@ func parseTrigger(who, what string, on TriggerOn) (Trigger, error) {
 	if !ok || err != nil || n < 1 {
 		return Trigger{}, fmt.Errorf("trigger %q: want OP#K, such as create#1, or notified#K", what)
 	}
-	if on == OnNotified {
+	if on == OnNotified || on == OnHolds {
 		return Trigger{Client: t.Index, Nth: n, On: on}, nil
 	}
 	for op, opName := range opNames {

@@ -30,7 +30,9 @@ when c1 delete#3 applied: crash applier
 when c1 setData#2 applied: partition c1 s1
 when c1 create#2 applied: crash applier for 2s
 at 1s partition s1 s2 for 3s
-at 1s isolate s3 for 500ms`
+at 1s isolate s3 for 500ms
+when c1 holds#1: pause c1 15s
+when c2 holds#3: crash leader for 2s`
 	s, err := ParseSchedule(text)
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +65,11 @@ func TestScheduleParseErrors(t *testing.T) {
 		{"at 1s explode s1", `unknown fault "explode"`},
 		{"at 1s crash", "crash: missing target"},
 		{"at 1s crash c1", "crash: target c1 not allowed here"},
-		{"at 1s crash applier", "only a fault tied to an event has an applier"},
+		{"at 1s crash applier", "only a fault tied to a request or a notification has an applier"},
+		{"when c1 holds#1: crash applier", "only a fault tied to a request or a notification has an applier"},
+		{"when c1 holds#1: lose-reply", "lose-reply: only a fault tied to a request applied"},
+		{"when c1 holds#1: delay 1s", "delay: only a fault tied to a request applied"},
+		{"when c1 holds#0: pause c1 1s", "want OP#K"},
 		{"at 1s pause c1", "pause: missing duration"},
 		{"at 1s pause c1 -3s", "positive duration"},
 		{"at 1s partition c1 c2", "clients have no link between them"},

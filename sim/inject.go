@@ -11,7 +11,7 @@ type faultPlan struct {
 	// moments says which moments some fault is tied to: the hooks of the
 	// others need count nothing (a server receives, answers and notifies
 	// on every request).
-	moments [OnNotified + 1]bool
+	moments [OnHolds + 1]bool
 }
 
 // hit is where a triggered fault strikes: the server at which the event
@@ -83,6 +83,15 @@ func (p *faultPlan) onReceive(s *server, req *request) effect {
 // connection c.
 func (p *faultPlan) onNotify(s *server, c *conn) effect {
 	return p.on(Trigger{Client: c.client.idx, On: OnNotified}, hit{s: s, cn: c})
+}
+
+// Holds tells the run that client (0-based) holds a lock or a leadership
+// once more, as its workload sees it: the faults tied to "cN holds#K"
+// strike now, at the instant the acquisition returned.
+func (w *World) Holds(client int) {
+	if w.faults != nil {
+		w.faults.on(Trigger{Client: client, On: OnHolds}, hit{})
+	}
 }
 
 // on counts the event key and strikes the faults it triggers.

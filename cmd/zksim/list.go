@@ -69,7 +69,8 @@ func writeList(out io.Writer) error {
 	}
 	fmt.Fprintln(tw, "\n`zksim run NAME` runs a built-in scenario (or a scenario file).")
 	fmt.Fprintln(tw, "A fault strikes \"at TIME\", or at an event: \"when cN OP#K applied:\" (reads too),")
-	fmt.Fprintln(tw, "\"when cN OP#K received:\" or \"when cN notified#K:\"; see docs/ARCHITECTURE.md.")
+	fmt.Fprintln(tw, "\"when cN OP#K received:\", \"when cN notified#K:\" or \"when cN holds#K:\" (the Kth time")
+	fmt.Fprintln(tw, "cN holds its lock or leadership); see docs/ARCHITECTURE.md.")
 	return tw.Flush()
 }
 
