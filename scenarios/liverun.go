@@ -639,6 +639,11 @@ type liveClient struct {
 // pauses and the sessions it opened, closed when the run ends.
 type liveProcess struct {
 	pausedUntil atomic.Int64 // unix ns: the process runs no code before
+	// inCall counts the process's calls waiting on the ensemble or the
+	// clock; cutPending says a pause struck while it ran code, and its
+	// connections go quiet at its next call.
+	inCall     atomic.Int32
+	cutPending atomic.Bool
 
 	mu       sync.Mutex
 	sessions []*live.Conn
@@ -675,9 +680,19 @@ var _ client.Conn = (*liveClient)(nil)
 
 // Pause stops the process for d: its connection carries nothing (no
 // heartbeats) and its code does not run until d has passed.
+//
+// A process waiting in a call stops at once. One running code (a fault
+// tied to its own holding strikes as its acquisition returns) stops at
+// its next call, as in the simulator, where the code between two calls
+// takes no time: until then its connection carries on, so that what it
+// checks in between (its lease) reads as it would have at that instant.
 func (c *liveClient) Pause(d time.Duration) {
 	c.proc.pausedUntil.Store(time.Now().Add(d).UnixNano())
-	c.faults.BlackHole(d)
+	if c.proc.inCall.Load() > 0 {
+		c.faults.BlackHole(d)
+		return
+	}
+	c.proc.cutPending.Store(true)
 }
 
 // waitPause sleeps out the process's pause, if any.
@@ -694,6 +709,13 @@ func (c *liveClient) waitPause() {
 func blocking[T any](c *liveClient, fn func() T) T {
 	c.w.gil.Unlock()
 	defer c.w.gil.Lock()
+	c.proc.inCall.Add(1)
+	defer c.proc.inCall.Add(-1)
+	if c.proc.cutPending.Swap(false) {
+		if d := time.Until(time.Unix(0, c.proc.pausedUntil.Load())); d > 0 {
+			c.faults.BlackHole(d)
+		}
+	}
 	c.waitPause()
 	v := fn()
 	c.waitPause()
