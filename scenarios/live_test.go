@@ -136,7 +136,7 @@ func TestLinkFaultsLive(t *testing.T) {
 	t.Cleanup(func() { e.Stop() })
 	leader := e.Leader()
 	for _, faults := range []string{
-		fmt.Sprintf("at 500ms isolate s%d for 8s", leader+1),
+		fmt.Sprintf("at 500ms isolate s%d for 20s", leader+1),
 		"at 300ms spike 150ms for 2s",
 		fmt.Sprintf("at 300ms partition c1 s%d for 2s", leader+1),
 	} {
