@@ -22,8 +22,10 @@ import (
 // A cut link closes the connections it carried and refuses new ones until
 // it heals: the servers notice at once, where in the simulator (and in a
 // real partition, whose packets vanish) they notice by their own
-// timeouts. A link that kept accepting connections while dropping their
-// bytes would be worse: a server that heard of the old leader before the
+// timeouts. A connection to a port not open yet waits for it to open
+// (portWait), as a server's retries of a refused connection would. A link
+// that kept accepting connections while dropping their bytes would be
+// worse: a server that heard of the old leader before the
 // cut connects to it again "successfully" and waits out a timeout before
 // each new election, and a new leader can take a minute.
 type peerLinks struct {
@@ -31,6 +33,7 @@ type peerLinks struct {
 	proxies map[[2]int][]*toxiproxy.Proxy // (from, to), 0-based: the quorum port's, then the election port's
 	cut     map[[2]int]bool               // undirected links cut, smaller index first
 	slow    time.Duration                 // latency added to every link, 0 for none
+	waits   []*portWait                   // between the proxies and the servers' ports
 }
 
 // newPeerLinks makes the proxies of n servers: listen gives, for server i
@@ -39,15 +42,19 @@ type peerLinks struct {
 func newPeerLinks(n int, listen func(i, j int) [2]int, upstream func(j int) [2]int) (*peerLinks, error) {
 	server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
 	l := &peerLinks{proxies: map[[2]int][]*toxiproxy.Proxy{}, cut: map[[2]int]bool{}}
+	to, err := l.waitPorts(n, upstream)
+	if err != nil {
+		return nil, err
+	}
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			if i == j {
 				continue
 			}
-			from, to := listen(i, j), upstream(j)
+			from := listen(i, j)
 			for k, kind := range []string{"quorum", "election"} {
 				p := toxiproxy.NewProxy(server, fmt.Sprintf("s%d-s%d-%s", i+1, j+1, kind),
-					fmt.Sprintf("127.0.0.1:%d", from[k]), fmt.Sprintf("127.0.0.1:%d", to[k]))
+					fmt.Sprintf("127.0.0.1:%d", from[k]), to[j][k])
 				if err := p.Start(); err != nil {
 					l.close()
 					return nil, fmt.Errorf("the proxy from s%d to s%d's %s port: %w", i+1, j+1, kind, err)
@@ -59,12 +66,37 @@ func newPeerLinks(n int, listen func(i, j int) [2]int, upstream func(j int) [2]i
 	return l, nil
 }
 
-// close stops every proxy.
+// waitPorts puts a portWait before each server's two ports and returns
+// their addresses, server by server: the proxies' upstreams.
+func (l *peerLinks) waitPorts(n int, upstream func(j int) [2]int) ([][2]string, error) {
+	out := make([][2]string, n)
+	for j := 0; j < n; j++ {
+		for k, port := range upstream(j) {
+			hello := forwardElectionHello
+			if k == 0 {
+				hello = nil // the quorum port
+			}
+			w, err := newPortWait(fmt.Sprintf("127.0.0.1:%d", port), hello)
+			if err != nil {
+				l.close()
+				return nil, fmt.Errorf("the relay to s%d's port %d: %w", j+1, port, err)
+			}
+			l.waits = append(l.waits, w)
+			out[j][k] = w.addr()
+		}
+	}
+	return out, nil
+}
+
+// close stops every proxy and relay.
 func (l *peerLinks) close() {
 	for _, ps := range l.proxies {
 		for _, p := range ps {
 			p.Stop()
 		}
+	}
+	for _, w := range l.waits {
+		w.close()
 	}
 }
 

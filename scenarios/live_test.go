@@ -129,11 +129,17 @@ func TestLinkFaultsLive(t *testing.T) {
 		t.Log("-short: the live link faults run in the full test")
 		return
 	}
-	e, err := live.StartEnsemble(3, live.EnsembleOptions{ProxyPeers: true})
+	var elog strings.Builder
+	e, err := live.StartEnsemble(3, live.EnsembleOptions{ProxyPeers: true, Log: &elog})
 	if err != nil {
 		t.Fatalf("a local ensemble with proxied links: %v", err)
 	}
-	t.Cleanup(func() { e.Stop() })
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the ensemble's log:\n%s", elog.String())
+		}
+		e.Stop()
+	})
 	leader := e.Leader()
 	for _, faults := range []string{
 		fmt.Sprintf("at 500ms isolate s%d for 20s", leader+1),
@@ -146,7 +152,8 @@ func TestLinkFaultsLive(t *testing.T) {
 			t.Errorf("%s: not said to need proxied links", faults)
 		}
 		leaders := watchLeaders(e)
-		o, err := RunLive(spec, 1, LiveOptions{Servers: e.ConnectString(), Ensemble: e, Timeout: 90 * time.Second})
+		var log strings.Builder
+		o, err := RunLive(spec, 1, LiveOptions{Servers: e.ConnectString(), Ensemble: e, Timeout: 90 * time.Second, Log: &log})
 		seen := leaders()
 		if err != nil {
 			t.Fatalf("%s: %v", faults, err)
@@ -156,7 +163,8 @@ func TestLinkFaultsLive(t *testing.T) {
 			t.Errorf("%s: violations %v, timed out %v, injected %v, weak %q", faults, o.Violations, o.TimedOut, o.Injected, o.Weak)
 		}
 		if strings.Contains(faults, "isolate") && !slices.ContainsFunc(seen, func(l int) bool { return l != leader }) {
-			t.Errorf("no other server led while s%d, the leader, was cut from both followers (leaders seen %v)", leader+1, seen)
+			t.Errorf("no other server led while s%d, the leader, was cut from both followers (leaders seen %v); the fault log:\n%s",
+				leader+1, seen, log.String())
 		}
 		if err := e.WaitReady(60 * time.Second); err != nil {
 			t.Fatalf("after %s: %v", faults, err)
