@@ -53,9 +53,9 @@ func barrierPath(round int) string { return fmt.Sprintf("/zksim/barrier/r%d", ro
 // spawnBarrier starts the coordinator and the waiters.
 func spawnBarrier(r *runner) {
 	wl := r.spec.Workload
-	raised := make([]bool, wl.Rounds) // raised[round]: the coordinator's Set returned
+	raised := map[int]bool{} // raised[round]: the coordinator's Set returned
 	r.spawn(0, func(ctx context.Context, conn client.Conn) error {
-		for round := 0; round < wl.Rounds; round++ {
+		for round := 0; r.roundGoes(round); round++ {
 			path := barrierPath(round)
 			b := r.impl.Barrier(conn, path)
 			if err := barrierStep(ctx, conn, r, 0, models.Raise, path, b.Set); err != nil {
@@ -76,7 +76,7 @@ func spawnBarrier(r *runner) {
 	})
 	for i := 1; i < r.spec.Clients; i++ {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
-			for round := 0; round < wl.Rounds; round++ {
+			for round := 0; r.roundGoes(round); round++ {
 				for !raised[round] {
 					if err := conn.Sleep(ctx, barrierPoll); err != nil {
 						return err

@@ -118,7 +118,7 @@ func spawnConfig(r *runner) {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
 			defer func() { run.done++ }()
 			w := r.impl.ConfigWriter(conn, configPath)
-			for k := 1; k <= wl.Rounds; k++ {
+			for k := 1; r.roundGoes(k - 1); k++ {
 				data := fmt.Sprintf("c%d-%d", i+1, k)
 				op := r.rec.begin(conn, i, models.Write, configPath)
 				r.rec.op(op).Data = data

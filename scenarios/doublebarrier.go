@@ -44,9 +44,12 @@ import (
 // Fail is placed at the earliest instant it may have: the call of the
 // process's Enter. The later rounds then wait for a process that will
 // never come (Size counts it): the run ends deadlocked, with Enters that
-// the checks see blocked by the failure. A session lost that way is rare;
-// the workload keeps the contract that a Fail is a process stopped for
-// good.
+// the checks see blocked by the failure (a live run ends too, once nothing
+// has happened for the liveness bound: liveQuiet). A session lost that
+// way is rare in the simulator, where the workload's rounds are over
+// before most faults; live, where the rounds go on until the faults have
+// struck, it is common. The workload keeps the contract that a Fail is a
+// process stopped for good.
 //
 // Recorded: Enter (OK; Failed when it said ErrNodeVanished), Leave (OK, or
 // Pending when the run ended first), Fail (Data: the process's name).
@@ -95,7 +98,7 @@ func spawnDoubleBarrier(r *runner) {
 	for i := 0; i < n; i++ {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
 			name := doubleBarrierName(i)
-			for round := 0; round < wl.Rounds; round++ {
+			for round := 0; r.roundGoes(round); round++ {
 				path := doubleBarrierPath(round)
 				db := r.impl.DoubleBarrier(conn, path, name, wl.Size)
 				e := r.rec.begin(conn, i, models.Enter, path)
@@ -109,7 +112,7 @@ func spawnDoubleBarrier(r *runner) {
 				}
 				enterCall, session := r.rec.end(conn, e, models.OK).Call, conn.SessionID()
 				compute := wl.Step * time.Duration(1+(i+round)%n)
-				if round == wl.Rounds-1 && i < wl.Failures {
+				if i < wl.Failures && r.lastRound(round) {
 					if err := pause(ctx, conn, compute/2); err != nil {
 						return err
 					}

@@ -47,27 +47,31 @@ func liveRun(t *testing.T, sc *Scenario, seed uint64) *LiveOutcome {
 	return o
 }
 
-// A built-in fault scenario runs live with its random faults striking
-// while its clients work (the workload goes on until the last has struck
-// and the ensemble recovered), reaching the simulator's verdict.
+// Built-in fault scenarios run live with their random faults striking
+// while their clients work (the workload goes on until the last has
+// struck and the ensemble recovered), reaching the simulator's verdict:
+// a holding kind (the lock, whose holders acquire again) and one that
+// moves in step (the barrier, whose rounds all its clients agree on).
 func TestFaultScenarioLive(t *testing.T) {
 	if testing.Short() {
-		t.Log("-short: the live fault scenario runs in the full test")
+		t.Log("-short: the live fault scenarios run in the full test")
 		return
 	}
-	sc, err := LoadScenario("lock-faults")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := liveRun(t, sc, 1)
-	kinds := map[sim.FaultKind]bool{}
-	for _, f := range o.Schedule {
-		if f.When == nil {
-			kinds[f.Kind] = true
+	for _, name := range []string{"lock-faults", "barrier-faults"} {
+		sc, err := LoadScenario(name)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if len(kinds) < 3 {
-		t.Errorf("seed 1 drew %d kinds of timed fault; the test wants a seed with several", len(kinds))
+		o := liveRun(t, sc, 1)
+		kinds := map[sim.FaultKind]bool{}
+		for _, f := range o.Schedule {
+			if f.When == nil {
+				kinds[f.Kind] = true
+			}
+		}
+		if len(kinds) < 3 {
+			t.Errorf("%s: seed 1 drew %d kinds of timed fault; the test wants a seed with several", name, len(kinds))
+		}
 	}
 }
 

@@ -53,6 +53,11 @@ type LiveOutcome struct {
 	Weak string
 	// TimedOut says the run reached its Timeout with clients still going.
 	TimedOut bool
+	// Quiesced says the run ended because nothing could happen any more
+	// (liveQuiet): its clients waited, no fault was to come, and nothing
+	// returned for longer than the liveness bound and a session timeout;
+	// as a simulated run ends, and judged as it stood.
+	Quiesced bool
 	// Wall is how long the run took.
 	Wall time.Duration
 	// Counters is the clients' traffic, counted at their end.
@@ -107,9 +112,14 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	defer w.strikeOnTime(timed, opt.Ensemble)()
 	r.more = w.faultsPending(timed, spec.Ensemble.SessionTimeout)
 	r.holds = w.holdsHook(timed, opt.Ensemble)
+	quiet := newLiveQuiet(liveBound(spec, k, out.Schedule, len(opt.Servers)) + sessionTimeoutOf(spec))
+	r.rec.progressed = quiet.progressed
+	stopWatch := quiet.watch(r.more, cancel)
 	errs := w.runClients(ctx, r.rec, opt.Progress, timed, timeout)
+	stopWatch()
 	out.Wall = time.Since(w.origin)
-	out.TimedOut = ctx.Err() != nil
+	out.Quiesced = quiet.ended.Load()
+	out.TimedOut = ctx.Err() != nil && !out.Quiesced
 	out.Injected, out.NeverStruck = w.tally(timed, armed)
 	out.Weak = liveWeakness(out)
 	return out, judgeLive(out, r, k, w, errs, len(opt.Servers))
@@ -267,7 +277,13 @@ func (w *liveWorld) runClients(ctx context.Context, rec *recording, progressOut 
 			names[i] = c.name
 		}
 		progress = newLiveProgress(progressOut, names, timed, timeout)
-		rec.progressed = func() { progress.ok.Add(1) }
+		also := rec.progressed
+		rec.progressed = func() {
+			progress.ok.Add(1)
+			if also != nil {
+				also()
+			}
+		}
 		go progress.run()
 	}
 	var wg sync.WaitGroup
@@ -306,7 +322,8 @@ func judgeLive(out *LiveOutcome, r *runner, k *kind, w *liveWorld, errs []error,
 	end := int64(out.Wall)
 	out.Result = sim.Result{End: sim.Time(end)}
 	for i, err := range errs {
-		if err != nil && !(out.TimedOut && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled))) {
+		over := out.TimedOut || out.Quiesced
+		if err != nil && !(over && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled))) {
 			out.Violations = append(out.Violations, models.Violation{Check: "client", Kind: models.Safety,
 				Message: fmt.Sprintf("%s failed: %v", w.clients[i].name, err)})
 		}
@@ -315,13 +332,11 @@ func judgeLive(out *LiveOutcome, r *runner, k *kind, w *liveWorld, errs []error,
 	for _, h := range r.stores {
 		ops = append(ops, h.Operations()...)
 	}
-	in := &models.Input{Ops: ops, End: end, Bound: spec.Bound, SessionTimeout: spec.Ensemble.SessionTimeout}
+	in := &models.Input{Ops: ops, End: end, SessionTimeout: spec.Ensemble.SessionTimeout}
 	if k.input != nil {
 		k.input(in, spec)
 	}
-	if spec.Bound == 0 {
-		in.Bound = in.BoundOrDefault() + paused(out.Schedule) + withoutQuorum(out.Schedule, servers)
-	}
+	in.Bound = liveBound(spec, k, out.Schedule, servers)
 	out.Input = in
 	vs, err := models.Run(in, spec.Checks...)
 	if err != nil {

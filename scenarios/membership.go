@@ -174,7 +174,7 @@ func spawnMembership(r *runner) {
 				run.settled++
 				return g.stay(ctx, func() (int64, bool) { return now(conn), run.watching == 0 })
 			case memberComesAndGoes:
-				for round := 0; round < wl.Rounds; round++ {
+				for round := 0; r.roundGoes(round); round++ {
 					if err := g.join(ctx); err != nil {
 						return err
 					}

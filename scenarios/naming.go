@@ -73,22 +73,29 @@ func namingName(i, k int) string {
 // namingValue is what client i binds its names to.
 func namingValue(i int) string { return fmt.Sprintf("10.0.0.%d", i+1) }
 
-func spawnNaming(r *runner) {
-	wl := r.spec.Workload
-	var names []string // every name some client tries, in a fixed order
-	for k := 1; k <= wl.Rounds; k++ {
+// namingNames is every name some client tries in rounds rounds, in a
+// fixed order.
+func namingNames(rounds, clients int) []string {
+	var names []string
+	for k := 1; k <= rounds; k++ {
 		if k%2 == 0 {
 			names = append(names, namingName(0, k))
 			continue
 		}
-		for i := 0; i < r.spec.Clients; i++ {
+		for i := 0; i < clients; i++ {
 			names = append(names, namingName(i, k))
 		}
 	}
+	return names
+}
+
+func spawnNaming(r *runner) {
+	wl := r.spec.Workload
 	for i := 0; i < r.spec.Clients; i++ {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
 			ns := r.impl.NameService(conn, namingDir)
-			for k := 1; k <= wl.Rounds; k++ {
+			k := 1
+			for ; r.roundGoes(k - 1); k++ {
 				if err := namingRegister(ctx, r, conn, ns, i, namingName(i, k)); err != nil {
 					return err
 				}
@@ -96,7 +103,7 @@ func spawnNaming(r *runner) {
 					return err
 				}
 			}
-			for _, name := range names {
+			for _, name := range namingNames(k-1, r.spec.Clients) { // every round is decided by now
 				if err := namingResolve(ctx, r, conn, ns, i, name); err != nil {
 					return err
 				}

@@ -190,11 +190,11 @@ func spawnQueue(r *runner, path string, byPriority bool, handle func(conn client
 	}
 }
 
-// queueProduce is producer p (client i): it puts Rounds items.
+// queueProduce is producer p (client i): it puts an item a round.
 func queueProduce(ctx context.Context, conn client.Conn, r *runner, i, p int, path string, byPriority bool,
 	counts *queueCounts, h queueHandle) error {
 	defer func() { counts.producing-- }()
-	for k := 0; k < r.spec.Workload.Rounds; k++ {
+	for k := 0; r.roundGoes(k); k++ {
 		data := fmt.Sprintf("c%d-%d", i+1, k+1)
 		prio := 0
 		if byPriority {

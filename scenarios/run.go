@@ -82,6 +82,10 @@ type runner struct {
 	// rounds: faults are still to strike, or the ensemble to recover from
 	// them. nil in the simulator, where a run is its schedule's.
 	more func() bool
+	// rounds, once past the workload's Rounds, is how many rounds
+	// roundGoes has granted; roundsOver, that it has refused one.
+	rounds     int
+	roundsOver bool
 	// holds tells the world that client i holds its lock or leadership
 	// once more, for the faults tied to "cN holds#K" (sim.World.Holds).
 	holds func(i int)
@@ -97,6 +101,28 @@ func (r *runner) noteHolds(i int) {
 // keepGoing reports whether a workload that has done its rounds should go
 // on (runner.more).
 func (r *runner) keepGoing() bool { return r.more != nil && r.more() }
+
+// roundGoes reports whether the workload has a round k (0-based): each
+// of its Rounds, and, in a live run, more while keepGoing says so. The
+// first client to ask about a round past Rounds decides for all, so the
+// clients of a workload that moves in step (a barrier's, a commit's)
+// agree on how many rounds there are; a round refused ends the rounds.
+// In the simulator it is k < Rounds.
+func (r *runner) roundGoes(k int) bool {
+	if k < max(r.spec.Workload.Rounds, r.rounds) {
+		return true
+	}
+	if r.roundsOver || k > max(r.spec.Workload.Rounds, r.rounds) || !r.keepGoing() {
+		r.roundsOver = true
+		return false
+	}
+	r.rounds = k + 1
+	return true
+}
+
+// lastRound reports whether round k is the workload's last: roundGoes
+// decides the next one now.
+func (r *runner) lastRound(k int) bool { return !r.roundGoes(k + 1) }
 
 // faultSeed separates the random faults' draws from the world's choices.
 const faultSeed = 0x6661756c74

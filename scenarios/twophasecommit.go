@@ -113,7 +113,7 @@ func spawnTwoPhaseCommit(r *runner) {
 	failures := min(wl.Failures, sites)
 	r.spawn(0, func(ctx context.Context, conn client.Conn) error {
 		c := r.impl.Coordinator(conn, twoPhaseRoot)
-		for k := 0; k < wl.Rounds; k++ {
+		for k := 0; r.roundGoes(k); k++ {
 			p := r.rec.begin(conn, 0, models.Propose, twoPhaseRoot+"/"+twoPhaseTx(k))
 			r.rec.op(p).Data = strings.Join(names, ",")
 			d, err := c.Propose(ctx, twoPhaseTx(k), names)
@@ -136,7 +136,7 @@ func spawnTwoPhaseCommit(r *runner) {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
 			name := twoPhaseSiteName(i)
 			s := r.impl.Site(conn, twoPhaseRoot, name)
-			for k := 0; k < wl.Rounds; k++ {
+			for k := 0; r.roundGoes(k); k++ {
 				tx, path := twoPhaseTx(k), twoPhaseRoot+"/"+twoPhaseTx(k)
 				commit := twoPhaseVote(i, k, sites)
 				v := r.rec.begin(conn, i, models.Vote, path)
@@ -149,7 +149,7 @@ func spawnTwoPhaseCommit(r *runner) {
 					if err := pause(ctx, conn, wl.Step); err != nil {
 						return err
 					}
-					if fails && k == wl.Rounds-1 {
+					if fails && r.lastRound(k) {
 						r.rec.drop(v)
 						r.rec.instant(conn, models.Operation{Client: i, Kind: models.Fail, Path: path, Data: name, Result: models.OK})
 						return stopForGood(ctx, conn, r.spec)

@@ -34,8 +34,13 @@ ensemble, with the same workload and checks as in the simulator: on the
 servers given, or on a local ensemble it starts on 127.0.0.1 from Debian's
 zookeeper package (installed when missing, if it can be) and stops again,
 also when interrupted. Live faults: crash and restart of local servers and
-of the leader, process pauses, lost replies; others are skipped (random)
-or refused (scheduled). The run is bounded by --timeout.
+of the leader, client process pauses, lost and delayed replies, requests
+and notifications, partitions, isolation and latency spikes on a local
+ensemble (its links between servers go through proxies); the rest (expiry,
+lag) are skipped when random and refused when scheduled. The workload goes
+on until every fault has struck and the ensemble has had a session timeout
+to recover, within --timeout. A run is weak (exit 1), not a pass, when a
+fault the scenario names never struck, or none of its random faults did.
 
 Exit status: 0 when the outcome is the scenario's expect: (no expect: means
 every check must hold), 1 when it is not, 2 for bad input (a fault the
@@ -136,7 +141,7 @@ func liveOutput(sc *scenarios.Scenario, servers []string, o *scenarios.LiveOutco
 	}
 	return map[string]any{"scenario": sc.Name, "servers": servers, "expected": sc.Expect.String(),
 		"as_expected": as, "violations": vs, "ops": len(o.Input.Ops), "wall_ms": o.Wall.Milliseconds(),
-		"timed_out": o.TimedOut, "skipped_faults": o.Skipped, "injected_faults": injected,
+		"timed_out": o.TimedOut, "quiesced": o.Quiesced, "skipped_faults": o.Skipped, "injected_faults": injected,
 		"never_struck_faults": o.NeverStruck, "weak": o.Weak}
 }
 
@@ -148,6 +153,10 @@ func printLive(w io.Writer, sc *scenarios.Scenario, servers []string, o *scenari
 		o.Wall.Round(time.Millisecond))
 	if o.TimedOut {
 		fmt.Fprint(w, " (stopped at its time bound)")
+	}
+	if o.Quiesced {
+		fmt.Fprint(w, " (ended when nothing more could happen: no fault to come, and no operation"+
+			" returned for longer than the liveness bound; the waits still blocked are judged as they stand)")
 	}
 	fmt.Fprintln(w)
 	for _, f := range o.Injected {
