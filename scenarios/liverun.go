@@ -480,7 +480,7 @@ func liveKind(f sim.Fault, local, proxied bool) bool {
 	case sim.Restart:
 		return local
 	case sim.Pause:
-		return true
+		return f.A.Kind == sim.ClientT || local // a server's process: the local ensemble's
 	case sim.Disconnect:
 		return f.For > 0
 	case sim.Partition:
@@ -549,7 +549,11 @@ func (w *liveWorld) strike(f sim.Fault, e *live.Ensemble) {
 			_ = e.Restart(f.A.Index)
 		}
 	case sim.Pause:
-		if f.A.Index < len(w.clients) {
+		if f.A.Kind != sim.ClientT {
+			if i := server(f.A); i >= 0 && i < len(e.Servers) {
+				_ = e.Pause(i, f.D)
+			}
+		} else if f.A.Index < len(w.clients) {
 			w.clients[f.A.Index].Pause(f.D)
 		}
 	case sim.Disconnect:

@@ -308,8 +308,8 @@ func servers(cfg sim.Config) int {
 	return 3
 }
 
-// withoutQuorum is how long, at most, the crashes of sched leave the
-// ensemble without a quorum: nobody can get anything done then, and the
+// withoutQuorum is how long, at most, the crashes and server pauses of
+// sched leave the ensemble without a quorum: nobody can get anything done then, and the
 // liveness bound allows for it (a crash of "the leader" is counted as one
 // more server down, which may overcount, never undercount).
 func withoutQuorum(sched sim.Schedule, n int) time.Duration {
@@ -319,8 +319,11 @@ func withoutQuorum(sched sim.Schedule, n int) time.Duration {
 	}
 	var edges []edge
 	for _, f := range sched {
-		if f.Kind == sim.Crash && f.When == nil && f.For > 0 {
+		switch {
+		case f.Kind == sim.Crash && f.When == nil && f.For > 0:
 			edges = append(edges, edge{f.At, 1}, edge{f.At + f.For, -1})
+		case f.Kind == sim.Pause && f.A.Kind != sim.ClientT && f.When == nil:
+			edges = append(edges, edge{f.At, 1}, edge{f.At + f.D, -1}) // a stopped server is as good as down
 		}
 	}
 	slices.SortFunc(edges, func(a, b edge) int { return cmp.Compare(a.at, b.at) })
@@ -363,7 +366,11 @@ func paused(sched sim.Schedule) time.Duration {
 	var d time.Duration
 	for _, f := range sched {
 		switch f.Kind {
-		case sim.Pause, sim.Delay:
+		case sim.Pause:
+			if f.A.Kind == sim.ClientT {
+				d += f.D
+			}
+		case sim.Delay:
 			d += f.D
 		case sim.Disconnect, sim.Lag:
 			d += f.For

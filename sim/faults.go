@@ -20,7 +20,7 @@ const (
 	Partition                        // partition s1 s3 | partition c1 s2: cut both directions
 	Isolate                          // isolate s1: cut a server from every server and client
 	Heal                             // heal s1 s3 | heal: reopen links (all when none named)
-	Pause                            // pause c1 12s: stop a client process
+	Pause                            // pause c1 12s | pause s2 12s | pause leader 12s: stop a client process, or a server
 	Spike                            // spike 50ms for 2s: extra latency on every link
 	LoseReply                        // lose-reply: the reply to the triggering request (or the notification) is lost and its connection drops
 	Disconnect                       // disconnect c1 for 12s: cut a client process from every server
@@ -403,7 +403,7 @@ func (a faultArgs) read() (want int, err error) {
 		}
 	case Pause:
 		want = 2
-		if f.A, err = target(0, ClientT); err == nil {
+		if f.A, err = target(0, ClientT, ServerT, LeaderT); err == nil {
 			f.D, err = dur(1)
 		}
 	case Spike:

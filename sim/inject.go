@@ -142,7 +142,11 @@ func (w *World) strike(f Fault, at hit) effect {
 		w.electionAt = 0
 		w.needElection()
 	case Pause:
-		w.clients[f.A.Index].Pause(f.D)
+		if f.A.Kind != ClientT {
+			w.pauseServer(w.serverOf(f.A, at), Time(f.D))
+		} else {
+			w.clients[f.A.Index].Pause(f.D)
+		}
 	case Spike:
 		until := w.s.now + Time(f.For)
 		w.eachLink(func(l *link) { l.spike, l.spikeUntil = Time(f.D), until })
@@ -208,22 +212,44 @@ func (w *World) strikeCrash(f Fault, at hit) effect {
 }
 
 // isolate cuts a server from every server and client, for f.For if set.
-func (w *World) isolate(f Fault) {
-	x := w.servers[f.A.Index]
+func (w *World) isolate(f Fault) { w.cutOff(f.A, Time(f.For), "isolation over") }
+
+// pauseServer stops server s for d, as SIGSTOP stops its process:
+// nothing it was sent is read and nothing it would send leaves until it
+// resumes, its connections staying open (what was sent waits, as TCP
+// keeps it). The others see it as cut off, and it is modelled as such: an
+// isolation for f.D, which they notice by their own timeouts (a follower
+// gives its leader up after syncLimit ticks without a ping, a client after
+// its read timeout). Unlike a stopped process, the server keeps its own
+// timers meanwhile: a paused leader steps down during the pause rather
+// than at its first tick after it, which nobody can tell apart, since it
+// sends nothing in between.
+func (w *World) pauseServer(s *server, d Time) {
+	if s == nil {
+		w.s.record(Record{Kind: KNote, From: WorldActor, Path: "no leader to pause"})
+		return
+	}
+	w.cutOff(Target{Kind: ServerT, Index: s.idx}, d, "pause over")
+}
+
+// cutOff cuts server t from every server and client, for d if set; over
+// is what the trace says when it ends.
+func (w *World) cutOff(t Target, d Time, over string) {
+	x := w.servers[t.Index]
 	cutAll := func(cut bool) {
 		for _, o := range w.servers {
 			if o != x {
-				w.setCut(f.A, Target{Kind: ServerT, Index: o.idx}, cut)
+				w.setCut(t, Target{Kind: ServerT, Index: o.idx}, cut)
 			}
 		}
 		for _, c := range w.clients {
-			w.setCut(f.A, Target{Kind: ClientT, Index: c.idx}, cut)
+			w.setCut(t, Target{Kind: ClientT, Index: c.idx}, cut)
 		}
 	}
 	cutAll(true)
-	if f.For > 0 {
-		w.s.at(w.s.now+Time(f.For), func() {
-			w.s.record(Record{Kind: KFault, From: WorldActor, Path: "heal " + f.A.String() + " (isolation over)"})
+	if d > 0 {
+		w.s.at(w.s.now+d, func() {
+			w.s.record(Record{Kind: KFault, From: WorldActor, Path: "heal " + t.String() + " (" + over + ")"})
 			cutAll(false)
 			w.electionAt = 0
 			w.needElection()
