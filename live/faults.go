@@ -50,6 +50,8 @@ type ClientFaults struct {
 	// cut are the servers the client is cut from, by address, until when
 	// (the zero time: until Uncut).
 	cut map[string]time.Time
+	// onNote is told of every notification received (OnNotification).
+	onNote func(Notification)
 }
 
 // replyKey names the nth request of type op, or the nth notification (op
@@ -333,8 +335,10 @@ func (c *faultConn) Read(p []byte) (int, error) {
 				break
 			}
 			frame := c.in[:4+size]
+			note := false
 			if c.answered && size >= 4 {
 				xid := int32(binary.BigEndian.Uint32(frame[4:]))
+				note = xid == -1
 				lost, delay := c.f.fate(xid)
 				if delay > 0 {
 					// Held back, and all behind it, as a slow link would.
@@ -350,6 +354,9 @@ func (c *faultConn) Read(p []byte) (int, error) {
 			}
 			c.answered = true
 			c.out = append(c.out, frame...)
+			if note {
+				c.noteNotification(frame)
+			}
 			c.in = c.in[4+size:]
 		}
 		if len(c.out) == 0 && err != nil {

@@ -54,6 +54,7 @@ func TestScenariosLive(t *testing.T) {
 		weak    bool // a fault the scenario names never strikes
 	}{
 		{"lock-contention", func(s *Spec) { s.Workload.Rounds = 10 }, 60 * time.Second, false},
+		{"lock-herd", func(s *Spec) {}, 60 * time.Second, false}, // the herd check, from the clients' notifications
 		{"lock-noguid-lost-reply", func(s *Spec) { s.Bound = 3 * time.Second }, 8 * time.Second, false},
 		{"lock-unfenced-pause", func(s *Spec) { fast(s); s.Faults = pause }, 60 * time.Second, false},
 		{"lock-fenced-pause", func(s *Spec) { fast(s); s.Faults = pause }, 60 * time.Second, false},

@@ -69,19 +69,21 @@ type LiveOutcome struct {
 // random faults). Clients run as goroutines, each with its own session,
 // but one at a time (a client runs only between its blocking calls, as in
 // the simulator), so the workloads' shared bookkeeping needs no locks.
-// The herd check is left out: the live traffic counters come with the
-// reports.
+// The herd check is made from the clients' notifications where they tell
+// the releases apart (liveherd.go), and left out elsewhere.
 func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	spec, k, err := spec.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	spec.Checks = slices.DeleteFunc(slices.Clone(spec.Checks), func(c string) bool { return c == "herd" })
+	spec.Checks = slices.DeleteFunc(slices.Clone(spec.Checks), func(c string) bool {
+		return c == "herd" && !slices.Contains(liveHerdKinds, k.name)
+	})
 	if len(opt.Servers) == 0 {
 		return nil, errors.New("live: no servers")
 	}
 	out := &LiveOutcome{Outcome: Outcome{Spec: spec, Seed: seed, Schedule: spec.schedule(seed, len(opt.Servers))}}
-	w := &liveWorld{origin: time.Now(), log: opt.Log}
+	w := &liveWorld{origin: time.Now(), log: opt.Log, notes: &liveNotes{}}
 	if w.log == nil {
 		w.log = io.Discard
 	}
@@ -109,6 +111,9 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 		return nil, err
 	}
 	w.origin = time.Now()
+	for i, c := range w.clients {
+		w.notes.listen(c.faults, i, w.origin, opt.Servers)
+	}
 	defer w.strikeOnTime(timed, opt.Ensemble)()
 	r.more = w.faultsPending(timed, spec.Ensemble.SessionTimeout)
 	r.holds = w.holdsHook(timed, opt.Ensemble)
@@ -332,7 +337,7 @@ func judgeLive(out *LiveOutcome, r *runner, k *kind, w *liveWorld, errs []error,
 	for _, h := range r.stores {
 		ops = append(ops, h.Operations()...)
 	}
-	in := &models.Input{Ops: ops, End: end, SessionTimeout: spec.Ensemble.SessionTimeout}
+	in := &models.Input{Ops: ops, End: end, SessionTimeout: spec.Ensemble.SessionTimeout, Traffic: w.notes.traffic()}
 	if k.input != nil {
 		k.input(in, spec)
 	}
@@ -517,6 +522,7 @@ type liveWorld struct {
 	origin  time.Time
 	clients []*liveClient
 	log     io.Writer
+	notes   *liveNotes // the clients' watch notifications, for the herd check
 
 	struckMu sync.Mutex
 	struck   []StruckFault // the timed faults struck, as their timers fired

@@ -1,0 +1,120 @@
+package scenarios
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/zksim/zksim/live"
+	"github.com/zksim/zksim/models"
+)
+
+// The herd check on a live run. The simulator's traffic names the
+// transaction behind every notification (its zxid), and the check counts
+// the clients each release woke. ZooKeeper 3.8 sends a notification
+// without its transaction's zxid, so a live run tells the transactions
+// apart from the notifications its clients received, each with the node
+// and the event it names:
+//
+//   - one transaction fires an event at most once per client (a watch
+//     fires once), and its notifications reach the clients within moments
+//     of each other: the notifications of one event on one node, to
+//     distinct clients and none more than liveBurstGap after the one
+//     before, are one transaction's (a burst); a client notified again, or
+//     a gap, starts the next;
+//   - a burst of NodeDeleted on a node, or of NodeChildrenChanged on its
+//     parent, is a deletion of that node, a release. The latter may also
+//     be a creation (the notification does not say which), but only a
+//     recipe that has its waiters watch the parent's children gets such
+//     notifications at all, which is the herd's own mistake.
+//
+// The check is kept for the kinds whose releases this tells apart (the
+// lock, the shared lock, the election: each release deletes a node of its
+// own); the others' rules need more than notifications (the double
+// barrier's last process, the queue's listings) and stay the simulator's.
+
+// liveBurstGap is the most time between two notifications of one
+// transaction to two clients.
+const liveBurstGap = 50 * time.Millisecond
+
+// liveHerdKinds are the kinds whose herd check a live run makes.
+var liveHerdKinds = []string{"lock", "shared-lock", "election"}
+
+// liveNote is a notification a client of a live run received.
+type liveNote struct {
+	at     time.Duration // since the run's start
+	client int
+	server int // -1 when its address is not one of the ensemble's
+	n      live.Notification
+}
+
+// liveNotes gathers a live run's notifications from its clients' dialers.
+type liveNotes struct {
+	mu    sync.Mutex
+	notes []liveNote
+}
+
+// listen has client i's notifications noted, as received since origin;
+// servers are the ensemble's addresses, for the server index.
+func (ns *liveNotes) listen(f *live.ClientFaults, i int, origin time.Time, servers []string) {
+	f.OnNotification(func(n live.Notification) {
+		note := liveNote{at: time.Since(origin), client: i, server: slices.Index(servers, n.Addr), n: n}
+		ns.mu.Lock()
+		ns.notes = append(ns.notes, note)
+		ns.mu.Unlock()
+	})
+}
+
+// traffic is the herd check's traffic: each notification, with the
+// burst it belongs to as its transaction, and an Applied delete for each
+// burst that is a release (see above).
+func (ns *liveNotes) traffic() []models.Traffic {
+	ns.mu.Lock()
+	notes := slices.Clone(ns.notes)
+	ns.mu.Unlock()
+	slices.SortStableFunc(notes, func(a, b liveNote) int { return int(a.at - b.at) })
+	type key struct {
+		t    zk.EventType
+		path string
+	}
+	type burst struct {
+		zxid    int64
+		last    time.Duration
+		clients map[int]bool
+	}
+	open := map[key]*burst{}
+	var out []models.Traffic
+	var zxid int64
+	for _, n := range notes {
+		k := key{n.n.Type, n.n.Path}
+		b := open[k]
+		if b == nil || b.clients[n.client] || n.at-b.last > liveBurstGap {
+			zxid++
+			b = &burst{zxid: zxid, clients: map[int]bool{}}
+			open[k] = b
+			if deleted, ok := releasedBy(n.n); ok {
+				out = append(out, models.Traffic{At: int64(n.at), Kind: models.Applied, Server: max(n.server, 0),
+					Client: -1, Zxid: zxid, Op: "delete", Path: deleted})
+			}
+		}
+		b.clients[n.client], b.last = true, n.at
+		out = append(out, models.Traffic{At: int64(n.at), Kind: models.Notified, Server: max(n.server, 0),
+			Client: n.client, Zxid: b.zxid, Path: n.n.Path, Event: strings.TrimPrefix(n.n.Type.String(), "Event")})
+	}
+	return out
+}
+
+// releasedBy is the node whose deletion n tells of: the node a
+// NodeDeleted names, or an unnamed child of the node whose children
+// changed.
+func releasedBy(n live.Notification) (string, bool) {
+	switch n.Type {
+	case zk.EventNodeDeleted:
+		return n.Path, true
+	case zk.EventNodeChildrenChanged:
+		return strings.TrimSuffix(n.Path, "/") + "/(a child)", true
+	}
+	return "", false
+}

@@ -1,0 +1,60 @@
+package scenarios
+
+import (
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/zksim/zksim/live"
+	"github.com/zksim/zksim/models"
+)
+
+// A live run's notifications become the herd check's traffic: those of
+// one event on one node to distinct clients, close together, are one
+// transaction; a client notified again, or a gap, starts the next; a
+// deletion or a change of children is a release (an Applied delete), a
+// data change is not.
+func TestLiveNotesBecomeTransactions(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	note := func(at time.Duration, client int, typ zk.EventType, path string) liveNote {
+		return liveNote{at: at, client: client, n: live.Notification{Type: typ, Path: path}}
+	}
+	ns := &liveNotes{notes: []liveNote{
+		note(ms(1), 1, zk.EventNodeChildrenChanged, "/l"),
+		note(ms(3), 2, zk.EventNodeChildrenChanged, "/l"),
+		note(ms(2), 3, zk.EventNodeChildrenChanged, "/l"),   // out of order: sorted by time
+		note(ms(5), 1, zk.EventNodeChildrenChanged, "/l"),   // c1 again: the next change
+		note(ms(200), 2, zk.EventNodeChildrenChanged, "/l"), // after a gap
+		note(ms(210), 4, zk.EventNodeDeleted, "/l/a"),
+		note(ms(211), 5, zk.EventNodeDeleted, "/l/b"), // another node
+		note(ms(300), 4, zk.EventNodeDataChanged, "/c"),
+	}}
+	zxids := map[int64][]int{}
+	applied := map[int64]string{}
+	for _, tr := range ns.traffic() {
+		switch tr.Kind {
+		case models.Notified:
+			zxids[tr.Zxid] = append(zxids[tr.Zxid], tr.Client)
+		case models.Applied:
+			applied[tr.Zxid] = tr.Path
+		}
+	}
+	want := map[int64][]int{1: {1, 3, 2}, 2: {1}, 3: {2}, 4: {4}, 5: {5}, 6: {4}}
+	for z, clients := range want {
+		if got := zxids[z]; len(got) != len(clients) {
+			t.Errorf("transaction %d notified %v, want %v (all: %v)", z, got, clients, zxids)
+		}
+	}
+	if len(zxids) != len(want) {
+		t.Errorf("%d transactions, want %d: %v", len(zxids), len(want), zxids)
+	}
+	wantApplied := map[int64]string{1: "/l/(a child)", 2: "/l/(a child)", 3: "/l/(a child)", 4: "/l/a", 5: "/l/b"}
+	for z, p := range wantApplied {
+		if applied[z] != p {
+			t.Errorf("transaction %d: applied %q, want %q", z, applied[z], p)
+		}
+	}
+	if _, ok := applied[6]; ok {
+		t.Error("a data change was taken for a release")
+	}
+}
