@@ -40,7 +40,7 @@ func waitCauses(w *sim.World, vs []models.Violation) map[string]string {
 			}
 			facts, causes = factsOf(w.Trace()), map[string]string{}
 		}
-		causes[v.Object] = facts.leftUnder(facts.nodesAt(v.Object, v.At), v.Object)
+		causes[v.Object] = leftUnder(facts, facts.nodesAt(v.Object, v.At), v.Object)
 	}
 	return causes
 }
@@ -131,15 +131,27 @@ func (f *runFacts) nodesAt(dir string, at int64) []sim.NodeInfo {
 	return out
 }
 
+// nodeFacts are what a run knows of the nodes left under a lock: whose
+// session owns one, whether that session was its client's last, and the
+// faults that took the reply to a client's create or its delete. The
+// simulator's trace knows them exactly (runFacts); a live run knows its
+// sessions and the faults it injected (liveFacts).
+type nodeFacts interface {
+	whose(n sim.NodeInfo) string
+	current(id int64, who string) bool
+	lostCreateReply(path, who string) string
+	lostDelete(path, who string) string
+}
+
 // leftUnder says which node heads the queue under dir, how it came to be
 // there with nobody holding the lock, and what waits behind it.
-func (f *runFacts) leftUnder(nodes []sim.NodeInfo, dir string) string {
+func leftUnder(f nodeFacts, nodes []sim.NodeInfo, dir string) string {
 	if len(nodes) == 0 {
 		return fmt.Sprintf("no node was left under %s: the waiters missed the change they waited for (a watch never set, "+
 			"or its notification lost)", dir)
 	}
 	slices.SortStableFunc(nodes, func(a, b sim.NodeInfo) int { return cmp.Compare(seqOf(a.Path), seqOf(b.Path)) })
-	s := "the queue under " + dir + " is headed by " + f.story(nodes[0], nodes[1:])
+	s := "the queue under " + dir + " is headed by " + story(f, nodes[0], nodes[1:])
 	if onlyReads(nodes) {
 		s += "; only reads hold it or wait: a read waits for the writes before it, never for reads"
 	}
@@ -154,7 +166,7 @@ func (f *runFacts) leftUnder(nodes []sim.NodeInfo, dir string) string {
 }
 
 // story is how node n came to head the queue, nodes behind it.
-func (f *runFacts) story(n sim.NodeInfo, behind []sim.NodeInfo) string {
+func story(f nodeFacts, n sim.NodeInfo, behind []sim.NodeInfo) string {
 	who := f.whose(n)
 	if n.Owner == 0 {
 		return baseName(n.Path) + ", a persistent node, which no session's end deletes"

@@ -52,13 +52,16 @@ func TestScenariosLive(t *testing.T) {
 		adjust  func(*Spec)
 		timeout time.Duration
 		weak    bool // a fault the scenario names never strikes
+		cause   string
 	}{
-		{"lock-contention", func(s *Spec) { s.Workload.Rounds = 10 }, 60 * time.Second, false},
-		{"lock-herd", func(s *Spec) {}, 60 * time.Second, false}, // the herd check, from the clients' notifications
-		{"lock-noguid-lost-reply", func(s *Spec) { s.Bound = 3 * time.Second }, 8 * time.Second, false},
-		{"lock-unfenced-pause", func(s *Spec) { fast(s); s.Faults = pause }, 60 * time.Second, false},
-		{"lock-fenced-pause", func(s *Spec) { fast(s); s.Faults = pause }, 60 * time.Second, false},
-		{"lock-contention", func(s *Spec) { s.Workload.Rounds = 2; s.Faults = never }, 60 * time.Second, true},
+		{"lock-contention", func(s *Spec) { s.Workload.Rounds = 10 }, 60 * time.Second, false, ""},
+		{"lock-herd", func(s *Spec) {}, 60 * time.Second, false, ""}, // the herd check, from the clients' notifications
+		{"lock-noguid-lost-reply", func(s *Spec) { s.Bound = 3 * time.Second }, 8 * time.Second, false,
+			// The cause, read from the nodes as the run ended, not guessed.
+			"c1's, whose create's reply was lost (when c1 create#3 applied: lose-reply, struck at"},
+		{"lock-unfenced-pause", func(s *Spec) { fast(s); s.Faults = pause }, 60 * time.Second, false, ""},
+		{"lock-fenced-pause", func(s *Spec) { fast(s); s.Faults = pause }, 60 * time.Second, false, ""},
+		{"lock-contention", func(s *Spec) { s.Workload.Rounds = 2; s.Faults = never }, 60 * time.Second, true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc, err := LoadScenario(tc.name)
@@ -75,6 +78,10 @@ func TestScenariosLive(t *testing.T) {
 			t.Logf("%s live: %d operations in %s, violations %v", tc.name, len(o.Input.Ops), o.Wall.Round(time.Millisecond), o.Violations)
 			if !matched {
 				t.Fatalf("expected %s, got %v", sc.Expect, o.Violations)
+			}
+			if tc.cause != "" && (len(o.Violations) == 0 || !strings.Contains(o.Violations[0].Message, tc.cause) ||
+				!strings.Contains(o.Violations[0].Message, "c1 queued again")) {
+				t.Errorf("the violation does not tell its cause (%q, c1 queued again): %v", tc.cause, o.Violations)
 			}
 			// Every scheduled fault is accounted for: it struck, or it is
 			// said never to have.

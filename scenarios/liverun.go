@@ -103,7 +103,10 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	// but not one whose run is over.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stop := time.AfterFunc(timeout, cancel)
+	// The locks' nodes are read as the run ends, before the waiters give
+	// up (each deletes its node as it stops), for the liveness story.
+	end := func() { w.snapshotLocks(opt.Servers, r.rec); cancel() }
+	stop := time.AfterFunc(timeout, end)
 	defer stop.Stop()
 	r.rec.over = func() bool { return ctx.Err() != nil }
 	defer w.closeSessions()
@@ -119,7 +122,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	r.holds = w.holdsHook(timed, opt.Ensemble)
 	quiet := newLiveQuiet(liveBound(spec, k, out.Schedule, len(opt.Servers)) + sessionTimeoutOf(spec))
 	r.rec.progressed = quiet.progressed
-	stopWatch := quiet.watch(r.more, cancel)
+	stopWatch := quiet.watch(r.more, end)
 	errs := w.runClients(ctx, r.rec, opt.Progress, timed, timeout)
 	stopWatch()
 	out.Wall = time.Since(w.origin)
@@ -127,7 +130,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	out.TimedOut = ctx.Err() != nil && !out.Quiesced
 	out.Injected, out.NeverStruck = w.tally(timed, armed)
 	out.Weak = liveWeakness(out)
-	return out, judgeLive(out, r, k, w, errs, len(opt.Servers))
+	return out, judgeLive(out, r, k, w, errs, opt.Servers)
 }
 
 // liveTimeout is the run's bound: the options', or the liveness bound
@@ -317,7 +320,7 @@ func (w *liveWorld) runClients(ctx context.Context, rec *recording, progressOut 
 // judgeLive records the run's traffic and history and checks it: a
 // client's error is a violation unless the run's time was up; the
 // liveness bound allows for the schedule's pauses and quorum losses.
-func judgeLive(out *LiveOutcome, r *runner, k *kind, w *liveWorld, errs []error, servers int) error {
+func judgeLive(out *LiveOutcome, r *runner, k *kind, w *liveWorld, errs []error, servers []string) error {
 	spec := out.Spec
 	for _, c := range w.clients {
 		n := c.proc.counters()
@@ -341,12 +344,13 @@ func judgeLive(out *LiveOutcome, r *runner, k *kind, w *liveWorld, errs []error,
 	if k.input != nil {
 		k.input(in, spec)
 	}
-	in.Bound = liveBound(spec, k, out.Schedule, servers)
+	in.Bound = liveBound(spec, k, out.Schedule, len(servers))
 	out.Input = in
 	vs, err := models.Run(in, spec.Checks...)
 	if err != nil {
 		return err
 	}
+	explain(vs, liveWaitCauses(servers, w, out.Injected, vs))
 	out.Violations = append(out.Violations, vs...)
 	return nil
 }
@@ -523,6 +527,9 @@ type liveWorld struct {
 	clients []*liveClient
 	log     io.Writer
 	notes   *liveNotes // the clients' watch notifications, for the herd check
+	// ending are the locks' nodes as the run ended cut short (by its time
+	// bound, or quiet), by lock (snapshotLocks).
+	ending map[string][]sim.NodeInfo
 
 	struckMu sync.Mutex
 	struck   []StruckFault // the timed faults struck, as their timers fired

@@ -1,0 +1,166 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/zksim/zksim/live"
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/sim"
+)
+
+// liveFacts are what a live run knows of the nodes left under a lock
+// (nodeFacts): its clients' sessions, and the faults it injected. It
+// has no trace, so a lost reply is tied to a client's request by the
+// fault's trigger ("c1 create#3") rather than to a node: the story says
+// what struck, and the nodes as the servers hold them say the rest.
+type liveFacts struct {
+	owner    map[int64]string // session id → its client's name
+	last     map[string]int64 // a client's name → its last session
+	injected []StruckFault
+}
+
+func newLiveFacts(w *liveWorld, injected []StruckFault) *liveFacts {
+	f := &liveFacts{owner: map[int64]string{}, last: map[string]int64{}, injected: injected}
+	for _, c := range w.clients {
+		c.proc.mu.Lock()
+		for _, s := range c.proc.sessions {
+			if id := s.SessionID(); id != 0 {
+				f.owner[id], f.last[c.name] = c.name, id
+			}
+		}
+		c.proc.mu.Unlock()
+	}
+	return f
+}
+
+func (f *liveFacts) whose(n sim.NodeInfo) string {
+	if who := f.owner[n.Owner]; who != "" {
+		return who
+	}
+	if n.Owner == 0 {
+		return "no session"
+	}
+	return fmt.Sprintf("session %#x", n.Owner)
+}
+
+func (f *liveFacts) current(id int64, who string) bool { return f.last[who] == id }
+
+// lostCreateReply is the lost reply to one of who's creates that struck,
+// with when ("" if none).
+func (f *liveFacts) lostCreateReply(_, who string) string {
+	return f.struck(who+" create#", "lose-reply")
+}
+
+// lostDelete is a lost delete of who's, or its lost reply ("" if none).
+func (f *liveFacts) lostDelete(_, who string) string {
+	if s := f.struck(who+" delete#", "lose-request"); s != "" {
+		return s
+	}
+	return f.struck(who+" delete#", "lose-reply")
+}
+
+// struck is the first injected fault whose text holds both trigger and
+// kind, with when it struck.
+func (f *liveFacts) struck(trigger, kind string) string {
+	for _, s := range f.injected {
+		if strings.Contains(s.Fault, trigger) && strings.Contains(s.Fault, kind) {
+			return fmt.Sprintf("%s, struck at %s", s.Fault, s.At.Round(time.Millisecond))
+		}
+	}
+	return ""
+}
+
+// liveWaitCauses is waitCauses for a live run: the nodes left under each
+// lock whose liveness violation guessed at an orphaned node, read from
+// the ensemble (a session of its own, which deletes nothing) before the
+// run's sessions close.
+func liveWaitCauses(servers []string, w *liveWorld, injected []StruckFault, vs []models.Violation) map[string]string {
+	if !needsCauses(vs) {
+		return nil
+	}
+	conn, err := live.Dial(servers, live.Options{SessionTimeout: 10 * time.Second})
+	if err != nil {
+		return nil
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	facts := newLiveFacts(w, injected)
+	causes := map[string]string{}
+	for _, v := range vs {
+		if v.Kind != models.Liveness || !strings.Contains(v.Message, orphanHint) {
+			continue
+		}
+		w.gil.Lock()
+		nodes, ok := w.ending[v.Object]
+		w.gil.Unlock()
+		if !ok {
+			var err error
+			if nodes, err = liveNodes(ctx, conn, v.Object); err != nil {
+				continue
+			}
+		}
+		causes[v.Object] = leftUnder(facts, nodes, v.Object) + " (the nodes as the servers held them when the run ended)"
+	}
+	return causes
+}
+
+// snapshotLocks reads the nodes under every lock the run's clients
+// acquired or waited for, into w.ending, as the run ends and before its
+// waiters give up and delete their nodes.
+func (w *liveWorld) snapshotLocks(servers []string, rec *recording) {
+	w.gil.Lock()
+	var dirs []string
+	for _, op := range rec.ops {
+		if op.Kind == models.Acquire && !slices.Contains(dirs, op.Path) {
+			dirs = append(dirs, op.Path)
+		}
+	}
+	w.gil.Unlock()
+	if len(dirs) == 0 {
+		return
+	}
+	conn, err := live.Dial(servers, live.Options{SessionTimeout: 10 * time.Second})
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ending := map[string][]sim.NodeInfo{}
+	for _, dir := range dirs {
+		if nodes, err := liveNodes(ctx, conn, dir); err == nil {
+			ending[dir] = nodes
+		}
+	}
+	w.gil.Lock()
+	w.ending = ending
+	w.gil.Unlock()
+}
+
+// liveNodes are dir's children, with their owners, as the ensemble holds
+// them now.
+func liveNodes(ctx context.Context, conn *live.Conn, dir string) ([]sim.NodeInfo, error) {
+	names, _, err := conn.Children(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	var out []sim.NodeInfo
+	for _, name := range names {
+		p := path.Join(dir, name)
+		ok, st, err := conn.Exists(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, sim.NodeInfo{Path: p, Owner: st.EphemeralOwner, Czxid: st.Czxid, Ctime: st.Ctime})
+		}
+	}
+	return out, nil
+}
