@@ -52,6 +52,10 @@ type ClientFaults struct {
 	cut map[string]time.Time
 	// onNote is told of every notification received (OnNotification).
 	onNote func(Notification)
+	// slow is latency added to every frame each way until slowUntil
+	// (Slow).
+	slow      time.Duration
+	slowUntil time.Time
 }
 
 // replyKey names the nth request of type op, or the nth notification (op
@@ -244,6 +248,8 @@ var errReplyLost = errors.New("the reply was lost (a live fault): the connection
 // connection instead of sending a request doomed to be lost (the bytes of
 // p before it go out).
 func (c *faultConn) Write(p []byte) (int, error) {
+	now := time.Now()
+	waitLatency(now, c.f.latency(now))
 	c.wmu.Lock()
 	earlier := len(c.wbuf) // bytes of earlier writes, not yet a whole frame
 	c.wbuf = append(c.wbuf, p...)
@@ -328,6 +334,8 @@ func (c *faultConn) Read(p []byte) (int, error) {
 	for len(c.out) == 0 {
 		buf := make([]byte, 64*1024)
 		n, err := c.Conn.Read(buf)
+		arrived := time.Now()
+		waitLatency(arrived, c.f.latency(arrived))
 		c.in = append(c.in, buf[:n]...)
 		for len(c.in) >= 4 {
 			size := int(binary.BigEndian.Uint32(c.in))

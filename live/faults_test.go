@@ -190,3 +190,33 @@ func TestLostRequestAndDelaysLive(t *testing.T) {
 		}
 	}
 }
+
+// A latency spike on a client's links slows its round trips by the
+// latency each way while it lasts, and no longer after.
+func TestClientLinkSlowLive(t *testing.T) {
+	e := startEnsemble(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	f := NewClientFaults()
+	c, err := Dial(e.ConnectString(), Options{SessionTimeout: 6 * time.Second, Dialer: f.Dialer()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	roundTrip := func() time.Duration {
+		start := time.Now()
+		if _, _, err := c.Exists(ctx, "/"); err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	roundTrip()
+	f.Slow(150*time.Millisecond, time.Now().Add(2*time.Second))
+	if d := roundTrip(); d < 300*time.Millisecond {
+		t.Errorf("a round trip took %v with 150ms added each way", d)
+	}
+	time.Sleep(2 * time.Second)
+	if d := min(roundTrip(), roundTrip(), roundTrip()); d >= 300*time.Millisecond {
+		t.Errorf("the fastest of three round trips took %v after the spike ended", d)
+	}
+}

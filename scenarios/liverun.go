@@ -622,6 +622,10 @@ func (w *liveWorld) strikeLinks(f sim.Fault, e *live.Ensemble) {
 	case sim.Spike:
 		w.note(e.Slow(f.D))
 		time.AfterFunc(f.For, func() { w.note(e.Slow(0)) })
+		until := time.Now().Add(f.For)
+		for _, c := range w.clients {
+			c.faults.Slow(f.D, until) // the clients' links too, as in the simulator
+		}
 	}
 }
 
