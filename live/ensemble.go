@@ -165,21 +165,18 @@ func StartEnsemble(size int, opt EnsembleOptions) (*Ensemble, error) {
 	if opt.ContainerCheckInterval > 0 {
 		e.jvmProps = append(e.jvmProps, fmt.Sprintf("-Dznode.container.checkIntervalMs=%d", opt.ContainerCheckInterval.Milliseconds()))
 	}
-	ports, err := freePorts(3*size + 2*size*(size-1))
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	for i := 0; i < size; i++ {
-		s := &Server{ID: i + 1, ClientPort: ports[3*i], PeerPort: ports[3*i+1], ElectionPort: ports[3*i+2],
-			Dir: filepath.Join(dir, fmt.Sprintf("s%d", i+1))}
-		e.Servers = append(e.Servers, s)
-	}
-	if opt.ProxyPeers && size > 1 {
-		if err := e.proxyPeers(ports[3*size:]); err != nil {
+	// A port picked free can be taken by another process before the
+	// proxy that is to listen on it does: then the ports are picked again.
+	for attempt := 1; ; attempt++ {
+		err := e.placeServers(size, opt.ProxyPeers)
+		if err == nil {
+			break
+		}
+		if attempt == 3 || !errors.Is(err, syscall.EADDRINUSE) {
 			os.RemoveAll(dir)
 			return nil, err
 		}
+		fmt.Fprintf(e.log, "live: %v; picking other ports\n", err)
 	}
 	for _, s := range e.Servers {
 		if err := e.configure(s); err != nil {
@@ -218,6 +215,33 @@ func freePorts(n int) ([]int, error) {
 		out = append(out, l.Addr().(*net.TCPAddr).Port)
 	}
 	return out, nil
+}
+
+// placeServers picks the servers' ports, and with proxy, starts the
+// proxies between them.
+func (e *Ensemble) placeServers(size int, proxy bool) error {
+	e.Servers = nil
+	var waits [][2]*portWait
+	if proxy && size > 1 {
+		var err error
+		if waits, err = newPortWaits(size); err != nil {
+			return err
+		}
+	}
+	ports, err := freePorts(3*size + 2*size*(size-1))
+	if err != nil {
+		closePortWaits(waits)
+		return err
+	}
+	for i := 0; i < size; i++ {
+		s := &Server{ID: i + 1, ClientPort: ports[3*i], PeerPort: ports[3*i+1], ElectionPort: ports[3*i+2],
+			Dir: filepath.Join(e.Dir, fmt.Sprintf("s%d", i+1))}
+		e.Servers = append(e.Servers, s)
+	}
+	if waits != nil {
+		return e.proxyPeers(ports[3*size:], waits)
+	}
+	return nil
 }
 
 // configure writes a server's zoo.cfg and myid.

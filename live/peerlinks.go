@@ -39,13 +39,10 @@ type peerLinks struct {
 // newPeerLinks makes the proxies of n servers: listen gives, for server i
 // reaching server j, the two ports (quorum, election) i's configuration
 // names; upstream, j's own two ports.
-func newPeerLinks(n int, listen func(i, j int) [2]int, upstream func(j int) [2]int) (*peerLinks, error) {
+func newPeerLinks(n int, listen func(i, j int) [2]int, upstream func(j int) [2]int, waits [][2]*portWait) (*peerLinks, error) {
 	server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
 	l := &peerLinks{proxies: map[[2]int][]*toxiproxy.Proxy{}, cut: map[[2]int]bool{}}
-	to, err := l.waitPorts(n, upstream)
-	if err != nil {
-		return nil, err
-	}
+	to := l.waitPorts(waits, upstream)
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			if i == j {
@@ -66,26 +63,52 @@ func newPeerLinks(n int, listen func(i, j int) [2]int, upstream func(j int) [2]i
 	return l, nil
 }
 
-// waitPorts puts a portWait before each server's two ports and returns
-// their addresses, server by server: the proxies' upstreams.
-func (l *peerLinks) waitPorts(n int, upstream func(j int) [2]int) ([][2]string, error) {
-	out := make([][2]string, n)
-	for j := 0; j < n; j++ {
-		for k, port := range upstream(j) {
+// newPortWaits makes the portWaits before n servers' two ports (quorum,
+// election). They listen before the ensemble picks its free ports (which
+// it releases for the servers and proxies to take), so that they cannot
+// take one of those meanwhile.
+func newPortWaits(n int) ([][2]*portWait, error) {
+	out := make([][2]*portWait, n)
+	for j := range out {
+		for k := range out[j] {
 			hello := forwardElectionHello
 			if k == 0 {
 				hello = nil // the quorum port
 			}
-			w, err := newPortWait(fmt.Sprintf("127.0.0.1:%d", port), hello)
+			w, err := newPortWait(hello)
 			if err != nil {
-				l.close()
-				return nil, fmt.Errorf("the relay to s%d's port %d: %w", j+1, port, err)
+				closePortWaits(out)
+				return nil, fmt.Errorf("the relay to s%d's ports: %w", j+1, err)
 			}
-			l.waits = append(l.waits, w)
-			out[j][k] = w.addr()
+			out[j][k] = w
 		}
 	}
 	return out, nil
+}
+
+// closePortWaits closes the portWaits made.
+func closePortWaits(waits [][2]*portWait) {
+	for _, ws := range waits {
+		for _, w := range ws {
+			if w != nil {
+				w.close()
+			}
+		}
+	}
+}
+
+// waitPorts points each server's portWaits at its two ports and returns
+// their addresses, server by server: the proxies' upstreams.
+func (l *peerLinks) waitPorts(waits [][2]*portWait, upstream func(j int) [2]int) [][2]string {
+	out := make([][2]string, len(waits))
+	for j, ws := range waits {
+		for k, port := range upstream(j) {
+			ws[k].setUpstream(fmt.Sprintf("127.0.0.1:%d", port))
+			l.waits = append(l.waits, ws[k])
+			out[j][k] = ws[k].addr()
+		}
+	}
+	return out
 }
 
 // close stops every proxy and relay.
@@ -182,7 +205,7 @@ func setToxic(p *toxiproxy.Proxy, name string, on bool, spec string) error {
 
 // proxyPeers makes the proxies between the ensemble's servers, listening
 // on ports (two per ordered pair of servers).
-func (e *Ensemble) proxyPeers(ports []int) error {
+func (e *Ensemble) proxyPeers(ports []int, waits [][2]*portWait) error {
 	e.peerPorts = map[[2]int][2]int{}
 	n := len(e.Servers)
 	k := 0
@@ -195,7 +218,7 @@ func (e *Ensemble) proxyPeers(ports []int) error {
 		}
 	}
 	links, err := newPeerLinks(n, func(i, j int) [2]int { return e.peerPorts[[2]int{i, j}] },
-		func(j int) [2]int { return [2]int{e.Servers[j].PeerPort, e.Servers[j].ElectionPort} })
+		func(j int) [2]int { return [2]int{e.Servers[j].PeerPort, e.Servers[j].ElectionPort} }, waits)
 	if err != nil {
 		return err
 	}

@@ -36,16 +36,24 @@ type portWait struct {
 // up: ZooKeeper's own connection timeout between servers (cnxTimeout).
 const portWaitLimit = 5 * time.Second
 
-// newPortWait listens on a free loopback port for connections to upstream.
-// hello, when not nil, forwards the first message of each connection.
-func newPortWait(upstream string, hello func(c, up net.Conn) error) (*portWait, error) {
+// newPortWait listens on a free loopback port, for connections to the
+// port setUpstream names (before any connection comes). hello, when not
+// nil, forwards the first message of each connection.
+func newPortWait(hello func(c, up net.Conn) error) (*portWait, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	w := &portWait{ln: ln, upstream: upstream, hello: hello, conns: map[net.Conn]bool{}}
+	w := &portWait{ln: ln, hello: hello, conns: map[net.Conn]bool{}}
 	go w.accept()
 	return w, nil
+}
+
+// setUpstream names the port the connections are for.
+func (w *portWait) setUpstream(addr string) {
+	w.mu.Lock()
+	w.upstream = addr
+	w.mu.Unlock()
 }
 
 // addr is where the proxies send their connections.
@@ -93,8 +101,11 @@ func (w *portWait) relay(c net.Conn) {
 // portWaitLimit; nil when it never opened or portWait closed.
 func (w *portWait) dial() net.Conn {
 	deadline := time.Now().Add(portWaitLimit)
+	w.mu.Lock()
+	upstream := w.upstream
+	w.mu.Unlock()
 	for {
-		up, err := net.DialTimeout("tcp", w.upstream, portWaitLimit)
+		up, err := net.DialTimeout("tcp", upstream, portWaitLimit)
 		if err == nil {
 			return up
 		}

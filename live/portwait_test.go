@@ -18,16 +18,17 @@ import (
 // connection it relays and leaves nothing running.
 func TestPortWaitWaitsForThePort(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	w, err := newPortWait(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
 	port, err := freePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port[0]))
-	w, err := newPortWait(addr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.close()
+	w.setUpstream(addr)
 	c, err := net.Dial("tcp", w.addr())
 	if err != nil {
 		t.Fatal(err)
