@@ -50,8 +50,10 @@ type ClientFaults struct {
 	// cut are the servers the client is cut from, by address, until when
 	// (the zero time: until Uncut).
 	cut map[string]time.Time
-	// onNote is told of every notification received (OnNotification).
-	onNote func(Notification)
+	// onNote is told of every notification received (OnNotification),
+	// onRequest of every request sent (OnRequest).
+	onNote    func(Notification)
+	onRequest func(Request)
 	// slow is latency added to every frame each way until slowUntil
 	// (Slow).
 	slow      time.Duration
@@ -265,6 +267,7 @@ func (c *faultConn) Write(p []byte) (int, error) {
 		} else if len(frame) >= 8 {
 			xid := int32(binary.BigEndian.Uint32(frame))
 			op := int32(binary.BigEndian.Uint32(frame[4:]))
+			c.f.noteRequest(op, frame)
 			if c.f.sent(xid, op) {
 				lostAt = framed
 				break

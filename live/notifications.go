@@ -42,3 +42,50 @@ func (c *faultConn) noteNotification(frame []byte) {
 	}
 	fn(Notification{Type: zk.EventType(typ), Path: string(frame[32 : 32+n]), Addr: c.RemoteAddr().String()})
 }
+
+// Request is a request as a client sent it: its type in ZooKeeper's words
+// (create, getChildren, ...) and the node it names ("" for a multi).
+type Request struct {
+	Op   string
+	Path string
+}
+
+// OnRequest has fn told of every request the client sends through this
+// injector's dialer, on the sending goroutine: fn must not block.
+func (f *ClientFaults) OnRequest(fn func(Request)) {
+	f.mu.Lock()
+	f.onRequest = fn
+	f.mu.Unlock()
+}
+
+// noteRequest tells OnRequest's fn of a request frame of type op (the
+// frame without its length: xid, type, then, for every type but multi,
+// the path).
+func (f *ClientFaults) noteRequest(op int32, frame []byte) {
+	f.mu.Lock()
+	fn := f.onRequest
+	f.mu.Unlock()
+	name := opNames[op]
+	if fn == nil || name == "" {
+		return
+	}
+	r := Request{Op: name}
+	if name == "getChildren2" {
+		r.Op = "getChildren" // the same listing, with a Stat
+	}
+	if op != opCodes["multi"] && len(frame) >= 12 {
+		if n := int(int32(binary.BigEndian.Uint32(frame[8:]))); n >= 0 && 12+n <= len(frame) {
+			r.Path = string(frame[12 : 12+n])
+		}
+	}
+	fn(r)
+}
+
+// opNames are opCodes' names, by number.
+var opNames = func() map[int32]string {
+	m := map[int32]string{}
+	for name, op := range opCodes {
+		m[op] = name
+	}
+	return m
+}()

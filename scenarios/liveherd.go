@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"sync"
@@ -30,17 +31,22 @@ import (
 //     recipe that has its waiters watch the parent's children gets such
 //     notifications at all, which is the herd's own mistake.
 //
+// The requests the clients send are noted too (Sent traffic), for the
+// queue's rule, which counts the listings a take sends.
+//
 // The check is kept for the kinds whose releases this tells apart (the
 // lock, the shared lock, the election: each release deletes a node of its
-// own); the others' rules need more than notifications (the double
-// barrier's last process, the queue's listings) and stay the simulator's.
+// own) and for the queues (their rule counts requests, which the clients
+// know exactly); the double barrier's and the commit's rules need to know
+// which transaction was which (the last process out, a vote or the
+// decision) and stay the simulator's.
 
 // liveBurstGap is the most time between two notifications of one
 // transaction to two clients.
 const liveBurstGap = 50 * time.Millisecond
 
 // liveHerdKinds are the kinds whose herd check a live run makes.
-var liveHerdKinds = []string{"lock", "shared-lock", "election"}
+var liveHerdKinds = []string{"lock", "shared-lock", "election", "queue", "priority-queue"}
 
 // liveNote is a notification a client of a live run received.
 type liveNote struct {
@@ -50,10 +56,19 @@ type liveNote struct {
 	n      live.Notification
 }
 
-// liveNotes gathers a live run's notifications from its clients' dialers.
+// liveSent is a request a client of a live run sent.
+type liveSent struct {
+	at     time.Duration
+	client int
+	r      live.Request
+}
+
+// liveNotes gathers a live run's notifications and requests from its
+// clients' dialers.
 type liveNotes struct {
 	mu    sync.Mutex
 	notes []liveNote
+	sent  []liveSent
 }
 
 // listen has client i's notifications noted, as received since origin;
@@ -65,14 +80,21 @@ func (ns *liveNotes) listen(f *live.ClientFaults, i int, origin time.Time, serve
 		ns.notes = append(ns.notes, note)
 		ns.mu.Unlock()
 	})
+	f.OnRequest(func(r live.Request) {
+		s := liveSent{at: time.Since(origin), client: i, r: r}
+		ns.mu.Lock()
+		ns.sent = append(ns.sent, s)
+		ns.mu.Unlock()
+	})
 }
 
-// traffic is the herd check's traffic: each notification, with the
-// burst it belongs to as its transaction, and an Applied delete for each
-// burst that is a release (see above).
+// traffic is the herd check's traffic, in order of time: each
+// notification, with the burst it belongs to as its transaction, an
+// Applied delete for each burst that is a release (see above), and each
+// request sent.
 func (ns *liveNotes) traffic() []models.Traffic {
 	ns.mu.Lock()
-	notes := slices.Clone(ns.notes)
+	notes, sent := slices.Clone(ns.notes), slices.Clone(ns.sent)
 	ns.mu.Unlock()
 	slices.SortStableFunc(notes, func(a, b liveNote) int { return int(a.at - b.at) })
 	type key struct {
@@ -103,6 +125,10 @@ func (ns *liveNotes) traffic() []models.Traffic {
 		out = append(out, models.Traffic{At: int64(n.at), Kind: models.Notified, Server: max(n.server, 0),
 			Client: n.client, Zxid: b.zxid, Path: n.n.Path, Event: strings.TrimPrefix(n.n.Type.String(), "Event")})
 	}
+	for _, s := range sent {
+		out = append(out, models.Traffic{At: int64(s.at), Kind: models.Sent, Client: s.client, Op: s.r.Op, Path: s.r.Path})
+	}
+	slices.SortStableFunc(out, func(a, b models.Traffic) int { return cmp.Compare(a.At, b.At) })
 	return out
 }
 

@@ -58,3 +58,28 @@ func TestLiveNotesBecomeTransactions(t *testing.T) {
 		t.Error("a data change was taken for a release")
 	}
 }
+
+// The requests the clients sent join the traffic as Sent, in order of
+// time with the rest, for the queue's rule (listings per take).
+func TestLiveRequestsJoinTheTraffic(t *testing.T) {
+	ns := &liveNotes{
+		notes: []liveNote{{at: 2 * time.Millisecond, client: 0, n: live.Notification{Type: zk.EventNodeChildrenChanged, Path: "/q"}}},
+		sent: []liveSent{
+			{at: 1 * time.Millisecond, client: 1, r: live.Request{Op: "getChildren", Path: "/q"}},
+			{at: 3 * time.Millisecond, client: 0, r: live.Request{Op: "delete", Path: "/q/x"}},
+		},
+	}
+	var got []string
+	for _, tr := range ns.traffic() {
+		got = append(got, string(tr.Kind)+" "+tr.Op+" "+tr.Path)
+	}
+	want := []string{"sent getChildren /q", "applied delete /q/(a child)", "notified  /q", "sent delete /q/x"}
+	if len(got) != len(want) {
+		t.Fatalf("traffic %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("traffic[%d] = %q, want %q", i, got[i], want[i])
+		}
+	}
+}
