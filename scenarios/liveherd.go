@@ -36,17 +36,18 @@ import (
 //
 // The check is kept for the kinds whose releases this tells apart (the
 // lock, the shared lock, the election: each release deletes a node of its
-// own) and for the queues (their rule counts requests, which the clients
-// know exactly); the double barrier's and the commit's rules need to know
-// which transaction was which (the last process out, a vote or the
-// decision) and stay the simulator's.
+// own; the two-phased commit: each vote writes a node below the
+// transaction's), and for the queues (their rule counts requests, which
+// the clients know exactly). The double barrier's rule must know which
+// deletion was a failed process's session ending (it may wake everyone),
+// which a notification does not say, and stays the simulator's.
 
 // liveBurstGap is the most time between two notifications of one
 // transaction to two clients.
 const liveBurstGap = 50 * time.Millisecond
 
 // liveHerdKinds are the kinds whose herd check a live run makes.
-var liveHerdKinds = []string{"lock", "shared-lock", "election", "queue", "priority-queue"}
+var liveHerdKinds = []string{"lock", "shared-lock", "election", "queue", "priority-queue", "2pc"}
 
 // liveNote is a notification a client of a live run received.
 type liveNote struct {
@@ -116,9 +117,9 @@ func (ns *liveNotes) traffic() []models.Traffic {
 			zxid++
 			b = &burst{zxid: zxid, clients: map[int]bool{}}
 			open[k] = b
-			if deleted, ok := releasedBy(n.n); ok {
+			if op, path, ok := transactionOf(n.n); ok {
 				out = append(out, models.Traffic{At: int64(n.at), Kind: models.Applied, Server: max(n.server, 0),
-					Client: -1, Zxid: zxid, Op: "delete", Path: deleted})
+					Client: -1, Zxid: zxid, Op: op, Path: path})
 			}
 		}
 		b.clients[n.client], b.last = true, n.at
@@ -132,15 +133,20 @@ func (ns *liveNotes) traffic() []models.Traffic {
 	return out
 }
 
-// releasedBy is the node whose deletion n tells of: the node a
-// NodeDeleted names, or an unnamed child of the node whose children
-// changed.
-func releasedBy(n live.Notification) (string, bool) {
+// transactionOf is the transaction n tells of: the deletion of the node
+// a NodeDeleted names, or of an unnamed child of the node whose children
+// changed (see above); the creation or the write of the node a
+// NodeCreated or a NodeDataChanged names.
+func transactionOf(n live.Notification) (op, path string, ok bool) {
 	switch n.Type {
 	case zk.EventNodeDeleted:
-		return n.Path, true
+		return "delete", n.Path, true
 	case zk.EventNodeChildrenChanged:
-		return strings.TrimSuffix(n.Path, "/") + "/(a child)", true
+		return "delete", strings.TrimSuffix(n.Path, "/") + "/(a child)", true
+	case zk.EventNodeCreated:
+		return "create", n.Path, true
+	case zk.EventNodeDataChanged:
+		return "setData", n.Path, true
 	}
-	return "", false
+	return "", "", false
 }

@@ -13,7 +13,7 @@ import (
 // one event on one node to distinct clients, close together, are one
 // transaction; a client notified again, or a gap, starts the next; a
 // deletion or a change of children is a release (an Applied delete), a
-// data change is not.
+// data change a write of its node.
 func TestLiveNotesBecomeTransactions(t *testing.T) {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	note := func(at time.Duration, client int, typ zk.EventType, path string) liveNote {
@@ -54,8 +54,8 @@ func TestLiveNotesBecomeTransactions(t *testing.T) {
 			t.Errorf("transaction %d: applied %q, want %q", z, applied[z], p)
 		}
 	}
-	if _, ok := applied[6]; ok {
-		t.Error("a data change was taken for a release")
+	if applied[6] != "/c" {
+		t.Errorf("transaction 6: applied %q, want the data change of /c", applied[6])
 	}
 }
 
