@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"cmp"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -34,20 +35,23 @@ import (
 // The requests the clients send are noted too (Sent traffic), for the
 // queue's rule, which counts the listings a take sends.
 //
-// The check is kept for the kinds whose releases this tells apart (the
-// lock, the shared lock, the election: each release deletes a node of its
-// own; the two-phased commit: each vote writes a node below the
-// transaction's), and for the queues (their rule counts requests, which
-// the clients know exactly). The double barrier's rule must know which
-// deletion was a failed process's session ending (it may wake everyone),
-// which a notification does not say, and stays the simulator's.
+// A deletion of a node named for a process the history says failed (its
+// Fail, on the node's parent) is that process's session ending, which the
+// double barrier's rule lets wake everyone who waited on it.
+//
+// The check runs for the kinds whose releases this tells apart (the lock,
+// the shared lock, the election: each release deletes a node of its own;
+// the double barrier: each process's node is named for it; the
+// two-phased commit: each vote writes a node below the transaction's),
+// and for the queues (their rule counts requests, which the clients know
+// exactly).
 
 // liveBurstGap is the most time between two notifications of one
 // transaction to two clients.
 const liveBurstGap = 50 * time.Millisecond
 
 // liveHerdKinds are the kinds whose herd check a live run makes.
-var liveHerdKinds = []string{"lock", "shared-lock", "election", "queue", "priority-queue", "2pc"}
+var liveHerdKinds = []string{"lock", "shared-lock", "election", "queue", "priority-queue", "2pc", "double-barrier"}
 
 // liveNote is a notification a client of a live run received.
 type liveNote struct {
@@ -91,9 +95,9 @@ func (ns *liveNotes) listen(f *live.ClientFaults, i int, origin time.Time, serve
 
 // traffic is the herd check's traffic, in order of time: each
 // notification, with the burst it belongs to as its transaction, an
-// Applied delete for each burst that is a release (see above), and each
-// request sent.
-func (ns *liveNotes) traffic() []models.Traffic {
+// Applied record for each burst that tells of one (see above), and each
+// request sent; ops are the run's history, for the failed processes.
+func (ns *liveNotes) traffic(ops []models.Operation) []models.Traffic {
 	ns.mu.Lock()
 	notes, sent := slices.Clone(ns.notes), slices.Clone(ns.sent)
 	ns.mu.Unlock()
@@ -118,6 +122,9 @@ func (ns *liveNotes) traffic() []models.Traffic {
 			b = &burst{zxid: zxid, clients: map[int]bool{}}
 			open[k] = b
 			if op, path, ok := transactionOf(n.n); ok {
+				if op == "delete" && failed(ops, path) {
+					op = "closeSession"
+				}
 				out = append(out, models.Traffic{At: int64(n.at), Kind: models.Applied, Server: max(n.server, 0),
 					Client: -1, Zxid: zxid, Op: op, Path: path})
 			}
@@ -149,4 +156,14 @@ func transactionOf(n live.Notification) (op, path string, ok bool) {
 		return "setData", n.Path, true
 	}
 	return "", "", false
+}
+
+// failed reports whether the history has a Fail of the process node is
+// named for, on node's parent.
+func failed(ops []models.Operation, node string) bool {
+	dir, name := path.Split(node)
+	dir = strings.TrimSuffix(dir, "/")
+	return slices.ContainsFunc(ops, func(op models.Operation) bool {
+		return op.Kind == models.Fail && op.Path == dir && op.Data == name
+	})
 }

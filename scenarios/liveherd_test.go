@@ -31,7 +31,7 @@ func TestLiveNotesBecomeTransactions(t *testing.T) {
 	}}
 	zxids := map[int64][]int{}
 	applied := map[int64]string{}
-	for _, tr := range ns.traffic() {
+	for _, tr := range ns.traffic(nil) {
 		switch tr.Kind {
 		case models.Notified:
 			zxids[tr.Zxid] = append(zxids[tr.Zxid], tr.Client)
@@ -70,7 +70,7 @@ func TestLiveRequestsJoinTheTraffic(t *testing.T) {
 		},
 	}
 	var got []string
-	for _, tr := range ns.traffic() {
+	for _, tr := range ns.traffic(nil) {
 		got = append(got, string(tr.Kind)+" "+tr.Op+" "+tr.Path)
 	}
 	want := []string{"sent getChildren /q", "applied delete /q/(a child)", "notified  /q", "sent delete /q/x"}
