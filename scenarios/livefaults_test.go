@@ -96,8 +96,7 @@ func TestPauseVerdictsLive(t *testing.T) {
 
 // Every built-in scenario the live world can run, live with its faults
 // (`make live`). A scenario it cannot run is listed with the reason, not
-// skipped silently: a fault only the simulator makes, or a check only the
-// simulator's traffic can make (herd).
+// skipped silently: a fault only the simulator makes.
 func TestEveryScenarioLive(t *testing.T) {
 	if testing.Short() || !*liveAll {
 		t.Log("every built-in scenario runs live with -live.all (make live)")
@@ -111,10 +110,6 @@ func TestEveryScenarioLive(t *testing.T) {
 	for _, sc := range lib {
 		if err := CheckLive(sc.Spec, true); err != nil {
 			cannot = append(cannot, fmt.Sprintf("%s: %v", sc.Name, err))
-			continue
-		}
-		if !sc.Expect.Pass && sc.Expect.Check == "herd" && !slices.Contains(liveHerdKinds, sc.Spec.Kind) {
-			cannot = append(cannot, sc.Name+": its herd violation is judged from the simulator's traffic")
 			continue
 		}
 		t.Run(sc.Name, func(t *testing.T) { liveRun(t, sc, 1) })

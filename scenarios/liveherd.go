@@ -39,19 +39,15 @@ import (
 // Fail, on the node's parent) is that process's session ending, which the
 // double barrier's rule lets wake everyone who waited on it.
 //
-// The check runs for the kinds whose releases this tells apart (the lock,
-// the shared lock, the election: each release deletes a node of its own;
-// the double barrier: each process's node is named for it; the
-// two-phased commit: each vote writes a node below the transaction's),
-// and for the queues (their rule counts requests, which the clients know
-// exactly).
+// That tells apart the releases of every kind the herd check judges: the
+// lock's and the election's (each release deletes a node of its own), the
+// double barrier's (each process's node is named for it), the two-phased
+// commit's (each vote writes a node below the transaction's); and the
+// queue's rule counts requests, which the clients know exactly.
 
 // liveBurstGap is the most time between two notifications of one
 // transaction to two clients.
 const liveBurstGap = 50 * time.Millisecond
-
-// liveHerdKinds are the kinds whose herd check a live run makes.
-var liveHerdKinds = []string{"lock", "shared-lock", "election", "queue", "priority-queue", "2pc", "double-barrier"}
 
 // liveNote is a notification a client of a live run received.
 type liveNote struct {

@@ -69,16 +69,13 @@ type LiveOutcome struct {
 // random faults). Clients run as goroutines, each with its own session,
 // but one at a time (a client runs only between its blocking calls, as in
 // the simulator), so the workloads' shared bookkeeping needs no locks.
-// The herd check is made from the clients' notifications where they tell
-// the releases apart (liveherd.go), and left out elsewhere.
+// The herd check is made from the clients' notifications and requests
+// (liveherd.go).
 func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	spec, k, err := spec.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	spec.Checks = slices.DeleteFunc(slices.Clone(spec.Checks), func(c string) bool {
-		return c == "herd" && !slices.Contains(liveHerdKinds, k.name)
-	})
 	if len(opt.Servers) == 0 {
 		return nil, errors.New("live: no servers")
 	}
