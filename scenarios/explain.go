@@ -198,8 +198,13 @@ func story(f nodeFacts, n sim.NodeInfo, behind []sim.NodeInfo) string {
 }
 
 // whose names the client whose session owns n.
-func (f *runFacts) whose(n sim.NodeInfo) string {
-	if who := f.owner[n.Owner]; who != "" {
+func (f *runFacts) whose(n sim.NodeInfo) string { return ownerName(f.owner, n) }
+
+// ownerName names the client whose session owns n, by owner (session id
+// → client name): "no session" for a persistent node, the session's id
+// for a session no client of the run had.
+func ownerName(owner map[int64]string, n sim.NodeInfo) string {
+	if who := owner[n.Owner]; who != "" {
 		return who
 	}
 	if n.Owner == 0 {

@@ -38,15 +38,7 @@ func newLiveFacts(w *liveWorld, injected []StruckFault) *liveFacts {
 	return f
 }
 
-func (f *liveFacts) whose(n sim.NodeInfo) string {
-	if who := f.owner[n.Owner]; who != "" {
-		return who
-	}
-	if n.Owner == 0 {
-		return "no session"
-	}
-	return fmt.Sprintf("session %#x", n.Owner)
-}
+func (f *liveFacts) whose(n sim.NodeInfo) string { return ownerName(f.owner, n) }
 
 func (f *liveFacts) current(id int64, who string) bool { return f.last[who] == id }
 
