@@ -173,7 +173,7 @@ func (l *peerLinks) latency(d time.Duration) error {
 	attrs := fmt.Sprintf(`"type":"latency","attributes":{"latency":%d,"jitter":0}`, d.Milliseconds())
 	for _, ps := range l.proxies {
 		for _, p := range ps {
-			if err := setToxic(p, "slow", d > 0, attrs); err != nil {
+			if err := setToxic(p, "slow", d > 0, attrs, "upstream", "downstream"); err != nil {
 				return err
 			}
 		}
@@ -182,10 +182,29 @@ func (l *peerLinks) latency(d time.Duration) error {
 	return nil
 }
 
-// setToxic adds (on) or removes the toxic named name on both of p's
-// streams; spec is its type and attributes as toxiproxy's JSON has them.
-func setToxic(p *toxiproxy.Proxy, name string, on bool, spec string) error {
-	for _, stream := range []string{"upstream", "downstream"} {
+// lag holds up what server j hears on its quorum links (from its leader:
+// proposals, commits, pings) by d, until called again with 0, which lets
+// it through at once: j falls behind, serving its clients what it had,
+// and catches up when the lag ends. Its own messages (its acks) go at
+// their speed, so the others commit without it.
+func (l *peerLinks) lag(j int, d time.Duration) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	attrs := fmt.Sprintf(`"type":"latency","attributes":{"latency":%d,"jitter":0}`, d.Milliseconds())
+	for dir, ps := range l.proxies {
+		if dir[0] == j { // j's connection to another server's quorum port: its downstream is what j hears
+			if err := setToxic(ps[0], "lag", d > 0, attrs, "downstream"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// setToxic adds (on) or removes the toxic named name on the streams of p
+// named; spec is its type and attributes as toxiproxy's JSON has them.
+func setToxic(p *toxiproxy.Proxy, name string, on bool, spec string, streams ...string) error {
+	for _, stream := range streams {
 		full := name + "-" + stream
 		if p.Toxics.GetToxic(full) != nil {
 			if err := p.Toxics.RemoveToxic(context.Background(), full); err != nil {
@@ -282,4 +301,19 @@ func (e *Ensemble) Slow(d time.Duration) error {
 		return errNoProxies
 	}
 	return e.links.latency(d)
+}
+
+// Lag holds up what server i hears from its leader for d, then lets it
+// catch up at once (Lag(i, 0)): a server that applies nothing for a
+// while and serves its clients what it had, as the simulator's "lag".
+func (e *Ensemble) Lag(i int, d time.Duration) error {
+	if e.links == nil {
+		return errNoProxies
+	}
+	if d > 0 {
+		fmt.Fprintf(e.log, "live: s%d lags %s behind\n", i+1, d)
+	} else {
+		fmt.Fprintf(e.log, "live: s%d catches up\n", i+1)
+	}
+	return e.links.lag(i, d)
 }

@@ -410,9 +410,9 @@ func liveInjectable(f sim.Fault, local, proxied bool) bool {
 // notLive is the error that refuses a fault the live world cannot inject.
 func notLive(f sim.Fault) error {
 	return fmt.Errorf("faults: %q cannot be injected on a live ensemble here (live faults: crash sN|leader, "+
-		"restart sN, pause cN, disconnect cN for D, partition A B, isolate sN, heal, spike EXTRA for D; lose-reply "+
-		"and delay on a request applied or a notification, lose-request on a request received; crashes and links "+
-		"need the local ensemble; expire and lag are the simulator's)", f)
+		"restart sN, pause cN|sN|leader, disconnect cN for D, partition A B, isolate sN, heal, spike EXTRA for D, "+
+		"lag sN for D; lose-reply and delay on a request applied or a notification, lose-request on a request "+
+		"received; crashes, server pauses and links need the local ensemble; expire is the simulator's)", f)
 }
 
 // tally sorts the run's faults into those that struck, with when, in the
@@ -496,6 +496,11 @@ func liveKind(f sim.Fault, local, proxied bool) bool {
 		return local && (f.A.Kind == sim.ClientT || f.B.Kind == sim.ClientT || proxied)
 	case sim.Isolate, sim.Heal, sim.Spike:
 		return local && proxied
+	case sim.Lag:
+		// A follower's quorum link, held up; the leader has no such link,
+		// so "lag leader" (or the applier, known only when it applies) is
+		// the simulator's.
+		return local && proxied && f.A.Kind == sim.ServerT
 	}
 	return false
 }
@@ -507,12 +512,12 @@ func liveKind(f sim.Fault, local, proxied bool) bool {
 func NeedsProxiedLinks(spec Spec) bool {
 	for _, f := range spec.Faults {
 		switch f.Kind {
-		case sim.Partition, sim.Isolate, sim.Heal, sim.Spike:
+		case sim.Partition, sim.Isolate, sim.Heal, sim.Spike, sim.Lag:
 			return true
 		}
 	}
 	r := spec.Rates
-	return r != nil && (r.Partition > 0 || r.Isolate > 0 || r.Spike > 0)
+	return r != nil && (r.Partition > 0 || r.Isolate > 0 || r.Spike > 0 || r.Lag > 0)
 }
 
 // liveWorld runs a scenario's clients against a live ensemble, one at a
@@ -616,6 +621,11 @@ func (w *liveWorld) strikeLinks(f sim.Fault, e *live.Ensemble) {
 		})
 	case sim.Heal:
 		w.heal(f, e)
+	case sim.Lag:
+		if i := f.A.Index; f.A.Kind == sim.ServerT && i < len(e.Servers) {
+			w.note(e.Lag(i, f.For))
+			time.AfterFunc(f.For, func() { w.note(e.Lag(i, 0)) })
+		}
 	case sim.Spike:
 		w.note(e.Slow(f.D))
 		time.AfterFunc(f.For, func() { w.note(e.Slow(0)) })
