@@ -157,7 +157,7 @@ func TestLinkFaultsLive(t *testing.T) {
 		fmt.Sprintf("at 500ms isolate s%d for 20s", leader+1),
 		"at 300ms spike 150ms for 2s",
 		fmt.Sprintf("at 300ms partition c1 s%d for 2s", leader+1),
-		"at 500ms pause leader 15s",
+		"at 500ms pause leader 25s", // syncLimit (10s) to notice, an election, and margin on a loaded machine
 	} {
 		leader := e.Leader()
 		spec := Spec{Kind: "lock", Clients: 3, Workload: Workload{Fenced: true, Rounds: 6}, Faults: mustSchedule(faults)}
