@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -163,6 +164,11 @@ func (l *peerLinks) healAll() error {
 			return err
 		}
 	}
+	for k := range l.proxies {
+		if err := l.oneWay(k[0], k[1], false); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -179,6 +185,27 @@ func (l *peerLinks) latency(d time.Duration) error {
 		}
 	}
 	l.slow = d
+	return nil
+}
+
+// oneWay holds (cut) or lets go what server a sends server b, on both
+// ports, while what b sends a goes on: a timeout toxic with no timeout,
+// which keeps the connections open and the bytes waiting, as TCP keeps
+// retransmitting across a one-way loss.
+func (l *peerLinks) oneWay(a, b int, cut bool) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	const spec = `"type":"timeout","attributes":{"timeout":0}`
+	for _, p := range l.proxies[[2]int{a, b}] { // a's connections to b: upstream is toward b
+		if err := setToxic(p, "oneway", cut, spec, "upstream"); err != nil {
+			return err
+		}
+	}
+	for _, p := range l.proxies[[2]int{b, a}] { // b's connections to a: downstream is from a
+		if err := setToxic(p, "oneway", cut, spec, "downstream"); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -263,13 +290,13 @@ func (e *Ensemble) Partition(a, b int) error {
 	return e.links.partition(a, b, true)
 }
 
-// Heal reopens the link between servers a and b.
+// Heal reopens the link between servers a and b, both ways.
 func (e *Ensemble) Heal(a, b int) error {
 	if e.links == nil {
 		return errNoProxies
 	}
 	fmt.Fprintf(e.log, "live: s%d and s%d healed\n", a+1, b+1)
-	return e.links.partition(a, b, false)
+	return errors.Join(e.links.partition(a, b, false), e.links.oneWay(a, b, false), e.links.oneWay(b, a, false))
 }
 
 // HealAll reopens every link between servers.
@@ -316,4 +343,14 @@ func (e *Ensemble) Lag(i int, d time.Duration) error {
 		fmt.Fprintf(e.log, "live: s%d catches up\n", i+1)
 	}
 	return e.links.lag(i, d)
+}
+
+// OneWay holds what server a sends server b (0-based) until Heal(a, b):
+// a one-way loss, the other direction untouched.
+func (e *Ensemble) OneWay(a, b int) error {
+	if e.links == nil {
+		return errNoProxies
+	}
+	fmt.Fprintf(e.log, "live: what s%d sends s%d is held\n", a+1, b+1)
+	return e.links.oneWay(a, b, true)
 }

@@ -83,6 +83,31 @@ func TestPeerLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	testLag(t, e)
+	testOneWay(t, e)
+}
+
+// testOneWay: a follower that no longer hears its leader (what the leader
+// sends it held, what it sends the leader going on) gives the leader up
+// after syncLimit ticks, while the leader keeps its quorum with the other
+// follower; healed, it follows again.
+func testOneWay(t *testing.T, e *Ensemble) {
+	l := e.Leader()
+	f := (l + 1) % len(e.Servers)
+	if err := e.OneWay(l, f); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(30*time.Second, func() bool { return e.Mode(f) != "follower" }) {
+		t.Errorf("s%d still follows s%d 30s after it stopped hearing from it", f+1, l+1)
+	}
+	if e.Mode(l) != "leader" {
+		t.Errorf("s%d, still heard by both followers, no longer leads (%q)", l+1, e.Mode(l))
+	}
+	if err := e.Heal(l, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.WaitReady(60 * time.Second); err != nil {
+		t.Errorf("after the one-way loss healed: %v", err)
+	}
 }
 
 // testLag: a follower held up (Lag) does not see a write made through the

@@ -410,7 +410,7 @@ func liveInjectable(f sim.Fault, local, proxied bool) bool {
 // notLive is the error that refuses a fault the live world cannot inject.
 func notLive(f sim.Fault) error {
 	return fmt.Errorf("faults: %q cannot be injected on a live ensemble here (live faults: crash sN|leader, "+
-		"restart sN, pause cN|sN|leader, disconnect cN for D, partition A B, isolate sN, heal, spike EXTRA for D, "+
+		"restart sN, pause cN|sN|leader, disconnect cN for D, partition A B, one-way sA sB, isolate sN, heal, spike EXTRA for D, "+
 		"lag sN for D; lose-reply and delay on a request applied or a notification, lose-request on a request "+
 		"received; crashes, server pauses and links need the local ensemble; expire is the simulator's)", f)
 }
@@ -496,6 +496,8 @@ func liveKind(f sim.Fault, local, proxied bool) bool {
 		return local && (f.A.Kind == sim.ClientT || f.B.Kind == sim.ClientT || proxied)
 	case sim.Isolate, sim.Heal, sim.Spike:
 		return local && proxied
+	case sim.OneWay: // between servers, through their proxies
+		return local && proxied && f.A.Kind == sim.ServerT && f.B.Kind == sim.ServerT
 	case sim.Lag:
 		// A follower's quorum link, held up; the leader has no such link,
 		// so "lag leader" (or the applier, known only when it applies) is
@@ -512,7 +514,7 @@ func liveKind(f sim.Fault, local, proxied bool) bool {
 func NeedsProxiedLinks(spec Spec) bool {
 	for _, f := range spec.Faults {
 		switch f.Kind {
-		case sim.Partition, sim.Isolate, sim.Heal, sim.Spike, sim.Lag:
+		case sim.Partition, sim.OneWay, sim.Isolate, sim.Heal, sim.Spike, sim.Lag:
 			return true
 		}
 	}
@@ -619,6 +621,9 @@ func (w *liveWorld) strikeLinks(f sim.Fault, e *live.Ensemble) {
 				}
 			}
 		})
+	case sim.OneWay:
+		w.note(e.OneWay(f.A.Index, f.B.Index))
+		undo(func() { w.note(e.Heal(f.A.Index, f.B.Index)) })
 	case sim.Heal:
 		w.heal(f, e)
 	case sim.Lag:

@@ -28,12 +28,14 @@ const (
 	Lag                              // lag s2 for 3s: a server applies nothing for a while, and serves reads from what it had
 	LoseRequest                      // lose-request: the triggering request is lost with its connection, never applied
 	Delay                            // delay 2s: the triggering reply or notification leaves late, and all behind it
+	OneWay                           // one-way s1 s3 | one-way c1 s2: cut one direction: what the first sends the second is held
 )
 
 var faultNames = map[FaultKind]string{
 	Crash: "crash", Restart: "restart", Partition: "partition", Isolate: "isolate",
 	Heal: "heal", Pause: "pause", Spike: "spike", LoseReply: "lose-reply",
 	Disconnect: "disconnect", Expire: "expire", Lag: "lag", LoseRequest: "lose-request", Delay: "delay",
+	OneWay: "one-way",
 }
 
 // FaultKindNames are the fault kinds' names, sorted.
@@ -188,7 +190,7 @@ func (f Fault) String() string {
 		b.WriteString(f.D.String())
 		b.WriteString(" for ")
 		b.WriteString(f.For.String())
-	case Crash, Partition, Isolate, Disconnect, Lag:
+	case Crash, Partition, OneWay, Isolate, Disconnect, Lag:
 		if f.For > 0 {
 			b.WriteString(" for ")
 			b.WriteString(f.For.String())
@@ -355,7 +357,7 @@ func (a faultArgs) dur(i int) (time.Duration, error) {
 func (f *Fault) parseArgs(name string, args []string) error {
 	// "crash s1 for 2s", "partition c1 s2 for 3s", "isolate s1 for 3s":
 	// undone after a while.
-	if n := len(args); (f.Kind == Crash || f.Kind == Partition || f.Kind == Isolate || f.Kind == Disconnect || f.Kind == Lag) && n >= 2 && args[n-2] == "for" {
+	if n := len(args); (f.Kind == Crash || f.Kind == Partition || f.Kind == OneWay || f.Kind == Isolate || f.Kind == Disconnect || f.Kind == Lag) && n >= 2 && args[n-2] == "for" {
 		d, err := faultArgs{f, name, args}.dur(n - 1)
 		if err != nil {
 			return err
@@ -385,13 +387,13 @@ func (a faultArgs) read() (want int, err error) {
 	case Restart, Isolate:
 		want = 1
 		f.A, err = target(0, ServerT)
-	case Partition:
+	case Partition, OneWay:
 		want = 2
 		if f.A, err = target(0, ServerT, ClientT); err == nil {
 			f.B, err = target(1, ServerT, ClientT)
 		}
 		if err == nil && f.A.Kind == ClientT && f.B.Kind == ClientT {
-			err = fmt.Errorf("partition: clients have no link between them; name a server")
+			err = fmt.Errorf("%s: clients have no link between them; name a server", faultNames[f.Kind])
 		}
 	case Heal:
 		if len(args) == 0 {

@@ -26,6 +26,8 @@ at 5s heal
 at 100ms pause c1 12s
 at 1s pause s2 8s
 at 2s pause leader 8s
+at 2s one-way s1 s3 for 1s
+at 2s one-way c1 s2
 at 1s spike 50ms for 2s
 when c2 create#1 applied: lose-reply
 when c1 delete#3 applied: crash applier
@@ -105,7 +107,7 @@ func TestScheduleParseErrors(t *testing.T) {
 func TestInjectChecksTargets(t *testing.T) {
 	w := newWorld(t, Config{Seed: 1})
 	w.Spawn("", func(ctx context.Context, c client.Conn) error { return nil })
-	for _, text := range []string{"at 1s crash s4", "at 1s pause c2 1s", "at 1s pause s4 1s", "when c3 create#1 applied: lose-reply"} {
+	for _, text := range []string{"at 1s crash s4", "at 1s pause c2 1s", "at 1s pause s4 1s", "at 1s one-way s1 s4", "when c3 create#1 applied: lose-reply"} {
 		s, err := ParseSchedule(text)
 		if err != nil {
 			t.Fatal(err)

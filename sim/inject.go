@@ -131,6 +131,11 @@ func (w *World) strike(f Fault, at hit) effect {
 		if f.For > 0 {
 			w.s.at(w.s.now+Time(f.For), func() { w.strike(Fault{Kind: Heal, A: f.A, B: f.B}, hit{}) })
 		}
+	case OneWay:
+		w.cutOneWay(f.A, f.B)
+		if f.For > 0 {
+			w.s.at(w.s.now+Time(f.For), func() { w.strike(Fault{Kind: Heal, A: f.A, B: f.B}, hit{}) })
+		}
 	case Isolate:
 		w.isolate(f)
 	case Heal:
@@ -347,6 +352,19 @@ func (w *World) setCut(a, b Target, cut bool) {
 		} else {
 			w.heal(l)
 		}
+	}
+}
+
+// cutOneWay cuts the link from a to b alone: what a sends b is held until
+// the link heals, what b sends a goes on.
+func (w *World) cutOneWay(a, b Target) {
+	switch {
+	case a.Kind == ServerT && b.Kind == ServerT:
+		w.peers[a.Index][b.Index].cut = true
+	case a.Kind == ServerT && b.Kind == ClientT:
+		w.clients[b.Index].links[a.Index].down.cut = true
+	case a.Kind == ClientT && b.Kind == ServerT:
+		w.clients[a.Index].links[b.Index].up.cut = true
 	}
 }
 
