@@ -138,6 +138,7 @@ type fileRates struct {
 	Expire      float64 `yaml:"expire"`
 	ShortPause  float64 `yaml:"short_pause"`
 	Lag         float64 `yaml:"lag"`
+	OneWay      float64 `yaml:"one_way"`
 	LoseRequest float64 `yaml:"lose_request"`
 	Triggered   float64 `yaml:"triggered"`
 }
@@ -488,7 +489,8 @@ func (p *fileParse) rates(f *fileScenario) (*sim.Rates, error) {
 	}
 	return &sim.Rates{Crash: r.Crash, LeaderCrash: r.LeaderCrash, Partition: r.Partition, Isolate: r.Isolate,
 		Pause: r.Pause, Spike: r.Spike, LoseReply: r.LoseReply, Disconnect: r.Disconnect, Outage: r.Outage,
-		Expire: r.Expire, ShortPause: r.ShortPause, Lag: r.Lag, LoseRequest: r.LoseRequest, Triggered: r.Triggered}, nil
+		Expire: r.Expire, ShortPause: r.ShortPause, Lag: r.Lag, LoseRequest: r.LoseRequest, Triggered: r.Triggered,
+		OneWay: r.OneWay}, nil
 }
 
 // expectation is the file's expect: field, its checks: named checks

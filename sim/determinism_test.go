@@ -23,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite the golden traces under testdat
 
 // everyFault strikes often enough that a few hundred seeds see every kind.
 var everyFault = Rates{Crash: 0.3, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, Pause: 0.3, Spike: 0.3, LoseReply: 1,
-	Disconnect: 0.2, Outage: 0.05, Expire: 0.1, Lag: 0.2, LoseRequest: 0.5, Triggered: 1, SessionTimeout: 4 * time.Second}
+	Disconnect: 0.2, Outage: 0.05, Expire: 0.1, Lag: 0.2, LoseRequest: 0.5, Triggered: 1, SessionTimeout: 4 * time.Second, OneWay: 0.1}
 
 // randomWorkload is a multi-client workload whose every decision comes from
 // the seed: clients create, read, write and delete under /w, wait on
@@ -167,7 +167,7 @@ func TestSameSeedSameTrace(t *testing.T) {
 			switch {
 			case f.Kind == Crash && f.For > 0:
 				kinds[Restart]++
-			case (f.Kind == Partition || f.Kind == Isolate || f.Kind == Disconnect) && f.For > 0:
+			case (f.Kind == Partition || f.Kind == OneWay || f.Kind == Isolate || f.Kind == Disconnect) && f.For > 0:
 				kinds[Heal]++
 			}
 		}

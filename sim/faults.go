@@ -534,6 +534,10 @@ type Rates struct {
 	// disconnected for 1.05–2 session timeouts (its session expires while
 	// it is away), or the message delayed 0.1–3s.
 	Triggered float64
+	// OneWay: what one server sends another is held, the other way going
+	// on, healed 1–10s later. Not in DefaultRates nor EveryFault, so that
+	// their seeds draw what they drew before it existed.
+	OneWay float64
 
 	// SessionTimeout is what the session-shaped faults are drawn around
 	// (default 10s, the simulator's).
@@ -648,6 +652,11 @@ func (d draw) classic(r Rates, at time.Duration) Schedule {
 	if d.chance(r.LoseReply) && d.clients > 0 {
 		tr := Trigger{Client: d.src.Choose(d.clients), Op: randomWrites[d.src.Choose(len(randomWrites))], Nth: 1 + d.src.Choose(5)}
 		out = append(out, Fault{When: &tr, Kind: LoseReply})
+	}
+	if d.chance(r.OneWay) && d.servers > 1 {
+		a := d.server()
+		b := Target{Kind: ServerT, Index: (a.Index + 1 + d.src.Choose(d.servers-1)) % d.servers}
+		out = append(out, Fault{At: at, Kind: OneWay, A: a, B: b, For: d.between(time.Second, 10*time.Second)})
 	}
 	return out
 }
