@@ -54,6 +54,8 @@ type ClientFaults struct {
 	// onRequest of every request sent (OnRequest).
 	onNote    func(Notification)
 	onRequest func(Request)
+	// held are the directions of links held (OneWay), until when.
+	held map[heldKey]time.Time
 	// slow is latency added to every frame each way until slowUntil
 	// (Slow).
 	slow      time.Duration
@@ -193,8 +195,11 @@ func (f *ClientFaults) Uncut(addr string) {
 	f.mu.Lock()
 	if addr == "" {
 		clear(f.cut)
+		clear(f.held)
 	} else {
 		delete(f.cut, addr)
+		delete(f.held, heldKey{addr, true})
+		delete(f.held, heldKey{addr, false})
 	}
 	f.mu.Unlock()
 }
@@ -250,6 +255,7 @@ var errReplyLost = errors.New("the reply was lost (a live fault): the connection
 // connection instead of sending a request doomed to be lost (the bytes of
 // p before it go out).
 func (c *faultConn) Write(p []byte) (int, error) {
+	c.waitHeld(true)
 	now := time.Now()
 	waitLatency(now, c.f.latency(now))
 	c.wmu.Lock()
@@ -337,6 +343,7 @@ func (c *faultConn) Read(p []byte) (int, error) {
 	for len(c.out) == 0 {
 		buf := make([]byte, 64*1024)
 		n, err := c.Conn.Read(buf)
+		c.waitHeld(false)
 		arrived := time.Now()
 		waitLatency(arrived, c.f.latency(arrived))
 		c.in = append(c.in, buf[:n]...)

@@ -220,3 +220,36 @@ func TestClientLinkSlowLive(t *testing.T) {
 		t.Errorf("the fastest of three round trips took %v after the spike ended", d)
 	}
 }
+
+// One direction of a client's link held (OneWay) holds up a round trip
+// until it is let go, either way; Uncut lets it go at once.
+func TestClientOneWayLive(t *testing.T) {
+	e := startEnsemble(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	f := NewClientFaults()
+	c, err := Dial(e.ConnectString(), Options{SessionTimeout: 10 * time.Second, Dialer: f.Dialer()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	roundTrip := func() time.Duration {
+		start := time.Now()
+		if _, _, err := c.Exists(ctx, "/"); err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	roundTrip()
+	for _, toServer := range []bool{true, false} {
+		f.OneWay(e.Servers[0].Addr(), toServer, 1500*time.Millisecond)
+		if d := roundTrip(); d < time.Second {
+			t.Errorf("held toward the server %v: a round trip took %v", toServer, d)
+		}
+	}
+	f.OneWay(e.Servers[0].Addr(), true, 0) // until let go
+	time.AfterFunc(500*time.Millisecond, func() { f.Uncut(e.Servers[0].Addr()) })
+	if d := roundTrip(); d < 400*time.Millisecond {
+		t.Errorf("held until Uncut (500ms): a round trip took %v", d)
+	}
+}

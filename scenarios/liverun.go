@@ -496,8 +496,8 @@ func liveKind(f sim.Fault, local, proxied bool) bool {
 		return local && (f.A.Kind == sim.ClientT || f.B.Kind == sim.ClientT || proxied)
 	case sim.Isolate, sim.Heal, sim.Spike:
 		return local && proxied
-	case sim.OneWay: // between servers, through their proxies
-		return local && proxied && f.A.Kind == sim.ServerT && f.B.Kind == sim.ServerT
+	case sim.OneWay: // between servers through their proxies; a client's link in its dialer
+		return local && (proxied || f.A.Kind == sim.ClientT || f.B.Kind == sim.ClientT)
 	case sim.Lag:
 		// A follower's quorum link, held up; the leader has no such link,
 		// so "lag leader" (or the applier, known only when it applies) is
@@ -622,8 +622,15 @@ func (w *liveWorld) strikeLinks(f sim.Fault, e *live.Ensemble) {
 			}
 		})
 	case sim.OneWay:
-		w.note(e.OneWay(f.A.Index, f.B.Index))
-		undo(func() { w.note(e.Heal(f.A.Index, f.B.Index)) })
+		switch {
+		case f.A.Kind == sim.ClientT: // what the client sends the server
+			w.clients[f.A.Index].faults.OneWay(e.Servers[f.B.Index].Addr(), true, f.For)
+		case f.B.Kind == sim.ClientT: // what the server sends the client
+			w.clients[f.B.Index].faults.OneWay(e.Servers[f.A.Index].Addr(), false, f.For)
+		default:
+			w.note(e.OneWay(f.A.Index, f.B.Index))
+			undo(func() { w.note(e.Heal(f.A.Index, f.B.Index)) })
+		}
 	case sim.Heal:
 		w.heal(f, e)
 	case sim.Lag:
