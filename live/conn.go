@@ -249,6 +249,13 @@ func call[T any](ctx context.Context, c *Conn, fn func(h *handle) (T, error)) (T
 		if err != nil && h.lost.Load() && (errors.Is(err, zk.ErrClosing) || errors.Is(err, zk.ErrConnectionClosed)) {
 			err = zk.ErrSessionExpired
 		}
+		// go-zk hands a request the socket's own error when its connection
+		// closes as the request is written: to the caller, as to a
+		// simulated client's, that is the connection lost.
+		var opErr *net.OpError
+		if err != nil && (errors.Is(err, net.ErrClosed) || errors.As(err, &opErr)) {
+			err = fmt.Errorf("%w (%v)", zk.ErrConnectionClosed, err)
+		}
 		done <- result{v, err}
 	}()
 	select {
