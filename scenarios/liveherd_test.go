@@ -7,6 +7,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/sim"
 )
 
 // A live run's notifications become the herd check's traffic: those of
@@ -81,5 +82,25 @@ func TestLiveRequestsJoinTheTraffic(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("traffic[%d] = %q, want %q", i, got[i], want[i])
 		}
+	}
+}
+
+// A live run is weak when a fault its scenario names never struck, but
+// not for a heal or a restart that came after the workload: those only
+// undo a fault that did strike.
+func TestLiveWeaknessIgnoresUndoing(t *testing.T) {
+	sched, err := sim.ParseSchedule("at 1s partition s1 s3\nat 4s heal s1 s3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &LiveOutcome{Outcome: Outcome{Spec: Spec{Faults: sched}}}
+	out.Injected = []StruckFault{{Fault: sched[0].String()}}
+	out.NeverStruck = []string{sched[1].String()}
+	if w := liveWeakness(out); w != "" {
+		t.Errorf("weak %q for a heal that came after the workload", w)
+	}
+	out.Injected, out.NeverStruck = nil, []string{sched[0].String(), sched[1].String()}
+	if w := liveWeakness(out); w == "" {
+		t.Error("not weak though the partition never struck")
 	}
 }

@@ -463,10 +463,14 @@ func struckFault(fault string, wall, origin time.Time) StruckFault {
 }
 
 // liveWeakness says why a live run met too few of its faults to count as
-// a pass: a fault the scenario names (its faults:) that never struck, or,
-// for random faults, none struck at all. "" when it met enough.
+// a pass: a fault the scenario names (its faults:) that never struck (a
+// heal or a restart excepted: it only undoes one), or, for random faults,
+// none struck at all. "" when it met enough.
 func liveWeakness(out *LiveOutcome) string {
 	for _, f := range out.Spec.Faults {
+		if undoes(f) {
+			continue // a heal or a restart that came after the workload met nothing it had to
+		}
 		if slices.Contains(out.NeverStruck, f.String()) {
 			return fmt.Sprintf("the scenario's fault %q never struck", f)
 		}
@@ -476,6 +480,11 @@ func liveWeakness(out *LiveOutcome) string {
 	}
 	return ""
 }
+
+// undoes reports whether f only undoes an earlier fault (a heal, a
+// restart): the workload need not meet it for the run to be worth its
+// faults.
+func undoes(f sim.Fault) bool { return f.Kind == sim.Heal || f.Kind == sim.Restart }
 
 // liveKind reports whether a timed fault can be struck live: on a local
 // ensemble (local), whose links between servers are proxied (proxied).
