@@ -194,23 +194,7 @@ func TestLostRequestAndDelaysLive(t *testing.T) {
 // A latency spike on a client's links slows its round trips by the
 // latency each way while it lasts, and no longer after.
 func TestClientLinkSlowLive(t *testing.T) {
-	e := startEnsemble(t, 1)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	f := NewClientFaults()
-	c, err := Dial(e.ConnectString(), Options{SessionTimeout: 6 * time.Second, Dialer: f.Dialer()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	roundTrip := func() time.Duration {
-		start := time.Now()
-		if _, _, err := c.Exists(ctx, "/"); err != nil {
-			t.Fatal(err)
-		}
-		return time.Since(start)
-	}
-	roundTrip()
+	_, f, roundTrip := timedClient(t, 6*time.Second)
 	f.Slow(150*time.Millisecond, time.Now().Add(2*time.Second))
 	if d := roundTrip(); d < 300*time.Millisecond {
 		t.Errorf("a round trip took %v with 150ms added each way", d)
@@ -224,23 +208,7 @@ func TestClientLinkSlowLive(t *testing.T) {
 // One direction of a client's link held (OneWay) holds up a round trip
 // until it is let go, either way; Uncut lets it go at once.
 func TestClientOneWayLive(t *testing.T) {
-	e := startEnsemble(t, 1)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	f := NewClientFaults()
-	c, err := Dial(e.ConnectString(), Options{SessionTimeout: 10 * time.Second, Dialer: f.Dialer()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	roundTrip := func() time.Duration {
-		start := time.Now()
-		if _, _, err := c.Exists(ctx, "/"); err != nil {
-			t.Fatal(err)
-		}
-		return time.Since(start)
-	}
-	roundTrip()
+	e, f, roundTrip := timedClient(t, 10*time.Second)
 	for _, toServer := range []bool{true, false} {
 		f.OneWay(e.Servers[0].Addr(), toServer, 1500*time.Millisecond)
 		if d := roundTrip(); d < time.Second {
@@ -252,4 +220,29 @@ func TestClientOneWayLive(t *testing.T) {
 	if d := roundTrip(); d < 400*time.Millisecond {
 		t.Errorf("held until Uncut (500ms): a round trip took %v", d)
 	}
+}
+
+// timedClient is a client of a one-server ensemble of its own, dialled
+// through f, and a function that times one of its round trips (one done
+// already, so the session is up).
+func timedClient(t *testing.T, session time.Duration) (*Ensemble, *ClientFaults, func() time.Duration) {
+	t.Helper()
+	e := startEnsemble(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	f := NewClientFaults()
+	c, err := Dial(e.ConnectString(), Options{SessionTimeout: session, Dialer: f.Dialer()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	roundTrip := func() time.Duration {
+		start := time.Now()
+		if _, _, err := c.Exists(ctx, "/"); err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	roundTrip()
+	return e, f, roundTrip
 }
