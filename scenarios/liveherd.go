@@ -108,6 +108,7 @@ func (ns *liveNotes) traffic(ops []models.Operation) []models.Traffic {
 		clients map[int]bool
 	}
 	open := map[key]*burst{}
+	ended := failedNodes(ops) // nodes whose process failed: their deletion is a session ending
 	var out []models.Traffic
 	var zxid int64
 	for _, n := range notes {
@@ -118,7 +119,7 @@ func (ns *liveNotes) traffic(ops []models.Operation) []models.Traffic {
 			b = &burst{zxid: zxid, clients: map[int]bool{}}
 			open[k] = b
 			if op, path, ok := transactionOf(n.n); ok {
-				if op == "delete" && failed(ops, path) {
+				if op == "delete" && ended[path] {
 					op = "closeSession"
 				}
 				out = append(out, models.Traffic{At: int64(n.at), Kind: models.Applied, Server: max(n.server, 0),
@@ -154,12 +155,14 @@ func transactionOf(n live.Notification) (op, path string, ok bool) {
 	return "", "", false
 }
 
-// failed reports whether the history has a Fail of the process node is
-// named for, on node's parent.
-func failed(ops []models.Operation, node string) bool {
-	dir, name := path.Split(node)
-	dir = strings.TrimSuffix(dir, "/")
-	return slices.ContainsFunc(ops, func(op models.Operation) bool {
-		return op.Kind == models.Fail && op.Path == dir && op.Data == name
-	})
+// failedNodes are the nodes named for a process the history says
+// failed (a Fail of its name, on the node's parent).
+func failedNodes(ops []models.Operation) map[string]bool {
+	out := map[string]bool{}
+	for _, op := range ops {
+		if op.Kind == models.Fail {
+			out[path.Join(op.Path, op.Data)] = true
+		}
+	}
+	return out
 }
