@@ -540,6 +540,7 @@ func (s *server) applyUpTo(n int) {
 		return
 	}
 	for s.applied < n {
+		s.releaseSyncWaits()
 		t := s.log[s.applied]
 		s.applied++
 		res := s.tree.apply(t)

@@ -142,6 +142,44 @@ func TestLagServesStaleReadsUntilItCatchesUp(t *testing.T) {
 	}
 }
 
+// A session on a lagging server that sent a sync and then writes, giving
+// up waiting on each (an impatient recipe), hears the sync answered first
+// when the lag ends, then its writes, their zxids never going back (the
+// simulator's self-check fails the run otherwise).
+func TestLagAnswersASyncBeforeTheWritesAfterIt(t *testing.T) {
+	w := newWorld(t, Config{Seed: 5})
+	var errs []error
+	w.SpawnOn("", []int{1}, func(ctx context.Context, c client.Conn) error {
+		mustDo(c.Create(ctx, "/d", nil, 0, acl))
+		must(c.Sleep(ctx, time.Second))
+		impatient := func(call func(ctx context.Context) error) {
+			short, cancel := c.WithTimeout(ctx, 100*time.Millisecond)
+			defer cancel()
+			errs = append(errs, call(short))
+		}
+		impatient(func(ctx context.Context) error { _, err := c.Sync(ctx, "/d"); return err })
+		impatient(func(ctx context.Context) error { _, err := c.Create(ctx, "/d/a", nil, 0, acl); return err })
+		_, err := c.Create(ctx, "/d/b", nil, 0, acl)
+		errs = append(errs, err)
+		kids, _, err := c.Children(ctx, "/d")
+		must(err)
+		if len(kids) != 2 {
+			t.Errorf("children of /d after the lag: %v; want a and b", kids)
+		}
+		return nil
+	})
+	w.SpawnOn("", []int{0, 2}, func(ctx context.Context, c client.Conn) error {
+		must(c.Sleep(ctx, 700*time.Millisecond))
+		mustDo(c.Create(ctx, "/other", nil, 0, acl)) // the lagging server has not applied it
+		return nil
+	})
+	inject(t, w, "at 500ms lag s2 for 3s")
+	mustRun(t, w)
+	if len(errs) != 3 || !errors.Is(errs[0], context.DeadlineExceeded) || errs[2] != nil {
+		t.Errorf("the sync and writes on the lagging server: %v; want the first two to time out, the last to succeed", errs)
+	}
+}
+
 // A delete whose request is lost before any server applies it fails with
 // ConnectionLoss and leaves the node; one whose reply is lost after it was
 // applied fails the same way and the node is gone. The client cannot tell

@@ -264,6 +264,20 @@ func (s *server) releaseSyncs() {
 		}
 		ld.syncs = kept
 	}
+	s.releaseSyncWaits()
+}
+
+// releaseSyncWaits answers the syncs this server waited to apply up to, now
+// that it has. It runs between two transactions applied in a row too, so
+// that a session's sync is answered before the writes it sent after it,
+// with the zxid the server had reached then: replies go out in order, and
+// their zxids never go back (a server that caught up after a lag would
+// otherwise answer the sync after those writes, with a later zxid than
+// theirs).
+func (s *server) releaseSyncWaits() {
+	if len(s.syncWaits) == 0 {
+		return
+	}
 	kept := s.syncWaits[:0]
 	for _, r := range s.syncWaits {
 		if s.lastApplied() >= r.syncTo {
