@@ -101,6 +101,11 @@ type Options struct {
 	// fails its watches and calls with zk.ErrSessionExpired, and opens a
 	// new session, while the servers still hold the old one.
 	LocalSessionLoss bool
+	// InOrder tries the servers in the order given, where the library
+	// shuffles them: a live run places its clients as the simulator's
+	// run of the same seed does (hostorder.go). Every session of the
+	// Conn tries the same order.
+	InOrder bool
 }
 
 // Dial opens a session with the servers ("127.0.0.1:2181", ...). It
@@ -133,11 +138,16 @@ func (c *Conn) connect() (*handle, error) {
 		dialer = net.DialTimeout
 	}
 	h := &handle{done: make(chan struct{}), authed: make(chan struct{})}
+	var hosts zk.HostProvider = zk.NewDNSHostProvider() // the library's own: shuffled
+	if c.opt.InOrder {
+		hosts = newHostOrder(c.servers)
+	}
 	conn, events, err := zk.Connect(c.servers, c.opt.SessionTimeout,
 		zk.WithLogger(log.New(out, "zk: ", log.Lmicroseconds)),
 		zk.WithLogInfo(c.opt.Log != nil),
 		zk.WithEventCallback(func(ev zk.Event) { c.event(h, ev) }),
-		zk.WithDialer(dialer))
+		zk.WithDialer(dialer),
+		zk.WithHostProvider(hosts))
 	if err != nil {
 		return nil, err
 	}

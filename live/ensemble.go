@@ -134,8 +134,9 @@ type EnsembleOptions struct {
 
 // StartEnsemble writes the configuration of size servers (1, 3 or 5) into
 // a temporary directory, picks free loopback ports, starts the servers and
-// waits until every one answers "srvr" as leader, follower or standalone.
-// On an error nothing is left running.
+// waits until every one answers "srvr" as leader, follower or standalone,
+// with the highest-numbered server leading, as in the simulator
+// (firstleader.go). On an error nothing is left running.
 func StartEnsemble(size int, opt EnsembleOptions) (*Ensemble, error) {
 	switch size {
 	case 1, 3, 5:
@@ -191,6 +192,10 @@ func StartEnsemble(size int, opt EnsembleOptions) (*Ensemble, error) {
 		}
 	}
 	if err := e.WaitReady(opt.Ready); err != nil {
+		e.Stop()
+		return nil, err
+	}
+	if err := e.leadHighest(opt.Ready); err != nil {
 		e.Stop()
 		return nil, err
 	}

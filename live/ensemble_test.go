@@ -45,8 +45,8 @@ func (l testLog) Write(p []byte) (int, error) { l.t.Logf("%s", p); return len(p)
 func TestEnsembleAndAdapter(t *testing.T) {
 	e := startEnsemble(t, 3)
 	leader := e.Leader()
-	if leader < 0 {
-		t.Fatal("no leader")
+	if leader != 2 {
+		t.Fatalf("s%d leads as the ensemble starts; the simulator starts with s3", leader+1)
 	}
 	c, err := Dial(e.ConnectString(), Options{SessionTimeout: 6 * time.Second})
 	if err != nil {
@@ -113,6 +113,39 @@ func TestEnsembleAndAdapter(t *testing.T) {
 		states = append(states, ev.State)
 	}
 	t.Logf("session states after the leader's crash: %v", states)
+}
+
+// An ensemble whose highest server joined late, and follows, is given the
+// simulator's first leader by a new election: the leader is killed, the
+// highest server wins, the killed one comes back as a follower.
+func TestLeadHighest(t *testing.T) {
+	e := startEnsemble(t, 3)
+	if err := e.Kill(2); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.WaitReady(60 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Restart(2); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.WaitReady(60 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if l := e.Leader(); l == 2 {
+		t.Fatalf("s3 leads again after its restart: the test wants it to follow")
+	}
+	if err := e.leadHighest(60 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if l := e.Leader(); l != 2 {
+		t.Fatalf("s%d leads after leadHighest, want s3", l+1)
+	}
+	for i := range e.Servers {
+		if e.Servers[i].PID() == 0 {
+			t.Errorf("s%d is not running after leadHighest", i+1)
+		}
+	}
 }
 
 // Killing two servers of three loses the quorum: no write commits until

@@ -20,15 +20,18 @@ import (
 // partition of any set of links, and added latency, can be made and
 // undone without privileges, as the simulator makes them: no iptables.
 //
-// A cut link closes the connections it carried and refuses new ones until
-// it heals: the servers notice at once, where in the simulator (and in a
-// real partition, whose packets vanish) they notice by their own
-// timeouts. A connection to a port not open yet waits for it to open
-// (portWait), as a server's retries of a refused connection would. A link
-// that kept accepting connections while dropping their bytes would be
-// worse: a server that heard of the old leader before the
-// cut connects to it again "successfully" and waits out a timeout before
-// each new election, and a new leader can take a minute.
+// A cut link black-holes its quorum connections (what goes either way is
+// dropped, the connections stay open) and refuses election connections
+// until it heals, as a real partition, whose packets vanish, would look to
+// the servers: a follower cut from its leader notices only by its own
+// timeout (syncLimit ticks) and serves its clients what it had meanwhile,
+// as in the simulator. Healing closes the black-holed connections, and the
+// servers connect again at once. Election connections are refused rather
+// than black-holed: a server that kept "reaching" a peer whose bytes
+// vanish would wait out a timeout before each new election, and a new
+// leader could take a minute. A connection to a port not open yet waits
+// for it to open (portWait), as a server's retries of a refused connection
+// would.
 type peerLinks struct {
 	mu      sync.Mutex
 	proxies map[[2]int][]*toxiproxy.Proxy // (from, to), 0-based: the quorum port's, then the election port's
@@ -125,7 +128,8 @@ func (l *peerLinks) close() {
 }
 
 // partition cuts (or, with cut false, heals) the link between servers a
-// and b, both ways.
+// and b, both ways: their quorum connections black-holed, their election
+// connections refused (see peerLinks).
 func (l *peerLinks) partition(a, b int, cut bool) error {
 	if a == b {
 		return nil
@@ -138,16 +142,22 @@ func (l *peerLinks) partition(a, b int, cut bool) error {
 	}
 	l.cut[key] = cut
 	for _, dir := range [][2]int{{a, b}, {b, a}} {
-		for _, p := range l.proxies[dir] {
-			if cut {
-				p.Stop()
-			} else if err := p.Start(); err != nil {
-				return fmt.Errorf("healing %s: %w", p.Name, err)
-			}
+		quorum, election := l.proxies[dir][0], l.proxies[dir][1]
+		if err := setToxic(quorum, "cut", cut, blackHole, "upstream", "downstream"); err != nil {
+			return err
+		}
+		if cut {
+			election.Stop()
+		} else if err := election.Start(); err != nil {
+			return fmt.Errorf("healing %s: %w", election.Name, err)
 		}
 	}
 	return nil
 }
+
+// blackHole is the toxic that drops what a connection carries and keeps it
+// open: a timeout toxic with no timeout. Removing it closes the connection.
+const blackHole = `"type":"timeout","attributes":{"timeout":0}`
 
 // healAll heals every link cut.
 func (l *peerLinks) healAll() error {
@@ -188,21 +198,20 @@ func (l *peerLinks) latency(d time.Duration) error {
 	return nil
 }
 
-// oneWay holds (cut) or lets go what server a sends server b, on both
-// ports, while what b sends a goes on: a timeout toxic with no timeout,
-// which keeps the connections open and the bytes waiting, as TCP keeps
-// retransmitting across a one-way loss.
+// oneWay drops (cut) or lets through what server a sends server b, on
+// both ports, while what b sends a goes on: a black hole one way, which
+// keeps the connections open as TCP does across a one-way loss; healing
+// closes them, and the servers connect again.
 func (l *peerLinks) oneWay(a, b int, cut bool) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	const spec = `"type":"timeout","attributes":{"timeout":0}`
 	for _, p := range l.proxies[[2]int{a, b}] { // a's connections to b: upstream is toward b
-		if err := setToxic(p, "oneway", cut, spec, "upstream"); err != nil {
+		if err := setToxic(p, "oneway", cut, blackHole, "upstream"); err != nil {
 			return err
 		}
 	}
 	for _, p := range l.proxies[[2]int{b, a}] { // b's connections to a: downstream is from a
-		if err := setToxic(p, "oneway", cut, spec, "downstream"); err != nil {
+		if err := setToxic(p, "oneway", cut, blackHole, "downstream"); err != nil {
 			return err
 		}
 	}

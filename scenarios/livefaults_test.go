@@ -112,7 +112,13 @@ func TestEveryScenarioLive(t *testing.T) {
 			cannot = append(cannot, fmt.Sprintf("%s: %v", sc.Name, err))
 			continue
 		}
-		t.Run(sc.Name, func(t *testing.T) { liveRun(t, sc, 1) })
+		t.Run(sc.Name, func(t *testing.T) {
+			seed, simulated := LiveSeed(sc)
+			if !sc.Expect.Met(simulated.Violations) {
+				t.Fatalf("%s: no seed of %d reaches %s in the simulator", sc.Name, sc.Seeds, sc.Expect)
+			}
+			liveRun(t, sc, seed)
+		})
 	}
 	t.Logf("not run live (%d):\n  %s", len(cannot), strings.Join(cannot, "\n  "))
 }

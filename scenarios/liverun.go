@@ -39,6 +39,10 @@ type LiveOptions struct {
 // LiveOutcome is a live run and what the checks made of it.
 type LiveOutcome struct {
 	Outcome
+	// Placement is, client by client, the order in which its sessions
+	// try the servers (0-based): the simulator's for the same seed
+	// (simPlacement), or nil when the library shuffled them.
+	Placement [][]int
 	// Skipped are the faults a live ensemble cannot inject here (a
 	// partition between servers, a latency spike, ...), left out.
 	Skipped []string
@@ -107,7 +111,8 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	defer stop.Stop()
 	r.rec.over = func() bool { return ctx.Err() != nil }
 	defer w.closeSessions()
-	if err := w.dial(ctx, spec, opt.Servers, min(30*time.Second, timeout)); err != nil {
+	out.Placement = simPlacement(spec, seed, len(opt.Servers))
+	if err := w.dial(ctx, spec, opt.Servers, out.Placement, min(30*time.Second, timeout)); err != nil {
 		return nil, err
 	}
 	w.origin = time.Now()
@@ -165,23 +170,28 @@ func (w *liveWorld) sortFaults(out *LiveOutcome, haveEnsemble, proxied bool) (ti
 	return timed, armed, nil
 }
 
-// dial opens every client's session, to its servers (all of them unless
-// it names some), and waits until each has one, so that clients start in
-// order, as in the simulator. Servers that cannot be reached end the run
-// after wait.
-func (w *liveWorld) dial(ctx context.Context, spec Spec, servers []string, wait time.Duration) error {
-	for _, c := range w.clients {
+// dial opens every client's session, to the servers in the order placed
+// gives for it (its index; see simPlacement), or without it to its servers
+// (all of them unless it names some) in the library's shuffled order, and
+// waits until each has one, so that clients start in order, as in the
+// simulator. Servers that cannot be reached end the run after wait.
+func (w *liveWorld) dial(ctx context.Context, spec Spec, servers []string, placed [][]int, wait time.Duration) error {
+	for i, c := range w.clients {
+		order := c.servers
+		if i < len(placed) {
+			order = placed[i]
+		}
 		addrs := servers
-		if len(c.servers) > 0 {
+		if len(order) > 0 {
 			addrs = nil
-			for _, i := range c.servers {
+			for _, i := range order {
 				if i < len(servers) {
 					addrs = append(addrs, servers[i])
 				}
 			}
 		}
 		conn, err := live.Dial(addrs, live.Options{SessionTimeout: spec.Ensemble.SessionTimeout, Dialer: c.faults.Dialer(),
-			LocalSessionLoss: spec.Ensemble.LocalSessionLoss})
+			LocalSessionLoss: spec.Ensemble.LocalSessionLoss, InOrder: i < len(placed)})
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -249,6 +250,17 @@ func (c *Client) start() {
 	}
 	w.s.record(Record{Kind: KSpawn, From: c.actor})
 	c.connectNext()
+}
+
+// HostOrders is, for each client process in the order spawned, the order
+// in which its first session tries the servers (0-based), as drawn when
+// the run started: a live run of the same seed places its clients so.
+func (w *World) HostOrders() [][]int {
+	out := make([][]int, len(w.clients))
+	for i, c := range w.clients {
+		out[i] = slices.Clone(c.hosts)
+	}
+	return out
 }
 
 // At schedules fn (a fault, a check) at virtual time t after the start.

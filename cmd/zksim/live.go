@@ -54,7 +54,7 @@ live world cannot inject among them, refused before any server starts),
 	}
 	f := cmd.Flags()
 	f.StringVar(&fl.servers, "servers", "", "the ensemble's client addresses, comma-separated (default: start a local one)")
-	f.Uint64Var(&fl.seed, "seed", 1, "the seed that draws the scenario's random faults")
+	f.Uint64Var(&fl.seed, "seed", 0, "the seed that draws the scenario's random faults and places its clients, as in the simulator (default: the first of the scenario's seeds with which the simulator reaches its expected verdict)")
 	f.DurationVar(&fl.timeout, "timeout", 0, "bound the run (default: the liveness bound plus a minute)")
 	f.BoolVar(&fl.asJSON, "json", false, "print one JSON object")
 	return cmd
@@ -80,7 +80,13 @@ func runLiveScenario(cmd *cobra.Command, arg string, fl liveFlags) error {
 		defer stop()
 		opt.Servers, opt.Ensemble = e.ConnectString(), e
 	}
-	o, err := scenarios.RunLive(sc.Spec, max(fl.seed, 1), opt)
+	seed := fl.seed
+	if seed == 0 {
+		var simulated *scenarios.Outcome
+		seed, simulated = scenarios.LiveSeed(sc)
+		fmt.Fprintf(cmd.ErrOrStderr(), "seed %d: in the simulator, %s\n", seed, simVerdict(simulated))
+	}
+	o, err := scenarios.RunLive(sc.Spec, seed, opt)
 	if err != nil {
 		return err
 	}
@@ -140,10 +146,10 @@ func liveOutput(sc *scenarios.Scenario, servers []string, o *scenarios.LiveOutco
 	if injected == nil {
 		injected = []scenarios.StruckFault{}
 	}
-	return map[string]any{"scenario": sc.Name, "servers": servers, "expected": sc.Expect.String(),
+	return map[string]any{"scenario": sc.Name, "seed": o.Seed, "servers": servers, "expected": sc.Expect.String(),
 		"as_expected": as, "violations": vs, "ops": len(o.Input.Ops), "wall_ms": o.Wall.Milliseconds(),
 		"timed_out": o.TimedOut, "quiesced": o.Quiesced, "skipped_faults": o.Skipped, "injected_faults": injected,
-		"never_struck_faults": o.NeverStruck, "weak": o.Weak}
+		"never_struck_faults": o.NeverStruck, "weak": o.Weak, "placement": scenarios.PlacementLines(o.Placement)}
 }
 
 // printLive prints a live run on servers for a reader: its operations and
@@ -160,6 +166,10 @@ func printLive(w io.Writer, sc *scenarios.Scenario, servers []string, o *scenari
 			" returned for longer than the liveness bound; the waits still blocked are judged as they stand)")
 	}
 	fmt.Fprintln(w)
+	if len(o.Placement) > 0 {
+		fmt.Fprintf(w, "  clients try the servers in the simulator's order for seed %d: %s\n", o.Seed,
+			strings.Join(scenarios.PlacementLines(o.Placement), ", "))
+	}
 	for _, f := range o.Injected {
 		fmt.Fprintf(w, "  injected at %s (%s): %s\n", f.At.Round(time.Millisecond), f.Wall.Format("15:04:05.000"), f.Fault)
 	}
@@ -183,6 +193,18 @@ func printLive(w io.Writer, sc *scenarios.Scenario, servers []string, o *scenari
 		verdict = "NOT as expected"
 	}
 	fmt.Fprintf(w, "expected: %s: %s\n", sc.Expect, verdict)
+}
+
+// simVerdict says in a few words what the simulator concluded of a run.
+func simVerdict(o *scenarios.Outcome) string {
+	if o == nil {
+		return "the scenario does not run"
+	}
+	if len(o.Violations) == 0 {
+		return "every check held"
+	}
+	v := o.Violations[0]
+	return fmt.Sprintf("%s violation (%s)", v.Kind, v.Check)
 }
 
 // finish ends a command: an error, or status 1 when the outcome was not

@@ -1,0 +1,68 @@
+package scenarios
+
+import (
+	"slices"
+	"testing"
+)
+
+// A live run takes, without a seed, the first of the scenario's seeds that
+// shows its expected verdict in the simulator: queue-blind-put's first
+// seed holds there, a later one breaks; a scenario expected to hold takes
+// seed 1.
+func TestLiveSeed(t *testing.T) {
+	sc, err := LoadScenario("queue-blind-put")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := Run(sc.Spec, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed, o := LiveSeed(sc)
+	if sc.Expect.Met(first.Violations) {
+		t.Fatalf("queue-blind-put's seed 1 shows its violation: the test wants a scenario whose first seed does not")
+	}
+	if seed <= 1 || o.Seed != seed || !sc.Expect.Met(o.Violations) {
+		t.Errorf("LiveSeed = %d (outcome of seed %d, violations %v), want the first seed that breaks", seed, o.Seed, o.Violations)
+	}
+	pass, err := LoadScenario("lock-contention")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seed, _ := LiveSeed(pass); seed != 1 {
+		t.Errorf("LiveSeed of a scenario expected to hold = %d, want 1", seed)
+	}
+}
+
+// The live run's placement is the simulator's for the same seed: clients
+// pinned to servers keep them, the others get the order drawn there; an
+// ensemble of another size gets none.
+func TestSimPlacement(t *testing.T) {
+	sc, err := LoadScenario("stale-read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := simPlacement(sc.Spec, 1, 3); !slices.Equal(got[0], []int{2}) || !slices.Equal(got[1], []int{0}) {
+		t.Errorf("stale-read's placement %v: want c1 on s3, c2 on s1", got)
+	}
+	lock, err := LoadScenario("lock-contention")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Run(lock.Spec, 7, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := simPlacement(lock.Spec, 7, 3)
+	if want := o.World.HostOrders(); len(got) != lock.Spec.Clients || !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("placement %v, want the simulator's %v", got, want)
+	}
+	for _, order := range got {
+		if len(order) != 3 {
+			t.Errorf("an order %v does not name every server", order)
+		}
+	}
+	if got := simPlacement(lock.Spec, 7, 5); got != nil {
+		t.Errorf("placement for a live ensemble of 5 where the simulator has 3: %v, want none", got)
+	}
+}
