@@ -38,6 +38,10 @@ func TestDefaultsCatchSessionMistakes(t *testing.T) {
 		{"adopts-old-node", "lock", "mutex",
 			locker(func(c client.Conn, p string) recipes.Locker { return recipes.NewAdoptingLock(c, p) }),
 			sim.Config{LocalSessionLoss: true}},
+		{"impatient-create", "lock", "liveness",
+			locker(func(c client.Conn, p string) recipes.Locker { return recipes.NewImpatientLock(c, p) }), sim.Config{}},
+		{"leaks-old-session", "lock", "liveness",
+			locker(func(c client.Conn, p string) recipes.Locker { return recipes.NewLeakingLock(c, p) }), sim.Config{}},
 		{"trusts-deletion", "election", "election", scenarios.Implementation{
 			Elector: func(c client.Conn, p, n string) recipes.Elector { return recipes.NewTrustingElection(c, p, n) }}, sim.Config{}},
 		{"no-sync", "barrier", "barrier", scenarios.Implementation{
