@@ -172,7 +172,7 @@ func Check(t testing.TB, kind string, impl scenarios.Implementation, opt Options
 		if err != nil {
 			t.Fatalf("zksimtest: shrinking seed %d: %v", seed, err)
 		}
-		found, clients, rounds = c.Spec, c.Clients, c.Rounds
+		found, clients, rounds, seed = c.Spec, c.Clients, c.Rounds, c.Seed
 	}
 	o, err := scenarios.Replay(found, seed)
 	if err != nil {

@@ -385,7 +385,7 @@ type firstReportOptions struct {
 // The replay keeps the run's check limit: a history that porcupine could
 // not decide is saved, not searched again without end.
 func firstReport(o *runOutput, spec scenarios.Spec, f scenarios.Failure, opts firstReportOptions) (*scenarios.ViolationReport, error) {
-	replay := spec
+	replay, seed := spec, f.Seed
 	if opts.shrink && decided(f.Violations) {
 		c, err := scenarios.Shrink(spec, f.Seed, 100)
 		if err != nil {
@@ -396,9 +396,9 @@ func firstReport(o *runOutput, spec scenarios.Spec, f scenarios.Failure, opts fi
 			Violations: violationsOf(c.Seed, c.Faults(), c.TraceHash, c.Violations),
 			Replay: fmt.Sprintf("zksim replay %s --seed %d --clients %d --rounds %d --faults '%s'",
 				opts.arg, c.Seed, c.Clients, c.Rounds, orNone(c.Faults()))}
-		replay = c.Spec
+		replay, seed = c.Spec, c.Seed
 	}
-	oc, err := scenarios.Run(replay, f.Seed, scenarios.Options{KeepTrace: true, CheckLimit: opts.limit})
+	oc, err := scenarios.Run(replay, seed, scenarios.Options{KeepTrace: true, CheckLimit: opts.limit})
 	if err != nil {
 		return nil, err
 	}
