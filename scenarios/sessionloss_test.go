@@ -134,3 +134,25 @@ func TestWithoutQuorum(t *testing.T) {
 		}
 	}
 }
+
+// Shrinking ends with its context: the counterexample found by then (the
+// failing run itself, when the context has already ended) is returned.
+func TestShrinkStopsWithItsContext(t *testing.T) {
+	r := sessionRates
+	spec := SessionPaced(Spec{Kind: "lock", Variant: "lock-requeues-on-disconnect", Rates: &r})
+	res, err := Search{Spec: spec, Seeds: 50, StopAtFirst: true}.Run(context.Background())
+	if err != nil || len(res.Failures) == 0 {
+		t.Fatalf("not caught on 50 seeds: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	runs := 0
+	c, err := ShrinkContext(ctx, spec, res.Failures[0].Seed, 100, func(n, _ int) { runs = n })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Count(res.Failures[0].Schedule, "\n") + 1; len(c.Schedule) != want || runs > 1 {
+		t.Errorf("shrinking with an ended context made %d runs and gave %d faults; want the failing run's %d as they were",
+			runs, len(c.Schedule), want)
+	}
+}

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"slices"
@@ -87,6 +88,14 @@ type Hunt struct {
 // fail with it, one of a few others (reseeds): the counterexample carries
 // the seed it fails with, which may not be the one it came from.
 func Shrink(spec Spec, seed uint64, checks int) (*Counterexample, error) {
+	return ShrinkContext(context.Background(), spec, seed, checks, nil)
+}
+
+// ShrinkContext is Shrink until ctx ends: the smallest counterexample found
+// by then is returned (the original run's, at worst). progress, when set,
+// is called after each run with the runs made and the faults of the
+// smallest counterexample so far.
+func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, progress func(runs, faults int)) (*Counterexample, error) {
 	orig, err := Run(spec, seed, Options{})
 	if err != nil {
 		return nil, err
@@ -101,7 +110,16 @@ func Shrink(spec Spec, seed uint64, checks int) (*Counterexample, error) {
 	best := &Counterexample{Spec: withSchedule(base, full), Seed: seed, Clients: base.Clients, Rounds: base.Workload.Rounds,
 		Schedule: full, Violations: orig.Violations, TraceHash: HashString(orig.Result.Hash), Tries: 1}
 	tries := 1
+	ran := func() {
+		tries++
+		if progress != nil {
+			progress(tries, len(best.Schedule))
+		}
+	}
 	err = runRapid(checks, 1, func(t *rapid.T) {
+		if ctx.Err() != nil {
+			t.Skip("out of time")
+		}
 		clients := rapid.IntRange(k.minClients, base.Clients).Draw(t, "clients")
 		rounds := rapid.IntRange(1, max(base.Workload.Rounds, 1)).Draw(t, "rounds")
 		var sched sim.Schedule
@@ -112,8 +130,8 @@ func Shrink(spec Spec, seed uint64, checks int) (*Counterexample, error) {
 			}
 		}
 		s := resized(withSchedule(spec, sched), clients, rounds)
-		tries++
 		o, err := Run(s, seed, Options{})
+		ran()
 		if err != nil {
 			t.Skip(err.Error()) // cannot run this draw (not a counterexample)
 		}
@@ -129,8 +147,11 @@ func Shrink(spec Spec, seed uint64, checks int) (*Counterexample, error) {
 	best.Schedule = minimize(best.Schedule, func(sched sim.Schedule) bool {
 		s := resized(withSchedule(spec, sched), best.Clients, best.Rounds)
 		for _, sd := range reseeds(best.Seed) {
-			tries++
+			if ctx.Err() != nil {
+				return false
+			}
 			o, err := Run(s, sd, Options{})
+			ran()
 			if err == nil && hasCheck(o, target) {
 				best = &Counterexample{Spec: s, Seed: sd, Clients: best.Clients, Rounds: best.Rounds, Schedule: sched,
 					Violations: o.Violations, TraceHash: HashString(o.Result.Hash)}

@@ -1,6 +1,9 @@
 package zksimtest
 
 import (
+	"context"
+	"errors"
+	"os"
 	"testing"
 
 	"github.com/zksim/zksim/scenarios"
@@ -27,8 +30,10 @@ type ExploreOptions struct {
 // the bound (scenarios.Explore: each fault tied to one of the run's
 // events, one of a few kinds, at most MaxFaults of them) and fails t at
 // the first counterexample, with its report and the command that replays
-// it. It logs how many schedules it ran. The same bound explores the same
-// schedules on every machine. With -zksim.seed it runs the counterexample
+// it. It logs how many schedules it ran, prints a progress line every few
+// seconds, and stops at the wall-clock budget (-zksim.budget, or
+// Options.Budget, or 2 minutes), saying it explored only part of the
+// bound. The same bound explores the same schedules on every machine. With -zksim.seed it runs the counterexample
 // its replay line names, alone.
 func Explore(t testing.TB, kind string, impl scenarios.Implementation, opt ExploreOptions) {
 	t.Helper()
@@ -46,11 +51,22 @@ func Explore(t testing.TB, kind string, impl scenarios.Implementation, opt Explo
 	if err := e.Check(); err != nil {
 		t.Fatalf("zksimtest: %v", err)
 	}
-	res, err := e.Run()
-	if err != nil {
+	budget := budgetOf(opt.Options)
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	progress := newProgressLine(os.Stderr, t.Name(), "schedules", 0)
+	e.Progress = progress.seen
+	res, err := e.RunContext(ctx)
+	progress.done()
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("zksimtest: %v", err)
 	}
 	if len(res.Counterexamples) == 0 {
+		if err != nil {
+			t.Logf("zksimtest: %s held on the %d schedules of up to %d faults explored within the budget of %s, not all of "+
+				"them; raise -zksim.budget or Options.Budget to explore them all", kind, res.Explored, opt.MaxFaults, budget)
+			return
+		}
 		t.Logf("zksimtest: %s held on every one of %d schedules of up to %d faults", kind, res.Explored, opt.MaxFaults)
 		return
 	}

@@ -13,7 +13,8 @@ type progressLine struct {
 	mu     sync.Mutex
 	out    io.Writer
 	name   string
-	seeds  int
+	what   string // what is counted: "seeds", "schedules", "shrinking runs"
+	seeds  int    // how many there are to run; 0: not known
 	start  time.Time
 	last   time.Time
 	runs   int
@@ -24,9 +25,9 @@ type progressLine struct {
 // progressEvery is how often the line is printed.
 const progressEvery = 3 * time.Second
 
-func newProgressLine(out io.Writer, name string, seeds int) *progressLine {
+func newProgressLine(out io.Writer, name, what string, seeds int) *progressLine {
 	now := time.Now()
-	return &progressLine{out: out, name: name, seeds: seeds, start: now, last: now}
+	return &progressLine{out: out, name: name, what: what, seeds: seeds, start: now, last: now}
 }
 
 // seen is scenarios.Search's Progress: called after each seed, from
@@ -38,8 +39,12 @@ func (p *progressLine) seen(done, failed int) {
 	if now := time.Now(); now.Sub(p.last) >= progressEvery {
 		p.last = now
 		p.shown = true
-		fmt.Fprintf(p.out, "zksimtest: %s: %d of %d seeds, %d failing, %s\n",
-			p.name, done, p.seeds, failed, now.Sub(p.start).Round(time.Second))
+		of := ""
+		if p.seeds > 0 {
+			of = fmt.Sprintf(" of %d", p.seeds)
+		}
+		fmt.Fprintf(p.out, "zksimtest: %s: %d%s %s, %d failing, %s\n",
+			p.name, done, of, p.what, failed, now.Sub(p.start).Round(time.Second))
 	}
 }
 
@@ -48,7 +53,7 @@ func (p *progressLine) done() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.shown {
-		fmt.Fprintf(p.out, "zksimtest: %s: %d seeds run, %d failing, in %s\n",
-			p.name, p.runs, p.failed, time.Since(p.start).Round(time.Millisecond))
+		fmt.Fprintf(p.out, "zksimtest: %s: %d %s run, %d failing, in %s\n",
+			p.name, p.runs, p.what, p.failed, time.Since(p.start).Round(time.Millisecond))
 	}
 }

@@ -27,8 +27,10 @@
 //	                   Options.Budget, or 2m)
 //
 // The search prints a progress line to standard error every few seconds,
-// and stops at its wall-clock budget, saying how many seeds it ran: a slow
-// implementation cannot hang `go test`. Everything else the run needs
+// and stops at its wall-clock budget, saying how many seeds it ran; so do
+// the shrinking of a failing seed (within what is left of the budget, a
+// quarter of it at least) and Explore: a slow implementation cannot hang
+// `go test`. Everything else the run needs
 // (the workload's and the ensemble's options) comes from the Options the
 // test passes, so the replay line's flags replay it exactly.
 //
@@ -141,16 +143,11 @@ func Check(t testing.TB, kind string, impl scenarios.Implementation, opt Options
 	if seeds == 0 {
 		seeds = 200
 	}
-	budget := opt.Budget
-	if *flagBudget > 0 {
-		budget = *flagBudget
-	}
-	if budget <= 0 {
-		budget = 2 * time.Minute
-	}
+	budget := budgetOf(opt)
+	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-	progress := newProgressLine(os.Stderr, t.Name(), seeds)
+	progress := newProgressLine(os.Stderr, t.Name(), "seeds", seeds)
 	res, err := scenarios.Search{Spec: spec, Seeds: seeds, StopAtFirst: true, Progress: progress.seen}.Run(ctx)
 	progress.done()
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
@@ -168,7 +165,7 @@ func Check(t testing.TB, kind string, impl scenarios.Implementation, opt Options
 	seed := res.Failures[0].Seed
 	found, clients, rounds := spec, 0, 0
 	if !opt.NoShrink {
-		c, err := scenarios.Shrink(spec, seed, 100)
+		c, err := shrink(t, spec, seed, max(budget-time.Since(began), budget/4))
 		if err != nil {
 			t.Fatalf("zksimtest: shrinking seed %d: %v", seed, err)
 		}
@@ -182,6 +179,34 @@ func Check(t testing.TB, kind string, impl scenarios.Implementation, opt Options
 		clients, rounds = o.Spec.Clients, o.Spec.Workload.Rounds
 	}
 	fail(t, o, clients, rounds)
+}
+
+// budgetOf is the wall-clock budget of a search: -zksim.budget, else
+// Options.Budget, else 2 minutes.
+func budgetOf(opt Options) time.Duration {
+	switch {
+	case *flagBudget > 0:
+		return *flagBudget
+	case opt.Budget > 0:
+		return opt.Budget
+	}
+	return 2 * time.Minute
+}
+
+// shrink shrinks the failing seed within budget, with a progress line: a
+// slow implementation shows that shrinking runs, and cannot hang the test
+// (what was found by the end of the budget is the counterexample).
+func shrink(t testing.TB, spec scenarios.Spec, seed uint64, budget time.Duration) (*scenarios.Counterexample, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	progress := newProgressLine(os.Stderr, t.Name(), "shrinking runs", 0)
+	c, err := scenarios.ShrinkContext(ctx, spec, seed, 100, func(runs, faults int) { progress.seen(runs, 0) })
+	progress.done()
+	if err == nil && ctx.Err() != nil {
+		t.Logf("zksimtest: shrinking stopped at its budget of %s with %d faults; raise -zksim.budget or Options.Budget to shrink further",
+			budget.Round(time.Millisecond), len(c.Schedule))
+	}
+	return c, err
 }
 
 // specOf is the experiment Check runs: the Options, the -zksim flags over

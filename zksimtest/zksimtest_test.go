@@ -173,3 +173,16 @@ func TestBudgetStopsTheSearch(t *testing.T) {
 		t.Fatalf("logged %q; want the seeds run within the budget", lt.logs)
 	}
 }
+
+// An exploration stops at its wall-clock budget too, and says that it
+// explored only part of its bound.
+func TestBudgetStopsTheExploration(t *testing.T) {
+	lt := &logT{fakeT: fakeT{name: "TestBudgetExplore"}}
+	zksimtest.Explore(lt, "lock", scenarios.Implementation{Locker: func(conn client.Conn, path string) recipes.Locker {
+		return &nodeLock{conn: conn, dir: path}
+	}}, zksimtest.ExploreOptions{Options: zksimtest.Options{Clients: 3, Budget: time.Millisecond,
+		Checks: []string{"mutex", "liveness"}}, MaxFaults: 3, Reads: true})
+	if len(lt.logs) != 1 || !strings.Contains(lt.logs[0], "explored within the budget of 1ms, not all of them") {
+		t.Fatalf("logged %q; want the schedules explored within the budget", lt.logs)
+	}
+}
