@@ -3,7 +3,9 @@ package zksimtest_test
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -245,23 +247,47 @@ func TestUserSessionLockUnderItsSchedule(t *testing.T) {
 	}, sessionOptions(sessionFaults))
 }
 
+// keepsNode is the session lock with the keepNode mistake.
+func keepsNode(conn client.Conn, path string) recipes.Locker {
+	return &sessionLock{conn: conn, dir: path, keepNode: true}
+}
+
+// TestKeepsNode checks the keepNode mistake with zksimtest's defaults, as
+// the tutorial shows (docs/tutorial.md §7). It fails, which is its point,
+// so it runs only to replay the counterexample, from the line its failure
+// prints (TestUserSessionLockKeepingItsOldNodeIsCaught shows that line):
+//
+//	go test ./zksimtest -run '^TestKeepsNode$' -zksim.seed=... -zksim.faults=...
+func TestKeepsNode(t *testing.T) {
+	if flag.Lookup("zksim.seed").Value.String() == "0" {
+		t.Skip("a mistake, caught: it runs to replay its counterexample, with the -zksim flags of its replay line")
+	}
+	zksimtest.Lock(t, keepsNode, zksimtest.Options{Ensemble: sim.Config{LocalSessionLoss: true}})
+}
+
 // The keepNode mistake is caught by the defaults as a mutex violation,
 // and by the schedule written for it; the defaults' replay line runs it
-// again exactly.
+// again exactly, and is the line the tutorial prints.
 func TestUserSessionLockKeepingItsOldNodeIsCaught(t *testing.T) {
-	keeps := func(conn client.Conn, path string) recipes.Locker {
-		return &sessionLock{conn: conn, dir: path, keepNode: true}
-	}
 	defaults := func(ft testing.TB) {
-		zksimtest.Lock(ft, keeps, zksimtest.Options{Ensemble: sim.Config{LocalSessionLoss: true}})
+		zksimtest.Lock(ft, keepsNode, zksimtest.Options{Ensemble: sim.Config{LocalSessionLoss: true}})
 	}
 	msg := run("TestKeepsNode", defaults)
 	if !strings.Contains(msg, "mutex (safety)") {
 		t.Fatalf("the defaults did not catch a lock that keeps a lost session's node in its queue as a mutex violation:\n%s", msg)
 	}
 	checkReplays(t, msg, defaults)
+	line := msg[strings.Index(msg, "replay: "):]
+	line = line[:strings.IndexByte(line+"\n", '\n')]
+	tutorial, err := os.ReadFile("../docs/tutorial.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(tutorial), line) {
+		t.Errorf("docs/tutorial.md §7 does not print the replay line the test prints now:\n%s", line)
+	}
 	msg = run("TestKeepsNode", func(ft testing.TB) {
-		zksimtest.Lock(ft, keeps, sessionOptions(sessionFaults))
+		zksimtest.Lock(ft, keepsNode, sessionOptions(sessionFaults))
 	})
 	if !strings.Contains(msg, "mutex (safety)") {
 		t.Fatalf("its schedule did not catch a lock that keeps a lost session's node in its queue as a mutex violation:\n%s", msg)
