@@ -1,11 +1,14 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -38,6 +41,12 @@ type Explore struct {
 	// to them, besides their writes: many more schedules, and the place
 	// where a recipe that lists, then watches, breaks.
 	Reads, Notifications bool
+	// Holds ties faults to the moments a client of a lock or an election
+	// comes to hold it too ("cN holds#K"): a pause there strikes a holder
+	// between its check and its use. Every unfenced lock breaks under it
+	// (a finding about leases, not a recipe's bug: see lock-unfenced-pause),
+	// so it is on by default only for a fenced workload.
+	Holds bool
 	// Limit stops the exploration after this many runs (0: none).
 	Limit int
 	// StopAtFirst stops at the first counterexample.
@@ -49,11 +58,14 @@ type Explore struct {
 // ExploreFaults are the faults explored at each event by default: each
 // undoes itself, so every schedule leaves a working ensemble behind.
 var ExploreFaults = []string{
-	"lose-reply",                // the reply is lost, the connection drops
-	"crash applier for 1s",      // the server that applied it crashes before answering
-	"crash leader for 1s",       // the leader crashes, a new one is elected
-	"pause {c} 15s",             // the client stops past its session timeout: its session expires
-	"disconnect {c} for {over}", // the client is cut off past its session timeout: the same, awake
+	"lose-reply",                 // the reply is lost, the connection drops
+	"lose-request",               // the request is lost before any server acts on it (writes only)
+	"crash applier for 1s",       // the server that applied it crashes before answering
+	"crash leader for 1s",        // the leader crashes, a new one is elected
+	"pause {c} 15s",              // the client stops past its session timeout: its session expires
+	"disconnect {c} for {over}",  // the client is cut off past its session timeout: the same, awake
+	"disconnect {c} for {under}", // cut off just under it: the session survives, the connection does not
+	"lag applier for 3s",         // the server that applied it stops applying: its clients read the past
 }
 
 // ExploreResult is what an exploration found.
@@ -107,6 +119,9 @@ func (e Explore) RunContext(ctx context.Context) (*ExploreResult, error) {
 			return x.res, err
 		}
 	}
+	slices.SortStableFunc(x.res.Counterexamples, func(a, b *Counterexample) int {
+		return cmp.Compare(len(a.Schedule), len(b.Schedule))
+	})
 	return x.res, ctx.Err()
 }
 
@@ -137,10 +152,13 @@ func (x *explorer) visit(spec Spec, sched sim.Schedule) error {
 	if len(sched) >= x.MaxFaults || o.Failed() {
 		return nil // a failing schedule is not extended: it is the smaller counterexample
 	}
-	events := x.triggers(o.World.Trace())
+	events := x.triggers(o)
 	start := 0
 	if len(sched) > 0 {
 		last := *sched[len(sched)-1].When
+		if last.On == sim.OnReceived { // a lost request: tied to its write's event
+			last.On = sim.OnApplied
+		}
 		start = -1
 		for i, t := range events {
 			if t == last {
@@ -153,9 +171,9 @@ func (x *explorer) visit(spec Spec, sched sim.Schedule) error {
 	}
 	for _, t := range events[start:] {
 		for _, text := range x.Faults {
-			f, err := faultAt(t, text, timeoutOf(x.base))
-			if err != nil {
-				return err
+			f, ok := faultAt(t, text, timeoutOf(x.base))
+			if !ok {
+				continue // not a fault this event can carry
 			}
 			if err := x.visit(spec, append(sched[:len(sched):len(sched)], f)); err != nil {
 				return err
@@ -197,32 +215,83 @@ func timeoutOf(spec Spec) time.Duration {
 
 // triggers lists the events of a run a fault can be tied to, in the order
 // they happened: each client's writes as their answers were given, and
-// with Reads its reads, with Notifications the notifications sent to it.
-func (e Explore) triggers(tr *sim.Trace) []sim.Trigger {
+// with Reads its reads, with Notifications the notifications sent to it;
+// and with Holds (or a fenced workload) each time a client of a lock or an
+// election came to hold it (from the history: an acquire that returned),
+// so that a pause or a disconnect can strike a holder.
+func (e Explore) triggers(o *Outcome) []sim.Trigger {
 	counts := map[sim.Trigger]int{}
 	var out []sim.Trigger
-	for _, r := range tr.Records() {
-		if r.To == sim.WorldActor || r.To >= sim.ServerActor(0) {
-			continue // not to a client
-		}
-		var key sim.Trigger
-		switch {
-		case r.Kind == sim.KReply && (writeOps[r.Op] || e.Reads && readOps[r.Op]):
-			key = sim.Trigger{Client: int(r.To) - 1, Op: r.Op}
-		case r.Kind == sim.KNotify && e.Notifications:
-			key = sim.Trigger{Client: int(r.To) - 1, On: sim.OnNotified}
-		default:
-			continue
-		}
+	add := func(key sim.Trigger) {
 		counts[key]++
 		key.Nth = counts[key]
 		out = append(out, key)
 	}
+	var holds []models.Operation
+	if e.Holds || o.Spec.Workload.Fenced {
+		holds = holdings(o)
+	}
+	for _, r := range o.World.Trace().Records() {
+		for len(holds) > 0 && holds[0].Return < int64(r.At) {
+			add(sim.Trigger{Client: holds[0].Client, On: sim.OnHolds})
+			holds = holds[1:]
+		}
+		if r.To == sim.WorldActor || r.To >= sim.ServerActor(0) {
+			continue // not to a client
+		}
+		switch {
+		case r.Kind == sim.KReply && (writeOps[r.Op] || e.Reads && readOps[r.Op]):
+			add(sim.Trigger{Client: int(r.To) - 1, Op: r.Op})
+		case r.Kind == sim.KNotify && e.Notifications:
+			add(sim.Trigger{Client: int(r.To) - 1, On: sim.OnNotified})
+		}
+	}
+	for _, h := range holds {
+		add(sim.Trigger{Client: h.Client, On: sim.OnHolds})
+	}
 	return out
 }
 
-// faultAt is the fault text ties to trigger t.
-func faultAt(t sim.Trigger, text string, timeout time.Duration) (sim.Fault, error) {
+// holdings are the acquires of a run that returned holding, in the order
+// they returned: the moments its workload told the world "cN holds#K".
+func holdings(o *Outcome) []models.Operation {
+	if o.Input == nil {
+		return nil
+	}
+	var out []models.Operation
+	for _, op := range o.Input.Ops {
+		if op.Kind == models.Acquire && op.Result == models.OK {
+			out = append(out, op)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b models.Operation) int { return cmp.Compare(a.Return, b.Return) })
+	return out
+}
+
+// faultAt is the fault text ties to trigger t, and whether t can carry it:
+// a lost request is tied to a write's arrival ("received"), not to a read,
+// a notification or a holding; a lost reply and the applier's crash to a
+// request's answer, not to a notification or a holding.
+func faultAt(t sim.Trigger, text string, timeout time.Duration) (sim.Fault, bool) {
+	request := t.On == sim.OnApplied
+	switch {
+	case text == "lose-request":
+		if !request || !writeOps[t.Op] {
+			return sim.Fault{}, false
+		}
+		t.On = sim.OnReceived
+	case text == "lose-reply" || strings.HasPrefix(text, "crash applier"):
+		if !request {
+			return sim.Fault{}, false
+		}
+	}
+	f, err := parseFaultAt(t, text, timeout)
+	return f, err == nil
+}
+
+// parseFaultAt reads text as a fault tied to t ({c} is t's client, {over}
+// and {under} just over and under the session timeout).
+func parseFaultAt(t sim.Trigger, text string, timeout time.Duration) (sim.Fault, error) {
 	text = strings.NewReplacer("{c}", fmt.Sprintf("c%d", t.Client+1),
 		"{over}", (timeout * 3 / 2).String(), "{under}", (timeout * 4 / 5).String()).Replace(text)
 	s, err := sim.ParseSchedule(fmt.Sprintf("when %s: %s", t, text))
@@ -247,7 +316,11 @@ func (e Explore) Check() error {
 		faults = ExploreFaults
 	}
 	for _, text := range faults {
-		if _, err := faultAt(sim.Trigger{Op: sim.OpCreate, Nth: 1}, text, timeoutOf(base)); err != nil {
+		t := sim.Trigger{Op: sim.OpCreate, Nth: 1}
+		if text == "lose-request" {
+			t.On = sim.OnReceived
+		}
+		if _, err := parseFaultAt(t, text, timeoutOf(base)); err != nil {
 			return err
 		}
 	}

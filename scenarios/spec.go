@@ -96,6 +96,16 @@ type Workload struct {
 
 // withDefaults returns s with its kind's defaults filled in, or an error
 // naming what is wrong with it.
+// ClientCount is how many clients the spec runs: its own number, or its
+// kind's default when it names none.
+func (s Spec) ClientCount() int {
+	d, _, err := s.withDefaults()
+	if err != nil {
+		return s.Clients
+	}
+	return d.Clients
+}
+
 func (s Spec) withDefaults() (Spec, *kind, error) {
 	k, err := lookupKind(s.Kind)
 	if err != nil {

@@ -22,6 +22,10 @@ type ExploreOptions struct {
 	// Reads and Notifications tie faults to the clients' reads and the
 	// watch notifications sent to them, besides their writes.
 	Reads, Notifications bool
+	// Holds ties faults to the moments a client comes to hold its lock
+	// or leadership too (scenarios.Explore.Holds; on for a fenced
+	// workload).
+	Holds bool
 	// Faults replace scenarios.ExploreFaults.
 	Faults []string
 }
@@ -47,7 +51,7 @@ func Explore(t testing.TB, kind string, impl scenarios.Implementation, opt Explo
 		opt.MaxFaults = 1
 	}
 	e := scenarios.Explore{Spec: spec, MinClients: opt.MinClients, MaxClients: opt.Clients, MaxFaults: opt.MaxFaults,
-		Reads: opt.Reads, Notifications: opt.Notifications, Faults: opt.Faults, StopAtFirst: true}
+		Reads: opt.Reads, Notifications: opt.Notifications, Holds: opt.Holds, Faults: opt.Faults, StopAtFirst: true}
 	if err := e.Check(); err != nil {
 		t.Fatalf("zksimtest: %v", err)
 	}

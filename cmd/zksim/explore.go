@@ -29,6 +29,7 @@ type exploreOutput struct {
 	Faults          []string         `json:"faults"`
 	Reads           bool             `json:"reads"`
 	Notifications   bool             `json:"notifications"`
+	Holds           bool             `json:"holds"`
 	Explored        int              `json:"explored"`
 	Complete        bool             `json:"complete"`
 	Interrupted     bool             `json:"interrupted,omitempty"`
@@ -57,10 +58,12 @@ func exploreCmd() *cobra.Command {
 		Long: `explore runs a scenario under every fault schedule within a bound and says
 how many it ran: each fault strikes at one of the run's events (a client's
 write answered; with --reads its reads too, with --notifications the watch
-notifications sent to it) and is one of a few kinds (--faults; by default
-a lost reply, a crash of the server that applied it, a leader crash, a
-pause and a disconnect past the session timeout), at most --max-faults of
-them, each after the last, with --min-clients to --max-clients clients.
+notifications sent to it, with --holds, or a fenced workload, the moments a
+client comes to hold its lock or leadership) and is one of a few kinds
+(--faults; by default a lost reply, a lost request, a crash of the server
+that applied it, a leader crash, a pause past the session timeout, a
+disconnect just over and just under it, and a lag of the server that
+applied it), at most --max-faults of them, each after the last, with --min-clients to --max-clients clients.
 The runs' other choices come from --seed, so the same bound explores the
 same schedules. A failing schedule is not extended: it is the smaller
 counterexample. A progress line shows the schedules run.
@@ -83,6 +86,7 @@ printing what was explored).`,
 	f.StringVar(&faults, "faults", "", "the faults that may strike at an event, '; '-separated ({c}: its client; {over}, {under}: 1.5 and 0.8 session timeouts)")
 	f.BoolVar(&e.Reads, "reads", false, "tie faults to the clients' reads too")
 	f.BoolVar(&e.Notifications, "notifications", false, "tie faults to the watch notifications sent to the clients too")
+	f.BoolVar(&e.Holds, "holds", false, "tie faults to the moments a client comes to hold its lock or leadership too (on for a fenced workload)")
 	f.BoolVar(&stop, "stop-at-first", false, "stop at the first counterexample")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return cmd
@@ -121,7 +125,7 @@ func runExplore(cmd *cobra.Command, name string, e scenarios.Explore, faults str
 	}
 	o := exploreOutput{Scenario: sc.Name, Expected: sc.Expect.String(), Seed: e.Seed, MinClients: e.MinClients,
 		MaxClients: e.MaxClients, MaxFaults: e.MaxFaults, Faults: e.Faults, Reads: e.Reads,
-		Notifications: e.Notifications, Explored: res.Explored, Complete: res.Complete, Interrupted: interrupted,
+		Notifications: e.Notifications, Holds: e.Holds || sc.Spec.Workload.Fenced, Explored: res.Explored, Complete: res.Complete, Interrupted: interrupted,
 		Counterexamples: []exploreExample{}, WallMs: time.Since(start).Milliseconds()}
 	var all []models.Violation
 	for _, c := range res.Counterexamples {
@@ -163,7 +167,7 @@ func checkExploreBounds(e *scenarios.Explore, sc *scenarios.Scenario) error {
 		return fmt.Errorf("--limit: want 0 (none) or more, got %d", e.Limit)
 	}
 	if e.MinClients == 0 {
-		e.MinClients = sc.Spec.Clients
+		e.MinClients = sc.Spec.ClientCount()
 	}
 	if e.MaxClients == 0 {
 		e.MaxClients = e.MinClients
@@ -201,6 +205,9 @@ func printExplore(w io.Writer, o exploreOutput) {
 	}
 	if o.Notifications {
 		fmt.Fprint(w, ", notification")
+	}
+	if o.Holds {
+		fmt.Fprint(w, ", holding")
 	}
 	fmt.Fprintf(w, ", %d to %d clients, seed %d) in %dms: ", o.MinClients, o.MaxClients, o.Seed, o.WallMs)
 	if len(o.Counterexamples) == 0 {
