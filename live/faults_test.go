@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,7 +99,11 @@ func c2(t *testing.T, e *Ensemble) *Conn {
 
 // A client black-holed past its session timeout loses its session: the
 // ensemble expires it, deletes its ephemeral node, and the client learns
-// of the expiry when it gets through again.
+// of the expiry when it gets through again, as go-zookeeper/zk does and the
+// simulator's client does (sim's TestPausePastTimeoutExpiresTheSession):
+// it reports StateExpired on the connection that got through, fails its
+// watches with ErrSessionExpired, and opens a new session on a new
+// connection.
 func TestBlackHoleExpiresTheSession(t *testing.T) {
 	e := startEnsemble(t, 1)
 	f := NewClientFaults()
@@ -112,16 +117,32 @@ func TestBlackHoleExpiresTheSession(t *testing.T) {
 	if _, err := c.Create(ctx, "/mine", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
+	oldID := c.SessionID()
+	_, _, watch, err := c.GetW(ctx, "/mine")
+	if err != nil {
+		t.Fatal(err)
+	}
 	sub := c.SessionEvents()
 	f.BlackHole(7 * time.Second)
-	for {
+	var states []zk.State
+	for c.State() != zk.StateHasSession || c.SessionID() == oldID {
 		ev, err := sub.Next(ctx)
 		if err != nil {
-			t.Fatalf("no expiry seen: %v", err)
+			t.Fatalf("no new session after the expiry (states %v): %v", states, err)
 		}
-		if ev.State == zk.StateExpired {
-			break
-		}
+		states = append(states, ev.State)
+	}
+	// While black-holed the client may try and fail many times; from the
+	// connection that got through on, the states are the simulator's.
+	i := slices.Index(states, zk.StateExpired)
+	want := []zk.State{zk.StateConnecting, zk.StateConnected, zk.StateExpired,
+		zk.StateDisconnected, zk.StateConnecting, zk.StateConnected, zk.StateHasSession}
+	if i < 2 || !slices.Equal(states[i-2:], want) {
+		t.Errorf("states %v; want them to end %v, as in the simulator", states, want)
+	}
+	ev, err := watch.Wait(ctx)
+	if err != nil || ev.Type != zk.EventNotWatching || !errors.Is(ev.Err, zk.ErrSessionExpired) {
+		t.Errorf("the watch set before the expiry fired with %+v, %v; want NotWatching with ErrSessionExpired", ev, err)
 	}
 	if ok, _, err := c2(t, e).Exists(ctx, "/mine"); err != nil || ok {
 		t.Fatalf("the expired session's ephemeral node: %v %v", ok, err)
