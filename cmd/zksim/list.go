@@ -31,6 +31,8 @@ var faultKinds = [][2]string{
 	{"isolate sN", "cut a server from every server and client (... for D: heals after D)"},
 	{"heal A B | heal", "reopen links (all of them when none is named)"},
 	{"pause cN DURATION", "a client process stops, heartbeats included (a long GC pause)"},
+	{"pause sN DURATION | pause leader DURATION", "a server's process stops for a while: cut off, what it was sent kept for when it resumes"},
+	{"one-way A B", "what A sends B is lost, B to A goes on (servers, or a client and a server; ... for D: heals after D)"},
 	{"spike EXTRA for DURATION", "every link gets slower for a while"},
 	{"disconnect cN for D", "a client process is cut from every server (its cable pulled); past the session timeout its session expires"},
 	{"expire cN", "the leader expires the client's sessions now, as if they had timed out"},
@@ -39,6 +41,17 @@ var faultKinds = [][2]string{
 	{"lose-request", "(when cN OP#K received:) the request is lost with its connection, never applied"},
 	{"delay D", "(when cN OP#K applied: | when cN notified#K:) the reply or notification leaves D late"},
 	{"crash applier", "(when cN OP#K applied:) the server that applied it crashes before answering"},
+}
+
+// faultShapes are the session-shaped situations the random rates draw,
+// made of the kinds above: a scenario file's `rates:` names them.
+var faultShapes = [][2]string{
+	{"disconnect", "a client cut off for just under or just over its session timeout (0.6-0.95 or 1.05-2 timeouts), with a leader failover in the middle one time in three (the new leader restarts the session timers)"},
+	{"outage", "every server down at once and back after 1.2-2 session timeouts: the sessions survive their clients' wait"},
+	{"short_pause", "a client process stops for 0.1-0.6 of its session timeout: its connection may drop, its session stays"},
+	{"lag", "a server applies nothing for 0.5-5s: its clients, and one that reconnects to it, read the past until it catches up (a sync waits for it)"},
+	{"triggered", "tied to a client's read or to a watch notification sent to it: the reply or notification lost, delayed 0.1-3s, or the client cut off past its session timeout"},
+	{"lose_request", "a write lost before any server applies it (a release that fails with ConnectionLoss and did nothing)"},
 }
 
 func writeList(out io.Writer) error {
@@ -65,6 +78,11 @@ func writeList(out io.Writer) error {
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "FAULT\tWHAT IT DOES")
 	for _, f := range faultKinds {
+		fmt.Fprintf(tw, "%s\t%s\n", f[0], f[1])
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "RATE (SESSION-SHAPED)\tWHAT IT DRAWS")
+	for _, f := range faultShapes {
 		fmt.Fprintf(tw, "%s\t%s\n", f[0], f[1])
 	}
 	fmt.Fprintln(tw, "\n`zksim run NAME` runs a built-in scenario (or a scenario file).")
