@@ -354,12 +354,12 @@ func (e *Ensemble) Lag(i int, d time.Duration) error {
 	return e.links.lag(i, d)
 }
 
-// OneWay holds what server a sends server b (0-based) until Heal(a, b):
+// OneWay drops what server a sends server b (0-based) until Heal(a, b):
 // a one-way loss, the other direction untouched.
 func (e *Ensemble) OneWay(a, b int) error {
 	if e.links == nil {
 		return errNoProxies
 	}
-	fmt.Fprintf(e.log, "live: what s%d sends s%d is held\n", a+1, b+1)
+	fmt.Fprintf(e.log, "live: what s%d sends s%d is lost\n", a+1, b+1)
 	return e.links.oneWay(a, b, true)
 }
