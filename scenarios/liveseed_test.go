@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -64,5 +65,32 @@ func TestSimPlacement(t *testing.T) {
 	}
 	if got := simPlacement(lock.Spec, 7, 5); got != nil {
 		t.Errorf("placement for a live ensemble of 5 where the simulator has 3: %v, want none", got)
+	}
+}
+
+// A run's options line reads back as the settings it was written from, for
+// every built-in scenario.
+func TestOptionsLineRoundTrips(t *testing.T) {
+	lib, err := Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range lib {
+		spec, _, err := sc.Spec.withDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := WithOptionsLine(Spec{Kind: spec.Kind}, OptionsLine(spec))
+		if err != nil {
+			t.Fatalf("%s: %v", sc.Name, err)
+		}
+		if back.Workload != spec.Workload || back.Ensemble != spec.Ensemble || back.Horizon != spec.Horizon ||
+			back.Bound != spec.Bound || !slices.Equal(back.Checks, spec.Checks) {
+			t.Errorf("%s: %q read back as %+v %+v, want %+v %+v", sc.Name, OptionsLine(spec), back.Workload, back.Ensemble,
+				spec.Workload, spec.Ensemble)
+		}
+	}
+	if _, err := WithOptionsLine(Spec{}, "{workload: {stepz: 3}}"); err == nil || !strings.Contains(err.Error(), "stepz") {
+		t.Errorf("an unknown field: %v; want an error naming it", err)
 	}
 }

@@ -3,6 +3,7 @@ package zksimtest_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/recipes"
@@ -61,6 +62,12 @@ func TestDefaultsCatchSessionMistakes(t *testing.T) {
 				t.Fatalf("the defaults did not catch it with the %s check:\n%.600s", tc.check, msg)
 			}
 			checkReplays(t, msg, check)
+			// The line carries the run's settings: it replays the same run
+			// from a test whose Options have changed since.
+			checkReplays(t, msg, func(ft testing.TB) {
+				zksimtest.Check(ft, tc.kind, tc.impl, zksimtest.Options{NoShrink: true,
+					Workload: scenarios.Workload{Steps: 9, Step: time.Second}})
+			})
 		})
 	}
 }

@@ -13,7 +13,9 @@
 //
 //	replay: go test -run '^TestMyLock$' -zksim.seed=17 -zksim.clients=2 -zksim.rounds=1 -zksim.faults='when c1 create#3 applied: lose-reply'
 //
-// which runs that one counterexample again, exactly. The flags:
+// (and -zksim.options='{workload: {...}, ensemble: {...}}', the settings
+// the run had), which runs that one counterexample again, exactly. The
+// flags:
 //
 //	-zksim.seeds N     how many seeds to search (default Options.Seeds, or 200)
 //	-zksim.seed S      run seed S alone (with the flags below, a replay)
@@ -21,6 +23,10 @@
 //	                   ("none": no faults at all)
 //	-zksim.clients N   the number of clients
 //	-zksim.rounds N    the workload's rounds
+//	-zksim.options O   the workload's and the ensemble's settings, the
+//	                   horizon, the bound and the checks, in place of the
+//	                   Options' (YAML in flow style, as a replay line has
+//	                   them: '{workload: {steps: 3, step: 5s}, ...}')
 //	-zksim.report DIR  write the violation report's files (timeline,
 //	                   history, porcupine's visualization) into DIR
 //	-zksim.budget D    the wall-clock budget of the search (default
@@ -65,6 +71,7 @@ var (
 	flagFaults  = flag.String("zksim.faults", "", "zksim: the faults, '; '-separated, instead of random ones")
 	flagClients = flag.Int("zksim.clients", 0, "zksim: the number of clients")
 	flagRounds  = flag.Int("zksim.rounds", 0, "zksim: the workload's rounds")
+	flagOptions = flag.String("zksim.options", "", "zksim: the run's workload, ensemble, horizon, bound and checks, as a replay line gives them")
 	flagReport  = flag.String("zksim.report", "", "zksim: write a violation's report files into this directory")
 	flagBudget  = flag.Duration("zksim.budget", 0, "zksim: the search's wall-clock budget")
 )
@@ -247,6 +254,12 @@ func withFlags(t testing.TB, spec scenarios.Spec, faults string) scenarios.Spec 
 		}
 		spec.Faults = s
 	}
+	if *flagOptions != "" {
+		var err error
+		if spec, err = scenarios.WithOptionsLine(spec, *flagOptions); err != nil {
+			t.Fatalf("zksimtest: -zksim.options: %v", err)
+		}
+	}
 	if *flagClients > 0 {
 		spec.Clients = *flagClients
 	}
@@ -279,12 +292,15 @@ func fail(t testing.TB, o *scenarios.Outcome, clients, rounds int) {
 			t.Errorf("zksimtest: writing the report: %v", err)
 		}
 	}
-	t.Fatalf("%s\nreplay: %s", r, ReplayCommand(t.Name(), o.Seed, clients, rounds, o.Schedule))
+	t.Fatalf("%s\nreplay: %s", r, ReplayCommand(t.Name(), o.Seed, clients, rounds, o.Schedule, scenarios.OptionsLine(o.Spec)))
 }
 
 // ReplayCommand is the `go test` command that runs one counterexample of
-// the test named name again.
-func ReplayCommand(name string, seed uint64, clients, rounds int, sched sim.Schedule) string {
+// the test named name again: its seed, clients, rounds and faults, and
+// options (scenarios.OptionsLine: the workload's and the ensemble's
+// settings, the horizon, the bound and the checks the run had), so that it
+// replays exactly even if the test's Options change.
+func ReplayCommand(name string, seed uint64, clients, rounds int, sched sim.Schedule, options string) string {
 	parts := strings.Split(name, "/")
 	for i, p := range parts {
 		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
@@ -293,6 +309,10 @@ func ReplayCommand(name string, seed uint64, clients, rounds int, sched sim.Sche
 	if faults == "" {
 		faults = "none"
 	}
-	return fmt.Sprintf("go test -run '%s' -zksim.seed=%d -zksim.clients=%d -zksim.rounds=%d -zksim.faults='%s'",
+	line := fmt.Sprintf("go test -run '%s' -zksim.seed=%d -zksim.clients=%d -zksim.rounds=%d -zksim.faults='%s'",
 		strings.Join(parts, "/"), seed, clients, rounds, faults)
+	if options != "" {
+		line += fmt.Sprintf(" -zksim.options='%s'", options)
+	}
+	return line
 }

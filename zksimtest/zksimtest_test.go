@@ -85,9 +85,18 @@ func TestUserLockMistakeIsCaught(t *testing.T) {
 }
 
 // replayFaults is the -zksim.faults of a failure's replay line.
-func replayFaults(msg string) string {
+func replayFaults(msg string) string { return replayQuoted(msg, "zksim.faults") }
+
+// replayQuoted is the quoted value of flag name in msg's replay line ("":
+// none).
+func replayQuoted(msg, name string) string {
 	replay := msg[strings.Index(msg, "replay: "):]
-	return replay[strings.Index(replay, "-zksim.faults='")+len("-zksim.faults='") : len(replay)-1]
+	i := strings.Index(replay, "-"+name+"='")
+	if i < 0 {
+		return ""
+	}
+	rest := replay[i+len(name)+3:]
+	return rest[:strings.IndexByte(rest, '\'')]
 }
 
 // checkReplays runs check again with the flags of the replay line that
@@ -109,8 +118,11 @@ func checkReplays(t *testing.T, msg string, check func(testing.TB)) {
 	if err := flag.Set("zksim.faults", replayFaults(msg)); err != nil {
 		t.Fatal(err)
 	}
+	if err := flag.Set("zksim.options", replayQuoted(msg, "zksim.options")); err != nil {
+		t.Fatal(err)
+	}
 	defer func() {
-		for _, f := range []string{"zksim.seed", "zksim.clients", "zksim.rounds", "zksim.faults"} {
+		for _, f := range []string{"zksim.seed", "zksim.clients", "zksim.rounds", "zksim.faults", "zksim.options"} {
 			flag.Set(f, flag.Lookup(f).DefValue)
 		}
 	}()
