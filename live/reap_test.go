@@ -12,7 +12,7 @@ import (
 // Containers and TTL nodes on the real server, as the simulator models
 // them: a container goes once its last child went, one never used stays;
 // a TTL node goes once childless and unchanged for its TTL, one with a
-// child stays; neither shows an owner; a TTL outside range is
+// child stays; a create under a reaped container fails with NoNode; neither shows an owner; a TTL outside range is
 // BadArguments; a multi's create with the container flag makes a
 // container whose result the library cannot read (ErrAPIError).
 func TestContainersAndTTLLive(t *testing.T) {
@@ -58,6 +58,11 @@ func TestContainersAndTTLLive(t *testing.T) {
 	}
 	if !gone("/c") || !gone("/t") {
 		t.Errorf("an emptied container or an expired TTL node is still there after 5s")
+	}
+	// A recipe that makes its node under the container its last node left
+	// finds the parent gone, as the simulator's TestContainers shows.
+	if _, err := c.Create(ctx, "/c/next", nil, zk.FlagEphemeral|zk.FlagSequence, acl); !errors.Is(err, zk.ErrNoNode) {
+		t.Errorf("a create under the reaped container: %v, want ErrNoNode", err)
 	}
 	for _, p := range []string{"/never", "/tp"} {
 		if ok, _, _ := c.Exists(ctx, p); !ok {

@@ -178,6 +178,9 @@ func drawDiffOp(r *rand.Rand, ops, paths []string, i int) DiffOp {
 	if r.IntN(2) == 0 {
 		op.ACL = r.IntN(len(diffACLs))
 	}
+	if specialReads[op.Op] && r.IntN(8) == 0 {
+		op.Path = specialPaths[r.IntN(len(specialPaths))]
+	}
 	if op.Op == "addauth" {
 		op.Data = []string{"u1:p1", "u2:p2"}[r.IntN(2)]
 	}
@@ -186,6 +189,14 @@ func drawDiffOp(r *rand.Rand, ops, paths []string, i int) DiffOp {
 	}
 	return op
 }
+
+// specialPaths are ZooKeeper's own nodes a program reads, one read in eight
+// (not /: on the live ensemble, earlier programs' roots are its children;
+// nor a write: the live ensemble outlives the program).
+var specialPaths = []string{"/zookeeper", "/zookeeper/quota"}
+
+// specialReads are the reads a program makes of specialPaths.
+var specialReads = map[string]bool{"get": true, "exists": true, "children": true, "getacl": true}
 
 // aclString is an ACL as a program shows it: perms:scheme:id, in order.
 func aclString(acl []zk.ACL) string {

@@ -30,7 +30,11 @@ func TestDifferentialSimAgainstLive(t *testing.T) {
 		t.Log("-short: the differential runs are in the full test")
 		return
 	}
-	e := liveEnsemble(t, 3)
+	e, err := live.StartEnsemble(3, DiffEnsembleOptions)
+	if err != nil {
+		t.Fatalf("a local ensemble: %v", err)
+	}
+	t.Cleanup(func() { e.Stop() })
 	byOp := map[string]int{}
 	var first []string
 	for seed := uint64(1); seed <= uint64(*diffPrograms); seed++ {

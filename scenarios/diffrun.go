@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -118,12 +119,25 @@ func RunDiffProgram(ctx context.Context, prog []DiffOp, conns []client.Conn) (Di
 	return run, nil
 }
 
+// DiffConfig is the simulator's configuration for a differential program:
+// extended types on, so that TTL nodes are created and compared, and the
+// containers' and TTL nodes' reaping every hour, so that none happens
+// during a program (its timing is compared by the reaping tests); the live
+// ensemble is started with the same settings (DiffEnsembleOptions).
+func DiffConfig(seed uint64) sim.Config {
+	return sim.Config{Seed: seed, ExtendedTypes: true, ContainerCheckInterval: time.Hour}
+}
+
+// DiffEnsembleOptions are the live ensemble's settings for differential
+// programs, DiffConfig's.
+var DiffEnsembleOptions = live.EnsembleOptions{ExtendedTypes: true, ContainerCheckInterval: time.Hour}
+
 // RunDiffSim runs prog in the simulator (one client process per client,
 // taking turns: the step's client makes its call, then every client
 // settles, in order), after creating root, and returns what each step
 // answered.
 func RunDiffSim(root string, prog []DiffOp, clients int, seed uint64) (DiffRun, error) {
-	w, err := sim.New(sim.Config{Seed: seed})
+	w, err := sim.New(DiffConfig(seed))
 	if err != nil {
 		return DiffRun{}, err
 	}

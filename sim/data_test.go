@@ -55,3 +55,24 @@ func TestEmptyDataIsNotNil(t *testing.T) {
 		t.Fatalf("read %d nodes, want %d", len(got), len(want))
 	}
 }
+
+// ZooKeeper's own nodes hold empty data, not none: the server makes them
+// with new byte[0], and a client reads an empty slice (the configuration
+// node too, on a standalone server, which writes no configuration).
+func TestOwnNodesReadEmpty(t *testing.T) {
+	for _, servers := range []int{1, 3} {
+		run(t, Config{Servers: servers}, func(ctx context.Context, c client.Conn) error {
+			paths := []string{"/", "/zookeeper", "/zookeeper/quota"}
+			if servers == 1 {
+				paths = append(paths, "/zookeeper/config")
+			}
+			for _, p := range paths {
+				data, _, err := c.Get(ctx, p)
+				if err != nil || data == nil || len(data) != 0 {
+					t.Errorf("%d servers: get %s = %q (nil %v), %v; want an empty slice", servers, p, data, data == nil, err)
+				}
+			}
+			return nil
+		})
+	}
+}

@@ -46,6 +46,11 @@ func TestContainers(t *testing.T) {
 		if ev.Type != zk.EventNodeDeleted {
 			t.Errorf("the container's watch: %v, want NodeDeleted", ev.Type)
 		}
+		// A recipe that makes its next node under the container, as a lock
+		// under Curator's container parent does, finds the parent gone.
+		if _, err := c.Create(ctx, "/c/lock-", nil, zk.FlagEphemeral|zk.FlagSequence, acl); !errors.Is(err, zk.ErrNoNode) {
+			t.Errorf("a create under the reaped container: %v, want ErrNoNode", err)
+		}
 		for _, p := range []string{"/never", "/plain"} {
 			if ok, _, err := c.Exists(ctx, p); err != nil || !ok {
 				t.Errorf("%s after the check: exists %v, %v; want it kept", p, ok, err)

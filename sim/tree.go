@@ -160,19 +160,23 @@ func specialPath(path string) bool {
 // setACL version -1, which leaves its aversion at -1).
 const configPath = "/zookeeper/config"
 
+// noData is the data of ZooKeeper's own nodes: empty, not absent (the
+// server makes them with new byte[0]; a client reads an empty slice).
+var noData = []byte{}
+
 // newTree returns a fresh tree holding the root and ZooKeeper's own nodes,
-// all with zero stats as a new server has them (so the root shows cversion
-// -1 and one child), open to anyone but for the configuration node. salt
-// fixes the order in which children are listed.
+// all with zero stats and empty data as a new server has them (so the root
+// shows cversion -1 and one child), open to anyone but for the
+// configuration node. salt fixes the order in which children are listed.
 func newTree(salt uint64) *Tree {
 	t := &Tree{nodes: map[string]*znode{}, ephemerals: map[int64][]*znode{},
 		sessions: map[int64]Time{}, salt: salt, reapable: map[string]*znode{}}
 	root := t.slab.get()
-	root.path, root.acl = "/", openACL
+	root.path, root.acl, root.data = "/", openACL, noData
 	t.nodes["/"] = root
 	for _, p := range []string{"/zookeeper", "/zookeeper/quota", configPath} {
 		n := t.slab.get()
-		n.path, n.acl = p, openACL
+		n.path, n.acl, n.data = p, openACL, noData
 		if p == configPath {
 			n.acl, n.stat.Aversion = configACL, -1
 		}
