@@ -96,6 +96,14 @@ const (
 	Resolve  OpKind = "resolve"  // Data: the name; OutData the value, NoNode when unknown
 )
 
+// opKinds are the operations a history holds.
+var opKinds = map[OpKind]bool{Create: true, Delete: true, Set: true, Get: true, Exists: true, Acquire: true, Use: true,
+	Release: true, Revoke: true, Put: true, Take: true, Raise: true, Lower: true, Pass: true, Enter: true, Leave: true,
+	Fail: true, Propose: true, Vote: true, Join: true, View: true, Write: true, Read: true, Register: true, Resolve: true}
+
+// Known reports whether k is one of the operations above.
+func (k OpKind) Known() bool { return opKinds[k] }
+
 // Result is how an operation ended, in ZooKeeper's terms.
 type Result string
 
@@ -116,6 +124,15 @@ const (
 	// Rejected: a fenced resource refused the use (a stale token).
 	Rejected Result = "rejected"
 )
+
+// Known reports whether r is one of the results above.
+func (r Result) Known() bool {
+	switch r {
+	case OK, NoNode, NodeExists, BadVersion, NotEmpty, Unknown, Failed, Pending, Rejected:
+		return true
+	}
+	return false
+}
 
 // Operation is one client operation as the client saw it, with the times of
 // its call and its return: nanoseconds since the run's start, in the

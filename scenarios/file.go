@@ -494,12 +494,16 @@ func (p *fileParse) rates(f *fileScenario) (*sim.Rates, error) {
 }
 
 // expectation is the file's expect: field, its checks: named checks
-// known.
+// known, and checks of its kind.
 func (p *fileParse) expectation(f *fileScenario) (Expectation, error) {
 	for i, c := range f.Checks {
+		field := fmt.Sprintf("checks[%d]", i)
 		if _, err := models.Lookup(c); err != nil {
-			field := fmt.Sprintf("checks[%d]", i)
 			return Expectation{}, p.fail(p.line(field), field, "%s", err)
+		}
+		if kc := KindChecks(f.Kind); kc != nil && !slices.Contains(kc, c) {
+			return Expectation{}, p.fail(p.line(field), field, "%q is not a check of kind %s, whose histories it could not judge; want one of %s",
+				c, f.Kind, strings.Join(kc, ", "))
 		}
 	}
 	switch f.Expect.Verdict {

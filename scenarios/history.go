@@ -2,7 +2,11 @@ package scenarios
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,35 +103,110 @@ func (h *History) Judge(checks ...string) ([]models.Violation, error) {
 func ParseHistory(data []byte) (*History, error) {
 	h := &History{}
 	trimmed := strings.TrimSpace(string(data))
+	if trimmed == "" {
+		return nil, errors.New("empty: want a history (an object with kind, checks and ops, or a list of operations)")
+	}
+	bare := strings.HasPrefix(trimmed, "[")
+	dec := json.NewDecoder(strings.NewReader(trimmed))
+	dec.DisallowUnknownFields()
 	var err error
-	if strings.HasPrefix(trimmed, "[") {
-		err = json.Unmarshal(data, &h.Ops)
+	if bare {
+		err = dec.Decode(&h.Ops)
 	} else {
-		dec := json.NewDecoder(strings.NewReader(trimmed))
-		dec.DisallowUnknownFields()
 		err = dec.Decode(h)
 	}
 	if err != nil {
 		return nil, err
 	}
+	if dec.More() || dec.InputOffset() < int64(len(trimmed)) {
+		return nil, fmt.Errorf("more after the history, at byte %d: a history file holds one JSON document", dec.InputOffset())
+	}
+	if err := h.checkHeader(bare); err != nil {
+		return nil, err
+	}
+	for i, op := range h.Ops {
+		if err := checkOperation(i, op); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// checkHeader checks a history's kind and checks: a history zksim wrote
+// names its kind, and each check is one of the kind's (a check of another
+// kind would find nothing to judge).
+func (h *History) checkHeader(bare bool) error {
+	if !bare && h.Kind == "" {
+		return fmt.Errorf("kind: missing; want one of %s (a bare list of operations, recorded elsewhere, needs none)",
+			strings.Join(Kinds(), ", "))
+	}
 	if h.Kind != "" {
 		if _, err := lookupKind(h.Kind); err != nil {
-			return nil, fmt.Errorf("kind %q: want one of %s", h.Kind, strings.Join(Kinds(), ", "))
+			return fmt.Errorf("kind %q: want one of %s", h.Kind, strings.Join(Kinds(), ", "))
 		}
 	}
 	for _, c := range h.Checks {
 		if _, err := models.Lookup(c); err != nil {
-			return nil, fmt.Errorf("checks: %w", err)
+			return fmt.Errorf("checks: %w", err)
+		}
+		if kc := KindChecks(h.Kind); kc != nil && !slices.Contains(kc, c) {
+			return fmt.Errorf("checks: %q is not a check of kind %s; want one of %s", c, h.Kind, strings.Join(kc, ", "))
 		}
 	}
-	for i, op := range h.Ops {
-		switch {
-		case op.Client < 0:
-			return nil, fmt.Errorf("operation %d: client %d; clients are numbered from 0 (c1)", i+1, op.Client)
-		case op.Return < op.Call && op.Result != models.Pending && op.Result != models.Unknown:
-			return nil, fmt.Errorf("operation %d (c%d's %s): returns at %d, before its call at %d", i+1, op.Client+1,
-				models.Describe(op), op.Return, op.Call)
-		}
+	return nil
+}
+
+// checkOperation checks the ith operation of a history: a known kind and
+// result, a client numbered from 0, times from the run's start, and no
+// return before its call (but for one whose outcome is not known).
+func checkOperation(i int, op models.Operation) error {
+	switch {
+	case !op.Kind.Known():
+		return fmt.Errorf("operation %d: kind %q; not an operation zksim records", i+1, op.Kind)
+	case !op.Result.Known():
+		return fmt.Errorf("operation %d (c%d's %s): result %q; want ok, no-node, node-exists, bad-version, not-empty, "+
+			"unknown, failed, pending or rejected", i+1, op.Client+1, op.Kind, op.Result)
+	case op.Client < 0:
+		return fmt.Errorf("operation %d: client %d; clients are numbered from 0 (c1)", i+1, op.Client)
+	case op.Call < 0 || op.Return < 0:
+		return fmt.Errorf("operation %d (c%d's %s): a time before the run's start (call %d, return %d)", i+1, op.Client+1,
+			op.Kind, op.Call, op.Return)
+	case op.Return < op.Call && op.Result != models.Pending && op.Result != models.Unknown:
+		return fmt.Errorf("operation %d (c%d's %s): returns at %d, before its call at %d", i+1, op.Client+1,
+			models.Describe(op), op.Return, op.Call)
 	}
-	return h, nil
+	return nil
+}
+
+// maxHistoryFile bounds what ReadHistoryFile reads: a history.json of a
+// million operations is a few hundred megabytes.
+const maxHistoryFile = 1 << 30
+
+// ReadHistoryFile reads a history file: a regular file (not a directory, a
+// device or a FIFO, which would never end or never begin) of at most a
+// gigabyte.
+func ReadHistoryFile(name string) ([]byte, error) {
+	info, err := os.Stat(name) // before opening: opening a FIFO waits for a writer
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %s, not a history file", name, fileKind(info.Mode()))
+	}
+	if info.Size() > maxHistoryFile {
+		return nil, fmt.Errorf("%s: %d bytes, larger than the %d a history file may hold", name, info.Size(), int64(maxHistoryFile))
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxHistoryFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxHistoryFile {
+		return nil, fmt.Errorf("%s: larger than the %d bytes a history file may hold", name, maxHistoryFile)
+	}
+	return data, nil
 }

@@ -258,11 +258,20 @@ func (w *liveWorld) holdsHook(timed []sim.Fault, e *live.Ensemble) func(int) {
 	}
 }
 
-// closeSessions closes every session the clients opened.
+// closeSessions closes every session the clients opened, all at once:
+// the library waits up to a second for a server to answer each close, so
+// closing them one after another could outlast the run's time bound
+// against servers that accept connections and never answer.
 func (w *liveWorld) closeSessions() {
+	var wg sync.WaitGroup
 	for _, c := range w.clients {
-		c.proc.closeAll()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.proc.closeAll()
+		}()
 	}
+	wg.Wait()
 }
 
 // strikeOnTime sets a timer for each timed fault, from the run's origin,
@@ -731,10 +740,17 @@ func (p *liveProcess) add(conn *live.Conn) {
 
 func (p *liveProcess) closeAll() {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, conn := range p.sessions {
-		conn.Close()
+	sessions := slices.Clone(p.sessions)
+	p.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, conn := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn.Close()
+		}()
 	}
+	wg.Wait()
 }
 
 // counters sums the traffic of every session of the process.

@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/zksim/zksim/sim"
@@ -128,8 +130,40 @@ func (s Spec) withDefaults() (Spec, *kind, error) {
 	if len(s.Checks) == 0 {
 		s.Checks = k.checks(s)
 	}
+	for _, c := range s.Checks {
+		if !slices.Contains(k.allChecks(), c) {
+			return s, nil, fmt.Errorf("checks: %q is not a check of a %s scenario (its checks: %s)", c, s.Kind,
+				strings.Join(k.allChecks(), ", "))
+		}
+	}
 	k.defaults(&s.Workload, s.Clients)
 	return s, k, nil
+}
+
+// allChecks are the checks that can judge a kind's histories: those it
+// runs, fenced or not, and the herd check, which reads any run's traffic.
+// A check of another kind would find nothing to judge and pass a run it
+// never looked at.
+func (k *kind) allChecks() []string {
+	out := []string{"herd"}
+	for _, fenced := range []bool{false, true} {
+		for _, c := range k.checks(Spec{Kind: k.name, Workload: Workload{Fenced: fenced}}) {
+			if !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// KindChecks are the checks that can judge kind's histories (nil for an
+// unknown kind).
+func KindChecks(kind string) []string {
+	k, err := lookupKind(kind)
+	if err != nil {
+		return nil
+	}
+	return k.allChecks()
 }
 
 // Crowded is s with the given number of clients contending at once, one

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -29,8 +30,11 @@ recorded elsewhere, needs --model. --out writes
 porcupine's visualization of a failed linearizability check.
 
 Exit status: 0 when the history holds, 1 when it does not, 2 for bad input
-(an unknown model, kind or check; a malformed history: an operation that
-returns before its call, a negative client).`,
+(an unknown model, kind or check, or one not of the history's kind; a
+malformed history: an unknown operation or result, an operation that
+returns before its call or before the run, a negative client, a missing
+kind, more after the JSON document; a file that is not a regular file or
+is over a gigabyte).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var checks []string
@@ -46,7 +50,7 @@ returns before its call, a negative client).`,
 					return err
 				}
 			}
-			data, err := os.ReadFile(args[0])
+			data, err := scenarios.ReadHistoryFile(args[0])
 			if err != nil {
 				return usageError{err}
 			}
@@ -58,6 +62,10 @@ returns before its call, a negative client).`,
 					return usageError{fmt.Errorf("%s:%s", args[0], jsonError(data, err))}
 				}
 				return usageError{fmt.Errorf("%s: %w", args[0], err)}
+			}
+			if kc := scenarios.KindChecks(h.Kind); len(checks) > 0 && kc != nil && !slices.Contains(kc, checks[0]) {
+				return usageError{fmt.Errorf("--model %s: not a check of kind %s, whose history it could not judge; want one of %s",
+					checks[0], h.Kind, strings.Join(kc, ", "))}
 			}
 			if len(checks) == 0 && len(h.Checks) == 0 {
 				return usageError{fmt.Errorf("%s: a history without its checks (a bare list of operations): name a model or checker with --model (zksim list prints them)", args[0])}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,6 +148,7 @@ func TestCLIRefusesBadInput(t *testing.T) {
 		"two-docs.yaml":    "kind: lock\n---\nkind: queue\n",
 		"nested.yaml":      "kind: lock\nensemble: {servers: 3, colour: red}\n",
 		"wrong-check.yaml": "kind: lock\nexpect: {verdict: violation, check: fifo}\n",
+		"other-kind.yaml":  "kind: lock\nchecks: [fifo]\n",
 		"expire.yaml":      "kind: lock\nfaults: [\"at 1s expire c1\"]\n",
 		"file":             "not a directory",
 	})
@@ -165,6 +167,7 @@ func TestCLIRefusesBadInput(t *testing.T) {
 		{"a second document", []string{"run", "two-docs.yaml"}, 2, "", "a second YAML document"},
 		{"an unknown nested field", []string{"run", "nested.yaml"}, 2, "", "nested.yaml:2: ensemble.colour: unknown field"},
 		{"a check of another kind", []string{"run", "wrong-check.yaml"}, 2, "", "wrong-check.yaml:2: expect.check: \"fifo\""},
+		{"checks of another kind", []string{"run", "other-kind.yaml"}, 2, "", "other-kind.yaml:2: checks[0]: \"fifo\" is not a check of kind lock"},
 		{"--seed 0", []string{"run", "lock-faults", "--seed", "0"}, 2, "", "--seed: seeds are numbered from 1, got 0"},
 		{"--first 0", []string{"run", "lock-faults", "--first", "0"}, 2, "", "--first: seeds are numbered from 1"},
 		{"--seeds 0", []string{"run", "lock-faults", "--seeds", "0"}, 2, "", "--seeds: want at least 1"},
@@ -185,6 +188,43 @@ func TestCLIRefusesBadInput(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "file", "sub")); err == nil {
 		t.Error("a refused --out was created")
 	}
+}
+
+// --timeout holds against servers that accept connections and never
+// answer (the sessions' closes, which the library waits on, go together):
+// the run ends with the reason, exit 1, not when the closes are done one
+// after another.
+func TestCLITimeoutAgainstSilentServers(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c) // accepted, never answered
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	addr := l.Addr().String()
+	began := time.Now()
+	checkCLI(t, t.TempDir(), []cliCase{{"silent servers", []string{"live", "lock-contention", "--servers", addr,
+		"--timeout", "3s"}, 1, "", "got no session from [" + addr + "] within 3s"}})
+	t.Logf("ended %s after it began, against a 3s bound", time.Since(began).Round(time.Millisecond))
 }
 
 // An interrupted run stops at once and says what finished: the seeds run,
@@ -248,8 +288,29 @@ func TestCLICheckJudgesAsRun(t *testing.T) {
 		"negative.json":  `[{"client":-1,"kind":"acquire","path":"/l","result":"ok","call":0,"return":5}]`,
 		"kind.json":      `{"kind":"frob","checks":["mutex"],"ops":[]}`,
 		"check.json":     `{"kind":"lock","checks":["mutx"],"ops":[]}`,
+		"other.json":     `{"kind":"lock","checks":["fifo"],"ops":[]}`,
+		"lock.json":      `{"kind":"lock","checks":["mutex"],"ops":[]}`,
+		"frob.json":      `[{"client":0,"kind":"frobnicate","path":"/l","result":"ok","call":0,"return":5}]`,
+		"maybe.json":     `[{"client":0,"kind":"acquire","path":"/l","result":"maybe","call":0,"return":5}]`,
+		"before.json":    `[{"client":0,"kind":"acquire","path":"/l","result":"ok","call":-5,"return":5}]`,
+		"trailing.json":  `{"kind":"lock","checks":["mutex"],"ops":[]} {"more":1}`,
+		"nokind.json":    `{"checks":["mutex"],"ops":[]}`,
+		"empty.json":     "",
 	})
+	if err := os.Mkdir(filepath.Join(dir, "adir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	checkCLI(t, dir, []cliCase{
+		{"a device", []string{"check", "/dev/zero", "--model", "mutex"}, 2, "", "/dev/zero: a device, not a history file"},
+		{"a directory", []string{"check", "adir"}, 2, "", "adir: a directory, not a history file"},
+		{"a check of another kind", []string{"check", "other.json"}, 2, "", `checks: "fifo" is not a check of kind lock`},
+		{"a model of another kind", []string{"check", "lock.json", "--model", "fifo"}, 2, "", "--model fifo: not a check of kind lock"},
+		{"an unknown operation", []string{"check", "frob.json", "--model", "mutex"}, 2, "", `operation 1: kind "frobnicate"`},
+		{"an unknown result", []string{"check", "maybe.json", "--model", "mutex"}, 2, "", `result "maybe"; want ok`},
+		{"a time before the run", []string{"check", "before.json", "--model", "mutex"}, 2, "", "a time before the run's start"},
+		{"more after the history", []string{"check", "trailing.json"}, 2, "", "more after the history"},
+		{"a missing kind", []string{"check", "nokind.json"}, 2, "", "kind: missing"},
+		{"an empty file", []string{"check", "empty.json"}, 2, "", "empty: want a history"},
 		{"an operation returning before its call", []string{"check", "backwards.json", "--model", "mutex"}, 2, "",
 			"operation 1 (c1's acquire /l → ok token 0): returns at 5, before its call at 10"},
 		{"a negative client", []string{"check", "negative.json", "--model", "mutex"}, 2, "", "client -1; clients are numbered from 0"},

@@ -64,7 +64,7 @@ func ensembleStart(cmd *cobra.Command, size int, state string) error {
 	default:
 		return usageError{fmt.Errorf("--size %d: want 1, 3 or 5", size)}
 	}
-	if err := reserveState(state); err != nil {
+	if err := reserveState(state, procOf(os.Getpid(), "ensemble")); err != nil {
 		return usageError{err}
 	}
 	scratch, err := os.MkdirTemp("", "zksim-ensemble-run-")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,7 +48,7 @@ func procOf(pid int, mark string) proc {
 // of that PID, started at the recorded time, whose command line holds the
 // mark.
 func (p proc) alive() bool {
-	if p.PID <= 0 {
+	if p.PID <= 0 || p.Mark == "" { // no mark identifies no process: any command line holds ""
 		return false
 	}
 	start, err := procStart(p.PID)
@@ -88,33 +87,48 @@ func defaultStateFile(name string) string {
 	return filepath.Join(dir, "zksim", "ensembles", name+".json")
 }
 
-// reserveState creates the record for this process, failing if another
-// live start holds it; a stale record is replaced.
-func reserveState(path string) error {
+// reserveState creates the record for owner (this process), failing if another
+// live start holds it; a stale or unreadable record is replaced. Starts
+// reserve one at a time, under an exclusive lock on the records' directory
+// (no lock file is left behind), so that two starts at the same moment
+// cannot both see no live record and both record themselves (a record is
+// written whole, by rename, so a reader never sees it half-written).
+func reserveState(path string, owner proc) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	for try := 0; try < 2; try++ {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-		if err == nil {
-			data, _ := json.Marshal(ensembleState{Owner: procOf(os.Getpid(), "ensemble")})
-			_, err = f.Write(data)
-			return errors.Join(err, f.Close())
-		}
-		if !errors.Is(err, os.ErrExist) {
-			return err
-		}
+	unlock, err := lockFile(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if _, err := os.Stat(path); err == nil {
 		st, rerr := readState(path)
 		if rerr == nil && st.running() {
 			return fmt.Errorf("an ensemble is already running, recorded in %s (pid %d): zksim ensemble stop first", path, st.Owner.PID)
 		}
 		if rerr == nil {
 			st.clean(path) // stale: its processes are gone
-		} else if err := os.Remove(path); err != nil { // unreadable: replaced
-			return err
 		}
 	}
-	return fmt.Errorf("%s: another start is recording itself there", path)
+	return writeState(path, ensembleState{Owner: owner})
+}
+
+// lockFile takes an exclusive lock on the file or directory at path,
+// waiting for another holder, and returns what releases it.
+func lockFile(path string) (func(), error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
 }
 
 // writeState replaces the record at path by st, atomically.
