@@ -28,9 +28,10 @@ type Model struct {
 	Step          func(state any, op Operation) (bool, any)
 	DescribeState func(state any) string
 	// Explain, when set, says in plain words what in an object's
-	// operations breaks the model ("" when it cannot tell); it is added to
-	// the violation's message.
-	Explain func(ops []Operation) string
+	// operations breaks the model ("" when it cannot tell), and which of
+	// them it names; the words are added to the violation's message, the
+	// operations to its Ops (a report's window reaches the last of them).
+	Explain func(ops []Operation) (string, []Operation)
 	// Prepare, when set, rewrites an object's operations before they are
 	// checked (for example to order them or drop what cannot matter).
 	Prepare func(ops []Operation) []Operation
@@ -176,8 +177,9 @@ func CheckModelWithin(m Model, ops []Operation, limit time.Duration) []Violation
 			v.Message = fmt.Sprintf("%d operations on %s have no linearization as a %s", len(part), p, m.Doc)
 		}
 		if m.Explain != nil {
-			if why := m.Explain(part); why != "" {
+			if why, named := m.Explain(part); why != "" {
 				v.Message += ": " + why
+				v.Ops = append(v.Ops, named...)
 			}
 		}
 		out = append(out, v)

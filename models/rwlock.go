@@ -150,6 +150,7 @@ var RWLockModel = Model{
 	Init:          func() any { return rwHolders{} },
 	Step:          func(state any, op Operation) (bool, any) { return rwStep(state.(rwHolders), op) },
 	DescribeState: func(state any) string { return state.(rwHolders).String() },
+	Explain:       writerTogether,
 }
 
 func init() {

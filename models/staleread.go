@@ -8,7 +8,7 @@ import "fmt"
 // is served by the session's server from its own copy, which may lag the
 // leader: sync() first brings it up to date. It returns "" when no read
 // is stale that way.
-func staleRead(ops []Operation) string {
+func staleRead(ops []Operation) (string, []Operation) {
 	for _, r := range ops {
 		if r.Kind != Get || r.Result != OK {
 			continue
@@ -20,8 +20,8 @@ func staleRead(ops []Operation) string {
 			return fmt.Sprintf("c%d's read at %s returned version %d (%q), but c%d's write of %q (version %d) had returned at %s, "+
 				"before the read was called: a stale read, from a server that had not applied the write yet (sync() "+
 				"before the read brings the server up to date)", r.Client+1, FormatTime(r.Call), r.OutVersion, r.OutData,
-				w.Client+1, w.Data, w.OutVersion, FormatTime(w.Return))
+				w.Client+1, w.Data, w.OutVersion, FormatTime(w.Return)), []Operation{w, r}
 		}
 	}
-	return ""
+	return "", nil
 }

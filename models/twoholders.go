@@ -11,15 +11,26 @@ import (
 // once, each from the moment its acquire returned to the call of its next
 // release (or the end), and what each did meanwhile with the resource.
 // It returns "" when no two holdings overlap (the history breaks the model
-// some other way: a use without a holding, a token reused).
-func heldTogether(ops []Operation) string {
+// some other way: a use without a holding, a token reused), and the
+// operations it names: both acquires, their releases, and the uses made
+// while both held.
+func heldTogether(ops []Operation) (string, []Operation) { return together(ops, false) }
+
+// writerTogether explains a read-write lock that no linearization fits: a
+// writer that held it while another client held it too (to write, or to
+// read), as heldTogether says it.
+func writerTogether(ops []Operation) (string, []Operation) { return together(ops, true) }
+
+// together is heldTogether, with readers' holdings too when shared (a
+// holding overlapping a writer's).
+func together(ops []Operation, shared bool) (string, []Operation) {
 	type holding struct {
 		op       Operation
 		from, to int64
 	}
 	var hs []holding
 	for _, a := range ops {
-		if a.Kind != Acquire || a.Result != OK || a.Shared {
+		if a.Kind != Acquire || a.Result != OK || a.Shared && !shared {
 			continue
 		}
 		h := holding{op: a, from: a.Return, to: 1<<63 - 1}
@@ -33,17 +44,45 @@ func heldTogether(ops []Operation) string {
 	slices.SortFunc(hs, func(a, b holding) int { return int(a.from - b.from) })
 	for i, x := range hs {
 		for _, y := range hs[i+1:] {
-			if y.op.Client == x.op.Client || y.from >= x.to {
+			if y.op.Client == x.op.Client || y.from >= x.to || x.op.Shared && y.op.Shared {
 				continue
 			}
 			from, to := y.from, min(x.to, y.to)
-			return fmt.Sprintf("c%d and c%d held it at once: c%d from %s (token %d) %s, c%d from %s (token %d) %s; from %s, %s",
-				x.op.Client+1, y.op.Client+1, x.op.Client+1, FormatTime(x.from), x.op.Token, until(x.to),
-				y.op.Client+1, FormatTime(y.from), y.op.Token, until(y.to), FormatTime(from),
-				meanwhile(ops, []int{x.op.Client, y.op.Client}, from, to))
+			return fmt.Sprintf("c%d and c%d held it at once: c%d%s from %s (token %d) %s, c%d%s from %s (token %d) %s; from %s, %s",
+				x.op.Client+1, y.op.Client+1, x.op.Client+1, mode(x.op, shared), FormatTime(x.from), x.op.Token, until(x.to),
+				y.op.Client+1, mode(y.op, shared), FormatTime(y.from), y.op.Token, until(y.to), FormatTime(from),
+				meanwhile(ops, []int{x.op.Client, y.op.Client}, from, to)), named(ops, x.op, y.op, from, to)
 		}
 	}
-	return ""
+	return "", nil
+}
+
+// named are the operations heldTogether names: the two acquires a and b,
+// each client's release after its acquire, and their uses in [from, to].
+func named(ops []Operation, a, b Operation, from, to int64) []Operation {
+	out := []Operation{a, b}
+	for _, op := range ops {
+		mine := op.Client == a.Client && op.Call >= a.Return || op.Client == b.Client && op.Call >= b.Return
+		switch {
+		case !mine:
+		case op.Kind == Use && op.Call <= to && op.Return >= from:
+			out = append(out, op)
+		case op.Kind == Release && op.Call >= from && op.Call <= to:
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// mode says how a read-write lock's holder held it ("" for a plain lock).
+func mode(a Operation, shared bool) string {
+	switch {
+	case !shared:
+		return ""
+	case a.Shared:
+		return " (to read)"
+	}
+	return " (to write)"
 }
 
 // until says when a holding ended.

@@ -26,7 +26,7 @@ func TestTwoHoldersExplainsMutex(t *testing.T) {
 			t.Errorf("the message does not say %q:\n%s", want, vs[0].Message)
 		}
 	}
-	if heldTogether(ops[:1]) != "" {
+	if why, _ := heldTogether(ops[:1]); why != "" {
 		t.Errorf("one holder explained as two")
 	}
 }

@@ -54,16 +54,10 @@ func (r *ViolationReport) String() string {
 		fmt.Fprintf(&b, "run ended: %s\n", firstLine(o.Result.Err.Error()))
 	}
 	if t, err := NewTimeline(o); err == nil {
-		at := o.Input.End
-		for _, v := range o.Violations {
-			if v.At != 0 && v.At < at {
-				at = v.At
-			}
-		}
+		from, at := violationWindow(o)
 		if r.All {
 			fmt.Fprintf(&b, "timeline, every event:\n%s", t)
 		} else {
-			from := causeWindow(o, at)
 			w := t.Window(from, at, 0)
 			fmt.Fprintf(&b, "timeline from %s to %s, the operations involved (%d events; --all for every event of the run):\n",
 				fmtAt(from), fmtAt(at), len(w.Rows))
@@ -74,6 +68,27 @@ func (r *ViolationReport) String() string {
 		fmt.Fprintf(&b, "wrote %s\n", f)
 	}
 	return b.String()
+}
+
+// violationWindow is the stretch of o's run that shows its violation: from
+// causeWindow to the moment the violation shows, or later, to the return
+// of the last operation the checks named (the second holder of a lock, the
+// stale use, the write a read missed), not later than the run's end.
+func violationWindow(o *Outcome) (from, to int64) {
+	end := o.Input.End
+	at := end
+	for _, v := range o.Violations {
+		if v.At != 0 && v.At < at {
+			at = v.At
+		}
+	}
+	from, to = causeWindow(o, at), at
+	for _, v := range o.Violations {
+		for _, op := range v.Ops {
+			to = max(to, min(op.Return, end))
+		}
+	}
+	return from, to
 }
 
 // causeWindow is where the timeline of o's violation (at time at)

@@ -26,13 +26,7 @@ func SpaceTime(o *Outcome) (string, error) {
 	if len(recs) == 0 {
 		return "", fmt.Errorf("the run kept no trace: replay it with its trace kept")
 	}
-	at := o.Input.End
-	for _, v := range o.Violations {
-		if v.At != 0 && v.At < at {
-			at = v.At
-		}
-	}
-	from := causeWindow(o, at)
+	from, at := violationWindow(o)
 	d := newDiagram(o, recs, from, at)
 	return d.svg(), nil
 }

@@ -32,13 +32,7 @@ func Steps(o *Outcome) ([]Step, error) {
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("the run kept no trace: replay it with its trace kept")
 	}
-	at := o.Input.End
-	for _, v := range o.Violations {
-		if v.At != 0 && v.At < at {
-			at = v.At
-		}
-	}
-	from := causeWindow(o, at)
+	from, at := violationWindow(o)
 	w := newStepWorld(o, tr.ActorName)
 	action := func(r *sim.Record) string {
 		text := shorten(tr.Action(r))
