@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/zksim/zksim/sim"
@@ -46,5 +47,28 @@ func TestEveryScenarioTwicePerSeed(t *testing.T) {
 		if struck["struck: "+k] == 0 {
 			t.Errorf("no built-in scenario's run struck a %s fault", k)
 		}
+	}
+}
+
+// An interrupted search stops the runs under way (Options.Stop): a run
+// stopped ends with sim.ErrStopped, nothing to judge; one the hook does
+// not stop is the same run as without it.
+func TestStopAbandonsTheRunAndChangesNothingElse(t *testing.T) {
+	spec := Spec{Kind: "lock", Clients: 200, Workload: Workload{Rounds: 1, Together: true}}
+	if _, err := Run(spec, 1, Options{Stop: func() bool { return true }}); !errors.Is(err, sim.ErrStopped) {
+		t.Fatalf("a run stopped at once: %v, want sim.ErrStopped", err)
+	}
+	a, err := Run(spec, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	b, err := Run(spec, 1, Options{Stop: func() bool { asked++; return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked == 0 || a.Result.Hash != b.Result.Hash {
+		t.Errorf("asked %d times; hashes %x and %x: a run the hook does not stop must be the same run", asked,
+			a.Result.Hash, b.Result.Hash)
 	}
 }

@@ -26,6 +26,10 @@ type Options struct {
 	// (shrinking and exploration drive runs this way). The seed still
 	// draws the random faults.
 	Source sim.Source
+	// Stop, when set, is asked now and then during the simulation whether
+	// to abandon the run (sim.World.StopWhen): Run then returns
+	// sim.ErrStopped, and no outcome to judge.
+	Stop func() bool
 	// CheckLimit bounds porcupine's search of each object's history
 	// (models.Input.CheckLimit; zero: no limit, the default). A check
 	// that runs out of it reports an undecided run, never a pass.
@@ -148,7 +152,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	if cfg.ProgressBound == 0 {
 		cfg.ProgressBound = progressBound(spec, sched)
 	}
-	out, r, err := simulate(spec, k, cfg, sched)
+	out, r, err := simulate(spec, k, cfg, sched, opt.Stop)
 	if err != nil {
 		return out, err
 	}
@@ -181,10 +185,13 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 // simulate builds the world of cfg, spawns the kind's clients, injects
 // sched and runs it: the outcome before any check, and the runner that
 // recorded its history.
-func simulate(spec Spec, k *kind, cfg sim.Config, sched sim.Schedule) (*Outcome, *runner, error) {
+func simulate(spec Spec, k *kind, cfg sim.Config, sched sim.Schedule, stop func() bool) (*Outcome, *runner, error) {
 	w, err := sim.New(cfg)
 	if err != nil {
 		return nil, nil, err
+	}
+	if stop != nil {
+		w.StopWhen(stop)
 	}
 	r := &runner{spec: spec, impl: k.implementation(spec), rec: &recording{progressed: w.Progress,
 		ops: make([]models.Operation, 0, expectedOps(spec))},
@@ -286,6 +293,8 @@ func ended(err error) error {
 		return nil
 	case errors.As(err, &stall):
 		return stall
+	case errors.Is(err, sim.ErrStopped):
+		return err
 	}
 	return fmt.Errorf("the simulator failed (a simulator bug): %w", err)
 }

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -193,7 +194,10 @@ func (sw *sweep) work(ctx context.Context) {
 			return
 		}
 		seed := sw.first + uint64(i)
-		o, err := Run(sw.Spec, seed, Options{CheckLimit: sw.CheckLimit})
+		o, err := Run(sw.Spec, seed, Options{CheckLimit: sw.CheckLimit, Stop: func() bool { return ctx.Err() != nil }})
+		if errors.Is(err, sim.ErrStopped) {
+			return // interrupted: the seed did not finish, and is not counted
+		}
 		if err != nil {
 			sw.errOnce.Do(func() { sw.runErr = fmt.Errorf("seed %d: %w", seed, err) })
 			sw.stop.Store(true)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -143,6 +144,7 @@ type Scheduler struct {
 	progress atomic.Uint64 // steps, published for the stall watchdog
 	running  atomic.Int64  // id+1 of the client running now, 0 when none
 	stalled  atomic.Bool   // set by the watchdog; the loop is abandoned
+	stop     func() bool   // World.StopWhen's
 
 	failure error // first failure of a client (error, panic)
 
@@ -239,6 +241,9 @@ func (s *Scheduler) loop() error {
 		s.steps++
 		if s.steps&1023 == 0 {
 			s.progress.Store(s.steps)
+			if s.stop != nil && s.stop() {
+				return ErrStopped
+			}
 		}
 		if s.maxSteps > 0 && s.steps > s.maxSteps {
 			return &BudgetError{What: "steps", Limit: fmt.Sprint(s.maxSteps), At: s.now}
@@ -395,6 +400,9 @@ func (e *DeadlockError) Error() string {
 	return fmt.Sprintf("deadlock at %s: no client can run and nothing pending can wake one\n  %s",
 		strings.TrimSpace(e.At.String()), strings.Join(e.Waiting, "\n  "))
 }
+
+// ErrStopped ends a run that World.StopWhen's function stopped.
+var ErrStopped = errors.New("the run was stopped before it ended")
 
 // BudgetError reports a run stopped at its step or virtual-time budget.
 type BudgetError struct {

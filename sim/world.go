@@ -252,6 +252,11 @@ func (c *Client) start() {
 	c.connectNext()
 }
 
+// StopWhen has the run asked, every thousand steps or so, whether to stop
+// (an interrupted search): it then ends with ErrStopped. stop decides
+// nothing else, so a run it does not stop is the same run.
+func (w *World) StopWhen(stop func() bool) { w.s.stop = stop }
+
 // HostOrders is, for each client process in the order spawned, the order
 // in which its first session tries the servers (0-based), as drawn when
 // the run started: a live run of the same seed places its clients so.

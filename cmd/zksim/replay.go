@@ -103,6 +103,9 @@ func resolveReplay(cmd *cobra.Command, arg string, fl replayFlags) (*scenarios.S
 		}
 		spec.Faults, spec.Rates = s, nil
 	}
+	if fl.clients < 0 || fl.rounds < 0 {
+		return nil, scenarios.Spec{}, usageError{fmt.Errorf("--clients %d, --rounds %d: want 1 or more (0: the scenario's)", fl.clients, fl.rounds)}
+	}
 	if fl.clients > 0 {
 		spec.Clients = fl.clients
 	}

@@ -215,6 +215,14 @@ func resolveRun(cmd *cobra.Command, arg string, fl runFlags) (*scenarios.Scenari
 	if changed("seed") {
 		first, seeds, sh = fl.seed, 1, scenarios.Shard{}
 	}
+	if first+uint64(seeds)-1 < first {
+		return nil, scenarios.Search{}, usageError{fmt.Errorf("--first %d --seeds %d: the range runs past the last seed, %d",
+			first, seeds, uint64(1<<64-1))}
+	}
+	if sh.N > seeds {
+		return nil, scenarios.Search{}, usageError{fmt.Errorf("--shard %d/%d of %d seeds: more shards than seeds, some would run none",
+			sh.I, sh.N, seeds)}
+	}
 	return sc, scenarios.Search{First: first, Seeds: seeds, Shard: sh,
 		Workers: fl.workers, StopAtFirst: fl.stopAtFirst, CheckLimit: fl.checkLimit, Keep: fl.keep}, nil
 }
