@@ -46,21 +46,87 @@ func waitCauses(w *sim.World, vs []models.Violation) map[string]string {
 }
 
 // needsCauses reports whether a violation of vs guesses at its cause,
-// which waitCauses can read from the run.
+// which waitCauses can read from the run, or leaves out the server a
+// stale read came from, which staleSources can.
 func needsCauses(vs []models.Violation) bool {
 	for _, v := range vs {
-		if v.Kind == models.Liveness && strings.Contains(v.Message, orphanHint) {
+		if v.Kind == models.Liveness && strings.Contains(v.Message, orphanHint) || strings.Contains(v.Message, staleHint) {
 			return true
 		}
 	}
 	return false
 }
 
-// explain puts causes in place of the liveness check's guesses.
+// staleHint is the store check's account of where a stale read came from,
+// which staleSources makes exact.
+const staleHint = "from a server that had not applied the write yet"
+
+// staleSources says, for each stale-read violation of vs, the server the
+// read came from and the faults that had struck it before the read (a
+// partition, a lag, a one-way loss, an isolation, a pause): "from s1,
+// which had not applied the write yet (at 500ms partition s1 s3)", under
+// the key "stale:" and the object, in causes (made if nil), which explain
+// puts in place of the store check's words. It needs the run's kept trace.
+func staleSources(w *sim.World, vs []models.Violation, causes map[string]string) map[string]string {
+	if w == nil || len(w.Trace().Records()) == 0 {
+		return causes
+	}
+	tr := w.Trace()
+	for _, v := range vs {
+		if !strings.Contains(v.Message, staleHint) {
+			continue
+		}
+		read, ok := lastOf(v.Ops, models.Get)
+		if !ok {
+			continue
+		}
+		server := ""
+		for _, r := range tr.Records() {
+			if r.Kind == sim.KReply && r.To == sim.ClientActor(read.Client) && r.Op == sim.OpGetData &&
+				int64(r.At) >= read.Call && int64(r.At) <= read.Return {
+				server = tr.ActorName(r.From)
+			}
+		}
+		if server == "" {
+			continue
+		}
+		var struck []string
+		for _, r := range tr.Records() {
+			if r.Kind == sim.KFault && int64(r.At) <= read.Call && slices.Contains(strings.Fields(r.Path), server) {
+				struck = append(struck, r.Path)
+			}
+		}
+		which := "from " + server + ", which had not applied the write yet"
+		if len(struck) > 0 {
+			which += " (" + strings.Join(struck, "; ") + ")"
+		}
+		if causes == nil {
+			causes = map[string]string{}
+		}
+		causes["stale:"+v.Object] = which
+	}
+	return causes
+}
+
+// lastOf is the last operation of kind k in ops.
+func lastOf(ops []models.Operation, k models.OpKind) (models.Operation, bool) {
+	for i := len(ops) - 1; i >= 0; i-- {
+		if ops[i].Kind == k {
+			return ops[i], true
+		}
+	}
+	return models.Operation{}, false
+}
+
+// explain puts causes in place of the liveness check's guesses, and of
+// the store check's words on where a stale read came from.
 func explain(vs []models.Violation, causes map[string]string) {
 	for i := range vs {
 		if c, ok := causes[vs[i].Object]; ok && vs[i].Kind == models.Liveness {
 			vs[i].Message = strings.Replace(vs[i].Message, orphanHint, ": "+c, 1)
+		}
+		if c, ok := causes["stale:"+vs[i].Object]; ok {
+			vs[i].Message = strings.Replace(vs[i].Message, staleHint, c, 1)
 		}
 	}
 }

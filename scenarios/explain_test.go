@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -39,6 +40,40 @@ func TestLockLivenessNamesItsCause(t *testing.T) {
 			if !strings.Contains(msg, w) {
 				t.Errorf("%s does not say %q:\n%s", tc.scenario, w, msg)
 			}
+		}
+	}
+}
+
+// A stale read names the server it came from and the faults that had
+// struck that server, in the run's words and, read back from its
+// history, in check's: a partition, or a one-way loss from the leader.
+func TestStaleReadNamesItsServer(t *testing.T) {
+	for name, want := range map[string]string{
+		"stale-read":         "from s1, which had not applied the write yet (at 500ms partition s1 s3)",
+		"stale-read-one-way": "from s1, which had not applied the write yet (at 500ms one-way s3 s1)",
+	} {
+		sc, err := LoadScenario(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := Run(sc.Spec, 1, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(o.Violations) == 0 || !strings.Contains(o.Violations[0].Message, want) {
+			t.Fatalf("%s: %v; want it to say %q", name, o.Violations, want)
+		}
+		data, err := json.Marshal(o.History)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := ParseHistory(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs, err := h.Judge()
+		if err != nil || len(vs) == 0 || vs[0].Message != o.Violations[0].Message {
+			t.Errorf("%s read back: %v (%v); want %s", name, vs, err, o.Violations[0].Message)
 		}
 	}
 }

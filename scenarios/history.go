@@ -31,8 +31,10 @@ type History struct {
 	Proceed        int            `json:"proceed,omitempty"`
 	ClientFailure  *ClientFailure `json:"client_failure,omitempty"`
 	NoProgress     *NoProgress    `json:"no_progress,omitempty"`
-	// Causes are what the run showed of a liveness violation's cause, by
-	// object (the nodes a lock's waiters waited behind: explain.go).
+	// Causes are what the run showed of a violation's cause, by object:
+	// the nodes a lock's waiters waited behind; under "stale:" and the
+	// object, the server a stale read came from and the faults that had
+	// struck it (explain.go).
 	Causes  map[string]string  `json:"causes,omitempty"`
 	Traffic []models.Traffic   `json:"traffic,omitempty"`
 	Ops     []models.Operation `json:"ops"`
