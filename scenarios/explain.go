@@ -50,7 +50,8 @@ func waitCauses(w *sim.World, vs []models.Violation) map[string]string {
 // stale read came from, which staleSources can.
 func needsCauses(vs []models.Violation) bool {
 	for _, v := range vs {
-		if v.Kind == models.Liveness && strings.Contains(v.Message, orphanHint) || strings.Contains(v.Message, staleHint) {
+		if v.Kind == models.Liveness && strings.Contains(v.Message, orphanHint) || strings.Contains(v.Message, staleHint) ||
+			strings.Contains(v.Message, "held it at once") {
 			return true
 		}
 	}
@@ -108,6 +109,77 @@ func staleSources(w *sim.World, vs []models.Violation, causes map[string]string)
 	return causes
 }
 
+// holderFaults says, for each violation of vs where two clients held a
+// lock or a leadership at once, what the run did between the first holding
+// and the second: the faults that struck (a pause, a disconnect, a
+// partition, a crash) and the holders' sessions' expiries, under "held:" and the object in causes (made
+// if nil), which explain adds to the message. It needs the run's trace.
+func holderFaults(w *sim.World, vs []models.Violation, causes map[string]string) map[string]string {
+	if w == nil || len(w.Trace().Records()) == 0 {
+		return causes
+	}
+	var facts *runFacts
+	for _, v := range vs {
+		if !strings.Contains(v.Message, "held it at once") {
+			continue
+		}
+		holders := holdersOf(v.Ops)
+		if len(holders) == 0 {
+			continue
+		}
+		if facts == nil {
+			facts = factsOf(w.Trace())
+		}
+		if what := facts.meanwhile(holders); what != "" {
+			if causes == nil {
+				causes = map[string]string{}
+			}
+			causes["held:"+v.Object] = what
+		}
+	}
+	return causes
+}
+
+// meanwhile says what struck from the moment the first of holders (acquires
+// in the order they returned) held until the last did: the faults, and the
+// holders' sessions' expiries.
+func (f *runFacts) meanwhile(holders []models.Operation) string {
+	from, to := holders[0].Return, holders[len(holders)-1].Return
+	whose := map[string]bool{}
+	for _, h := range holders {
+		whose[fmt.Sprintf("c%d", h.Client+1)] = true
+	}
+	var parts []string
+	for _, r := range f.recs {
+		if int64(r.At) < from || int64(r.At) > to || len(parts) == 4 {
+			continue
+		}
+		switch {
+		case r.Kind == sim.KFault:
+			parts = append(parts, fmt.Sprintf("%s (struck at %s)", r.Path, models.FormatTime(int64(r.At))))
+		case r.Kind == sim.KExpire && whose[f.owner[r.Sess]]:
+			parts = append(parts, fmt.Sprintf("the servers expired %s's session at %s", f.owner[r.Sess], models.FormatTime(int64(r.At))))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "meanwhile: " + strings.Join(parts, "; ")
+}
+
+// holdersOf are the acquires among ops, one a client, in the order they
+// returned.
+func holdersOf(ops []models.Operation) []models.Operation {
+	var out []models.Operation
+	for _, op := range ops {
+		if op.Kind == models.Acquire && !slices.ContainsFunc(out, func(o models.Operation) bool { return o.Client == op.Client }) {
+			out = append(out, op)
+		}
+	}
+	slices.SortFunc(out, func(a, b models.Operation) int { return cmp.Compare(a.Return, b.Return) })
+	return out
+}
+
 // lastOf is the last operation of kind k in ops.
 func lastOf(ops []models.Operation, k models.OpKind) (models.Operation, bool) {
 	for i := len(ops) - 1; i >= 0; i-- {
@@ -127,6 +199,9 @@ func explain(vs []models.Violation, causes map[string]string) {
 		}
 		if c, ok := causes["stale:"+vs[i].Object]; ok {
 			vs[i].Message = strings.Replace(vs[i].Message, staleHint, c, 1)
+		}
+		if c, ok := causes["held:"+vs[i].Object]; ok {
+			vs[i].Message += "; " + c
 		}
 	}
 }

@@ -77,3 +77,32 @@ func TestStaleReadNamesItsServer(t *testing.T) {
 		}
 	}
 }
+
+// Two holders at once: the message says what struck between the first
+// holding and the second (the pause, and the session's expiry it caused),
+// in run's words and check's.
+func TestTwoHoldersNameWhatStruck(t *testing.T) {
+	sc, err := LoadScenario("lock-unfenced-pause")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Run(sc.Spec, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "; meanwhile: when c1 holds#1: pause c1 15s (struck at 0.005653s); the servers expired c1's session at 12.000000s"
+	if len(o.Violations) == 0 || !strings.HasSuffix(o.Violations[0].Message, want) {
+		t.Fatalf("%v; want it to end %q", o.Violations, want)
+	}
+	data, err := json.Marshal(o.History)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := ParseHistory(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs, err := h.Judge(); err != nil || len(vs) == 0 || vs[0].Message != o.Violations[0].Message {
+		t.Errorf("read back: %v (%v); want %s", vs, err, o.Violations[0].Message)
+	}
+}

@@ -176,7 +176,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 		opt.KeepTrace = true
 		return Run(spec, seed, opt)
 	}
-	out.History.Causes = staleSources(out.World, vs, waitCauses(out.World, vs))
+	out.History.Causes = holderFaults(out.World, vs, staleSources(out.World, vs, waitCauses(out.World, vs)))
 	explain(vs, out.History.Causes)
 	out.Violations = vs
 	return out, nil
