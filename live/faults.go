@@ -15,6 +15,17 @@ import (
 var opCodes = map[string]int32{"create": 1, "delete": 2, "exists": 3, "getData": 4, "setData": 5,
 	"getChildren": 8, "sync": 9, "getChildren2": 12, "check": 13, "multi": 14, "create2": 15}
 
+// wireOp is the request type go-zookeeper/zk sends for op, a request as
+// the simulator names it: the library lists children with getChildren2
+// (the listing and a Stat), which the simulator calls getChildren.
+func wireOp(op string) (int32, bool) {
+	if op == "getChildren" {
+		return opCodes["getChildren2"], true
+	}
+	code, ok := opCodes[op]
+	return code, ok
+}
+
 // ClientFaults injects faults into one client's connections, through the
 // dialer go-zookeeper/zk uses (Options.Dialer = f.Dialer()):
 //
@@ -40,10 +51,12 @@ type ClientFaults struct {
 	counts   map[int32]int // requests seen, by type
 	triggers []replyTrigger
 	doomed   map[int32]time.Duration // xids whose reply is to be lost (0) or delayed
+	cuts     map[int32]time.Duration // xids whose reply's loss cuts the client off for so long
 	until    time.Time               // black hole
 	conns    []*faultConn
 	notified int                   // watch notifications received
 	notes    map[int]time.Duration // notifications to lose (0) or delay, by number
+	noteCuts map[int]time.Duration // notifications whose loss cuts the client off for so long
 	// struck are when each armed fault struck: a request's by its type and
 	// number, a notification's by its number (op -1).
 	struck map[replyKey]time.Time
@@ -76,6 +89,7 @@ type replyTrigger struct {
 	nth     int
 	delay   time.Duration
 	request bool
+	cut     time.Duration // the reply's loss cuts the client off for cut (Disconnect)
 }
 
 // StruckAt says when the fault armed on the nth request of type op
@@ -84,7 +98,8 @@ type replyTrigger struct {
 func (f *ClientFaults) StruckAt(op string, nth int) (time.Time, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	at, ok := f.struck[replyKey{opCodes[op], nth}]
+	code, _ := wireOp(op)
+	at, ok := f.struck[replyKey{code, nth}]
 	return at, ok
 }
 
@@ -100,6 +115,7 @@ func (f *ClientFaults) NotificationStruckAt(nth int) (time.Time, bool) {
 // NewClientFaults returns an injector with nothing armed.
 func NewClientFaults() *ClientFaults {
 	return &ClientFaults{counts: map[int32]int{}, doomed: map[int32]time.Duration{}, notes: map[int]time.Duration{},
+		cuts: map[int32]time.Duration{}, noteCuts: map[int]time.Duration{},
 		struck: map[replyKey]time.Time{}, cut: map[string]time.Time{}}
 }
 
@@ -107,7 +123,7 @@ func NewClientFaults() *ClientFaults {
 // op ("create", "delete", "setData", "multi", ...), counted from the
 // client's first.
 func (f *ClientFaults) LoseReply(op string, nth int) error {
-	code, ok := opCodes[op]
+	code, ok := wireOp(op)
 	if !ok {
 		return fmt.Errorf("lose-reply: unknown request type %q", op)
 	}
@@ -120,7 +136,7 @@ func (f *ClientFaults) LoseReply(op string, nth int) error {
 // LoseRequest arms the loss of the client's nth request of type op: the
 // connection drops as it goes out, before any server sees it.
 func (f *ClientFaults) LoseRequest(op string, nth int) error {
-	code, ok := opCodes[op]
+	code, ok := wireOp(op)
 	if !ok {
 		return fmt.Errorf("lose-request: unknown request type %q", op)
 	}
@@ -130,10 +146,36 @@ func (f *ClientFaults) LoseRequest(op string, nth int) error {
 	return nil
 }
 
+// Disconnect arms a disconnect of the client for d when the server answers
+// its nth request of type op: the answer is lost with the connection, and
+// the client can reach no server until d has passed (BlackHole), as the
+// simulator's "when cN OP#K applied: disconnect cN for D".
+func (f *ClientFaults) Disconnect(op string, nth int, d time.Duration) error {
+	code, ok := wireOp(op)
+	if !ok {
+		return fmt.Errorf("disconnect: unknown request type %q", op)
+	}
+	f.mu.Lock()
+	f.triggers = append(f.triggers, replyTrigger{op: code, nth: nth, cut: d})
+	f.mu.Unlock()
+	return nil
+}
+
+// DisconnectOnNotification arms a disconnect of the client for d when its
+// nth watch notification arrives: the notification is lost with the
+// connection (the watch fires after the reconnection, as the library
+// sets its watches again), and the client can reach no server until d has
+// passed.
+func (f *ClientFaults) DisconnectOnNotification(nth int, d time.Duration) {
+	f.mu.Lock()
+	f.notes[nth], f.noteCuts[nth] = 0, d
+	f.mu.Unlock()
+}
+
 // DelayReply arms a delay of d on the reply to the client's nth request
 // of type op (and on everything the server sends after it).
 func (f *ClientFaults) DelayReply(op string, nth int, d time.Duration) error {
-	code, ok := opCodes[op]
+	code, ok := wireOp(op)
 	if !ok || d <= 0 {
 		return fmt.Errorf("delay: request type %q, delay %s: want a known type and a positive delay", op, d)
 	}
@@ -311,6 +353,9 @@ func (f *ClientFaults) sent(xid, op int32) bool {
 				return true
 			}
 			f.doomed[xid] = t.delay
+			if t.cut > 0 {
+				f.cuts[xid] = t.cut
+			}
 			return false
 		}
 	}
@@ -318,23 +363,27 @@ func (f *ClientFaults) sent(xid, op int32) bool {
 }
 
 // fate says what becomes of an incoming frame with xid (-1: a watch
-// notification): lost (the connection drops), delayed by the duration, or
-// handed over (false, 0).
-func (f *ClientFaults) fate(xid int32) (lost bool, delay time.Duration) {
+// notification): lost (the connection drops; with cut, the client is cut
+// off for so long), delayed by the duration, or handed over (false, 0).
+func (f *ClientFaults) fate(xid int32) (lost bool, delay, cut time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if xid == -1 {
 		f.notified++
 		d, ok := f.notes[f.notified]
+		cut = f.noteCuts[f.notified]
 		delete(f.notes, f.notified)
+		delete(f.noteCuts, f.notified)
 		if ok {
 			f.struck[replyKey{-1, f.notified}] = time.Now()
 		}
-		return ok && d == 0, d
+		return ok && d == 0, d, cut
 	}
 	d, ok := f.doomed[xid]
+	cut = f.cuts[xid]
 	delete(f.doomed, xid)
-	return ok && d == 0, d
+	delete(f.cuts, xid)
+	return ok && d == 0, d, cut
 }
 
 // Read hands over whole frames, drops the connection instead of a reply
@@ -357,13 +406,16 @@ func (c *faultConn) Read(p []byte) (int, error) {
 			if c.answered && size >= 4 {
 				xid := int32(binary.BigEndian.Uint32(frame[4:]))
 				note = xid == -1
-				lost, delay := c.f.fate(xid)
+				lost, delay, cut := c.f.fate(xid)
 				if delay > 0 {
 					// Held back, and all behind it, as a slow link would.
 					time.Sleep(delay)
 				}
 				if lost {
 					c.Conn.Close()
+					if cut > 0 {
+						c.f.BlackHole(cut)
+					}
 					if len(c.out) > 0 {
 						break // hand over what came before; the next read fails
 					}

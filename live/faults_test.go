@@ -149,6 +149,72 @@ func TestBlackHoleExpiresTheSession(t *testing.T) {
 	}
 }
 
+// A disconnect tied to a read's answer or to a notification, as the
+// simulator's "when cN OP#K applied: disconnect cN for D": the answer is
+// lost with the connection, no server can be reached for D, and the
+// session, shorter than its timeout, survives; the watch whose
+// notification was lost fires after the reconnection all the same. A
+// fault tied to getChildren strikes the library's listing.
+func TestDisconnectTiedToEventsLive(t *testing.T) {
+	e := startEnsemble(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	f := NewClientFaults()
+	if err := f.Disconnect("exists", 1, 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	f.DisconnectOnNotification(1, 2*time.Second)
+	c, err := Dial(e.ConnectString(), Options{SessionTimeout: 8 * time.Second, Dialer: f.Dialer()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, _, err := c.Exists(ctx, "/x"); !errors.Is(err, zk.ErrConnectionClosed) {
+		t.Fatalf("an exists whose answer came with a disconnect: %v, want ErrConnectionClosed", err)
+	}
+	id := c.SessionID()
+	cut := time.Now()
+	for { // meanwhile the library fails calls queued past a round of the servers (ErrNoServer)
+		_, _, err := c.Exists(ctx, "/x")
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, zk.ErrNoServer) && !errors.Is(err, zk.ErrConnectionClosed) || ctx.Err() != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := time.Since(cut); d < 1500*time.Millisecond {
+		t.Errorf("the next call went through %v after the disconnect, want after the 2s cut", d)
+	}
+	if c.SessionID() != id {
+		t.Errorf("the session changed across a cut shorter than its timeout")
+	}
+	if _, ok := f.StruckAt("exists", 1); !ok {
+		t.Errorf("the disconnect tied to exists#1 is not reported as struck")
+	}
+	_, _, w, err := c.ExistsW(ctx, "/y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c2(t, e).Create(ctx, "/y", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	if ev, err := w.Wait(ctx); err != nil || ev.Type != zk.EventNodeCreated {
+		t.Errorf("the watch whose notification came with a disconnect: %+v %v, want NodeCreated after the reconnection", ev, err)
+	}
+	if _, ok := f.NotificationStruckAt(1); !ok {
+		t.Errorf("the disconnect tied to notification #1 is not reported as struck")
+	}
+	// getChildren, as the simulator names the listing the library sends
+	// as getChildren2.
+	if err := f.LoseReply("getChildren", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Children(ctx, "/"); !errors.Is(err, zk.ErrConnectionClosed) {
+		t.Errorf("a listing whose reply was lost: %v, want ErrConnectionClosed", err)
+	}
+}
+
 // A request lost on its way (the connection drops as it goes out) fails
 // with ErrConnectionClosed and is not applied: the release whose delete
 // did nothing, beside the lost reply of one that did. A delayed reply and

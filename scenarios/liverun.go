@@ -34,6 +34,10 @@ type LiveOptions struct {
 	// Progress, when set, receives a line every few seconds saying where
 	// the run stands and what it still waits for.
 	Progress io.Writer
+	// Interrupt, when it closes, ends the run as its time bound would
+	// (the clients stopped, what finished judged): an interrupted command
+	// still reports what its run did.
+	Interrupt <-chan struct{}
 }
 
 // LiveOutcome is a live run and what the checks made of it.
@@ -57,6 +61,8 @@ type LiveOutcome struct {
 	Weak string
 	// TimedOut says the run reached its Timeout with clients still going.
 	TimedOut bool
+	// Interrupted says LiveOptions.Interrupt ended the run.
+	Interrupted bool
 	// Quiesced says the run ended because nothing could happen any more
 	// (liveQuiet): its clients waited, no fault was to come, and nothing
 	// returned for longer than the liveness bound and a session timeout;
@@ -106,9 +112,21 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	defer cancel()
 	// The locks' nodes are read as the run ends, before the waiters give
 	// up (each deletes its node as it stops), for the liveness story.
-	end := func() { w.snapshotLocks(opt.Servers, r.rec); cancel() }
+	var once sync.Once
+	end := func() { once.Do(func() { w.snapshotLocks(opt.Servers, r.rec); cancel() }) }
 	stop := time.AfterFunc(timeout, end)
 	defer stop.Stop()
+	var interrupted atomic.Bool
+	if opt.Interrupt != nil {
+		go func() {
+			select {
+			case <-opt.Interrupt:
+				interrupted.Store(true)
+				end()
+			case <-ctx.Done():
+			}
+		}()
+	}
 	r.rec.over = func() bool { return ctx.Err() != nil }
 	defer w.closeSessions()
 	out.Placement = simPlacement(spec, seed, len(opt.Servers))
@@ -129,7 +147,8 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	stopWatch()
 	out.Wall = time.Since(w.origin)
 	out.Quiesced = quiet.ended.Load()
-	out.TimedOut = ctx.Err() != nil && !out.Quiesced
+	out.Interrupted = interrupted.Load()
+	out.TimedOut = ctx.Err() != nil && !out.Quiesced && !out.Interrupted
 	out.Injected, out.NeverStruck = w.tally(timed, armed)
 	out.Weak = liveWeakness(out)
 	return out, judgeLive(out, r, k, w, errs, opt.Servers)
@@ -394,6 +413,11 @@ func armLive(w *liveWorld, f sim.Fault) (bool, error) {
 	case (f.Kind == sim.LoseReply || f.Kind == sim.Delay) && t.On == sim.OnNotified:
 		faults.Notification(t.Nth, f.D) // D is 0 for a loss
 		return true, nil
+	case f.Kind == sim.Disconnect && t.On == sim.OnApplied:
+		return true, faults.Disconnect(t.Op.String(), t.Nth, f.For)
+	case f.Kind == sim.Disconnect && t.On == sim.OnNotified:
+		faults.DisconnectOnNotification(t.Nth, f.For)
+		return true, nil
 	}
 	return false, nil
 }
@@ -418,7 +442,8 @@ func liveInjectable(f sim.Fault, local, proxied bool) bool {
 	if t := f.When; t != nil && t.On != sim.OnHolds {
 		switch {
 		case f.Kind == sim.LoseReply && t.On == sim.OnApplied, f.Kind == sim.LoseRequest && t.On == sim.OnReceived,
-			f.Kind == sim.Delay && t.On == sim.OnApplied, (f.Kind == sim.LoseReply || f.Kind == sim.Delay) && t.On == sim.OnNotified:
+			f.Kind == sim.Delay && t.On == sim.OnApplied, (f.Kind == sim.LoseReply || f.Kind == sim.Delay) && t.On == sim.OnNotified,
+			f.Kind == sim.Disconnect && (t.On == sim.OnApplied || t.On == sim.OnNotified):
 			return true
 		}
 		return false

@@ -396,33 +396,41 @@ func TestCLIEnsembleState(t *testing.T) {
 	}
 }
 
-// An interrupted live run stops every server it started and removes their
-// directories, and exits 130.
+// An interrupted live run ends its clients, judges and prints what they
+// did (the JSON says it was interrupted), stops every server it started,
+// removes their directories, and exits 130.
 func TestCLIInterruptedLive(t *testing.T) {
 	if testing.Short() {
 		t.Log("-short: the live commands run in the full test")
 		return
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(zksimBinary(t), "live", "lock-contention")
+	cmd := exec.Command(zksimBinary(t), "live", "lock-faults", "--json")
 	cmd.Env = ensembleEnv(dir)
-	var out, errOut bytes.Buffer
+	var out, errOut syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(errOut.String(), "started (pid"); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(90 * time.Second); !strings.Contains(errOut.String(), "in the simulator"); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no server started:\n%s", errOut.String())
+			t.Fatalf("the run did not begin:\n%s", errOut.String())
 		}
 	}
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(2 * time.Second) // the clients at work
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
 		t.Fatalf("%v, want exit 130\n%s", err, errOut.String())
+	}
+	var o struct {
+		Interrupted bool `json:"interrupted"`
+		Ops         int  `json:"ops"`
+	}
+	if err := json.Unmarshal([]byte(out.String()), &o); err != nil || !o.Interrupted || o.Ops == 0 {
+		t.Errorf("the interrupted run's JSON: %+v (%v), want it interrupted with the operations done:\n%.600s", o, err, out.String())
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "zksim-ensemble-*")); len(left) > 0 {
 		t.Errorf("the interrupted live run left %v", left)
@@ -541,4 +549,22 @@ func TestCLIMerge(t *testing.T) {
 		{"shards keeping different numbers of failures", []string{"merge", "kept-1.json", "lock-noguid-2.json", "lock-noguid-3.json"}, 2, "", "not one run's shards"},
 		{"a shard stopped at its first violation", []string{"merge", "lock-noguid-1.json", "stopped-2.json", "lock-noguid-3.json"}, 2, "", "stopped at its first violation"},
 	})
+}
+
+// syncBuffer is a bytes.Buffer a process writes into while a test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -69,11 +69,20 @@ func runLiveScenario(cmd *cobra.Command, arg string, fl liveFlags) error {
 	if err != nil {
 		return err
 	}
-	opt := scenarios.LiveOptions{Timeout: fl.timeout, Progress: cmd.ErrOrStderr()}
+	interrupt := make(chan struct{})
+	opt := scenarios.LiveOptions{Timeout: fl.timeout, Progress: cmd.ErrOrStderr(), Interrupt: interrupt}
+	var once sync.Once
+	handoff := func(s os.Signal) {
+		once.Do(func() {
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: ending the run; what it did is judged and printed (again to stop at once)\n", s)
+			close(interrupt)
+		})
+	}
 	if fl.servers != "" {
 		opt.Servers = strings.Split(fl.servers, ",")
+		defer onSignals(handoff)()
 	} else {
-		e, stop, err := startLocalEnsemble(cmd, sc.Spec)
+		e, stop, err := startLocalEnsemble(cmd, sc.Spec, handoff)
 		if err != nil {
 			return err
 		}
@@ -90,12 +99,17 @@ func runLiveScenario(cmd *cobra.Command, arg string, fl liveFlags) error {
 	if err != nil {
 		return err
 	}
-	as := sc.Expect.Met(o.Violations) && o.Weak == ""
+	as := sc.Expect.Met(o.Violations) && o.Weak == "" && !o.Interrupted
 	if fl.asJSON {
-		return finish(printJSON(cmd.OutOrStdout(), liveOutput(sc, opt.Servers, o, as)), !as)
+		err = finish(printJSON(cmd.OutOrStdout(), liveOutput(sc, opt.Servers, o, as)), !as)
+	} else {
+		printLive(cmd.OutOrStdout(), sc, opt.Servers, o, as)
+		err = finish(nil, !as)
 	}
-	printLive(cmd.OutOrStdout(), sc, opt.Servers, o, as)
-	return finish(nil, !as)
+	if o.Interrupted {
+		return errInterrupted
+	}
+	return err
 }
 
 // resolveLive loads the scenario arg names and refuses, as a usage error,
@@ -123,14 +137,14 @@ func resolveLive(cmd *cobra.Command, arg string, fl liveFlags) (*scenarios.Scena
 // as many servers as its ensemble has (3 when it says not), with its
 // ZooKeeper settings, and its links between servers proxied when its
 // faults act on them. stop stops it again (localEnsemble).
-func startLocalEnsemble(cmd *cobra.Command, spec scenarios.Spec) (*live.Ensemble, func(), error) {
+func startLocalEnsemble(cmd *cobra.Command, spec scenarios.Spec, handoff func(os.Signal)) (*live.Ensemble, func(), error) {
 	cfg := spec.Ensemble
 	size := cfg.Servers
 	if size == 0 {
 		size = 3
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "starting a local ensemble of %d servers...\n", size)
-	return localEnsemble(cmd, size, live.EnsembleOptions{ExtendedTypes: cfg.ExtendedTypes,
+	return localEnsemble(cmd, size, handoff, live.EnsembleOptions{ExtendedTypes: cfg.ExtendedTypes,
 		ContainerCheckInterval: cfg.ContainerCheckInterval, ProxyPeers: scenarios.NeedsProxiedLinks(spec)})
 }
 
@@ -149,7 +163,8 @@ func liveOutput(sc *scenarios.Scenario, servers []string, o *scenarios.LiveOutco
 	return map[string]any{"scenario": sc.Name, "seed": o.Seed, "servers": servers, "expected": sc.Expect.String(),
 		"as_expected": as, "violations": vs, "ops": len(o.Input.Ops), "wall_ms": o.Wall.Milliseconds(),
 		"timed_out": o.TimedOut, "quiesced": o.Quiesced, "skipped_faults": o.Skipped, "injected_faults": injected,
-		"never_struck_faults": o.NeverStruck, "weak": o.Weak, "placement": scenarios.PlacementLines(o.Placement)}
+		"never_struck_faults": o.NeverStruck, "weak": o.Weak, "placement": scenarios.PlacementLines(o.Placement),
+		"interrupted": o.Interrupted}
 }
 
 // printLive prints a live run on servers for a reader: its operations and
@@ -160,6 +175,9 @@ func printLive(w io.Writer, sc *scenarios.Scenario, servers []string, o *scenari
 		o.Wall.Round(time.Millisecond))
 	if o.TimedOut {
 		fmt.Fprint(w, " (stopped at its time bound)")
+	}
+	if o.Interrupted {
+		fmt.Fprint(w, " (interrupted: the clients stopped, what finished is judged)")
 	}
 	if o.Quiesced {
 		fmt.Fprint(w, " (ended when nothing more could happen: no fault to come, and no operation"+
@@ -187,6 +205,8 @@ func printLive(w io.Writer, sc *scenarios.Scenario, servers []string, o *scenari
 	}
 	verdict := "as expected"
 	switch {
+	case o.Interrupted:
+		verdict = "not decided (interrupted)"
 	case o.Weak != "":
 		verdict = "NOT as expected: weak, " + o.Weak + " (a pass is worth the faults it met)"
 	case !as:
@@ -240,13 +260,41 @@ func interruptible(cmd *cobra.Command, left string) func() {
 	}
 }
 
+// onSignals calls handoff on the first SIGINT or SIGTERM, and exits 130 on
+// a second; what it returns stops listening.
+func onSignals(handoff func(os.Signal)) func() {
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sig:
+			handoff(s)
+		case <-done:
+			return
+		}
+		select {
+		case <-sig:
+			os.Exit(130)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sig)
+		close(done)
+	}
+}
+
 // localEnsemble starts a local ensemble of size servers for a command, in
 // a directory of its own. When the command is interrupted (SIGINT,
 // SIGTERM), also while the ensemble starts, it stops the servers (while
 // starting, they end with this process, by their parent-death signal),
 // removes their directory and exits 130: no server or directory outlives
-// the command. stop does the same when the command is done.
-func localEnsemble(cmd *cobra.Command, size int, opt live.EnsembleOptions) (*live.Ensemble, func(), error) {
+// the command. With handoff, a signal once the ensemble is up goes to
+// handoff instead (the command ends its run and reports it, then stops the
+// ensemble), and a second one stops it at once. stop does the same when
+// the command is done.
+func localEnsemble(cmd *cobra.Command, size int, handoff func(os.Signal), opt live.EnsembleOptions) (*live.Ensemble, func(), error) {
 	scratch, err := os.MkdirTemp("", "zksim-ensemble-run-")
 	if err != nil {
 		return nil, nil, err
@@ -287,6 +335,10 @@ func localEnsemble(cmd *cobra.Command, size int, opt live.EnsembleOptions) (*liv
 	}
 	go func() {
 		s := <-sig
+		if handoff != nil { // the command ends its run and reports it; a second signal stops at once
+			handoff(s)
+			s = <-sig
+		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "%s: stopping the local ensemble\n", s)
 		stop()
 		os.Exit(130)

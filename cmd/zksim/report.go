@@ -45,7 +45,7 @@ axes.`,
 					}
 					sizes = append(sizes, n)
 				}
-				e, stop, err := localEnsemble(cmd, 3, live.EnsembleOptions{})
+				e, stop, err := localEnsemble(cmd, 3, nil, live.EnsembleOptions{})
 				if err != nil {
 					return err
 				}
