@@ -180,6 +180,7 @@ func TestCLIRefusesBadInput(t *testing.T) {
 		{"a range past the last seed", []string{"run", "lock-faults", "--first", "18446744073709551615", "--seeds", "5"}, 2, "",
 			"the range runs past the last seed"},
 		{"replay --clients -1", []string{"replay", "lock-noguid", "--seed", "1", "--clients", "-1"}, 2, "", "want 1 or more"},
+		{"--all with no report", []string{"run", "lock-noguid", "--all"}, 2, "", "--all: it widens the timeline"},
 		{"--out not creatable", []string{"run", "lock-noguid", "--out", "/proc/zksim-out"}, 2, "", "--out /proc/zksim-out: cannot be created"},
 		{"--out a file", []string{"run", "lock-noguid", "--out", "file"}, 2, "", "--out file: not a directory"},
 		{"--out under a file", []string{"demo", "--out", "file/sub"}, 2, "", "--out file/sub: cannot be created: file is not a directory"},

@@ -203,6 +203,10 @@ func resolveRun(cmd *cobra.Command, arg string, fl runFlags) (*scenarios.Scenari
 	if fl.keep < 1 {
 		return nil, scenarios.Search{}, usageError{fmt.Errorf("--keep: want at least 1, got %d", fl.keep)}
 	}
+	if fl.all && fl.out == "" && !fl.shrink {
+		return nil, scenarios.Search{}, usageError{fmt.Errorf("--all: it widens the timeline of the first violation's report, " +
+			"which --out or --shrink makes; give one of them")}
+	}
 	if err := checkRunFlags(cmd, fl.seed, fl.first, fl.workers); err != nil {
 		return nil, scenarios.Search{}, err
 	}
