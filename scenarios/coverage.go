@@ -30,7 +30,8 @@ const (
 )
 
 // coverageKeys are the situations a scenario may require: the fixed keys
-// and "struck: KIND" for each fault kind.
+// and "struck: KIND" for each fault kind ("never struck: KIND" counts,
+// by kind, the faults scheduled that never struck).
 func coverageKeys() []string {
 	keys := []string{CovNeverStruck, CovExpiries, CovLeaders, CovDisconnects, CovGoneBefore, CovWaitedBehind,
 		CovCreateLost, CovDeleteLost}
@@ -68,8 +69,9 @@ func coverageOf(sched sim.Schedule, res sim.Result, recs iter.Seq[*sim.Record]) 
 			left[text]--
 		}
 	}
-	for _, n := range left {
+	for text, n := range left {
 		c[CovNeverStruck] += n
+		c["never struck: "+faultKind(text)] += n
 	}
 	elections := 0
 	for r := range recs {
