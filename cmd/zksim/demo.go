@@ -62,7 +62,7 @@ func runDemo(cmd *cobra.Command, fl demoFlags) error {
 	if err := checkOutDir("--out", fl.out); err != nil {
 		return err
 	}
-	defer interruptible(cmd, "the report in "+fl.out+" is incomplete")()
+	defer interruptible(cmd, "the report in "+fl.out+" is incomplete", nil)()
 	if err := checkOnly(fl.only); err != nil {
 		return err
 	}

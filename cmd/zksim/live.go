@@ -240,9 +240,10 @@ func finish(err error, notAsExpected bool) error {
 }
 
 // interruptible makes an interrupt (SIGINT, SIGTERM) of a command that
-// cannot stop half-way say what it leaves (left) and exit 130; the
-// returned function ends that.
-func interruptible(cmd *cobra.Command, left string) func() {
+// cannot stop half-way say what it leaves (left), run cleanup (a local
+// ensemble's stop, when one runs), and exit 130; the returned function
+// ends that.
+func interruptible(cmd *cobra.Command, left string, cleanup func()) func() {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
@@ -250,6 +251,9 @@ func interruptible(cmd *cobra.Command, left string) func() {
 		select {
 		case s := <-sig:
 			fmt.Fprintf(cmd.ErrOrStderr(), "%s: interrupted; %s\n", s, left)
+			if cleanup != nil {
+				cleanup()
+			}
 			os.Exit(130)
 		case <-done:
 		}

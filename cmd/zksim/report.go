@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -35,7 +36,10 @@ axes.`,
 			if err := checkOutDir("--out", out); err != nil {
 				return err
 			}
-			defer interruptible(cmd, "the report in "+out+" is incomplete")()
+			left := "the report in " + out + " is incomplete"
+			if !withLive {
+				defer interruptible(cmd, left, nil)()
+			}
 			if withLive {
 				var sizes []int
 				for _, f := range strings.Split(liveSizes, ",") {
@@ -45,11 +49,15 @@ axes.`,
 					}
 					sizes = append(sizes, n)
 				}
-				e, stop, err := localEnsemble(cmd, 3, nil, live.EnsembleOptions{})
+				// While the servers start, localEnsemble stops them on an
+				// interrupt; once they run, one handler stops them and
+				// removes their directories before the command exits.
+				e, stop, err := localEnsemble(cmd, 3, func(os.Signal) {}, live.EnsembleOptions{})
 				if err != nil {
 					return err
 				}
 				defer stop()
+				defer interruptible(cmd, left, stop)()
 				for _, v := range []string{"", "lock-herd"} {
 					s, err := reports.LiveHerdSweep(e, "lock", v, sizes, 2*time.Minute, cmd.ErrOrStderr())
 					if err != nil {
