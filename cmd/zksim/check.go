@@ -36,65 +36,7 @@ returns before its call or before the run, a negative client, a missing
 kind, more after the JSON document; a file that is not a regular file or
 is over a gigabyte).`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var checks []string
-			if model != "" {
-				c, err := models.Lookup(model)
-				if err != nil {
-					return usageError{fmt.Errorf("--model: %w", err)}
-				}
-				checks = []string{c.Name}
-			}
-			if out != "" {
-				if err := checkOutFile("--out", out); err != nil {
-					return err
-				}
-			}
-			data, err := scenarios.ReadHistoryFile(args[0])
-			if err != nil {
-				return usageError{err}
-			}
-			h, err := scenarios.ParseHistory(data)
-			if err != nil {
-				var syntax *json.SyntaxError
-				var typ *json.UnmarshalTypeError
-				if errors.As(err, &syntax) || errors.As(err, &typ) {
-					return usageError{fmt.Errorf("%s:%s", args[0], jsonError(data, err))}
-				}
-				return usageError{fmt.Errorf("%s: %w", args[0], err)}
-			}
-			if kc := scenarios.KindChecks(h.Kind); len(checks) > 0 && kc != nil && !slices.Contains(kc, checks[0]) {
-				return usageError{fmt.Errorf("--model %s: not a check of kind %s, whose history it could not judge; want one of %s",
-					checks[0], h.Kind, strings.Join(kc, ", "))}
-			}
-			if len(checks) == 0 && len(h.Checks) == 0 {
-				return usageError{fmt.Errorf("%s: a history without its checks (a bare list of operations): name a model or checker with --model (zksim list prints them)", args[0])}
-			}
-			vs, err := h.Judge(checks...)
-			if err != nil {
-				return usageError{err}
-			}
-			w := cmd.OutOrStdout()
-			if len(vs) == 0 {
-				names := checks
-				if len(names) == 0 {
-					names = h.Checks
-				}
-				fmt.Fprintf(w, "%s: %d operations hold under %s\n", args[0], len(h.Ops), strings.Join(names, ", "))
-				return nil
-			}
-			for _, v := range vs {
-				fmt.Fprintln(w, v)
-				if out != "" && v.Linearization != nil {
-					if err := writeVisualization(out, v); err != nil {
-						return err
-					}
-					fmt.Fprintf(w, "wrote %s\n", out)
-					out = ""
-				}
-			}
-			return errViolations
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runCheck(cmd, args[0], model, out) },
 	}
 	cmd.Flags().StringVar(&model, "model", "", "the porcupine model or checker to judge with")
 	cmd.Flags().StringVar(&out, "out", "", "write porcupine's visualization of a failed check to this HTML file")
@@ -132,4 +74,67 @@ func writeVisualization(file string, v models.Violation) error {
 		return err
 	}
 	return f.Close()
+}
+
+// runCheck is zksim check of the history at path, with one model or
+// checker (model) or the history's own, writing porcupine's visualization
+// of a failed check into out.
+func runCheck(cmd *cobra.Command, path, model, out string) error {
+	var checks []string
+	if model != "" {
+		c, err := models.Lookup(model)
+		if err != nil {
+			return usageError{fmt.Errorf("--model: %w", err)}
+		}
+		checks = []string{c.Name}
+	}
+	if out != "" {
+		if err := checkOutFile("--out", out); err != nil {
+			return err
+		}
+	}
+	data, err := scenarios.ReadHistoryFile(path)
+	if err != nil {
+		return usageError{err}
+	}
+	h, err := scenarios.ParseHistory(data)
+	if err != nil {
+		var syntax *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &syntax) || errors.As(err, &typ) {
+			return usageError{fmt.Errorf("%s:%s", path, jsonError(data, err))}
+		}
+		return usageError{fmt.Errorf("%s: %w", path, err)}
+	}
+	if kc := scenarios.KindChecks(h.Kind); len(checks) > 0 && kc != nil && !slices.Contains(kc, checks[0]) {
+		return usageError{fmt.Errorf("--model %s: not a check of kind %s, whose history it could not judge; want one of %s",
+			checks[0], h.Kind, strings.Join(kc, ", "))}
+	}
+	if len(checks) == 0 && len(h.Checks) == 0 {
+		return usageError{fmt.Errorf("%s: a history without its checks (a bare list of operations): name a model or checker with --model (zksim list prints them)", path)}
+	}
+	vs, err := h.Judge(checks...)
+	if err != nil {
+		return usageError{err}
+	}
+	w := cmd.OutOrStdout()
+	if len(vs) == 0 {
+		names := checks
+		if len(names) == 0 {
+			names = h.Checks
+		}
+		fmt.Fprintf(w, "%s: %d operations hold under %s\n", path, len(h.Ops), strings.Join(names, ", "))
+		return nil
+	}
+	for _, v := range vs {
+		fmt.Fprintln(w, v)
+		if out != "" && v.Linearization != nil {
+			if err := writeVisualization(out, v); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "wrote %s\n", out)
+			out = ""
+		}
+	}
+	return errViolations
 }
