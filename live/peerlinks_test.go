@@ -94,21 +94,8 @@ func TestPeerLinks(t *testing.T) {
 func testCutFollowerServes(t *testing.T, e *Ensemble) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	l := e.Leader()
-	f := (l + 1) % len(e.Servers)
-	c, err := Dial([]string{e.Servers[l].Addr()}, Options{SessionTimeout: 6 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	on, err := Dial([]string{e.Servers[f].Addr()}, Options{SessionTimeout: 6 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer on.Close()
-	if _, _, err := on.Exists(ctx, "/"); err != nil {
-		t.Fatal(err)
-	}
+	l, f, c, on, done := leaderAndFollower(ctx, t, e)
+	defer done()
 	if err := e.Partition(l, f); err != nil {
 		t.Fatal(err)
 	}
@@ -158,21 +145,8 @@ func testOneWay(t *testing.T, e *Ensemble) {
 func testLag(t *testing.T, e *Ensemble) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	l := e.Leader()
-	f := (l + 1) % len(e.Servers)
-	c, err := Dial([]string{e.Servers[l].Addr()}, Options{SessionTimeout: 6 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	on, err := Dial([]string{e.Servers[f].Addr()}, Options{SessionTimeout: 6 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer on.Close()
-	if _, _, err := on.Exists(ctx, "/"); err != nil {
-		t.Fatal(err)
-	}
+	_, f, c, on, done := leaderAndFollower(ctx, t, e)
+	defer done()
 	if err := e.Lag(f, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -200,4 +174,26 @@ func waitFor(timeout time.Duration, cond func() bool) bool {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return cond()
+}
+
+// leaderAndFollower are the leader l and a follower f, each with a session
+// of its own (c on the leader, on on the follower), and what closes them.
+func leaderAndFollower(ctx context.Context, t *testing.T, e *Ensemble) (l, f int, c, on *Conn, done func()) {
+	t.Helper()
+	l = e.Leader()
+	f = (l + 1) % len(e.Servers)
+	var err error
+	if c, err = Dial([]string{e.Servers[l].Addr()}, Options{SessionTimeout: 6 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	if on, err = Dial([]string{e.Servers[f].Addr()}, Options{SessionTimeout: 6 * time.Second}); err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	done = func() { c.Close(); on.Close() }
+	if _, _, err := on.Exists(ctx, "/"); err != nil {
+		done()
+		t.Fatal(err)
+	}
+	return l, f, c, on, done
 }

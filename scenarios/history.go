@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -188,27 +186,5 @@ const maxHistoryFile = 1 << 30
 // device or a FIFO, which would never end or never begin) of at most a
 // gigabyte.
 func ReadHistoryFile(name string) ([]byte, error) {
-	info, err := os.Stat(name) // before opening: opening a FIFO waits for a writer
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %s, not a history file", name, fileKind(info.Mode()))
-	}
-	if info.Size() > maxHistoryFile {
-		return nil, fmt.Errorf("%s: %d bytes, larger than the %d a history file may hold", name, info.Size(), int64(maxHistoryFile))
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxHistoryFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxHistoryFile {
-		return nil, fmt.Errorf("%s: larger than the %d bytes a history file may hold", name, maxHistoryFile)
-	}
-	return data, nil
+	return readRegularFile(name, "a history file", maxHistoryFile)
 }

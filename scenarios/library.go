@@ -96,28 +96,42 @@ const maxScenarioFile = 1 << 20
 // one: a directory, a device or a FIFO (zksim run /dev/zero), more than
 // maxScenarioFile bytes, or text that is not UTF-8.
 func readScenarioFile(name string) ([]byte, error) {
-	info, err := os.Stat(name) // before opening: opening a FIFO waits for a writer
+	data, err := readRegularFile(name, "a scenario file", maxScenarioFile)
+	if err != nil {
+		return nil, err
+	}
+	if !utf8.Valid(data) {
+		line := 1 + bytes.Count(data[:invalidUTF8At(data)], []byte("\n"))
+		return nil, fmt.Errorf("%s:%d: not UTF-8 text", name, line)
+	}
+	return data, nil
+}
+
+// readRegularFile reads name, what (a scenario file, a history file), of
+// at most limit bytes; a directory, a device or a FIFO is refused before
+// it is opened (opening a FIFO waits for a writer; a device may never end).
+func readRegularFile(name, what string, limit int) ([]byte, error) {
+	info, err := os.Stat(name)
 	if err != nil {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %s, not a scenario file", name, fileKind(info.Mode()))
+		return nil, fmt.Errorf("%s: %s, not %s", name, fileKind(info.Mode()), what)
+	}
+	if info.Size() > int64(limit) {
+		return nil, fmt.Errorf("%s: larger than %d bytes; too large for %s", name, limit, what)
 	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxScenarioFile+1))
+	data, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > maxScenarioFile {
-		return nil, fmt.Errorf("%s: larger than %d bytes; a scenario file is a page of YAML", name, maxScenarioFile)
-	}
-	if !utf8.Valid(data) {
-		line := 1 + bytes.Count(data[:invalidUTF8At(data)], []byte("\n"))
-		return nil, fmt.Errorf("%s:%d: not UTF-8 text", name, line)
+	if len(data) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes; too large for %s", name, limit, what)
 	}
 	return data, nil
 }
