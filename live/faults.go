@@ -345,21 +345,27 @@ func (f *ClientFaults) sent(xid, op int32) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.counts[op]++
-	for i, t := range f.triggers {
-		if t.op == op && t.nth == f.counts[op] {
-			f.triggers = append(f.triggers[:i], f.triggers[i+1:]...)
-			f.struck[replyKey{op, t.nth}] = time.Now()
-			if t.request {
-				return true
-			}
-			f.doomed[xid] = t.delay
-			if t.cut > 0 {
-				f.cuts[xid] = t.cut
-			}
-			return false
+	// Several faults may be tied to the same request (a lost reply and a
+	// disconnect): every one strikes.
+	kept, lostRequest, doomed := f.triggers[:0], false, false
+	for _, t := range f.triggers {
+		if t.op != op || t.nth != f.counts[op] {
+			kept = append(kept, t)
+			continue
+		}
+		f.struck[replyKey{op, t.nth}] = time.Now()
+		switch {
+		case t.request:
+			lostRequest = true
+		case !doomed || t.delay == 0: // a loss outweighs a delay
+			f.doomed[xid], doomed = t.delay, true
+		}
+		if t.cut > 0 {
+			f.cuts[xid] = max(f.cuts[xid], t.cut)
 		}
 	}
-	return false
+	f.triggers = kept
+	return lostRequest
 }
 
 // fate says what becomes of an incoming frame with xid (-1: a watch

@@ -455,7 +455,7 @@ func liveInjectable(f sim.Fault, local, proxied bool) bool {
 func notLive(f sim.Fault) error {
 	return fmt.Errorf("faults: %q cannot be injected on a live ensemble here (live faults: crash sN|leader, "+
 		"restart sN, pause cN|sN|leader, disconnect cN for D, partition A B, one-way sA sB, isolate sN, heal, spike EXTRA for D, "+
-		"lag sN for D; lose-reply and delay on a request applied or a notification, lose-request on a request "+
+		"lag sN for D; lose-reply, delay and disconnect on a request applied or a notification, lose-request on a request "+
 		"received; crashes, server pauses and links need the local ensemble; expire is the simulator's)", f)
 }
 
