@@ -11,20 +11,12 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// ZooKeeper's request types, as the wire numbers them.
+// opCodes are the requests go-zookeeper/zk sends, by the simulator's names
+// for them, with the numbers the wire gives them: the library lists
+// children with getChildren2 (12: the listing and a Stat), which the
+// simulator calls getChildren; it never sends the plain getChildren (8).
 var opCodes = map[string]int32{"create": 1, "delete": 2, "exists": 3, "getData": 4, "setData": 5,
-	"getChildren": 8, "sync": 9, "getChildren2": 12, "check": 13, "multi": 14, "create2": 15}
-
-// wireOp is the request type go-zookeeper/zk sends for op, a request as
-// the simulator names it: the library lists children with getChildren2
-// (the listing and a Stat), which the simulator calls getChildren.
-func wireOp(op string) (int32, bool) {
-	if op == "getChildren" {
-		return opCodes["getChildren2"], true
-	}
-	code, ok := opCodes[op]
-	return code, ok
-}
+	"getChildren": 12, "sync": 9, "check": 13, "multi": 14, "create2": 15}
 
 // ClientFaults injects faults into one client's connections, through the
 // dialer go-zookeeper/zk uses (Options.Dialer = f.Dialer()):
@@ -98,8 +90,7 @@ type replyTrigger struct {
 func (f *ClientFaults) StruckAt(op string, nth int) (time.Time, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	code, _ := wireOp(op)
-	at, ok := f.struck[replyKey{code, nth}]
+	at, ok := f.struck[replyKey{opCodes[op], nth}]
 	return at, ok
 }
 
@@ -123,7 +114,7 @@ func NewClientFaults() *ClientFaults {
 // op ("create", "delete", "setData", "multi", ...), counted from the
 // client's first.
 func (f *ClientFaults) LoseReply(op string, nth int) error {
-	code, ok := wireOp(op)
+	code, ok := opCodes[op]
 	if !ok {
 		return fmt.Errorf("lose-reply: unknown request type %q", op)
 	}
@@ -136,7 +127,7 @@ func (f *ClientFaults) LoseReply(op string, nth int) error {
 // LoseRequest arms the loss of the client's nth request of type op: the
 // connection drops as it goes out, before any server sees it.
 func (f *ClientFaults) LoseRequest(op string, nth int) error {
-	code, ok := wireOp(op)
+	code, ok := opCodes[op]
 	if !ok {
 		return fmt.Errorf("lose-request: unknown request type %q", op)
 	}
@@ -151,7 +142,7 @@ func (f *ClientFaults) LoseRequest(op string, nth int) error {
 // the client can reach no server until d has passed (BlackHole), as the
 // simulator's "when cN OP#K applied: disconnect cN for D".
 func (f *ClientFaults) Disconnect(op string, nth int, d time.Duration) error {
-	code, ok := wireOp(op)
+	code, ok := opCodes[op]
 	if !ok {
 		return fmt.Errorf("disconnect: unknown request type %q", op)
 	}
@@ -175,7 +166,7 @@ func (f *ClientFaults) DisconnectOnNotification(nth int, d time.Duration) {
 // DelayReply arms a delay of d on the reply to the client's nth request
 // of type op (and on everything the server sends after it).
 func (f *ClientFaults) DelayReply(op string, nth int, d time.Duration) error {
-	code, ok := wireOp(op)
+	code, ok := opCodes[op]
 	if !ok || d <= 0 {
 		return fmt.Errorf("delay: request type %q, delay %s: want a known type and a positive delay", op, d)
 	}

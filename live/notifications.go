@@ -70,9 +70,6 @@ func (f *ClientFaults) noteRequest(op int32, frame []byte) {
 		return
 	}
 	r := Request{Op: name}
-	if name == "getChildren2" {
-		r.Op = "getChildren" // the same listing, with a Stat
-	}
 	if op != opCodes["multi"] && len(frame) >= 12 {
 		if n := int(int32(binary.BigEndian.Uint32(frame[8:]))); n >= 0 && 12+n <= len(frame) {
 			r.Path = string(frame[12 : 12+n])

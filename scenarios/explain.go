@@ -51,12 +51,16 @@ func waitCauses(w *sim.World, vs []models.Violation) map[string]string {
 func needsCauses(vs []models.Violation) bool {
 	for _, v := range vs {
 		if v.Kind == models.Liveness && strings.Contains(v.Message, orphanHint) || strings.Contains(v.Message, staleHint) ||
-			strings.Contains(v.Message, "held it at once") {
+			strings.Contains(v.Message, heldHint) {
 			return true
 		}
 	}
 	return false
 }
+
+// heldHint is how a mutex or election check says two clients held it at
+// once, which holderFaults completes with what struck meanwhile.
+const heldHint = "held it at once"
 
 // staleHint is the store check's account of where a stale read came from,
 // which staleSources makes exact.
@@ -120,7 +124,7 @@ func holderFaults(w *sim.World, vs []models.Violation, causes map[string]string)
 	}
 	var facts *runFacts
 	for _, v := range vs {
-		if !strings.Contains(v.Message, "held it at once") {
+		if !strings.Contains(v.Message, heldHint) {
 			continue
 		}
 		holders := holdersOf(v.Ops)
@@ -150,8 +154,11 @@ func (f *runFacts) meanwhile(holders []models.Operation) string {
 		whose[fmt.Sprintf("c%d", h.Client+1)] = true
 	}
 	var parts []string
-	for _, r := range f.recs {
-		if int64(r.At) < from || int64(r.At) > to || len(parts) == 4 {
+	for _, r := range f.recs { // in time order
+		if int64(r.At) > to || len(parts) == 4 {
+			break
+		}
+		if int64(r.At) < from {
 			continue
 		}
 		switch {

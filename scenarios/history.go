@@ -32,7 +32,8 @@ type History struct {
 	// Causes are what the run showed of a violation's cause, by object:
 	// the nodes a lock's waiters waited behind; under "stale:" and the
 	// object, the server a stale read came from and the faults that had
-	// struck it (explain.go).
+	// struck it; under "held:" and the object, what struck between two
+	// holdings (explain.go).
 	Causes  map[string]string  `json:"causes,omitempty"`
 	Traffic []models.Traffic   `json:"traffic,omitempty"`
 	Ops     []models.Operation `json:"ops"`
@@ -118,7 +119,7 @@ func ParseHistory(data []byte) (*History, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dec.More() || dec.InputOffset() < int64(len(trimmed)) {
+	if dec.InputOffset() < int64(len(trimmed)) {
 		return nil, fmt.Errorf("more after the history, at byte %d: a history file holds one JSON document", dec.InputOffset())
 	}
 	if err := h.checkHeader(bare); err != nil {

@@ -203,9 +203,9 @@ func (w *liveWorld) dial(ctx context.Context, spec Spec, servers []string, place
 		addrs := servers
 		if len(order) > 0 {
 			addrs = nil
-			for _, i := range order {
-				if i < len(servers) {
-					addrs = append(addrs, servers[i])
+			for _, s := range order {
+				if s < len(servers) {
+					addrs = append(addrs, servers[s])
 				}
 			}
 		}

@@ -15,7 +15,7 @@ import "github.com/zksim/zksim/sim"
 // c2 retry): each schedule kept is a counterexample as it stands, replayed
 // by its own run.
 func minimize(sched sim.Schedule, fails func(sim.Schedule) bool) sim.Schedule {
-	chunk := len(sched) / 2
+	chunk := max(len(sched)/2, 1) // a lone fault is tried too
 	for chunk >= 1 && len(sched) > 0 {
 		removed := false
 		for start := 0; start < len(sched); {

@@ -188,13 +188,14 @@ type sweep struct {
 // work runs the next seed not yet taken, until none is left, the search
 // stops (an error, or the first violation with StopAtFirst) or ctx ends.
 func (sw *sweep) work(ctx context.Context) {
+	stopped := func() bool { return ctx.Err() != nil }
 	for !sw.stop.Load() && ctx.Err() == nil {
 		i := int(sw.next.Add(1) - 1)
 		if i >= sw.count {
 			return
 		}
 		seed := sw.first + uint64(i)
-		o, err := Run(sw.Spec, seed, Options{CheckLimit: sw.CheckLimit, Stop: func() bool { return ctx.Err() != nil }})
+		o, err := Run(sw.Spec, seed, Options{CheckLimit: sw.CheckLimit, Stop: stopped})
 		if errors.Is(err, sim.ErrStopped) {
 			return // interrupted: the seed did not finish, and is not counted
 		}

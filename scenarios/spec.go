@@ -129,12 +129,8 @@ func (s Spec) withDefaults() (Spec, *kind, error) {
 	}
 	if len(s.Checks) == 0 {
 		s.Checks = k.checks(s)
-	}
-	for _, c := range s.Checks {
-		if !slices.Contains(k.allChecks(), c) {
-			return s, nil, fmt.Errorf("checks: %q is not a check of a %s scenario (its checks: %s)", c, s.Kind,
-				strings.Join(k.allChecks(), ", "))
-		}
+	} else if err := k.judgedBy(s.Checks); err != nil {
+		return s, nil, err
 	}
 	k.defaults(&s.Workload, s.Clients)
 	return s, k, nil
@@ -154,6 +150,17 @@ func (k *kind) allChecks() []string {
 		}
 	}
 	return out
+}
+
+// judgedBy refuses a check the spec names that is not one of the kind's.
+func (k *kind) judgedBy(checks []string) error {
+	all := k.allChecks()
+	for _, c := range checks {
+		if !slices.Contains(all, c) {
+			return fmt.Errorf("checks: %q is not a check of a %s scenario (its checks: %s)", c, k.name, strings.Join(all, ", "))
+		}
+	}
+	return nil
 }
 
 // KindChecks are the checks that can judge kind's histories (nil for an

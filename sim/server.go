@@ -540,7 +540,9 @@ func (s *server) applyUpTo(n int) {
 		return
 	}
 	for s.applied < n {
-		s.releaseSyncWaits()
+		if len(s.syncWaits) > 0 { // rare: keep the apply loop free of the call
+			s.releaseSyncWaits()
+		}
 		t := s.log[s.applied]
 		s.applied++
 		res := s.tree.apply(t)
