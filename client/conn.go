@@ -32,6 +32,12 @@ type Conn interface {
 	// (The server makes a plain node of zk.FlagContainer here; TTL flags are
 	// refused with zk.ErrInvalidFlags.)
 	Create(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error)
+	// Create2 is Create sent as the server's create2, whose answer also
+	// carries the new node's Stat (czxid = mzxid = pzxid, version 0, ...),
+	// so that a recipe need not read it back with Exists, which may find
+	// the node already changed or gone. A fault tied to "create" does not
+	// count it: its request type is create2.
+	Create2(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, *zk.Stat, error)
 	// CreateContainer creates a container znode (flags must be
 	// zk.FlagContainer): the leader deletes it once it has had a child and
 	// has none left, at its next check (every minute by default). It shows

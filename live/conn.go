@@ -47,6 +47,11 @@ type Conn struct {
 	// creds are the credentials AddAuth added, for a handle that replaces
 	// the one they were added on.
 	creds []cred
+	// onNote is told of every watch notification (OnNotification).
+	onNote func(zk.Event)
+	// createMu keeps one create of the Conn on the wire at a time, so
+	// that the one Create2 arms is its own (wire.go).
+	createMu sync.Mutex
 
 	requests, notifications atomic.Int64
 }
@@ -63,6 +68,8 @@ type handle struct {
 	// authed is closed once the Conn's credentials were added to the
 	// handle (at once for the first): calls wait for it.
 	authed chan struct{}
+	// wire sees the handle's bytes (wire.go).
+	wire *wire
 }
 
 // cred is one AddAuth's credentials.
@@ -137,7 +144,7 @@ func (c *Conn) connect() (*handle, error) {
 	if dialer == nil {
 		dialer = net.DialTimeout
 	}
-	h := &handle{done: make(chan struct{}), authed: make(chan struct{})}
+	h := &handle{done: make(chan struct{}), authed: make(chan struct{}), wire: &wire{onNote: c.onNote}}
 	var hosts zk.HostProvider = zk.NewDNSHostProvider() // the library's own: shuffled
 	if c.opt.InOrder {
 		hosts = newHostOrder(c.servers)
@@ -146,7 +153,13 @@ func (c *Conn) connect() (*handle, error) {
 		zk.WithLogger(log.New(out, "zk: ", log.Lmicroseconds)),
 		zk.WithLogInfo(c.opt.Log != nil),
 		zk.WithEventCallback(func(ev zk.Event) { c.event(h, ev) }),
-		zk.WithDialer(dialer),
+		zk.WithDialer(func(network, address string, timeout time.Duration) (net.Conn, error) {
+			nc, err := dialer(network, address, timeout)
+			if err != nil {
+				return nil, err
+			}
+			return h.wire.wrap(nc), nil
+		}),
 		zk.WithHostProvider(hosts))
 	if err != nil {
 		return nil, err
@@ -293,7 +306,32 @@ type kids struct {
 
 // Create implements client.Conn.
 func (c *Conn) Create(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error) {
-	return call(ctx, c, func(h *handle) (string, error) { return h.zk.Create(path, data, flags, acl) })
+	return call(ctx, c, func(h *handle) (string, error) {
+		c.createMu.Lock()
+		defer c.createMu.Unlock()
+		return h.zk.Create(path, data, flags, acl)
+	})
+}
+
+// Create2 implements client.Conn: the library's Create, sent as create2
+// by the handle's wire, which keeps the Stat of its answer.
+func (c *Conn) Create2(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, *zk.Stat, error) {
+	type pathStat struct {
+		path string
+		st   *zk.Stat
+	}
+	r, err := call(ctx, c, func(h *handle) (pathStat, error) {
+		c.createMu.Lock()
+		defer c.createMu.Unlock()
+		h.wire.armCreate2()
+		p, err := h.zk.Create(path, data, flags, acl)
+		st := h.wire.disarm()
+		if err == nil && st == nil {
+			err = fmt.Errorf("live: create2 of %s: the answer carried no Stat", path)
+		}
+		return pathStat{p, st}, err
+	})
+	return r.path, r.st, err
 }
 
 // Delete implements client.Conn.
@@ -391,7 +429,11 @@ func (c *Conn) CreateTTL(ctx context.Context, path string, data []byte, flags in
 
 // CreateProtectedEphemeralSequential implements client.Conn.
 func (c *Conn) CreateProtectedEphemeralSequential(ctx context.Context, path string, data []byte, acl []zk.ACL) (string, error) {
-	return call(ctx, c, func(h *handle) (string, error) { return h.zk.CreateProtectedEphemeralSequential(path, data, acl) })
+	return call(ctx, c, func(h *handle) (string, error) {
+		c.createMu.Lock()
+		defer c.createMu.Unlock()
+		return h.zk.CreateProtectedEphemeralSequential(path, data, acl)
+	})
 }
 
 // AddWatch implements client.Conn: go-zookeeper/zk v1.0.4 cannot send an
@@ -607,4 +649,19 @@ func (s *subscription) Close() {
 		}
 	}
 	c.mu.Unlock()
+}
+
+// OnNotification has fn told of every watch notification the session
+// receives, in the order they arrive from the server, before the library
+// fires any watch with it (fn must not block): the order across watches,
+// which the library's one channel per watch loses. The simulator's
+// sim.Client.OnNotification is the same.
+func (c *Conn) OnNotification(fn func(zk.Event)) {
+	c.mu.Lock()
+	c.onNote = fn
+	h := c.h
+	c.mu.Unlock()
+	h.wire.mu.Lock()
+	h.wire.onNote = fn
+	h.wire.mu.Unlock()
 }

@@ -296,6 +296,16 @@ func (r *Recorder) Create(ctx context.Context, path string, data []byte, flags i
 	return p, err
 }
 
+// Create2 implements client.Conn, recording as Create does.
+func (r *Recorder) Create2(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, *zk.Stat, error) {
+	call := r.now()
+	p, st, err := r.Conn.Create2(ctx, path, data, flags, acl)
+	if flags == 0 {
+		r.add(Operation{Kind: Create, Path: path, Data: string(data), Result: resultOf(err)}, call)
+	}
+	return p, st, err
+}
+
 // Delete implements client.Conn.
 func (r *Recorder) Delete(ctx context.Context, path string, version int32) error {
 	call := r.now()

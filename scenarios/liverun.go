@@ -858,6 +858,14 @@ func (c *liveClient) Create(ctx context.Context, path string, data []byte, flags
 	return r.a, r.err
 }
 
+func (c *liveClient) Create2(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, *zk.Stat, error) {
+	r := blocking(c, func() res3[string, *zk.Stat] {
+		p, st, err := c.conn.Create2(ctx, path, data, flags, acl)
+		return res3[string, *zk.Stat]{p, st, err}
+	})
+	return r.a, r.b, r.err
+}
+
 func (c *liveClient) Delete(ctx context.Context, path string, version int32) error {
 	return blocking(c, func() error { return c.conn.Delete(ctx, path, version) })
 }

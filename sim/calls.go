@@ -112,26 +112,51 @@ func (c *Client) do(ctx context.Context, req *request) (*reply, error) {
 
 // Create implements client.Conn.
 func (c *Client) Create(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error) {
-	// The library parses the flags, then checks the path, then refuses TTL
-	// modes (which need CreateTTL).
+	if err := checkCreate(path, flags); err != nil {
+		return "", err
+	}
+	// The container flag goes out as is: the server makes a plain node of
+	// a create (op 1), whatever its flags (CreateContainer makes a
+	// container).
+	return c.create(ctx, &request{op: OpCreate, path: path, data: clone(data), flags: flags, acl: acl})
+}
+
+// Create2 implements client.Conn: Create sent as create2, whose answer
+// carries the new node's Stat.
+func (c *Client) Create2(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, *zk.Stat, error) {
+	if err := checkCreate(path, flags); err != nil {
+		return "", nil, err
+	}
+	rep, err := c.do(ctx, &request{op: OpCreate2, path: path, data: clone(data), flags: flags, acl: acl})
+	if err == nil {
+		err = errOf(rep.code)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	st := rep.stat
+	return rep.path, &st, nil
+}
+
+// checkCreate is what the library checks of a plain create before it sends
+// it: the flags parse, then the path, then TTL modes are refused (they
+// need CreateTTL).
+func checkCreate(path string, flags int32) error {
 	sequential := false
 	switch flags {
 	case zk.FlagPersistent, zk.FlagEphemeral, zk.FlagContainer, zk.FlagTTL:
 	case zk.FlagSequence, zk.FlagEphemeralSequential, zk.FlagPersistentSequentialWithTTL:
 		sequential = true
 	default:
-		return "", fmt.Errorf("invalid flag value: [%v]", flags)
+		return fmt.Errorf("invalid flag value: [%v]", flags)
 	}
 	if !validClientPath(path, sequential) {
-		return "", zk.ErrInvalidPath
+		return zk.ErrInvalidPath
 	}
 	if flags == zk.FlagTTL || flags == zk.FlagPersistentSequentialWithTTL {
-		return "", fmt.Errorf("Create with TTL flag disallowed: %w", zk.ErrInvalidFlags)
+		return fmt.Errorf("Create with TTL flag disallowed: %w", zk.ErrInvalidFlags)
 	}
-	// The container flag goes out as is: the server makes a plain node of
-	// a create (op 1), whatever its flags (CreateContainer makes a
-	// container).
-	return c.create(ctx, &request{op: OpCreate, path: path, data: clone(data), flags: flags, acl: acl})
+	return nil
 }
 
 // CreateContainer implements client.Conn, as the library does: the flags

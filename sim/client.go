@@ -72,7 +72,17 @@ type Client struct {
 	// lostAt is when the session last stopped being usable (left
 	// zk.StateHasSession), for Config.LocalSessionLoss.
 	lostAt Time
+	// onNote is told of each watch notification as it arrives
+	// (OnNotification).
+	onNote func(zk.Event)
 }
+
+// OnNotification has fn told of every watch notification the session
+// receives from its server, in the order they arrive, before any watcher
+// fires (fn must not block): the order a live client sees on the wire
+// (live.ClientFaults.OnNotification), which the differential tests
+// compare.
+func (c *Client) OnNotification(fn func(zk.Event)) { c.onNote = fn }
 
 var _ client.Conn = (*Client)(nil)
 

@@ -92,6 +92,9 @@ func (c *Client) fireWatchers(k watchKey, ev zk.Event) {
 
 func (c *Client) onWatchEvent(path string, typ zk.EventType) {
 	ev := zk.Event{Type: typ, State: zk.StateSyncConnected, Path: path}
+	if c.onNote != nil {
+		c.onNote(ev)
+	}
 	for _, wt := range eventWatchTypes[typ] {
 		c.fireWatchers(watchKey{path, wt}, ev)
 	}

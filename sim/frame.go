@@ -24,7 +24,7 @@ const clientBuffer = 1536 * 1024
 func (r *request) frameSize() int {
 	const header = 8
 	switch r.op {
-	case OpCreate, OpCreateContainer:
+	case OpCreate, OpCreate2, OpCreateContainer:
 		return header + createSize(r.path, r.data, r.acl)
 	case OpCreateTTL:
 		return header + createSize(r.path, r.data, r.acl) + 8

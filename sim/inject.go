@@ -279,6 +279,12 @@ func (w *World) disconnect(f Fault) {
 	}
 }
 
+// Expire has the leader expire client's sessions now (0-based), as the
+// fault "expire cN" does: what a live test does by resuming the session on
+// a second connection and closing it there (live.ExpireSession). It is
+// called from a client process or a World.At callback, during Run.
+func (w *World) Expire(client int) { w.expire(client) }
+
 // expire has the leader expire every session client idx's process opened
 // that it still tracks, as its session tracker does when a timeout passes:
 // it proposes closeSession, the session's ephemeral nodes go, and the

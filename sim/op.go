@@ -23,6 +23,7 @@ const (
 	OpPing            Op = 11
 	OpCheck           Op = 13
 	OpMulti           Op = 14
+	OpCreate2         Op = 15
 	OpCreateContainer Op = 19
 	OpDeleteContainer Op = 20
 	OpCreateTTL       Op = 21
@@ -35,7 +36,7 @@ const (
 )
 
 var opNames = map[Op]string{
-	OpCreate: "create", OpDelete: "delete", OpExists: "exists", OpGetData: "getData",
+	OpCreate: "create", OpCreate2: "create2", OpDelete: "delete", OpExists: "exists", OpGetData: "getData",
 	OpSetData: "setData", OpGetACL: "getACL", OpSetACL: "setACL", OpSetAuth: "setAuth", OpGetChildren: "getChildren", OpSync: "sync", OpPing: "ping",
 	OpCheck: "check", OpMulti: "multi", OpCreateContainer: "createContainer", OpDeleteContainer: "deleteContainer",
 	OpCreateTTL: "createTTL", OpAddWatch: "addWatch", OpRemoveWatches: "removeWatches", OpSetWatches: "setWatches", OpCreateSession: "createSession",

@@ -599,7 +599,7 @@ func (s *server) applyUpTo(n int) {
 			rep := &r.rep
 			rep.xid, rep.op, rep.zxid, rep.code = r.xid, r.op, t.zxid, res.code
 			rep.path, rep.stat, rep.multi = res.path, res.stat, res.multi
-			if rep.code != codeOK && r.op == OpCreate {
+			if rep.code != codeOK && (r.op == OpCreate || r.op == OpCreate2) {
 				rep.path = ""
 			}
 			r.ready = true

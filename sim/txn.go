@@ -68,8 +68,11 @@ func (tr *Tree) apply(t *txn) applyResult {
 	tr.ids = t.auth
 	defer func() { tr.ids = nil }()
 	switch t.op {
-	case OpCreate:
+	case OpCreate, OpCreate2:
 		res.path, res.code = tr.createLike(r.path, r.data, r.flags, r.acl, t.sess, t.zxid, t.time, &t.named)
+		if t.op == OpCreate2 && res.code == codeOK {
+			res.stat = tr.nodes[res.path].visibleStat() // the new node's, as create2 answers
+		}
 	case OpCreateContainer, OpCreateTTL:
 		ttl := int64(-1)
 		if t.op == OpCreateTTL {

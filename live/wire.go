@@ -1,0 +1,246 @@
+package live
+
+import (
+	"encoding/binary"
+	"net"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// wire is a handle's own view of the bytes on its connections, for what
+// go-zookeeper/zk v1.0.4 cannot do or does not tell:
+//
+//   - create2: the library sends every create as a plain create (opcode 1),
+//     whose answer is the path alone. When Create2 arms it, the next create
+//     goes out as create2 (15; the request's body is the same) and the
+//     Stat in its answer is kept; the library reads the path and ignores
+//     the bytes after it.
+//   - the session's password, from the server's answer to the connect
+//     request, which the library keeps to itself: ExpireSession needs it.
+//   - the watch notifications, in the order they arrive (OnNotification):
+//     the library gives each watch a channel of its own, which loses it.
+//
+// It relies on the library writing each request with one Write (it
+// does); a frame is forwarded once whole.
+type wire struct {
+	mu sync.Mutex
+	// armed says the next create goes out as create2; xid is then the
+	// create2 awaiting its answer (0: none yet), and stat its Stat once
+	// answered.
+	armed bool
+	xid   int32
+	stat  *zk.Stat
+	// session and passwd are the session the last connect answer named.
+	session int64
+	passwd  []byte
+	onNote  func(zk.Event)
+}
+
+// wrap puts c, a connection the dialer made, under the wire's eye.
+func (w *wire) wrap(c net.Conn) net.Conn { return &wireConn{Conn: c, w: w} }
+
+// armCreate2 has the next create go out as create2.
+func (w *wire) armCreate2() {
+	w.mu.Lock()
+	w.armed, w.xid, w.stat = true, 0, nil
+	w.mu.Unlock()
+}
+
+// disarm ends what armCreate2 began and returns the Stat the create2's
+// answer carried (nil if none came: the create failed, or was never
+// sent).
+func (w *wire) disarm() *zk.Stat {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	st := w.stat
+	w.armed, w.xid, w.stat = false, 0, nil
+	return st
+}
+
+// credentials are the session id and password of the last session the
+// servers granted (0 and nil before the first).
+func (w *wire) credentials() (int64, []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.session, w.passwd
+}
+
+// wireConn is one connection of a handle.
+type wireConn struct {
+	net.Conn
+	w *wire
+
+	wmu        sync.Mutex
+	wbuf       []byte // outgoing bytes not yet a whole frame
+	handshaken bool   // the connect request went out
+
+	rbuf     []byte // what one read of the connection fills
+	in       []byte // incoming bytes not yet framed
+	out      []byte // whole frames to hand the library
+	answered bool   // the connect answer came in
+}
+
+const (
+	opCreate  = 1
+	opCreate2 = 15
+)
+
+// Write forwards each whole frame, a create armed for create2 with its
+// opcode changed. It reports the whole of p written once the frames in it
+// are.
+func (c *wireConn) Write(p []byte) (int, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.wbuf = append(c.wbuf, p...)
+	whole := 0
+	for len(c.wbuf[whole:]) >= 4 {
+		n := int(binary.BigEndian.Uint32(c.wbuf[whole:]))
+		if len(c.wbuf[whole:]) < 4+n {
+			break
+		}
+		frame := c.wbuf[whole+4 : whole+4+n]
+		if !c.handshaken {
+			c.handshaken = true
+		} else if len(frame) >= 8 && int32(binary.BigEndian.Uint32(frame[4:])) == opCreate {
+			c.w.mu.Lock()
+			if c.w.armed && c.w.xid == 0 {
+				c.w.xid = int32(binary.BigEndian.Uint32(frame))
+				binary.BigEndian.PutUint32(frame[4:], opCreate2)
+			}
+			c.w.mu.Unlock()
+		}
+		whole += 4 + n
+	}
+	if whole == 0 {
+		return len(p), nil
+	}
+	_, err := c.Conn.Write(c.wbuf[:whole])
+	c.wbuf = append(c.wbuf[:0], c.wbuf[whole:]...)
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Read hands the library whole frames, after noting what the wire keeps
+// of them.
+func (c *wireConn) Read(p []byte) (int, error) {
+	for len(c.out) == 0 {
+		if c.rbuf == nil {
+			c.rbuf = make([]byte, 64*1024)
+		}
+		n, err := c.Conn.Read(c.rbuf)
+		c.in = append(c.in, c.rbuf[:n]...)
+		for len(c.in) >= 4 {
+			size := int(binary.BigEndian.Uint32(c.in))
+			if len(c.in) < 4+size {
+				break
+			}
+			c.note(c.in[4 : 4+size])
+			c.out = append(c.out, c.in[:4+size]...)
+			c.in = c.in[4+size:]
+		}
+		if len(c.out) == 0 && err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, c.out)
+	c.out = c.out[n:]
+	return n, nil
+}
+
+// note keeps what the wire wants of an incoming frame (without its
+// length): the connect answer's session and password; a notification,
+// told to OnNotification's fn; the Stat of the armed create2's answer.
+func (c *wireConn) note(frame []byte) {
+	if !c.answered {
+		c.answered = true
+		c.noteConnect(frame)
+		return
+	}
+	if len(frame) < 16 { // xid, zxid, err
+		return
+	}
+	xid := int32(binary.BigEndian.Uint32(frame))
+	code := int32(binary.BigEndian.Uint32(frame[12:]))
+	body := frame[16:]
+	if xid == -1 {
+		c.noteNotification(body)
+		return
+	}
+	c.w.mu.Lock()
+	defer c.w.mu.Unlock()
+	if !c.w.armed || xid != c.w.xid || code != 0 {
+		return
+	}
+	// A create2's answer: the path, then the Stat.
+	if p, ok := jstring(body); ok {
+		c.w.stat = decodeStat(body[4+len(p):])
+	}
+}
+
+// noteConnect keeps the session and password of a connect answer
+// (protocol version, timeout, session id, password); a timeout of 0 says
+// the session asked for has expired.
+func (c *wireConn) noteConnect(frame []byte) {
+	if len(frame) < 20 || int32(binary.BigEndian.Uint32(frame[4:])) <= 0 {
+		return
+	}
+	id := int64(binary.BigEndian.Uint64(frame[8:]))
+	pw, ok := jbuffer(frame[16:])
+	if !ok {
+		return
+	}
+	c.w.mu.Lock()
+	c.w.session, c.w.passwd = id, pw
+	c.w.mu.Unlock()
+}
+
+// noteNotification tells OnNotification's fn of a notification's event
+// (type, state, path).
+func (c *wireConn) noteNotification(body []byte) {
+	c.w.mu.Lock()
+	fn := c.w.onNote
+	c.w.mu.Unlock()
+	if fn == nil || len(body) < 8 {
+		return
+	}
+	path, ok := jstring(body[8:])
+	if !ok {
+		return
+	}
+	fn(zk.Event{Type: zk.EventType(int32(binary.BigEndian.Uint32(body))),
+		State: zk.State(int32(binary.BigEndian.Uint32(body[4:]))), Path: path})
+}
+
+// jbuffer reads a jute buffer (a length, then as many bytes) from b.
+func jbuffer(b []byte) ([]byte, bool) {
+	if len(b) < 4 {
+		return nil, false
+	}
+	n := int(int32(binary.BigEndian.Uint32(b)))
+	if n < 0 || 4+n > len(b) {
+		return nil, false
+	}
+	return append([]byte(nil), b[4:4+n]...), true
+}
+
+// jstring reads a jute string from b.
+func jstring(b []byte) (string, bool) {
+	buf, ok := jbuffer(b)
+	return string(buf), ok
+}
+
+// decodeStat reads a Stat as jute writes it (68 bytes), nil if b is too
+// short.
+func decodeStat(b []byte) *zk.Stat {
+	if len(b) < 68 {
+		return nil
+	}
+	u64 := func(i int) int64 { return int64(binary.BigEndian.Uint64(b[i:])) }
+	u32 := func(i int) int32 { return int32(binary.BigEndian.Uint32(b[i:])) }
+	return &zk.Stat{Czxid: u64(0), Mzxid: u64(8), Ctime: u64(16), Mtime: u64(24), Version: u32(32),
+		Cversion: u32(36), Aversion: u32(40), EphemeralOwner: u64(44), DataLength: u32(52),
+		NumChildren: u32(56), Pzxid: u64(60)}
+}

@@ -1,0 +1,94 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/client"
+)
+
+// create2 answers the new node's Stat, the one Exists reads back (an
+// ephemeral's owner the session), and no Stat when the create fails; the
+// trace names it create2, so that a fault tied to create does not count
+// it. live.TestWireLive checks the same on a real ensemble.
+func TestCreate2(t *testing.T) {
+	w, _ := run(t, Config{}, func(ctx context.Context, c client.Conn) error {
+		p, st, err := c.Create2(ctx, "/c2", []byte("abc"), 0, acl)
+		must(err)
+		_, back, err := c.Exists(ctx, "/c2")
+		must(err)
+		if p != "/c2" || *st != *back {
+			t.Errorf("create2: %q, Stat %+v; Exists reads %+v", p, st, back)
+		}
+		if st.Czxid != st.Mzxid || st.Pzxid != st.Czxid || st.DataLength != 3 || st.Version != 0 {
+			t.Errorf("create2's Stat %+v: want czxid = mzxid = pzxid, 3 bytes, version 0", st)
+		}
+		p, st, err = c.Create2(ctx, "/c2/e-", nil, zk.FlagEphemeralSequential, acl)
+		if err != nil || p != "/c2/e-0000000000" || st.EphemeralOwner != c.SessionID() {
+			t.Errorf("an ephemeral sequential create2: %q, %+v, %v; want its owner %#x", p, st, err, c.SessionID())
+		}
+		if _, st, err := c.Create2(ctx, "/c2", nil, 0, acl); !errors.Is(err, zk.ErrNodeExists) || st != nil {
+			t.Errorf("create2 of an existing node: %+v, %v; want ErrNodeExists and no Stat", st, err)
+		}
+		return nil
+	})
+	n := 0
+	for r := range w.Trace().All() {
+		if r.Kind == KSend && r.Op == OpCreate2 {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d create2 requests in the trace, want 3", n)
+	}
+}
+
+// World.Expire ends a client's session as the fault does: its ephemeral
+// node goes, it learns of the expiry when it next reaches a server, and
+// it opens another session. OnNotification hears the notifications in
+// the order the server sent them.
+func TestExpireAndNotificationOrder(t *testing.T) {
+	w := newWorld(t, Config{Seed: 3})
+	w.Spawn("", func(ctx context.Context, c client.Conn) error {
+		var seen []string
+		c.(*Client).OnNotification(func(ev zk.Event) { seen = append(seen, fmt.Sprintf("%s %s", ev.Type, ev.Path)) })
+		mustDo(c.Create(ctx, "/n", nil, 0, acl))
+		_, _, _, err := c.ChildrenW(ctx, "/n")
+		must(err)
+		_, _, _, err = c.GetW(ctx, "/n")
+		must(err)
+		mustDo(c.Create(ctx, "/n/k", nil, 0, acl))
+		mustDo(c.Set(ctx, "/n", []byte("x"), -1))
+		if want := []string{"EventNodeChildrenChanged /n", "EventNodeDataChanged /n"}; !slices.Equal(seen, want) {
+			t.Errorf("notifications %v, want %v in that order", seen, want)
+		}
+		mustDo(c.Create(ctx, "/mine", nil, zk.FlagEphemeral, acl))
+		old := c.SessionID()
+		events := c.SessionEvents()
+		w.Expire(0)
+		expired := false
+		for {
+			ev, err := events.Next(ctx)
+			must(err)
+			expired = expired || ev.State == zk.StateExpired
+			if expired && ev.State == zk.StateHasSession {
+				break
+			}
+		}
+		if c.SessionID() == old {
+			t.Errorf("session %#x after the expiry: want a new one", old)
+		}
+		if ok, _, err := c.Exists(ctx, "/mine"); ok || err != nil {
+			t.Errorf("the expired session's ephemeral node: exists %v, %v", ok, err)
+		}
+		return nil
+	})
+	if res := w.Run(); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+}
