@@ -154,6 +154,7 @@ func (c *Conn) connect() (*handle, error) {
 		zk.WithLogInfo(c.opt.Log != nil),
 		zk.WithEventCallback(func(ev zk.Event) { c.event(h, ev) }),
 		zk.WithDialer(func(network, address string, timeout time.Duration) (net.Conn, error) {
+			h.wire.waitHeld(timeout)
 			nc, err := dialer(network, address, timeout)
 			if err != nil {
 				return nil, err

@@ -12,13 +12,22 @@ import (
 
 // Expire ends the Conn's session now, as its expiry would (ExpireSession),
 // and returns once the ensemble has closed it; the Conn learns of it when
-// it next reaches a server, and the library then opens a new session, as
-// after any expiry.
+// it reconnects, and the library then opens a new session, as after any
+// expiry. The Conn's connection is closed first, and it makes no other
+// until the session is closed: so the session hears none of the watch
+// events its expiry fires (its ephemeral nodes' deletion), as in the
+// simulator, whose servers drop an expired session's connection before
+// those events go out. (Left connected, or reconnecting meanwhile, a
+// session may hear them or not, as the servers race to close its
+// connection.)
 func (c *Conn) Expire(ctx context.Context) error {
-	id, passwd := c.handle().wire.credentials()
+	h := c.handle()
+	id, passwd := h.wire.credentials()
 	if id == 0 {
 		return errors.New("live: expire: the Conn has no session yet")
 	}
+	release := h.wire.holdOff()
+	defer release()
 	var errs []error
 	for _, addr := range c.servers {
 		err := ExpireSession(ctx, addr, id, passwd)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -17,7 +18,8 @@ import (
 //     Stat in its answer is kept; the library reads the path and ignores
 //     the bytes after it.
 //   - the session's password, from the server's answer to the connect
-//     request, which the library keeps to itself: ExpireSession needs it.
+//     request, which the library keeps to itself: ExpireSession needs it;
+//     and a way to keep the handle off the ensemble meanwhile (holdOff).
 //   - the watch notifications, in the order they arrive (OnNotification):
 //     the library gives each watch a channel of its own, which loses it.
 //
@@ -35,10 +37,58 @@ type wire struct {
 	session int64
 	passwd  []byte
 	onNote  func(zk.Event)
+	// held, while not nil, keeps the handle from connecting (holdOff);
+	// last is its latest connection.
+	held chan struct{}
+	last net.Conn
 }
 
 // wrap puts c, a connection the dialer made, under the wire's eye.
-func (w *wire) wrap(c net.Conn) net.Conn { return &wireConn{Conn: c, w: w} }
+func (w *wire) wrap(c net.Conn) net.Conn {
+	wc := &wireConn{Conn: c, w: w}
+	w.mu.Lock()
+	w.last = wc
+	w.mu.Unlock()
+	return wc
+}
+
+// holdOff closes the handle's connection and keeps it from making another
+// until release is called: the library's dial waits meanwhile (up to its
+// dial timeout).
+func (w *wire) holdOff() (release func()) {
+	w.mu.Lock()
+	held := make(chan struct{})
+	w.held = held
+	last := w.last
+	w.mu.Unlock()
+	if last != nil {
+		last.Close()
+	}
+	return func() {
+		w.mu.Lock()
+		if w.held == held {
+			w.held = nil
+		}
+		w.mu.Unlock()
+		close(held)
+	}
+}
+
+// waitHeld waits, before a dial, for holdOff's release, timeout at most.
+func (w *wire) waitHeld(timeout time.Duration) {
+	w.mu.Lock()
+	held := w.held
+	w.mu.Unlock()
+	if held == nil {
+		return
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-held:
+	case <-t.C:
+	}
+}
 
 // armCreate2 has the next create go out as create2.
 func (w *wire) armCreate2() {

@@ -10,31 +10,27 @@ import (
 )
 
 // Render is each step's answer as one line, every field a client can
-// observe in terms both worlds share: zxids by their rank among the zxids
-// the run had seen up to that step (both worlds apply the same
-// transactions in the same order, but another ensemble numbers them from
-// elsewhere; ranked by prefix, a difference shows at the step that makes
-// it), an ephemeral owner by the session's name (c1, c1', ...), times by
-// whether mtime follows ctime (the clocks differ).
+// observe in terms both worlds share: zxids as offsets from the zxid that
+// created the program's root (both worlds apply the same transactions in
+// the same order, sessions opened and closed included, but another
+// ensemble numbers them from elsewhere; one before the root shows as
+// "before"), an ephemeral owner by the session's name (c1, c1', ...),
+// times by whether mtime follows ctime (the clocks differ).
 func (r DiffRun) Render() []string {
-	var seen []int64 // sorted
-	rank := func(z int64) int {
-		i, _ := slices.BinarySearch(seen, z)
-		return i + 1
-	}
 	guids := guidNames{}
 	out := make([]string, len(r.Results))
 	for i, res := range r.Results {
-		for _, st := range res.stats() {
-			for _, z := range []int64{st.Czxid, st.Mzxid, st.Pzxid} {
-				if j, found := slices.BinarySearch(seen, z); !found {
-					seen = slices.Insert(seen, j, z)
-				}
-			}
-		}
-		out[i] = res.render(func(st *zk.Stat) string { return r.statString(st, rank) }, guids.name)
+		out[i] = res.render(r.statString, guids.name)
 	}
 	return out
+}
+
+// zxid is z as Render shows it.
+func (r DiffRun) zxid(z int64) string {
+	if z < r.Base {
+		return "before"
+	}
+	return fmt.Sprintf("+%d", z-r.Base)
 }
 
 // protectedGUID is the guid in a protected node's name.
@@ -53,22 +49,8 @@ func (g guidNames) name(s string) string {
 	})
 }
 
-// stats are the Stats an answer holds.
-func (res DiffResult) stats() []*zk.Stat {
-	var out []*zk.Stat
-	if res.Stat != nil {
-		out = append(out, res.Stat)
-	}
-	for _, s := range res.Multi {
-		if s.Stat != nil {
-			out = append(out, s.Stat)
-		}
-	}
-	return out
-}
-
 // statString is every field of st, as Render says.
-func (r DiffRun) statString(st *zk.Stat, rank func(int64) int) string {
+func (r DiffRun) statString(st *zk.Stat) string {
 	if st == nil {
 		return ""
 	}
@@ -83,8 +65,8 @@ func (r DiffRun) statString(st *zk.Stat, rank func(int64) int) string {
 	if st.Mtime < st.Ctime {
 		times = "mtime<ctime"
 	}
-	return fmt.Sprintf("{czxid#%d mzxid#%d pzxid#%d %s version=%d cversion=%d aversion=%d owner=%s dataLength=%d numChildren=%d}",
-		rank(st.Czxid), rank(st.Mzxid), rank(st.Pzxid), times, st.Version, st.Cversion, st.Aversion, owner,
+	return fmt.Sprintf("{czxid=%s mzxid=%s pzxid=%s %s version=%d cversion=%d aversion=%d owner=%s dataLength=%d numChildren=%d}",
+		r.zxid(st.Czxid), r.zxid(st.Mzxid), r.zxid(st.Pzxid), times, st.Version, st.Cversion, st.Aversion, owner,
 		st.DataLength, st.NumChildren)
 }
 
@@ -119,6 +101,13 @@ func (res DiffResult) render(stat func(*zk.Stat) string, name func(string) strin
 	}
 	if len(res.Events) > 0 {
 		s += " events{" + strings.Join(sortedNames(res.Events, name), ", ") + "}"
+	}
+	if len(res.Notified) > 0 {
+		notes := make([]string, len(res.Notified))
+		for i, n := range res.Notified {
+			notes[i] = name(n)
+		}
+		s += " notified[" + strings.Join(notes, ", ") + "]"
 	}
 	return s
 }

@@ -43,10 +43,11 @@ type DiffOp struct {
 	Sub []DiffOp
 	// ACL is the ACL a create or setACL gives, an index in diffACLs.
 	ACL int
-	// Big sizes a set-big's data around the limits on a request's size:
-	// 1 the longest the server reads (jute.maxbuffer), 2 a byte more,
-	// 3 more than go-zk's buffer holds.
-	Big int
+	// Big sizes the data of a set-big, a create-big or a multi-big's set
+	// so that the request is, on the wire, 1 the longest the server reads
+	// (jute.maxbuffer), 2 a byte longer, 3 a byte longer than go-zk's
+	// buffer holds (bigFrames). BigLen is that data's length.
+	Big, BigLen int
 }
 
 // diffACLs are the ACLs a program's creates and setACLs give: open, read
@@ -72,9 +73,13 @@ var diffACLs = [][]zk.ACL{
 // diffOps are the operations a program draws from, each as often as it
 // appears. reopen closes the client's session and opens another (its
 // ephemeral nodes go, its watches end).
+// expire has the ensemble expire it (its ephemeral nodes go, its watches
+// end, and the client opens another session). create2 and create2-es are
+// Create2, persistent and ephemeral sequential.
 var diffOps = []string{"create", "create", "create-e", "create-s", "create-es", "create-c", "create-t", "create-ts",
-	"create-pc", "create-p", "delete", "set", "set", "get", "exists", "children", "get-w", "exists-w", "children-w", "multi",
-	"multi", "sync", "reopen", "addauth", "getacl", "setacl", "set-big", "get-config"}
+	"create-pc", "create-p", "create2", "create2-es", "delete", "set", "set", "get", "exists", "children", "get-w",
+	"exists-w", "children-w", "multi", "multi", "sync", "reopen", "expire", "addauth", "getacl", "setacl", "set-big",
+	"create-big", "multi-big", "get-config"}
 
 // diffSubOps are the operations a multi draws from.
 var diffSubOps = []string{"create", "create-e", "create-s", "create-es", "create-pc", "create-t", "delete", "set",
@@ -94,17 +99,20 @@ func (o DiffOp) String() string {
 		s += fmt.Sprintf(" %s v%d", aclString(diffACLs[o.ACL]), o.Version)
 	case "addauth":
 		s = "addauth digest " + o.Data
-	case "set-big":
-		s += fmt.Sprintf(" (%d bytes)", bigSizes[o.Big-1]-len(o.Path))
+	case "set-big", "create-big":
+		s += fmt.Sprintf(" (%d bytes)", o.BigLen)
 	case "delete", "set", "check":
+		if o.Big > 0 {
+			s += fmt.Sprintf(" (%d bytes)", o.BigLen)
+		}
 		s += fmt.Sprintf(" v%d", o.Version)
-	case "multi":
+	case "multi", "multi-big":
 		subs := make([]string, len(o.Sub))
 		for i, sub := range o.Sub {
 			subs[i] = sub.String()
 		}
 		s = "multi(" + strings.Join(subs, "; ") + ")"
-	case "sync", "reopen", "get-config":
+	case "sync", "reopen", "expire", "get-config":
 		s = o.Op
 	}
 	if o.Client >= 0 { // a multi's ops have none of their own
@@ -123,7 +131,7 @@ func (o DiffOp) dataString() string {
 // data is the op's data as the client passes it.
 func (o DiffOp) data() []byte {
 	if o.Big > 0 {
-		return make([]byte, bigSizes[o.Big-1]-len(o.Path))
+		return make([]byte, o.BigLen)
 	}
 	if o.NilData {
 		return nil
@@ -131,11 +139,28 @@ func (o DiffOp) data() []byte {
 	return []byte(o.Data)
 }
 
-// bigSizes are set-big's data sizes plus its path's length: a setData
-// request takes 20 bytes besides its path and data (xid and opcode, the
-// two lengths, the version); the server reads 0xfffff bytes at most, and
-// go-zk's buffer holds 1536 KiB, the 4-byte length prefix included.
-var bigSizes = []int{0xfffff - 20, 0xfffff - 20 + 1, 1536*1024 - 24 + 1}
+// bigFrames are the request sizes Big names, on the wire without the
+// 4-byte length: the server reads 0xfffff bytes at most (jute.maxbuffer),
+// and go-zk's buffer holds 1536 KiB, the length included.
+var bigFrames = []int{0xfffff, 0xfffff + 1, 1536*1024 - 4 + 1}
+
+// bigOverhead is what a big op's request takes besides its data, as jute
+// writes it: an xid and an opcode (8), a string or a buffer its 4-byte
+// length and its bytes. A setData: path, data, version. A create (of the
+// open ACL, one entry: perms, "world", "anyone"): path, data, ACL, flags.
+// A multi of one setData: each op's header (type, done, error: 9), the
+// setData, and a closing header.
+func bigOverhead(op, path string) int {
+	const openACL = 4 + 4 + (4 + 5) + (4 + 6)
+	switch op {
+	case "create-big":
+		return 8 + 4 + len(path) + 4 + openACL + 4
+	case "multi-big":
+		return 8 + 9 + 4 + len(path) + 4 + 4 + 9
+	default: // set-big
+		return 8 + 4 + len(path) + 4 + 4
+	}
+}
 
 // DiffProgram draws n operations for the given number of clients over a
 // small tree under root/d (root, which must exist and be fresh, is the
@@ -151,12 +176,15 @@ func DiffProgram(root string, seed uint64, clients, n int) []DiffOp {
 	for i := 0; i < n; i++ {
 		op := drawDiffOp(r, diffOps, paths, i)
 		op.Client = r.IntN(clients)
-		if op.Op == "multi" {
+		switch op.Op {
+		case "multi":
 			op.Sub = make([]DiffOp, 1+r.IntN(4))
 			for j := range op.Sub {
 				op.Sub[j] = drawDiffOp(r, diffSubOps, paths, i)
 				op.Sub[j].Client = -1
 			}
+		case "multi-big":
+			op.Sub = []DiffOp{{Client: -1, Op: "set", Path: op.Path, Version: -1, Big: op.Big, BigLen: op.BigLen}}
 		}
 		out = append(out, op)
 	}
@@ -184,8 +212,11 @@ func drawDiffOp(r *rand.Rand, ops, paths []string, i int) DiffOp {
 	if op.Op == "addauth" {
 		op.Data = []string{"u1:p1", "u2:p2"}[r.IntN(2)]
 	}
-	if op.Op == "set-big" {
-		op.Big = 1 + r.IntN(len(bigSizes))
+	switch op.Op {
+	case "set-big", "create-big", "multi-big":
+		op.Big = 1 + r.IntN(len(bigFrames))
+		op.BigLen = bigFrames[op.Big-1] - bigOverhead(op.Op, op.Path)
+		op.ACL = 0
 	}
 	return op
 }

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/live"
 )
@@ -88,10 +86,7 @@ func diffProgram(t *testing.T, e *live.Ensemble, root string, prog []DiffOp, see
 	// A fresh root for each program (a run of the test before may have
 	// left one).
 	cleanTree(t, ctx, conns[0], root)
-	if _, err := conns[0].Create(ctx, root, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
-		t.Fatal(err)
-	}
-	liveRun, err := RunDiffProgram(ctx, prog, conns)
+	liveRun, err := RunDiffProgram(ctx, root, prog, conns)
 	if err != nil {
 		t.Fatalf("seed %d live: %v", seed, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -36,9 +37,13 @@ type DiffResult struct {
 	Multi []DiffSubResult
 	// ACL is getACL's answer.
 	ACL []zk.ACL
-	// Events are the watch events the clients received since the last
-	// step, "cN Type path", sorted.
+	// Events are the watch events the clients' watches fired with since
+	// the last step, "cN Type path", sorted.
 	Events []string
+	// Notified are the notifications each client received from its server
+	// since the last step, "cN Type path", client by client, each
+	// client's in the order they arrived.
+	Notified []string
 }
 
 // DiffSubResult is one op's part of a multi's answer.
@@ -49,37 +54,96 @@ type DiffSubResult struct {
 }
 
 // DiffRun is a program's answers in one world, and the name of each
-// session it opened: its client, and a prime for each reopen ("c1",
-// "c1'", ...), so that an ephemeral owner compares across worlds.
+// session it opened: its client, and a prime for each new session ("c1",
+// "c1'", ...), so that an ephemeral owner compares across worlds. Base is
+// the zxid that created the program's root, after every client's first
+// session: the zxids are compared as offsets from it.
 type DiffRun struct {
 	Results  []DiffResult
 	Sessions map[int64]string
+	Base     int64
 }
 
 // diffClient is one client of a differential run: its current session,
-// the watches it has left, and how many sessions it has opened.
+// the watches it has left, how many sessions it has opened, and the
+// notifications it received since it last settled.
 type diffClient struct {
 	i       int
 	conn    client.Conn
 	watches []client.Watch
 	opened  int
+	// expire has the ensemble expire the client's session (World.Expire;
+	// live, the Conn's Expire).
+	expire func(ctx context.Context) error
+
+	mu    sync.Mutex // notes is written on a live connection's goroutine
+	notes []string
 }
 
-// start names the client's first session, once it has one.
+// notifier is a session that tells of its notifications in order:
+// *sim.Client and *live.Conn.
+type notifier interface {
+	OnNotification(fn func(zk.Event))
+}
+
+// start names the client's session, once it has one, and listens to its
+// notifications.
 func (dc *diffClient) start(ctx context.Context, run *DiffRun) error {
+	if n, ok := dc.conn.(notifier); ok {
+		n.OnNotification(func(ev zk.Event) {
+			dc.mu.Lock()
+			dc.notes = append(dc.notes, fmt.Sprintf("c%d %s %s", dc.i+1, strings.TrimPrefix(ev.Type.String(), "Event"), ev.Path))
+			dc.mu.Unlock()
+		})
+	}
 	if _, err := dc.conn.Sync(ctx, "/"); err != nil {
 		return fmt.Errorf("c%d sync: %w", dc.i+1, err)
 	}
-	run.Sessions[dc.conn.SessionID()] = fmt.Sprintf("c%d%s", dc.i+1, strings.Repeat("'", dc.opened))
-	dc.opened++
+	dc.name(run)
 	return nil
 }
 
-// reopen opens the client's next session and closes the one it had.
+// name names the client's current session.
+func (dc *diffClient) name(run *DiffRun) {
+	run.Sessions[dc.conn.SessionID()] = fmt.Sprintf("c%d%s", dc.i+1, strings.Repeat("'", dc.opened))
+	dc.opened++
+}
+
+// expireNow has the ensemble expire the client's session, and waits until
+// the client has learnt of it and holds another.
+func (dc *diffClient) expireNow(ctx context.Context, run *DiffRun) error {
+	old := dc.conn.SessionID()
+	if err := dc.expire(ctx); err != nil {
+		return err
+	}
+	for dc.conn.SessionID() == old || dc.conn.SessionID() == 0 || dc.conn.State() != zk.StateHasSession {
+		if err := dc.conn.Sleep(ctx, 10*time.Millisecond); err != nil {
+			return fmt.Errorf("c%d waiting for a session after the expiry: %w", dc.i+1, err)
+		}
+	}
+	dc.name(run)
+	return nil
+}
+
+// liveExpire is a live client's expire.
+func (dc *diffClient) liveExpire(ctx context.Context) error {
+	e, ok := dc.conn.(interface{ Expire(context.Context) error })
+	if !ok {
+		return fmt.Errorf("c%d: a %T cannot be expired", dc.i+1, dc.conn)
+	}
+	return e.Expire(ctx)
+}
+
+// reopen opens the client's next session and, once the ensemble has
+// granted it, closes the one it had: the new session's zxid comes before
+// the close's in both worlds.
 func (dc *diffClient) reopen(ctx context.Context, run *DiffRun) error {
 	next, err := dc.conn.NewSession(ctx)
 	if err != nil {
 		return err
+	}
+	if _, err := next.Sync(ctx, "/"); err != nil {
+		return fmt.Errorf("c%d's new session: %w", dc.i+1, err)
 	}
 	dc.conn.Close()
 	dc.conn = next
@@ -87,13 +151,15 @@ func (dc *diffClient) reopen(ctx context.Context, run *DiffRun) error {
 }
 
 // RunDiffProgram runs prog on conns (one per client) in order, from one
-// goroutine (a live world's sessions allow it), and returns what each step
-// answered. A reopen replaces the client's Conn in conns.
-func RunDiffProgram(ctx context.Context, prog []DiffOp, conns []client.Conn) (DiffRun, error) {
+// goroutine (a live world's sessions allow it), after creating root once
+// every client has its session, and returns what each step answered. A
+// reopen replaces the client's Conn in conns.
+func RunDiffProgram(ctx context.Context, root string, prog []DiffOp, conns []client.Conn) (DiffRun, error) {
 	run := DiffRun{Sessions: map[int64]string{}}
 	clients := make([]*diffClient, len(conns))
 	for i, c := range conns {
 		clients[i] = &diffClient{i: i, conn: c}
+		clients[i].expire = clients[i].liveExpire
 		if err := clients[i].start(ctx, &run); err != nil {
 			return run, err
 		}
@@ -103,6 +169,9 @@ func RunDiffProgram(ctx context.Context, prog []DiffOp, conns []client.Conn) (Di
 			conns[i] = dc.conn
 		}
 	}()
+	if err := clients[0].createRoot(ctx, root, &run); err != nil {
+		return run, err
+	}
 	for _, op := range prog {
 		res, err := clients[op.Client].step(ctx, op, &run)
 		if err != nil {
@@ -117,6 +186,17 @@ func RunDiffProgram(ctx context.Context, prog []DiffOp, conns []client.Conn) (Di
 		run.Results = append(run.Results, res)
 	}
 	return run, nil
+}
+
+// createRoot creates the program's root and keeps the zxid that did.
+func (dc *diffClient) createRoot(ctx context.Context, root string, run *DiffRun) error {
+	_, st, err := dc.conn.Create2(ctx, root, nil, 0, zk.WorldACL(zk.PermAll))
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", root, err)
+	}
+	run.Base = st.Czxid
+	dc.settleNotes()
+	return nil
 }
 
 // DiffConfig is the simulator's configuration for a differential program:
@@ -145,22 +225,29 @@ func RunDiffSim(root string, prog []DiffOp, clients int, seed uint64) (DiffRun, 
 	var (
 		res     DiffResult
 		step    int
-		phase   = -2 // -2: starting; -1: the step's call; i >= 0: client i settles
+		phase   = -2 // -2: starting; -3: client 1 creates the root; -1: the step's call; i >= 0: client i settles
 		started int
 		fail    error
 	)
 	for i := 0; i < clients; i++ {
 		w.Spawn("", func(ctx context.Context, c client.Conn) error {
 			dc := &diffClient{i: i, conn: c}
+			dc.expire = func(context.Context) error { w.Expire(i); return nil }
 			if fail = dc.start(ctx, &run); fail != nil {
 				return nil
 			}
+			if started++; started == clients {
+				phase = -3 // client 1 creates the root
+			}
 			if i == 0 {
-				if _, fail = c.Create(ctx, root, nil, 0, zk.WorldACL(zk.PermAll)); fail != nil {
+				for phase != -3 {
+					if err := c.Sleep(ctx, 100*time.Microsecond); err != nil {
+						return err
+					}
+				}
+				if fail = dc.createRoot(ctx, root, &run); fail != nil {
 					return nil
 				}
-			}
-			if started++; started == clients {
 				phase = -1
 			}
 			for step < len(prog) && fail == nil {
@@ -261,6 +348,8 @@ func (dc *diffClient) call(ctx context.Context, op DiffOp, run *DiffRun, res *Di
 		_, err = c.Sync(ctx, "/")
 	case "reopen":
 		err = dc.reopen(ctx, run)
+	case "expire":
+		err = dc.expireNow(ctx, run)
 	case "addauth":
 		err = c.AddAuth(ctx, "digest", []byte(op.Data))
 	case "getacl":
@@ -277,8 +366,10 @@ func (dc *diffClient) write(ctx context.Context, op DiffOp, res *DiffResult) err
 	c := dc.conn
 	var err error
 	switch op.Op {
-	case "create", "create-e", "create-s", "create-es", "create-pc":
+	case "create", "create-e", "create-s", "create-es", "create-pc", "create-big":
 		res.Path, err = c.Create(ctx, op.Path, op.data(), createFlags[op.Op], diffACLs[op.ACL])
+	case "create2", "create2-es":
+		res.Path, res.Stat, err = c.Create2(ctx, op.Path, op.data(), createFlags[op.Op], diffACLs[op.ACL])
 	case "create-p":
 		res.Path, err = c.CreateProtectedEphemeralSequential(ctx, op.Path, op.data(), diffACLs[op.ACL])
 	case "create-c":
@@ -289,7 +380,7 @@ func (dc *diffClient) write(ctx context.Context, op DiffOp, res *DiffResult) err
 		err = c.Delete(ctx, op.Path, op.Version)
 	case "set", "set-big":
 		res.Stat, err = c.Set(ctx, op.Path, op.data(), op.Version)
-	case "multi":
+	case "multi", "multi-big":
 		err = dc.multi(ctx, op, res)
 	case "setacl":
 		res.Stat, err = c.SetACL(ctx, op.Path, diffACLs[op.ACL], op.Version)
@@ -321,7 +412,8 @@ var serverPorts = regexp.MustCompile(`:[0-9]+:[0-9]+:`)
 // createFlags are the flags of the create ops.
 var createFlags = map[string]int32{"create": 0, "create-e": zk.FlagEphemeral, "create-s": zk.FlagSequence,
 	"create-es": zk.FlagEphemeral | zk.FlagSequence, "create-pc": zk.FlagContainer, "create-t": zk.FlagTTL,
-	"create-ts": zk.FlagPersistentSequentialWithTTL}
+	"create-ts": zk.FlagPersistentSequentialWithTTL, "create-big": 0, "create2": 0,
+	"create2-es": zk.FlagEphemeral | zk.FlagSequence}
 
 // multi runs op's ops as one multi and records each one's answer.
 func (dc *diffClient) multi(ctx context.Context, op DiffOp, res *DiffResult) error {
@@ -371,7 +463,17 @@ func (dc *diffClient) settle(ctx context.Context, res *DiffResult) error {
 		res.Events = append(res.Events, fmt.Sprintf("c%d %s %s", dc.i+1, strings.TrimPrefix(ev.Type.String(), "Event"), ev.Path))
 	}
 	dc.watches = kept
+	res.Notified = append(res.Notified, dc.settleNotes()...)
 	return nil
+}
+
+// settleNotes takes the notifications the client received so far.
+func (dc *diffClient) settleNotes() []string {
+	dc.mu.Lock()
+	defer dc.mu.Unlock()
+	notes := dc.notes
+	dc.notes = nil
+	return notes
 }
 
 // zkAnswers are the errors a server answers with; any other (a lost

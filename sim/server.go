@@ -504,6 +504,18 @@ func (s *server) closeConn(c *conn) {
 	c.close()
 }
 
+// dropExpired closes the connection of session id, which the leader
+// expired, before the watches that deleting its ephemeral nodes fires go
+// out: the session hears none of them. ZooKeeper's servers close the
+// session's connection as they apply its closeSession, and the
+// notifications queued on it are lost with it, most of the time; a
+// connection that moved to the server expiring it was closed before.
+func (s *server) dropExpired(id int64) {
+	if sess := s.sessions[id]; sess != nil && sess.conn != nil {
+		s.closeConn(sess.conn)
+	}
+}
+
 // detach handles a connection the client closed: its session stays, without
 // a connection, until it reconnects or expires.
 func (s *server) detach(c *conn) {
@@ -563,6 +575,9 @@ func (s *server) applyUpTo(n int) {
 		s.w.s.record(Record{Kind: KApply, From: s.actor, Op: t.op, Path: path, Zxid: t.zxid, Sess: t.sess, Code: res.code})
 		if res.code == codeOK && t.op != OpCreateSession && t.op != OpCloseSession {
 			s.w.progressAt = s.w.s.now // the data tree changed
+		}
+		if t.op == OpCloseSession && t.req == nil {
+			s.dropExpired(t.sess)
 		}
 		s.notify(t.zxid)
 		if s.role == roleLeading && len(s.tree.reapable) > 0 {
