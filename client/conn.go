@@ -112,6 +112,17 @@ type Conn interface {
 	// watch.
 	SetACL(ctx context.Context, path string, acl []zk.ACL, version int32) (*zk.Stat, error)
 
+	// GetEphemerals lists the session's own ephemeral nodes whose path
+	// begins with prefix, as a string ("/a" lists "/ab"; "/" lists them
+	// all), in no particular order: how a recipe finds what its session
+	// holds after a lost reply. It is a read, answered by the session's
+	// server as its tree stands, and checks no ACL.
+	GetEphemerals(ctx context.Context, prefix string) ([]string, error)
+	// GetAllChildrenNumber counts the nodes below path at every depth
+	// (below "/": every node but the root, ZooKeeper's own included). It
+	// needs READ on path; a read, as GetEphemerals.
+	GetAllChildrenNumber(ctx context.Context, path string) (int, error)
+
 	// SessionID is the current session's id, 0 before the first session is
 	// established. It changes when an expired session is replaced.
 	SessionID() int64

@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -50,8 +51,9 @@ type Conn struct {
 	// onNote is told of every watch notification (OnNotification).
 	onNote func(zk.Event)
 	// createMu keeps one create of the Conn on the wire at a time, so
-	// that the one Create2 arms is its own (wire.go).
-	createMu sync.Mutex
+	// that the one Create2 arms is its own (wire.go); syncMu, one sync,
+	// for the requests sent in a sync's place.
+	createMu, syncMu sync.Mutex
 
 	requests, notifications atomic.Int64
 }
@@ -481,7 +483,54 @@ func (c *Conn) SetACL(ctx context.Context, path string, acl []zk.ACL, version in
 
 // Sync implements client.Conn.
 func (c *Conn) Sync(ctx context.Context, path string) (string, error) {
-	return call(ctx, c, func(h *handle) (string, error) { return h.zk.Sync(path) })
+	return call(ctx, c, func(h *handle) (string, error) {
+		c.syncMu.Lock()
+		defer c.syncMu.Unlock()
+		return h.zk.Sync(path)
+	})
+}
+
+// GetEphemerals implements client.Conn: the library has no call for it,
+// so the handle's wire sends a sync of prefix (the library checks the
+// path) as getEphemerals.
+func (c *Conn) GetEphemerals(ctx context.Context, prefix string) ([]string, error) {
+	body, err := c.rewritten(ctx, opGetEphemerals, prefix)
+	if err != nil {
+		return nil, err
+	}
+	paths, ok := jstrings(body)
+	if !ok {
+		return nil, fmt.Errorf("live: getEphemerals %s: a malformed answer", prefix)
+	}
+	return paths, nil
+}
+
+// GetAllChildrenNumber implements client.Conn, as GetEphemerals.
+func (c *Conn) GetAllChildrenNumber(ctx context.Context, path string) (int, error) {
+	body, err := c.rewritten(ctx, opGetAllChildrenNumber, path)
+	if err != nil {
+		return 0, err
+	}
+	if len(body) < 4 {
+		return 0, fmt.Errorf("live: getAllChildrenNumber %s: a malformed answer", path)
+	}
+	return int(int32(binary.BigEndian.Uint32(body))), nil
+}
+
+// rewritten sends a sync of path as a request of type op (wire.go) and
+// returns its answer's body.
+func (c *Conn) rewritten(ctx context.Context, op int32, path string) ([]byte, error) {
+	return call(ctx, c, func(h *handle) ([]byte, error) {
+		c.syncMu.Lock()
+		defer c.syncMu.Unlock()
+		h.wire.armRewrite(op)
+		_, err := h.zk.Sync(path)
+		body := h.wire.disarmRewrite()
+		if err == nil && body == nil {
+			err = fmt.Errorf("live: request %d on %s: no answer came", op, path)
+		}
+		return body, err
+	})
 }
 
 // Multi implements client.Conn.

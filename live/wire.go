@@ -22,6 +22,10 @@ import (
 //     and a way to keep the handle off the ensemble meanwhile (holdOff).
 //   - the watch notifications, in the order they arrive (OnNotification):
 //     the library gives each watch a channel of its own, which loses it.
+//   - requests the library has no call for (getEphemerals,
+//     getAllChildrenNumber): armed with armRewrite, the next sync goes out
+//     as that request on the same path, and its answer comes back to the
+//     library as the sync's (the path), its own body kept.
 //
 // It relies on the library writing each request with one Write (it
 // does); a frame is forwarded once whole.
@@ -37,6 +41,8 @@ type wire struct {
 	session int64
 	passwd  []byte
 	onNote  func(zk.Event)
+	// rw is the request armRewrite armed (nil: none).
+	rw *rewrite
 	// held, while not nil, keeps the handle from connecting (holdOff);
 	// last is its latest connection.
 	held chan struct{}
@@ -108,6 +114,38 @@ func (w *wire) disarm() *zk.Stat {
 	return st
 }
 
+// rewrite is a request sent in place of a sync: its opcode, the xid it
+// went out with (0: not yet), and its answer's error code and body.
+type rewrite struct {
+	op   int32
+	path string // the sync's, and the request's
+	xid  int32
+	code int32
+	body []byte
+	done bool
+}
+
+// armRewrite has the next sync go out as a request of type op on the same
+// path.
+func (w *wire) armRewrite(op int32) {
+	w.mu.Lock()
+	w.rw = &rewrite{op: op}
+	w.mu.Unlock()
+}
+
+// disarmRewrite ends what armRewrite began and returns the answer's body
+// (nil if no answer came: the request failed or was never sent).
+func (w *wire) disarmRewrite() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	rw := w.rw
+	w.rw = nil
+	if rw == nil || !rw.done || rw.code != 0 {
+		return nil
+	}
+	return rw.body
+}
+
 // credentials are the session id and password of the last session the
 // servers granted (0 and nil before the first).
 func (w *wire) credentials() (int64, []byte) {
@@ -132,13 +170,16 @@ type wireConn struct {
 }
 
 const (
-	opCreate  = 1
-	opCreate2 = 15
+	opCreate               = 1
+	opSync                 = 9
+	opCreate2              = 15
+	opGetEphemerals        = 103
+	opGetAllChildrenNumber = 104
 )
 
 // Write forwards each whole frame, a create armed for create2 with its
-// opcode changed. It reports the whole of p written once the frames in it
-// are.
+// opcode changed, a sync armed for a rewrite as that request. It reports
+// the whole of p written once the frames in it are.
 func (c *wireConn) Write(p []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
@@ -152,12 +193,9 @@ func (c *wireConn) Write(p []byte) (int, error) {
 		frame := c.wbuf[whole+4 : whole+4+n]
 		if !c.handshaken {
 			c.handshaken = true
-		} else if len(frame) >= 8 && int32(binary.BigEndian.Uint32(frame[4:])) == opCreate {
+		} else if len(frame) >= 8 {
 			c.w.mu.Lock()
-			if c.w.armed && c.w.xid == 0 {
-				c.w.xid = int32(binary.BigEndian.Uint32(frame))
-				binary.BigEndian.PutUint32(frame[4:], opCreate2)
-			}
+			c.w.outgoing(frame)
 			c.w.mu.Unlock()
 		}
 		whole += 4 + n
@@ -171,6 +209,27 @@ func (c *wireConn) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// outgoing changes the opcode of a request frame (xid, opcode, body) the
+// wire is armed for: a create to create2, a sync (whose body is its path,
+// as getEphemerals' and getAllChildrenNumber's are) to the rewrite's. w.mu
+// is held.
+func (w *wire) outgoing(frame []byte) {
+	xid := int32(binary.BigEndian.Uint32(frame))
+	switch int32(binary.BigEndian.Uint32(frame[4:])) {
+	case opCreate:
+		if w.armed && w.xid == 0 {
+			w.xid = xid
+			binary.BigEndian.PutUint32(frame[4:], opCreate2)
+		}
+	case opSync:
+		if w.rw != nil && w.rw.xid == 0 {
+			w.rw.xid = xid
+			w.rw.path, _ = jstring(frame[8:])
+			binary.BigEndian.PutUint32(frame[4:], uint32(w.rw.op))
+		}
+	}
 }
 
 // Read hands the library whole frames, after noting what the wire keeps
@@ -187,8 +246,7 @@ func (c *wireConn) Read(p []byte) (int, error) {
 			if len(c.in) < 4+size {
 				break
 			}
-			c.note(c.in[4 : 4+size])
-			c.out = append(c.out, c.in[:4+size]...)
+			c.out = c.note(c.out, c.in[:4+size])
 			c.in = c.in[4+size:]
 		}
 		if len(c.out) == 0 && err != nil {
@@ -200,34 +258,56 @@ func (c *wireConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// note keeps what the wire wants of an incoming frame (without its
-// length): the connect answer's session and password; a notification,
-// told to OnNotification's fn; the Stat of the armed create2's answer.
-func (c *wireConn) note(frame []byte) {
+// note keeps what the wire wants of an incoming frame (its length, then
+// the rest): the connect answer's session and password; a notification,
+// told to OnNotification's fn; the Stat of the armed create2's answer; the
+// body of a rewritten request's answer. It appends the frame to out for
+// the library, a rewritten request's answer as the sync's.
+func (c *wireConn) note(out, frame []byte) []byte {
+	body := frame[4:]
 	if !c.answered {
 		c.answered = true
-		c.noteConnect(frame)
-		return
+		c.noteConnect(body)
+		return append(out, frame...)
 	}
-	if len(frame) < 16 { // xid, zxid, err
-		return
+	if len(body) < 16 { // xid, zxid, err
+		return append(out, frame...)
 	}
-	xid := int32(binary.BigEndian.Uint32(frame))
-	code := int32(binary.BigEndian.Uint32(frame[12:]))
-	body := frame[16:]
+	xid := int32(binary.BigEndian.Uint32(body))
 	if xid == -1 {
-		c.noteNotification(body)
-		return
+		c.noteNotification(body[16:])
+		return append(out, frame...)
 	}
 	c.w.mu.Lock()
 	defer c.w.mu.Unlock()
-	if !c.w.armed || xid != c.w.xid || code != 0 {
-		return
+	code := int32(binary.BigEndian.Uint32(body[12:]))
+	if rw := c.w.rw; rw != nil && xid == rw.xid {
+		rw.code, rw.body, rw.done = code, append([]byte(nil), body[16:]...), true
+		return append(out, syncAnswer(body[:16], code, rw.path)...)
 	}
-	// A create2's answer: the path, then the Stat.
-	if p, ok := jstring(body); ok {
-		c.w.stat = decodeStat(body[4+len(p):])
+	if c.w.armed && xid == c.w.xid && code == 0 {
+		// A create2's answer: the path, then the Stat.
+		if p, ok := jstring(body[16:]); ok {
+			c.w.stat = decodeStat(body[16+4+len(p):])
+		}
 	}
+	return append(out, frame...)
+}
+
+// syncAnswer is the frame of a sync's answer: header (xid, zxid, error),
+// then, without an error, the path.
+func syncAnswer(header []byte, code int32, path string) []byte {
+	n := len(header)
+	if code == 0 {
+		n += 4 + len(path)
+	}
+	f := binary.BigEndian.AppendUint32(nil, uint32(n))
+	f = append(f, header...)
+	if code == 0 {
+		f = binary.BigEndian.AppendUint32(f, uint32(len(path)))
+		f = append(f, path...)
+	}
+	return f
 }
 
 // noteConnect keeps the session and password of a connect answer
@@ -280,6 +360,26 @@ func jbuffer(b []byte) ([]byte, bool) {
 func jstring(b []byte) (string, bool) {
 	buf, ok := jbuffer(b)
 	return string(buf), ok
+}
+
+// jstrings reads a jute vector of strings (a count, -1 for null, then
+// each string) from b.
+func jstrings(b []byte) ([]string, bool) {
+	if len(b) < 4 {
+		return nil, false
+	}
+	n := int(int32(binary.BigEndian.Uint32(b)))
+	out := []string{}
+	b = b[4:]
+	for i := 0; i < n; i++ {
+		s, ok := jstring(b)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+		b = b[4+len(s):]
+	}
+	return out, true
 }
 
 // decodeStat reads a Stat as jute writes it (68 bytes), nil if b is too

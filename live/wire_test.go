@@ -25,7 +25,69 @@ func TestWireLive(t *testing.T) {
 	a, b := c2(t, e), c2(t, e)
 	t.Run("create2", func(t *testing.T) { checkCreate2(ctx, t, a) })
 	t.Run("notification order", func(t *testing.T) { checkNotificationOrder(ctx, t, a, b) })
+	t.Run("ephemerals and counts", func(t *testing.T) { checkEphemeralsAndCounts(ctx, t, a, b) })
 	t.Run("expire", func(t *testing.T) { checkExpire(ctx, t, a, b) })
+}
+
+// checkEphemeralsAndCounts: getEphemerals lists the session's own, by a
+// string prefix; getAllChildrenNumber counts every node below, checks READ
+// and answers NoNode; both answer ErrInvalidPath for a malformed path.
+func checkEphemeralsAndCounts(ctx context.Context, t *testing.T, a, b *Conn) {
+	open := zk.WorldACL(zk.PermAll)
+	for _, n := range []struct {
+		c     *Conn
+		path  string
+		flags int32
+		acl   []zk.ACL
+	}{{a, "/g", 0, open}, {a, "/g/a", 0, open}, {a, "/g/a/b", 0, open}, {a, "/g/c", zk.FlagEphemeral, open},
+		{a, "/gx", zk.FlagEphemeral, open}, {b, "/g/d", zk.FlagEphemeral, open}, {a, "/hidden", 0, zk.WorldACL(zk.PermWrite)}} {
+		if _, err := n.c.Create(ctx, n.path, nil, n.flags, n.acl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for prefix, want := range map[string][]string{"/g": {"/g/c", "/gx"}, "/": {"/c2/e-0000000000", "/g/c", "/gx"}, "/g/a": {}, "/g/c": {"/g/c"}} {
+		got, err := a.GetEphemerals(ctx, prefix)
+		slices.Sort(got)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("getEphemerals %s: %q, %v; want %q", prefix, got, err, want)
+		}
+	}
+	if got, err := b.GetEphemerals(ctx, "/"); err != nil || !slices.Equal(got, []string{"/g/d"}) {
+		t.Errorf("the other session's getEphemerals /: %q, %v", got, err)
+	}
+	all := 0
+	var walk func(p string)
+	walk = func(p string) {
+		kids, _, err := a.Children(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range kids {
+			all++
+			if k != "hidden" { // unreadable, and childless
+				walk(strings.TrimSuffix(p, "/") + "/" + k)
+			}
+		}
+	}
+	walk("/")
+	for path, want := range map[string]int{"/g": 4, "/g/a": 1, "/g/a/b": 0, "/zookeeper": 2, "/": all} {
+		if n, err := a.GetAllChildrenNumber(ctx, path); err != nil || n != want {
+			t.Errorf("getAllChildrenNumber %s: %d, %v; want %d", path, n, err, want)
+		}
+	}
+	if _, err := a.GetAllChildrenNumber(ctx, "/nothing"); !errors.Is(err, zk.ErrNoNode) {
+		t.Errorf("getAllChildrenNumber of a missing node: %v, want ErrNoNode", err)
+	}
+	if _, err := a.GetAllChildrenNumber(ctx, "/hidden"); !errors.Is(err, zk.ErrNoAuth) {
+		t.Errorf("getAllChildrenNumber without READ: %v, want ErrNoAuth", err)
+	}
+	if _, err := a.GetEphemerals(ctx, "/g/"); !errors.Is(err, zk.ErrInvalidPath) {
+		t.Errorf("getEphemerals /g/: %v, want ErrInvalidPath", err)
+	}
+	// The Conn's own syncs are syncs again.
+	if p, err := a.Sync(ctx, "/g"); err != nil || p != "/g" {
+		t.Errorf("a sync after them: %q, %v", p, err)
+	}
 }
 
 func checkCreate2(ctx context.Context, t *testing.T, c *Conn) {

@@ -90,6 +90,9 @@ func (res DiffResult) render(stat func(*zk.Stat) string, name func(string) strin
 	if res.ACL != nil {
 		s += " acl=" + aclString(res.ACL)
 	}
+	if res.Counted {
+		s += fmt.Sprintf(" count=%d", res.Count)
+	}
 	if st := stat(res.Stat); st != "" {
 		s += " " + st
 	}

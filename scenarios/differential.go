@@ -79,7 +79,7 @@ var diffACLs = [][]zk.ACL{
 var diffOps = []string{"create", "create", "create-e", "create-s", "create-es", "create-c", "create-t", "create-ts",
 	"create-pc", "create-p", "create2", "create2-es", "delete", "set", "set", "get", "exists", "children", "get-w",
 	"exists-w", "children-w", "multi", "multi", "sync", "reopen", "expire", "addauth", "getacl", "setacl", "set-big",
-	"create-big", "multi-big", "get-config"}
+	"create-big", "multi-big", "get-config", "ephemerals", "count"}
 
 // diffSubOps are the operations a multi draws from.
 var diffSubOps = []string{"create", "create-e", "create-s", "create-es", "create-pc", "create-t", "delete", "set",
@@ -112,6 +112,8 @@ func (o DiffOp) String() string {
 			subs[i] = sub.String()
 		}
 		s = "multi(" + strings.Join(subs, "; ") + ")"
+	case "ephemerals", "count":
+		s = fmt.Sprintf("%s %s", o.Op, o.Path)
 	case "sync", "reopen", "expire", "get-config":
 		s = o.Op
 	}
@@ -209,6 +211,9 @@ func drawDiffOp(r *rand.Rand, ops, paths []string, i int) DiffOp {
 	if specialReads[op.Op] && r.IntN(8) == 0 {
 		op.Path = specialPaths[r.IntN(len(specialPaths))]
 	}
+	if op.Op == "ephemerals" && r.IntN(4) == 0 {
+		op.Path = "/"
+	}
 	if op.Op == "addauth" {
 		op.Data = []string{"u1:p1", "u2:p2"}[r.IntN(2)]
 	}
@@ -227,7 +232,7 @@ func drawDiffOp(r *rand.Rand, ops, paths []string, i int) DiffOp {
 var specialPaths = []string{"/zookeeper", "/zookeeper/quota"}
 
 // specialReads are the reads a program makes of specialPaths.
-var specialReads = map[string]bool{"get": true, "exists": true, "children": true, "getacl": true}
+var specialReads = map[string]bool{"get": true, "exists": true, "children": true, "getacl": true, "count": true}
 
 // aclString is an ACL as a program shows it: perms:scheme:id, in order.
 func aclString(acl []zk.ACL) string {

@@ -37,6 +37,9 @@ type DiffResult struct {
 	Multi []DiffSubResult
 	// ACL is getACL's answer.
 	ACL []zk.ACL
+	// Count is getAllChildrenNumber's answer; Counted says it is one.
+	Count   int
+	Counted bool
 	// Events are the watch events the clients' watches fired with since
 	// the last step, "cN Type path", sorted.
 	Events []string
@@ -288,7 +291,7 @@ func (dc *diffClient) step(ctx context.Context, op DiffOp, run *DiffRun) (DiffRe
 	if errors.Is(err, errUnknownDiffOp) {
 		return res, err
 	}
-	if res.Kids != nil || (err == nil && strings.HasPrefix(op.Op, "children")) {
+	if res.Kids != nil || (err == nil && (strings.HasPrefix(op.Op, "children") || op.Op == "ephemerals")) {
 		res.Kids = slices.Sorted(slices.Values(res.Kids))
 		if res.Kids == nil {
 			res.Kids = []string{}
@@ -354,6 +357,11 @@ func (dc *diffClient) call(ctx context.Context, op DiffOp, run *DiffRun, res *Di
 		err = c.AddAuth(ctx, "digest", []byte(op.Data))
 	case "getacl":
 		res.ACL, res.Stat, err = c.GetACL(ctx, op.Path)
+	case "ephemerals":
+		res.Kids, err = c.GetEphemerals(ctx, op.Path)
+	case "count":
+		res.Count, err = c.GetAllChildrenNumber(ctx, op.Path)
+		res.Counted = err == nil
 	default:
 		err = dc.write(ctx, op, res)
 	}

@@ -866,6 +866,22 @@ func (c *liveClient) Create2(ctx context.Context, path string, data []byte, flag
 	return r.a, r.b, r.err
 }
 
+func (c *liveClient) GetEphemerals(ctx context.Context, prefix string) ([]string, error) {
+	r := blocking(c, func() res3[[]string, struct{}] {
+		p, err := c.conn.GetEphemerals(ctx, prefix)
+		return res3[[]string, struct{}]{p, struct{}{}, err}
+	})
+	return r.a, r.err
+}
+
+func (c *liveClient) GetAllChildrenNumber(ctx context.Context, path string) (int, error) {
+	r := blocking(c, func() res3[int, struct{}] {
+		n, err := c.conn.GetAllChildrenNumber(ctx, path)
+		return res3[int, struct{}]{n, struct{}{}, err}
+	})
+	return r.a, r.err
+}
+
 func (c *liveClient) Delete(ctx context.Context, path string, version int32) error {
 	return blocking(c, func() error { return c.conn.Delete(ctx, path, version) })
 }

@@ -258,6 +258,36 @@ func (c *Client) GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, e
 	return slices.Clone(rep.acl), &rep.stat, nil
 }
 
+// GetEphemerals implements client.Conn.
+func (c *Client) GetEphemerals(ctx context.Context, prefix string) ([]string, error) {
+	if !validClientPath(prefix, false) {
+		return nil, zk.ErrInvalidPath
+	}
+	rep, err := c.do(ctx, &request{op: OpGetEphemerals, path: prefix})
+	if err == nil {
+		err = errOf(rep.code)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{}, rep.children...), nil
+}
+
+// GetAllChildrenNumber implements client.Conn.
+func (c *Client) GetAllChildrenNumber(ctx context.Context, path string) (int, error) {
+	if !validClientPath(path, false) {
+		return 0, zk.ErrInvalidPath
+	}
+	rep, err := c.do(ctx, &request{op: OpGetAllChildren, path: path})
+	if err == nil {
+		err = errOf(rep.code)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return int(rep.count), nil
+}
+
 // SetACL implements client.Conn.
 func (c *Client) SetACL(ctx context.Context, path string, acl []zk.ACL, version int32) (*zk.Stat, error) {
 	if !validClientPath(path, false) {

@@ -28,6 +28,8 @@ const (
 	OpDeleteContainer Op = 20
 	OpCreateTTL       Op = 21
 	OpRemoveWatches   Op = 18
+	OpGetEphemerals   Op = 103
+	OpGetAllChildren  Op = 104 // getAllChildrenNumber
 	OpAddWatch        Op = 106
 	OpSetAuth         Op = 100
 	OpSetWatches      Op = 101
@@ -40,7 +42,7 @@ var opNames = map[Op]string{
 	OpSetData: "setData", OpGetACL: "getACL", OpSetACL: "setACL", OpSetAuth: "setAuth", OpGetChildren: "getChildren", OpSync: "sync", OpPing: "ping",
 	OpCheck: "check", OpMulti: "multi", OpCreateContainer: "createContainer", OpDeleteContainer: "deleteContainer",
 	OpCreateTTL: "createTTL", OpAddWatch: "addWatch", OpRemoveWatches: "removeWatches", OpSetWatches: "setWatches", OpCreateSession: "createSession",
-	OpCloseSession: "closeSession",
+	OpCloseSession: "closeSession", OpGetEphemerals: "getEphemerals", OpGetAllChildren: "getAllChildrenNumber",
 }
 
 // opStrings are opNames by an Op's byte: the herd metrics name every

@@ -83,7 +83,8 @@ func (r *request) handle() {
 // without the leader.
 func (r *request) isRead() bool {
 	switch r.op {
-	case OpExists, OpGetData, OpGetChildren, OpGetACL, OpSetWatches, OpSetAuth, OpAddWatch, OpRemoveWatches:
+	case OpExists, OpGetData, OpGetChildren, OpGetACL, OpSetWatches, OpSetAuth, OpAddWatch, OpRemoveWatches,
+		OpGetEphemerals, OpGetAllChildren:
 		return true
 	}
 	return false
@@ -108,6 +109,7 @@ type reply struct {
 	children []string
 	multi    []subResult
 	acl      []zk.ACL // getACL
+	count    int32    // getAllChildrenNumber
 
 	// connect
 	sessionID int64
@@ -382,6 +384,12 @@ func (s *server) read(sess *session, req *request) {
 		}
 	case OpGetACL:
 		rep.acl, rep.stat, rep.code = t.getACL(req.path, req.cn.auth)
+	case OpGetEphemerals: // no check: the session's own
+		rep.children = t.ephemeralsUnder(sess.id, req.path)
+	case OpGetAllChildren:
+		if _, rep.code = t.readable(req.path, zk.PermRead, req.cn.auth); rep.code == codeOK {
+			rep.count = t.descendants(req.path)
+		}
 	case OpAddWatch: // no check: a watch may wait for a node to come
 		s.watches.addPersistent(req.path, sess, req.flags == addWatchRecursive)
 	case OpRemoveWatches:

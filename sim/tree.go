@@ -746,6 +746,32 @@ func (t *Tree) sessionEphemerals(owner int64) []string {
 	return paths
 }
 
+// ephemeralsUnder are the session's ephemeral nodes whose path begins with
+// prefix, as a string ("/a" has "/ab"), all of them for "/": the server's
+// getEphemerals.
+func (t *Tree) ephemeralsUnder(owner int64, prefix string) []string {
+	var out []string
+	for _, p := range t.sessionEphemerals(owner) {
+		if prefix == "/" || strings.HasPrefix(p, prefix) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// descendants counts the nodes below path, at every depth (below "/":
+// every node but the root, /zookeeper's included): the server's
+// getAllChildrenNumber.
+func (t *Tree) descendants(path string) int32 {
+	n := int32(0)
+	for p := range t.nodes {
+		if p != "/" && (path == "/" || strings.HasPrefix(p, path+"/")) {
+			n++
+		}
+	}
+	return n
+}
+
 // subOp is one operation of a multi.
 type subOp struct {
 	op      Op

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -91,4 +92,62 @@ func TestExpireAndNotificationOrder(t *testing.T) {
 	if res := w.Run(); res.Err != nil {
 		t.Fatal(res.Err)
 	}
+}
+
+// getEphemerals lists the session's own ephemeral nodes by a string
+// prefix; getAllChildrenNumber counts every node below (below "/", all
+// but the root, ZooKeeper's own included), checks READ and answers
+// NoNode; both refuse a malformed path. live.TestWireLive checks the same
+// on a real ensemble.
+func TestGetEphemeralsAndAllChildrenNumber(t *testing.T) {
+	ready := false
+	run(t, Config{Seed: 4}, func(ctx context.Context, a client.Conn) error {
+		for _, n := range []struct {
+			path  string
+			flags int32
+			acl   []zk.ACL
+		}{{"/g", 0, acl}, {"/g/a", 0, acl}, {"/g/a/b", 0, acl}, {"/g/c", zk.FlagEphemeral, acl},
+			{"/gx", zk.FlagEphemeral, acl}, {"/hidden", 0, zk.WorldACL(zk.PermWrite)}} {
+			mustDo(a.Create(ctx, n.path, nil, n.flags, n.acl))
+		}
+		for !ready {
+			must(a.Sleep(ctx, time.Millisecond))
+		}
+		mustDo(a.Sync(ctx, "/"))
+		for prefix, want := range map[string][]string{"/g": {"/g/c", "/gx"}, "/": {"/g/c", "/gx"}, "/g/a": {}, "/g/c": {"/g/c"}} {
+			got, err := a.GetEphemerals(ctx, prefix)
+			slices.Sort(got)
+			if err != nil || !slices.Equal(got, want) {
+				t.Errorf("getEphemerals %s: %q, %v; want %q", prefix, got, err, want)
+			}
+		}
+		// Below /: /zookeeper, its quota and config, /g and its four, /gx, /hidden.
+		for path, want := range map[string]int{"/g": 4, "/g/a": 1, "/g/a/b": 0, "/zookeeper": 2, "/": 10} {
+			if n, err := a.GetAllChildrenNumber(ctx, path); err != nil || n != want {
+				t.Errorf("getAllChildrenNumber %s: %d, %v; want %d", path, n, err, want)
+			}
+		}
+		if _, err := a.GetAllChildrenNumber(ctx, "/nothing"); !errors.Is(err, zk.ErrNoNode) {
+			t.Errorf("getAllChildrenNumber of a missing node: %v, want ErrNoNode", err)
+		}
+		if _, err := a.GetAllChildrenNumber(ctx, "/hidden"); !errors.Is(err, zk.ErrNoAuth) {
+			t.Errorf("getAllChildrenNumber without READ: %v, want ErrNoAuth", err)
+		}
+		if _, err := a.GetEphemerals(ctx, "/g/"); !errors.Is(err, zk.ErrInvalidPath) {
+			t.Errorf("getEphemerals /g/: %v, want ErrInvalidPath", err)
+		}
+		return nil
+	}, func(ctx context.Context, c client.Conn) error {
+		for {
+			if _, err := c.Create(ctx, "/g/d", nil, zk.FlagEphemeral, acl); err == nil {
+				break
+			}
+			must(c.Sleep(ctx, time.Millisecond))
+		}
+		if got, err := c.GetEphemerals(ctx, "/"); err != nil || !slices.Equal(got, []string{"/g/d"}) {
+			t.Errorf("the other session's getEphemerals /: %q, %v", got, err)
+		}
+		ready = true
+		return c.Sleep(ctx, time.Second) // keeps its session while the other reads
+	})
 }
