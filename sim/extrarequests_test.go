@@ -50,8 +50,9 @@ func TestCreate2(t *testing.T) {
 }
 
 // World.Expire ends a client's session as the fault does: its ephemeral
-// node goes, it learns of the expiry when it next reaches a server, and
-// it opens another session. OnNotification hears the notifications in
+// node goes (its own watch on it hears nothing: docs/fidelity.md), it
+// learns of the expiry when it next reaches a server, and it opens
+// another session. OnNotification hears the notifications in
 // the order the server sent them.
 func TestExpireAndNotificationOrder(t *testing.T) {
 	w := newWorld(t, Config{Seed: 3})
@@ -69,6 +70,8 @@ func TestExpireAndNotificationOrder(t *testing.T) {
 			t.Errorf("notifications %v, want %v in that order", seen, want)
 		}
 		mustDo(c.Create(ctx, "/mine", nil, zk.FlagEphemeral, acl))
+		_, _, own, err := c.GetW(ctx, "/mine")
+		must(err)
 		old := c.SessionID()
 		events := c.SessionEvents()
 		w.Expire(0)
@@ -83,6 +86,11 @@ func TestExpireAndNotificationOrder(t *testing.T) {
 		}
 		if c.SessionID() == old {
 			t.Errorf("session %#x after the expiry: want a new one", old)
+		}
+		// The servers dropped the session's connection before its node's
+		// deletion notified: its watch on the node ends unheard.
+		if ev, _ := own.Poll(); ev.Type != zk.EventNotWatching || !errors.Is(ev.Err, zk.ErrSessionExpired) {
+			t.Errorf("the expired session's watch on its own node: %+v, want NotWatching (session expired)", ev)
 		}
 		if ok, _, err := c.Exists(ctx, "/mine"); ok || err != nil {
 			t.Errorf("the expired session's ephemeral node: exists %v, %v", ok, err)
