@@ -32,9 +32,12 @@ var opCodes = map[string]int32{"create": 1, "delete": 2, "exists": 3, "getData":
 //     everything the server sends after it, reaches the client d late.
 //   - Notification: the client's nth watch notification is lost with its
 //     connection (d == 0), or reaches the client d late.
-//   - BlackHole: nothing passes either way for a while and no new
-//     connection can be made, as if the client's cable were pulled; past
-//     the session timeout the ensemble expires the session.
+//   - Silence: nothing passes either way for a while and no new
+//     connection can be made, the connections staying open, as if the
+//     client's cable were pulled; past the session timeout the ensemble
+//     expires the session. Disconnect and DisconnectOnNotification pull
+//     it as the server answers, the answer waiting with the rest.
+//   - BlackHole: the same, the connections closed at once (a pause).
 //
 // It reads ZooKeeper's framing (a 4-byte length, then the request's xid
 // and type; a reply's xid) and never changes a byte it lets through.
@@ -65,6 +68,8 @@ type ClientFaults struct {
 	// (Slow).
 	slow      time.Duration
 	slowUntil time.Time
+	// silentUntil is when the client's cable is plugged back (Silence).
+	silentUntil time.Time
 }
 
 // replyKey names the nth request of type op, or the nth notification (op
@@ -138,9 +143,9 @@ func (f *ClientFaults) LoseRequest(op string, nth int) error {
 }
 
 // Disconnect arms a disconnect of the client for d when the server answers
-// its nth request of type op: the answer is lost with the connection, and
-// the client can reach no server until d has passed (BlackHole), as the
-// simulator's "when cN OP#K applied: disconnect cN for D".
+// its nth request of type op: the client's cable is pulled (Silence) as
+// the answer comes, which waits with everything else until d has passed,
+// as the simulator's "when cN OP#K applied: disconnect cN for D".
 func (f *ClientFaults) Disconnect(op string, nth int, d time.Duration) error {
 	code, ok := opCodes[op]
 	if !ok {
@@ -153,13 +158,14 @@ func (f *ClientFaults) Disconnect(op string, nth int, d time.Duration) error {
 }
 
 // DisconnectOnNotification arms a disconnect of the client for d when its
-// nth watch notification arrives: the notification is lost with the
-// connection (the watch fires after the reconnection, as the library
-// sets its watches again), and the client can reach no server until d has
-// passed.
+// nth watch notification arrives: the client's cable is pulled (Silence)
+// as it comes, and it waits with everything else until d has passed (if
+// the library gave the connection up meanwhile, it is lost with it, and
+// the watch fires after the reconnection, as the library sets its
+// watches again).
 func (f *ClientFaults) DisconnectOnNotification(nth int, d time.Duration) {
 	f.mu.Lock()
-	f.notes[nth], f.noteCuts[nth] = 0, d
+	f.noteCuts[nth] = d
 	f.mu.Unlock()
 }
 
@@ -184,8 +190,11 @@ func (f *ClientFaults) Notification(nth int, d time.Duration) {
 	f.mu.Unlock()
 }
 
-// BlackHole cuts the client off for d: its connection carries nothing
-// and is closed, and no new one can be made until d has passed.
+// BlackHole cuts the client off for d: its connections are closed at
+// once, and no new one can be made until d has passed. The live pause
+// uses it (the library notices at once, but the paused code runs nothing
+// until the pause ends); a pulled cable is Silence, which the library
+// notices only at its read deadline.
 func (f *ClientFaults) BlackHole(d time.Duration) {
 	f.mu.Lock()
 	f.until = time.Now().Add(d)
@@ -248,6 +257,7 @@ func (f *ClientFaults) Dialer() zk.Dialer {
 	return func(network, address string, timeout time.Duration) (net.Conn, error) {
 		f.mu.Lock()
 		wait, cut := time.Until(f.until), f.isCut(address)
+		wait = max(wait, time.Until(f.silentUntil))
 		f.mu.Unlock()
 		if wait > 0 {
 			time.Sleep(min(wait, timeout))
@@ -260,7 +270,7 @@ func (f *ClientFaults) Dialer() zk.Dialer {
 		if err != nil {
 			return nil, err
 		}
-		fc := &faultConn{Conn: c, f: f}
+		fc := &faultConn{Conn: c, f: f, addr: address}
 		f.mu.Lock()
 		f.conns = append(f.conns, fc)
 		f.mu.Unlock()
@@ -271,7 +281,16 @@ func (f *ClientFaults) Dialer() zk.Dialer {
 // faultConn is one connection through the injector.
 type faultConn struct {
 	net.Conn
-	f *ClientFaults
+	f    *ClientFaults
+	addr string // the server's, as dialled
+
+	// pmu guards what the link holds back (silence.go): the bytes the
+	// client sent while held, whether they are being flushed, and the
+	// read deadline a held read honours.
+	pmu          sync.Mutex
+	pending      []byte
+	flushing     bool
+	readDeadline time.Time
 
 	wmu        sync.Mutex
 	wbuf       []byte // partial outgoing frame
@@ -288,7 +307,6 @@ var errReplyLost = errors.New("the reply was lost (a live fault): the connection
 // connection instead of sending a request doomed to be lost (the bytes of
 // p before it go out).
 func (c *faultConn) Write(p []byte) (int, error) {
-	c.waitHeld(true)
 	now := time.Now()
 	waitLatency(now, c.f.latency(now))
 	c.wmu.Lock()
@@ -319,7 +337,7 @@ func (c *faultConn) Write(p []byte) (int, error) {
 	if lostAt >= 0 {
 		keep := max(lostAt-earlier, 0)
 		if keep > 0 {
-			_, _ = c.Conn.Write(p[:keep])
+			_, _ = c.send(p[:keep])
 		}
 		// The write "succeeds", as a socket's would with the bytes in its
 		// buffer; the connection drops before they leave, so the call
@@ -327,7 +345,7 @@ func (c *faultConn) Write(p []byte) (int, error) {
 		c.Conn.Close()
 		return len(p), nil
 	}
-	return c.Conn.Write(p)
+	return c.send(p)
 }
 
 // sent counts a request and dooms it or its reply if a trigger says so;
@@ -348,6 +366,7 @@ func (f *ClientFaults) sent(xid, op int32) bool {
 		switch {
 		case t.request:
 			lostRequest = true
+		case t.cut > 0: // a disconnect: the reply waits out the silence
 		case !doomed || t.delay == 0: // a loss outweighs a delay
 			f.doomed[xid], doomed = t.delay, true
 		}
@@ -368,10 +387,10 @@ func (f *ClientFaults) fate(xid int32) (lost bool, delay, cut time.Duration) {
 	if xid == -1 {
 		f.notified++
 		d, ok := f.notes[f.notified]
-		cut = f.noteCuts[f.notified]
+		cut, cutOK := f.noteCuts[f.notified]
 		delete(f.notes, f.notified)
 		delete(f.noteCuts, f.notified)
-		if ok {
+		if ok || cutOK {
 			f.struck[replyKey{-1, f.notified}] = time.Now()
 		}
 		return ok && d == 0, d, cut
@@ -389,7 +408,6 @@ func (c *faultConn) Read(p []byte) (int, error) {
 	for len(c.out) == 0 {
 		buf := make([]byte, 64*1024)
 		n, err := c.Conn.Read(buf)
-		c.waitHeld(false)
 		arrived := time.Now()
 		waitLatency(arrived, c.f.latency(arrived))
 		c.in = append(c.in, buf[:n]...)
@@ -408,11 +426,11 @@ func (c *faultConn) Read(p []byte) (int, error) {
 					// Held back, and all behind it, as a slow link would.
 					time.Sleep(delay)
 				}
+				if cut > 0 {
+					c.f.Silence(cut) // this frame waits with the rest
+				}
 				if lost {
 					c.Conn.Close()
-					if cut > 0 {
-						c.f.BlackHole(cut)
-					}
 					if len(c.out) > 0 {
 						break // hand over what came before; the next read fails
 					}
@@ -429,6 +447,12 @@ func (c *faultConn) Read(p []byte) (int, error) {
 		if len(c.out) == 0 && err != nil {
 			return 0, err
 		}
+	}
+	// What came while the link from the server is held waits for it,
+	// until the library's read deadline at most: then the read times
+	// out, as it would have with nothing to read.
+	if !c.waitHeldUntil(false, c.deadline()) {
+		return 0, errHeldTimeout
 	}
 	n := copy(p, c.out)
 	c.out = c.out[n:]

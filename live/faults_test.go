@@ -150,11 +150,14 @@ func TestBlackHoleExpiresTheSession(t *testing.T) {
 }
 
 // A disconnect tied to a read's answer or to a notification, as the
-// simulator's "when cN OP#K applied: disconnect cN for D": the answer is
-// lost with the connection, no server can be reached for D, and the
-// session, shorter than its timeout, survives; the watch whose
-// notification was lost fires after the reconnection all the same. A
-// fault tied to getChildren strikes the library's listing.
+// simulator's "when cN OP#K applied: disconnect cN for D": the client's
+// cable is pulled as the answer comes. Shorter than the library's read
+// deadline (two thirds of the session timeout), the answer arrives late
+// and the connection lives: no state change. Longer, the library notices
+// the silence at its deadline, not at once, and the answer is lost with
+// the connection; the session, cut for less than its timeout, survives,
+// and a watch whose notification came with the disconnect fires all the
+// same. A fault tied to getChildren strikes the library's listing.
 func TestDisconnectTiedToEventsLive(t *testing.T) {
 	e := startEnsemble(t, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -163,17 +166,41 @@ func TestDisconnectTiedToEventsLive(t *testing.T) {
 	if err := f.Disconnect("exists", 1, 2*time.Second); err != nil {
 		t.Fatal(err)
 	}
+	if err := f.Disconnect("exists", 2, 7*time.Second); err != nil {
+		t.Fatal(err)
+	}
 	f.DisconnectOnNotification(1, 2*time.Second)
 	c, err := Dial(e.ConnectString(), Options{SessionTimeout: 8 * time.Second, Dialer: f.Dialer()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, _, err := c.Exists(ctx, "/x"); !errors.Is(err, zk.ErrConnectionClosed) {
-		t.Fatalf("an exists whose answer came with a disconnect: %v, want ErrConnectionClosed", err)
+	sub := c.SessionEvents()
+	if _, err := c.Sync(ctx, "/"); err != nil {
+		t.Fatal(err)
+	}
+	drainEvents(sub)
+	start := time.Now()
+	if _, _, err := c.Exists(ctx, "/x"); err != nil {
+		t.Fatalf("an exists whose answer came with a 2s disconnect: %v, want its answer, late", err)
+	}
+	if d := time.Since(start); d < 1500*time.Millisecond {
+		t.Errorf("the answer came %v after the call, want after the 2s silence", d)
+	}
+	if evs := drainEvents(sub); len(evs) > 0 {
+		t.Errorf("session events %v across a silence shorter than the read deadline, want none", evs)
+	}
+	if _, ok := f.StruckAt("exists", 1); !ok {
+		t.Errorf("the disconnect tied to exists#1 is not reported as struck")
 	}
 	id := c.SessionID()
-	cut := time.Now()
+	start = time.Now()
+	if _, _, err := c.Exists(ctx, "/x"); !errors.Is(err, zk.ErrConnectionClosed) {
+		t.Fatalf("an exists whose answer came with a 7s disconnect: %v, want ErrConnectionClosed", err)
+	}
+	if d := time.Since(start); d < 4*time.Second || d > 6500*time.Millisecond {
+		t.Errorf("the library gave the connection up %v after the silence began, want at its read deadline (5.3s)", d)
+	}
 	for { // meanwhile the library fails calls queued past a round of the servers (ErrNoServer)
 		_, _, err := c.Exists(ctx, "/x")
 		if err == nil {
@@ -183,14 +210,11 @@ func TestDisconnectTiedToEventsLive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if d := time.Since(cut); d < 1500*time.Millisecond {
-		t.Errorf("the next call went through %v after the disconnect, want after the 2s cut", d)
+	if d := time.Since(start); d < 6500*time.Millisecond {
+		t.Errorf("the next call went through %v after the disconnect, want after the 7s cut", d)
 	}
 	if c.SessionID() != id {
 		t.Errorf("the session changed across a cut shorter than its timeout")
-	}
-	if _, ok := f.StruckAt("exists", 1); !ok {
-		t.Errorf("the disconnect tied to exists#1 is not reported as struck")
 	}
 	_, _, w, err := c.ExistsW(ctx, "/y")
 	if err != nil {
@@ -200,7 +224,7 @@ func TestDisconnectTiedToEventsLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	if ev, err := w.Wait(ctx); err != nil || ev.Type != zk.EventNodeCreated {
-		t.Errorf("the watch whose notification came with a disconnect: %+v %v, want NodeCreated after the reconnection", ev, err)
+		t.Errorf("the watch whose notification came with a disconnect: %+v %v, want NodeCreated", ev, err)
 	}
 	if _, ok := f.NotificationStruckAt(1); !ok {
 		t.Errorf("the disconnect tied to notification #1 is not reported as struck")
@@ -212,6 +236,18 @@ func TestDisconnectTiedToEventsLive(t *testing.T) {
 	}
 	if _, _, err := c.Children(ctx, "/"); !errors.Is(err, zk.ErrConnectionClosed) {
 		t.Errorf("a listing whose reply was lost: %v, want ErrConnectionClosed", err)
+	}
+}
+
+// drainEvents takes the events a subscription holds now.
+func drainEvents(sub interface{ Poll() (zk.Event, bool) }) []zk.State {
+	var out []zk.State
+	for {
+		ev, ok := sub.Poll()
+		if !ok {
+			return out
+		}
+		out = append(out, ev.State)
 	}
 }
 

@@ -628,9 +628,11 @@ func (w *liveWorld) strike(f sim.Fault, e *live.Ensemble) {
 		}
 	case sim.Disconnect:
 		// The process's cable pulled: nothing passes, no connection is
-		// made, for every session of the process (they share the dialer).
+		// made, for every session of the process (they share the dialer);
+		// the connections stay open, and the library notices the silence
+		// when its read deadline passes, as a simulated client does.
 		if f.A.Index < len(w.clients) && f.For > 0 {
-			w.clients[f.A.Index].faults.BlackHole(f.For)
+			w.clients[f.A.Index].faults.Silence(f.For)
 		}
 	default:
 		w.strikeLinks(f, e)
