@@ -207,29 +207,24 @@ func (f *ClientFaults) BlackHole(d time.Duration) {
 }
 
 // Cut cuts the client off from the server at addr (host:port) for d (0:
-// until Uncut): its connections to it are closed and no new one can be
-// made, while it can still reach the others (a partition between a client
-// and a server, or a server isolated).
+// until Uncut), while it can still reach the others (a partition between
+// a client and a server, or a server isolated): its connections to it
+// stay open but carry nothing either way, what is sent waiting until the
+// cut ends (OneWay both ways), and no new one can be made. The library
+// notices at its read deadline and moves to another server, as a
+// simulated client does across its cut links.
 func (f *ClientFaults) Cut(addr string, d time.Duration) {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	until := time.Time{}
 	if d > 0 {
 		until = time.Now().Add(d)
 	}
 	f.cut[addr] = until
-	var conns, keep []*faultConn
-	for _, c := range f.conns {
-		if c.RemoteAddr().String() == addr {
-			conns = append(conns, c)
-		} else {
-			keep = append(keep, c)
-		}
+	if f.held == nil {
+		f.held = map[heldKey]time.Time{}
 	}
-	f.conns = keep
-	f.mu.Unlock()
-	for _, c := range conns {
-		c.Conn.Close()
-	}
+	f.held[heldKey{addr, true}], f.held[heldKey{addr, false}] = until, until
 }
 
 // Uncut ends the Cut from the server at addr, or every Cut (addr "").
@@ -260,8 +255,15 @@ func (f *ClientFaults) Dialer() zk.Dialer {
 		wait = max(wait, time.Until(f.silentUntil))
 		f.mu.Unlock()
 		if wait > 0 {
+			// A connection attempt across the cut waits for it, up to the
+			// dial's timeout, and goes through if it ends within it, as a
+			// retransmitted SYN would (a simulated client's connect request
+			// waits on the cut link so).
 			time.Sleep(min(wait, timeout))
-			return nil, fmt.Errorf("dial %s: black-holed (a live fault)", address)
+			if wait >= timeout {
+				return nil, fmt.Errorf("dial %s: black-holed (a live fault)", address)
+			}
+			timeout -= wait
 		}
 		if cut {
 			return nil, fmt.Errorf("dial %s: cut off from it (a live fault)", address)

@@ -369,3 +369,42 @@ func timedClient(t *testing.T, session time.Duration) (*Ensemble, *ClientFaults,
 	roundTrip()
 	return e, f, roundTrip
 }
+
+// A client cut from its server (a partition between them) hears nothing
+// until the library's read deadline, two thirds of the session timeout,
+// as a simulated client across cut links: it then reports Disconnected
+// and moves to another server, its session intact.
+func TestCutIsSilentLive(t *testing.T) {
+	e := startEnsemble(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	f := NewClientFaults()
+	c, err := Dial(e.ConnectString(), Options{SessionTimeout: 6 * time.Second, Dialer: f.Dialer(), InOrder: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Sync(ctx, "/"); err != nil {
+		t.Fatal(err)
+	}
+	from, id := c.handle().zk.Server(), c.SessionID()
+	sub := c.SessionEvents()
+	start := time.Now()
+	f.Cut(from, 0)
+	defer f.Uncut("")
+	ev, err := sub.Next(ctx)
+	if err != nil || ev.State != zk.StateDisconnected {
+		t.Fatalf("after the cut: %+v, %v; want Disconnected", ev, err)
+	}
+	if d := time.Since(start); d < 3*time.Second {
+		t.Errorf("Disconnected %v after the cut, want at the read deadline (4s)", d)
+	}
+	for c.State() != zk.StateHasSession {
+		if _, err := sub.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.SessionID() != id || c.handle().zk.Server() == from {
+		t.Errorf("after the cut: session %#x on %s; want %#x on another server than %s", c.SessionID(), c.handle().zk.Server(), id, from)
+	}
+}

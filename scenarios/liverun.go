@@ -456,7 +456,7 @@ func notLive(f sim.Fault) error {
 	return fmt.Errorf("faults: %q cannot be injected on a live ensemble here (live faults: crash sN|leader, "+
 		"restart sN, pause cN|sN|leader, disconnect cN for D, partition A B, one-way sA sB, isolate sN, heal, spike EXTRA for D, "+
 		"lag sN for D; lose-reply, delay and disconnect on a request applied or a notification, lose-request on a request "+
-		"received; crashes, server pauses and links need the local ensemble; expire is the simulator's)", f)
+		"received, expire cN; crashes, server pauses and links need the local ensemble)", f)
 }
 
 // tally sorts the run's faults into those that struck, with when, in the
@@ -542,6 +542,8 @@ func liveKind(f sim.Fault, local, proxied bool) bool {
 		return f.A.Kind == sim.ClientT || local // a server's process: the local ensemble's
 	case sim.Disconnect:
 		return f.For > 0
+	case sim.Expire: // through a second connection with each session's id and password
+		return f.A.Kind == sim.ClientT
 	case sim.Partition:
 		// A client's link through its dialer (on a local ensemble, whose
 		// servers' addresses it knows by index); between two servers
@@ -625,6 +627,10 @@ func (w *liveWorld) strike(f sim.Fault, e *live.Ensemble) {
 			}
 		} else if f.A.Index < len(w.clients) {
 			w.clients[f.A.Index].Pause(f.D)
+		}
+	case sim.Expire:
+		if f.A.Index < len(w.clients) {
+			w.clients[f.A.Index].proc.expireAll(w.log)
 		}
 	case sim.Disconnect:
 		// The process's cable pulled: nothing passes, no connection is
@@ -763,6 +769,24 @@ func (p *liveProcess) add(conn *live.Conn) {
 	p.mu.Lock()
 	p.sessions = append(p.sessions, conn)
 	p.mu.Unlock()
+}
+
+// expireAll has the ensemble expire every session of the process now
+// (live.Conn.Expire), as the simulator's leader does on "expire cN"; one
+// already closed is gone already.
+func (p *liveProcess) expireAll(log io.Writer) {
+	p.mu.Lock()
+	sessions := slices.Clone(p.sessions)
+	p.mu.Unlock()
+	for _, conn := range sessions {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := conn.Expire(ctx); err != nil {
+				fmt.Fprintf(log, "live: expire: %v\n", err)
+			}
+		}()
+	}
 }
 
 func (p *liveProcess) closeAll() {

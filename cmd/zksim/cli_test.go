@@ -149,7 +149,7 @@ func TestCLIRefusesBadInput(t *testing.T) {
 		"nested.yaml":      "kind: lock\nensemble: {servers: 3, colour: red}\n",
 		"wrong-check.yaml": "kind: lock\nexpect: {verdict: violation, check: fifo}\n",
 		"other-kind.yaml":  "kind: lock\nchecks: [fifo]\n",
-		"expire.yaml":      "kind: lock\nfaults: [\"at 1s expire c1\"]\n",
+		"applier.yaml":     "kind: lock\nfaults: [\"at 1s crash applier\"]\n",
 		"file":             "not a directory",
 	})
 	checkCLI(t, dir, []cliCase{
@@ -184,7 +184,7 @@ func TestCLIRefusesBadInput(t *testing.T) {
 		{"--out not creatable", []string{"run", "lock-noguid", "--out", "/proc/zksim-out"}, 2, "", "--out /proc/zksim-out: cannot be created"},
 		{"--out a file", []string{"run", "lock-noguid", "--out", "file"}, 2, "", "--out file: not a directory"},
 		{"--out under a file", []string{"demo", "--out", "file/sub"}, 2, "", "--out file/sub: cannot be created: file is not a directory"},
-		{"a live fault the live world cannot inject", []string{"live", "expire.yaml"}, 2, "", "cannot be injected on a live ensemble"},
+		{"a live fault the live world cannot inject", []string{"live", "applier.yaml"}, 2, "", "cannot be injected on a live ensemble"},
 		{"live --seed 0", []string{"live", "lock-contention", "--seed", "0"}, 2, "", "--seed: seeds are numbered from 1"},
 		{"live --timeout 0", []string{"live", "lock-contention", "--timeout", "0s"}, 2, "", "--timeout: want a duration above zero"},
 		{"--timeout while the servers are unreachable", []string{"live", "lock-contention", "--servers", "127.0.0.1:1",
