@@ -149,7 +149,7 @@ func TestCLIRefusesBadInput(t *testing.T) {
 		"nested.yaml":      "kind: lock\nensemble: {servers: 3, colour: red}\n",
 		"wrong-check.yaml": "kind: lock\nexpect: {verdict: violation, check: fifo}\n",
 		"other-kind.yaml":  "kind: lock\nchecks: [fifo]\n",
-		"applier.yaml":     "kind: lock\nfaults: [\"at 1s crash applier\"]\n",
+		"applier.yaml":     "kind: lock\nfaults: [\"when c1 create#1 applied: crash applier\"]\n",
 		"file":             "not a directory",
 	})
 	checkCLI(t, dir, []cliCase{
