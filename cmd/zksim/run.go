@@ -40,6 +40,9 @@ type runShrunk struct {
 	Tries      int            `json:"tries"`
 	// Replay is the command that runs the counterexample again.
 	Replay string `json:"replay"`
+	// Interrupted says an interrupt stopped the shrinking: this is the
+	// smallest counterexample found by then.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // runOutput is what `zksim run --json` prints.
@@ -160,8 +163,13 @@ func runScenario(cmd *cobra.Command, arg string, fl runFlags) error {
 	o := runOutputOf(arg, v, search, interrupted)
 	var report *scenarios.ViolationReport
 	if failures := v.Result.Failures; len(failures) > 0 && (fl.shrink || fl.out != "") && !interrupted {
+		// An interrupt stops the shrinking, which keeps the smallest
+		// counterexample so far; the report is written whole all the same.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		opts := firstReportOptions{arg: arg, shrink: fl.shrink, out: fl.out, all: fl.all, limit: fl.checkLimit}
-		if report, err = firstReport(&o, sc.Spec, failures[0], opts); err != nil {
+		report, err = firstReport(ctx, &o, sc.Spec, failures[0], opts)
+		stop()
+		if err != nil {
 			return err
 		}
 	}
@@ -282,7 +290,7 @@ func runOutputOf(arg string, v *scenarios.Verdict, search scenarios.Search, inte
 // interrupted, 1 when the outcome is not the scenario's expectation.
 func runExit(o runOutput) error {
 	switch {
-	case o.Interrupted:
+	case o.Interrupted, o.Shrunk != nil && o.Shrunk.Interrupted:
 		return errInterrupted
 	case !o.AsExpected:
 		return errNotAsExpected
@@ -375,8 +383,12 @@ func printRun(w io.Writer, o runOutput, report *scenarios.ViolationReport) {
 		}
 	}
 	if o.Shrunk != nil {
-		fmt.Fprintf(w, "shrunk in %d runs to seed %d, %d clients, %d rounds, faults: %s\nreplay: %s\n",
-			o.Shrunk.Tries, o.Shrunk.Seed, o.Shrunk.Clients, o.Shrunk.Rounds, orNone(o.Shrunk.Schedule), o.Shrunk.Replay)
+		how := "shrunk"
+		if o.Shrunk.Interrupted {
+			how = "shrinking interrupted: the smallest so far, found"
+		}
+		fmt.Fprintf(w, "%s in %d runs to seed %d, %d clients, %d rounds, faults: %s\nreplay: %s\n",
+			how, o.Shrunk.Tries, o.Shrunk.Seed, o.Shrunk.Clients, o.Shrunk.Rounds, orNone(o.Shrunk.Schedule), o.Shrunk.Replay)
 	}
 	if report != nil {
 		fmt.Fprint(w, report.String())
@@ -396,10 +408,10 @@ type firstReportOptions struct {
 // failed) and replays it for its report, written to opts.out when set.
 // The replay keeps the run's check limit: a history that porcupine could
 // not decide is saved, not searched again without end.
-func firstReport(o *runOutput, spec scenarios.Spec, f scenarios.Failure, opts firstReportOptions) (*scenarios.ViolationReport, error) {
+func firstReport(ctx context.Context, o *runOutput, spec scenarios.Spec, f scenarios.Failure, opts firstReportOptions) (*scenarios.ViolationReport, error) {
 	replay, seed := spec, f.Seed
 	if opts.shrink && decided(f.Violations) {
-		c, err := scenarios.Shrink(spec, f.Seed, 100)
+		c, err := scenarios.ShrinkContext(ctx, spec, f.Seed, 100, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -407,7 +419,8 @@ func firstReport(o *runOutput, spec scenarios.Spec, f scenarios.Failure, opts fi
 			TraceHash: c.TraceHash, Tries: c.Tries,
 			Violations: violationsOf(c.Seed, c.Faults(), c.TraceHash, c.Violations),
 			Replay: fmt.Sprintf("zksim replay %s --seed %d --clients %d --rounds %d --faults '%s'",
-				opts.arg, c.Seed, c.Clients, c.Rounds, orNone(c.Faults()))}
+				opts.arg, c.Seed, c.Clients, c.Rounds, orNone(c.Faults())),
+			Interrupted: ctx.Err() != nil}
 		replay, seed = c.Spec, c.Seed
 	}
 	oc, err := scenarios.Run(replay, seed, scenarios.Options{KeepTrace: true, CheckLimit: opts.limit})
