@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -169,11 +170,11 @@ func spawnHoldersFrom(r *runner, path string, first int, handle func(conn client
 	for i := first; i < r.spec.Clients; i++ {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
 			h := handle(conn, i)
-			// Clients start 5ms apart, in order, so that a fault schedule
-			// can name the first holder (c1, or the first holder after a
-			// revoker).
+			// Clients start apart, in order (runner.startGap), so that a
+			// fault schedule can name the first holder (c1, or the first
+			// holder after a revoker).
 			if !wl.Together {
-				if err := pause(ctx, conn, time.Duration(i-first)*5*time.Millisecond); err != nil {
+				if err := pause(ctx, conn, time.Duration(i-first)*cmp.Or(r.startGap, 5*time.Millisecond)); err != nil {
 					return err
 				}
 			}

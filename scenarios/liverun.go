@@ -94,7 +94,12 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	if w.log == nil {
 		w.log = io.Discard
 	}
-	r := &runner{spec: spec, impl: k.implementation(spec), rec: &recording{}, resources: map[string]*resource{}}
+	// The holders start 50ms apart: a client on a follower takes some
+	// milliseconds for each of its first writes (through the leader), and
+	// one on the leader would overtake it 5ms behind, as it does not in
+	// the simulator.
+	r := &runner{spec: spec, impl: k.implementation(spec), rec: &recording{}, resources: map[string]*resource{},
+		startGap: liveStartGap}
 	r.start = func(name string, servers []int, body clientBody) {
 		w.clients = append(w.clients, &liveClient{w: w, name: name, servers: servers, body: body,
 			faults: live.NewClientFaults(), proc: &liveProcess{}})
@@ -421,6 +426,9 @@ func armLive(w *liveWorld, f sim.Fault) (bool, error) {
 	}
 	return false, nil
 }
+
+// liveStartGap is runner.startGap live.
+const liveStartGap = 50 * time.Millisecond
 
 // CheckLive refuses, before anything starts, a spec whose scheduled
 // faults the live world cannot inject (local: on a local ensemble it

@@ -93,6 +93,10 @@ type runner struct {
 	// holds tells the world that client i holds its lock or leadership
 	// once more, for the faults tied to "cN holds#K" (sim.World.Holds).
 	holds func(i int)
+	// startGap is how far apart, in order, the clients of a holding
+	// workload start, so that c1 is the first holder (0: 5ms, the
+	// simulator's, whose writes take about a millisecond each).
+	startGap time.Duration
 }
 
 // noteHolds is runner.holds, when the world has one.
