@@ -22,6 +22,9 @@ type liveProgress struct {
 	ok       atomic.Int64  // operations that returned OK
 	timed    []sim.Fault   // the timed faults, in order of their time
 	stop     chan struct{}
+	// quiet, when set, says how long nothing has returned, and when the
+	// run ends for it (liveQuiet).
+	quiet *liveQuiet
 }
 
 // progressEvery is how often a live run says where it stands.
@@ -75,6 +78,13 @@ func (p *liveProgress) line(now time.Time) string {
 	}
 	if len(waits) > 0 {
 		msg += "; waiting for " + strings.Join(waits, " and ")
+	}
+	if q := p.quiet; q != nil && len(running) > 0 {
+		if still := q.quietFor(now); still >= progressEvery {
+			msg += fmt.Sprintf("; nothing has returned for %s: at %s (the liveness bound, %s, and a session timeout) "+
+				"the run ends and judges its waits as they stand", still.Round(time.Second), q.window.Round(time.Second),
+				q.bound.Round(time.Second))
+		}
 	}
 	return msg + fmt.Sprintf(" (the run ends at %s at the latest)", p.deadline.Sub(p.start).Round(time.Second))
 }

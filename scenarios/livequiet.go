@@ -20,15 +20,22 @@ import (
 // process that failed, which the recipe must wait for).
 type liveQuiet struct {
 	window time.Duration
+	bound  time.Duration // the liveness bound in it, for the progress lines
 	last   atomic.Int64 // when an operation last returned, in ns since the Unix epoch
 	ended  atomic.Bool
 }
 
-// newLiveQuiet watches for a run quiet for window.
-func newLiveQuiet(window time.Duration) *liveQuiet {
-	q := &liveQuiet{window: window}
+// newLiveQuiet watches for a run quiet for the liveness bound and a
+// session timeout.
+func newLiveQuiet(bound, sessionTimeout time.Duration) *liveQuiet {
+	q := &liveQuiet{window: bound + sessionTimeout, bound: bound}
 	q.progressed()
 	return q
+}
+
+// quietFor is how long no operation has returned, at now.
+func (q *liveQuiet) quietFor(now time.Time) time.Duration {
+	return now.Sub(time.Unix(0, q.last.Load()))
 }
 
 // progressed notes that an operation returned.

@@ -10,7 +10,7 @@ import (
 // window and no fault is pending: progress and pending faults keep it
 // going.
 func TestLiveQuietWaitsForQuietAndNoFault(t *testing.T) {
-	q := newLiveQuiet(300 * time.Millisecond)
+	q := newLiveQuiet(200*time.Millisecond, 100*time.Millisecond)
 	var pending, ended atomic.Bool
 	pending.Store(true)
 	stop := q.watch(pending.Load, func() { ended.Store(true) })

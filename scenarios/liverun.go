@@ -145,10 +145,10 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	defer w.strikeOnTime(timed, opt.Ensemble)()
 	r.more = w.faultsPending(timed, spec.Ensemble.SessionTimeout)
 	r.holds = w.holdsHook(timed, opt.Ensemble)
-	quiet := newLiveQuiet(liveBound(spec, k, out.Schedule, len(opt.Servers)) + sessionTimeoutOf(spec))
+	quiet := newLiveQuiet(liveBound(spec, k, out.Schedule, len(opt.Servers)), sessionTimeoutOf(spec))
 	r.rec.progressed = quiet.progressed
 	stopWatch := quiet.watch(r.more, end)
-	errs := w.runClients(ctx, r.rec, opt.Progress, timed, timeout)
+	errs := w.runClients(ctx, r.rec, opt.Progress, timed, timeout, quiet)
 	stopWatch()
 	out.Wall = time.Since(w.origin)
 	out.Quiesced = quiet.ended.Load()
@@ -317,7 +317,8 @@ func (w *liveWorld) strikeOnTime(timed []sim.Fault, e *live.Ensemble) func() {
 // runClients runs every client's body, one at a time between their
 // blocking calls (the world's lock), showing progress on progressOut
 // when set, and returns each client's error.
-func (w *liveWorld) runClients(ctx context.Context, rec *recording, progressOut io.Writer, timed []sim.Fault, timeout time.Duration) []error {
+func (w *liveWorld) runClients(ctx context.Context, rec *recording, progressOut io.Writer, timed []sim.Fault, timeout time.Duration,
+	quiet *liveQuiet) []error {
 	var progress *liveProgress
 	if progressOut != nil {
 		names := make([]string, len(w.clients))
@@ -325,6 +326,7 @@ func (w *liveWorld) runClients(ctx context.Context, rec *recording, progressOut 
 			names[i] = c.name
 		}
 		progress = newLiveProgress(progressOut, names, timed, timeout)
+		progress.quiet = quiet
 		also := rec.progressed
 		rec.progressed = func() {
 			progress.ok.Add(1)
