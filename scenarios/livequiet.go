@@ -21,7 +21,7 @@ import (
 type liveQuiet struct {
 	window time.Duration
 	bound  time.Duration // the liveness bound in it, for the progress lines
-	last   atomic.Int64 // when an operation last returned, in ns since the Unix epoch
+	last   atomic.Int64  // when an operation last returned, in ns since the Unix epoch
 	ended  atomic.Bool
 }
 
