@@ -371,6 +371,15 @@ func TestCLIEnsembleState(t *testing.T) {
 		t.Errorf("stop signalled a process that was not the ensemble's: %v", err)
 	}
 
+	// A record whose start command runs (the sleep, as its own) but whose
+	// servers are all gone is stale too.
+	dead := fmt.Sprintf(`{"owner":{"pid":%d,"start":%d,"mark":"sleep"},"servers":["127.0.0.1:1"],
+		"server_procs":[{"pid":%d,"start":%d,"mark":"zoo.cfg"}]}`, sleep.Process.Pid, start, sleep.Process.Pid, start)
+	writeFiles(t, dir, map[string]string{"state.json": dead})
+	checkCLI(t, dir, []cliCase{
+		{"a record whose servers are gone", []string{"ensemble", "status", "--state", state}, 1, "stale: every server of the ensemble", ""},
+	})
+
 	// Two starts of one ensemble; the first one interrupted while it
 	// starts, then once up.
 	first := exec.Command(zksimBinary(t), "ensemble", "start", "--size", "1")

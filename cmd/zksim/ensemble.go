@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -30,8 +31,9 @@ string, and runs until interrupted (SIGINT, SIGTERM) or until ensemble stop:
 then it stops its servers and removes their directories. ensemble status asks
 each server its mode. Each ensemble (--name, default "default") is recorded
 in a file of its own under the user's cache directory; a record whose
-processes are gone is reported as stale by status and cleaned up by start and
-stop, which signal only processes they can identify as the ensemble's own.`,
+processes are gone (its start command, or every server) is reported as stale
+by status; start cleans up one whose start command is gone, and stop any,
+signalling only processes it can identify as the ensemble's own.`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"start", "stop", "status"},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -144,8 +146,8 @@ func ensembleStop(cmd *cobra.Command, state string) error {
 	return fmt.Errorf("the ensemble (pid %d) did not stop within 15s", st.Owner.PID)
 }
 
-// ensembleStatus says what each server is doing; a stale record is
-// reported as such (exit 1).
+// ensembleStatus says what each server is doing; a stale record (its
+// start command gone, or every server) is reported as such (exit 1).
 func ensembleStatus(cmd *cobra.Command, state string) error {
 	st, err := readState(state)
 	if err != nil {
@@ -155,6 +157,11 @@ func ensembleStatus(cmd *cobra.Command, state string) error {
 	if !st.running() {
 		fmt.Fprintf(w, "stale: the ensemble recorded in %s is gone (its start command, pid %d, is not running); "+
 			"zksim ensemble stop cleans it up\n", state, st.Owner.PID)
+		return errViolations
+	}
+	if !slices.ContainsFunc(st.Procs, proc.alive) {
+		fmt.Fprintf(w, "stale: every server of the ensemble recorded in %s is gone, though its start command (pid %d) "+
+			"still runs; zksim ensemble stop ends it and cleans up\n", state, st.Owner.PID)
 		return errViolations
 	}
 	for i, addr := range st.Servers {
