@@ -727,7 +727,7 @@ func (d *NodeDoubleBarrier) leaveBelow(ctx context.Context, lowest string) (retr
 	return false, err
 }
 
-// leaveHerd is the doublebarrier-herd variant's Leave: delete our node,
+// leaveHerd is the double-barrier-herd variant's Leave: delete our node,
 // then watch b's children until no process node is left. Every deletion
 // wakes every process still waiting.
 func (d *NodeDoubleBarrier) leaveHerd(ctx context.Context) error {

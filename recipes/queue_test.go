@@ -385,7 +385,7 @@ func TestQueueRelistTraffic(t *testing.T) {
 // Every teaching variant of the queues is registered with its lesson.
 func TestQueueVariantsRegistered(t *testing.T) {
 	want := map[string]string{"queue-unchecked-delete": "safety", "queue-plain-delete": "safety",
-		"queue-blind-put": "safety", "queue-relist": "herd", "priorityqueue-stale-list": "safety", "priorityqueue-trusts-watch": "safety"}
+		"queue-blind-put": "safety", "queue-relist": "herd", "priority-queue-stale-list": "safety", "priority-queue-trusts-watch": "safety"}
 	for _, v := range recipes.Variants() {
 		if f, ok := want[v.Name]; ok {
 			if v.Fails != f || v.Lesson == "" || !strings.HasPrefix(v.Name, v.Kind+"-") {

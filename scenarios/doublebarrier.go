@@ -64,13 +64,13 @@ func init() {
 			return recipes.NewDoubleBarrier(c, p, name, size)
 		}},
 		variants: map[string]Implementation{
-			"doublebarrier-herd": {DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
+			"double-barrier-herd": {DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
 				return recipes.NewHerdDoubleBarrier(c, p, name, size)
 			}},
-			"doublebarrier-trusts-lowest": {DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
+			"double-barrier-trusts-lowest": {DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
 				return recipes.NewTrustingDoubleBarrier(c, p, name, size)
 			}},
-			"doublebarrier-counts-ready": {DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
+			"double-barrier-counts-ready": {DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
 				return recipes.NewReadyCountingDoubleBarrier(c, p, name, size)
 			}},
 		},

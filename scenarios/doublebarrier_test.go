@@ -148,9 +148,9 @@ func TestDoubleBarrierVariantsCaught(t *testing.T) {
 		spec  Spec
 		check string
 	}{
-		{Spec{Kind: "double-barrier", Variant: "doublebarrier-herd"}, "herd"},
-		{doubleBarrierFailing("doublebarrier-trusts-lowest"), "double-barrier"},
-		{Spec{Kind: "double-barrier", Variant: "doublebarrier-counts-ready"}, "liveness"},
+		{Spec{Kind: "double-barrier", Variant: "double-barrier-herd"}, "herd"},
+		{doubleBarrierFailing("double-barrier-trusts-lowest"), "double-barrier"},
+		{Spec{Kind: "double-barrier", Variant: "double-barrier-counts-ready"}, "liveness"},
 	} {
 		t.Run(c.spec.Variant, func(t *testing.T) {
 			want := models.ViolationKind(fails[c.spec.Variant])

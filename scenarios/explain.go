@@ -216,7 +216,7 @@ func explain(vs []models.Violation, causes map[string]string) {
 // runFacts are what the trace says about sessions, requests and faults.
 type runFacts struct {
 	owner map[int64]string // session id → its client's name
-	last  map[string]int64 // a client's name → its last session
+	last  map[string]int64 // a client's name → the session it opened last
 	recs  []sim.Record
 	name  func(sim.Actor) string
 }
@@ -225,8 +225,13 @@ func factsOf(tr *sim.Trace) *runFacts {
 	f := &runFacts{owner: map[int64]string{}, last: map[string]int64{}, recs: tr.Records(), name: tr.ActorName}
 	for _, r := range f.recs {
 		if r.Kind == sim.KState && r.Sess != 0 {
+			// A client's last session is the one it opened last: an old
+			// one may change state after it (reconnecting at the same
+			// moment as the new one).
 			who := f.name(r.From)
-			f.owner[r.Sess], f.last[who] = who, r.Sess
+			if _, seen := f.owner[r.Sess]; !seen {
+				f.owner[r.Sess], f.last[who] = who, r.Sess
+			}
 		}
 	}
 	return f

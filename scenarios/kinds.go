@@ -52,6 +52,15 @@ func lookupKind(name string) (*kind, error) {
 	return nil, fmt.Errorf("kind: %q; want one of %s", name, strings.Join(Kinds(), ", "))
 }
 
+// renamed are the old names of the variants and scenarios renamed so that
+// each begins with its kind's name, as the kind is written everywhere
+// else: refused with the new name.
+var renamed = map[string]string{
+	"doublebarrier-counts-ready": "double-barrier-counts-ready", "doublebarrier-herd": "double-barrier-herd",
+	"doublebarrier-trusts-lowest": "double-barrier-trusts-lowest", "priorityqueue-stale-list": "priority-queue-stale-list",
+	"priorityqueue-trusts-watch": "priority-queue-trusts-watch",
+}
+
 // variant finds a teaching variant's implementation.
 func (k *kind) variant(name string) (Implementation, error) {
 	if impl, ok := k.variants[name]; ok {
@@ -62,6 +71,9 @@ func (k *kind) variant(name string) (Implementation, error) {
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	if now := renamed[name]; now != "" {
+		return Implementation{}, fmt.Errorf("variant: %q is called %q now (a variant's name begins with its kind's)", name, now)
+	}
 	if len(names) == 0 {
 		return Implementation{}, fmt.Errorf("variant: %q; the %s kind has no teaching variants", name, k.name)
 	}

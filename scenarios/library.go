@@ -81,6 +81,9 @@ func LoadScenario(arg string) (*Scenario, error) {
 			return sc, nil
 		}
 	}
+	if now := renamed[arg]; now != "" {
+		return nil, fmt.Errorf("no built-in scenario %q: it is called %q now (a scenario's name begins with its kind's)", arg, now)
+	}
 	var names []string
 	for _, sc := range lib {
 		names = append(names, sc.Name)

@@ -58,7 +58,7 @@ func TestScenariosLive(t *testing.T) {
 		{"lock-herd", func(s *Spec) {}, 60 * time.Second, false, ""},    // the herd check, from the clients' notifications
 		{"queue-relist", func(s *Spec) {}, 60 * time.Second, false, ""}, // and from the requests they sent
 		{"2pc-sites-watch-votes", func(s *Spec) {}, 60 * time.Second, false, ""},
-		{"doublebarrier-herd", func(s *Spec) {}, 60 * time.Second, false, ""},
+		{"double-barrier-herd", func(s *Spec) {}, 60 * time.Second, false, ""},
 		{"lock-noguid-lost-reply", func(s *Spec) { s.Bound = 3 * time.Second }, 8 * time.Second, false,
 			// The cause, read from the nodes as the run ended, not guessed.
 			"c1's, whose create's reply was lost (when c1 create#3 applied: lose-reply, struck at"},

@@ -93,10 +93,10 @@ func init() {
 			return recipes.NewPriorityQueue(c, p)
 		}},
 		variants: map[string]Implementation{
-			"priorityqueue-stale-list": {PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
+			"priority-queue-stale-list": {PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
 				return recipes.NewStaleListPriorityQueue(c, p)
 			}},
-			"priorityqueue-trusts-watch": {PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
+			"priority-queue-trusts-watch": {PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
 				return recipes.NewWatchTrustingPriorityQueue(c, p)
 			}},
 		},

@@ -123,7 +123,7 @@ func TestQueueVariantsCaught(t *testing.T) {
 		// A getChildren at every take of the backlog.
 		{"queue", "queue-relist", "", "herd"},
 		// Urgent items put while the consumers work through old lists.
-		{"priority-queue", "priorityqueue-stale-list", "", "priority-queue"},
+		{"priority-queue", "priority-queue-stale-list", "", "priority-queue"},
 	} {
 		t.Run(c.variant, func(t *testing.T) {
 			faults, err := sim.ParseSchedule(c.faults)

@@ -239,7 +239,7 @@ func TestHerdCheckOnDoubleBarriers(t *testing.T) {
 		herd  bool
 	}{
 		{"recipe", recipes.NewDoubleBarrier, false},
-		{"doublebarrier-herd", recipes.NewHerdDoubleBarrier, true},
+		{"double-barrier-herd", recipes.NewHerdDoubleBarrier, true},
 	} {
 		for seed := uint64(1); seed <= 5; seed++ {
 			t.Run(fmt.Sprintf("%s seed %d", tc.name, seed), func(t *testing.T) {

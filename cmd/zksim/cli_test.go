@@ -186,6 +186,7 @@ func TestCLIRefusesBadInput(t *testing.T) {
 		{"--out under a file", []string{"demo", "--out", "file/sub"}, 2, "", "--out file/sub: cannot be created: file is not a directory"},
 		{"a live fault the live world cannot inject", []string{"live", "applier.yaml"}, 2, "", "cannot be injected on a live ensemble"},
 		{"live --seed 0", []string{"live", "lock-contention", "--seed", "0"}, 2, "", "--seed: seeds are numbered from 1"},
+		{"a scenario's old name", []string{"run", "doublebarrier-herd"}, 2, "", `it is called "double-barrier-herd" now`},
 		{"live --timeout 0", []string{"live", "lock-contention", "--timeout", "0s"}, 2, "", "--timeout: want a duration above zero"},
 		{"--timeout while the servers are unreachable", []string{"live", "lock-contention", "--servers", "127.0.0.1:1",
 			"--timeout", "2s"}, 1, "", "got no session from [127.0.0.1:1] within 2s"},
@@ -577,4 +578,44 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// An interrupted report --live, once its servers run, stops them, removes
+// their directories and exits 130.
+func TestCLIInterruptedReportLive(t *testing.T) {
+	if testing.Short() {
+		t.Log("-short: the live commands run in the full test")
+		return
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(zksimBinary(t), "report", "--live", "--live-clients", "2", "--out", filepath.Join(dir, "out"))
+	cmd.Env = ensembleEnv(dir)
+	var out, errOut syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	for deadline := time.Now().Add(90 * time.Second); strings.Count(errOut.String(), "started (pid") < 3; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the servers did not start:\n%s", errOut.String())
+		}
+	}
+	time.Sleep(time.Second) // the sweep at work
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("%v, want exit 130\n%s", err, errOut.String())
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "zksim-ensemble-*")); len(left) > 0 {
+		t.Errorf("the interrupted report left %v", left)
+	}
+	time.Sleep(200 * time.Millisecond) // the servers end with their parent
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), dir) {
+			t.Errorf("a process outlived the interrupted report: %s", strings.ReplaceAll(string(data), "\x00", " "))
+		}
+	}
 }
