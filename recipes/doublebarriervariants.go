@@ -5,19 +5,19 @@ import "github.com/zksim/zksim/client"
 // The double barrier's teaching variants.
 
 func init() {
-	register(Variant{Name: "double-barrier-herd", Kind: "doublebarrier", Fails: "herd",
+	register(Variant{Name: "double-barrier-herd", Kind: "double-barrier", Fails: "herd",
 		Lesson: "Each process leaving deletes its node and watches the barrier node's children until no " +
 			"process node is left. Every deletion wakes every process still waiting, which all call " +
 			"getChildren again to find that they must go on waiting: with x processes, about x²/2 wake-ups. " +
 			"The recipe uses the lowest process node as the exit flag: the others wait for it alone, and its " +
 			"owner waits for the others one at a time, so each deletion wakes one process, except the last."})
-	register(Variant{Name: "double-barrier-trusts-lowest", Kind: "doublebarrier", Fails: "safety",
+	register(Variant{Name: "double-barrier-trusts-lowest", Kind: "double-barrier", Fails: "safety",
 		Lesson: "A process done with its work waits for the lowest process node to go, and then leaves, " +
 			"taking its deletion to mean that everyone is done. That holds while nobody fails; but when the " +
 			"lowest process's session expires (it crashed, or paused past its timeout) its node goes too, " +
 			"and the waiting processes leave while others are still computing. The recipe goes back to " +
 			"getChildren after every wake-up (step 6) and leaves only when no process node is left."})
-	register(Variant{Name: "double-barrier-counts-ready", Kind: "doublebarrier", Fails: "liveness",
+	register(Variant{Name: "double-barrier-counts-ready", Kind: "double-barrier", Fails: "liveness",
 		Lesson: "It takes every child of the barrier node for a process node, forgetting that the ready " +
 			"node lives there too. Entering still works (ready appears only once x processes are in), but " +
 			"leaving never does: ready is never deleted, so the barrier node is never empty, and the lowest " +

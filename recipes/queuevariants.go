@@ -28,7 +28,7 @@ func init() {
 			"taking n items costs n listings of up to n names each: traffic quadratic in the backlog. The " +
 			"recipe works through the list from one getChildren until it is exhausted, and trying an item " +
 			"that another consumer took costs one small read that answers NoNode."})
-	register(Variant{Name: "priority-queue-stale-list", Kind: "priorityqueue", Fails: "safety",
+	register(Variant{Name: "priority-queue-stale-list", Kind: "priority-queue", Fails: "safety",
 		Lesson: "It keeps its children list until it is exhausted, as the plain queue does, and ignores " +
 			"the watch on the queue node. An urgent item put meanwhile is not in that list, so the consumer " +
 			"serves every less urgent item of its old list first. The recipe drops its list when the " +
@@ -36,7 +36,7 @@ func init() {
 }
 
 func init() {
-	register(Variant{Name: "priority-queue-trusts-watch", Kind: "priorityqueue", Fails: "safety",
+	register(Variant{Name: "priority-queue-trusts-watch", Kind: "priority-queue", Fails: "safety",
 		Lesson: "It drops its list when the queue node's watch fires, as the recipe says, and otherwise " +
 			"trusts it: no notification, no change. But across a reconnection the notification of what " +
 			"was put while the client was away comes only when the server handles the client's " +

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/scenarios"
 )
 
@@ -48,6 +49,9 @@ type Verdict struct {
 	AsExpected                                     bool
 	Time                                           time.Duration
 	Description                                    string
+	// Lesson is the teaching variant's lesson (what goes wrong, and how
+	// the recipe avoids it), shown above its explanation.
+	Lesson string
 	// Report is the violation report's directory, relative to the
 	// report's, and its files.
 	Report    string
@@ -208,7 +212,7 @@ func Verdicts(dir string, seeds int, only string, progress io.Writer) ([]Verdict
 		}
 		row := Verdict{Scenario: sc.Name, Kind: sc.Spec.Kind, Variant: sc.Spec.Variant, Faults: FaultSummary(sc),
 			Expected: sc.Expect.String(), Got: v.Got(), Seeds: v.Result.Ran, AsExpected: v.Matches,
-			Time: time.Since(t0).Round(time.Millisecond), Description: sc.Description}
+			Time: time.Since(t0).Round(time.Millisecond), Description: sc.Description, Lesson: lessonOf(sc.Spec.Variant)}
 		if len(v.Result.Failures) > 0 {
 			rel := filepath.Join("violations", sc.Name)
 			o, err := scenarios.Replay(sc.Spec, v.Result.Failures[0].Seed)
@@ -303,7 +307,7 @@ pre.account { white-space: pre-wrap; overflow-wrap: anywhere; }
 <table>
 <tr><th>scenario</th><th>recipe</th><th>variant</th><th>faults</th><th>expected</th><th>got</th><th>seeds</th><th>time</th><th>counterexample</th></tr>
 {{range .Verdicts}}<tr{{if not .AsExpected}} class="bad"{{end}}>
-<td title="{{.Description}}">{{.Scenario}}</td><td>{{.Kind}}</td><td>{{if .Variant}}{{.Variant}}{{else}}(the recipe){{end}}</td>
+<td title="{{.Description}}">{{.Scenario}}</td><td>{{.Kind}}</td><td>{{if .Variant}}{{if .Report}}<a href="#{{.Scenario}}" title="its lesson and the counterexample that shows it">{{.Variant}}</a>{{else}}{{.Variant}}{{end}}{{else}}(the recipe){{end}}</td>
 <td>{{.Faults}}</td><td>{{.Expected}}</td><td>{{.Got}}</td><td>{{.Seeds}}</td><td>{{.Time}}</td>
 <td>{{if .Report}}<a href="#{{.Scenario}}">timeline</a>{{range .Porcupine}} · <a href="{{.}}">linearizability</a>{{end}}{{end}}</td>
 </tr>
@@ -319,6 +323,7 @@ pre.account { white-space: pre-wrap; overflow-wrap: anywhere; }
 <h2>Counterexamples</h2>
 {{range .Verdicts}}{{if .Report}}<h3 id="{{.Scenario}}">{{.Scenario}}</h3>
 <p>{{.Description}}</p>
+{{if .Lesson}}<p class="lesson"><b>The lesson.</b> {{.Lesson}} The account below says how this run broke it.</p>{{end}}
 <p><a href="{{.Timeline}}">full timeline</a>{{range .Porcupine}} · <a href="{{.}}">porcupine's visualization</a>{{end}}</p>
 {{if .SpaceTime}}<figure><img class="spacetime" src="{{.SpaceTime}}" alt="space-time diagram of {{.Scenario}}">
 <figcaption>The violation as a space-time diagram: a line per client and server, time running down; requests in blue,
@@ -360,3 +365,13 @@ document.querySelectorAll('.stepper').forEach(function (el) {
 </body>
 </html>
 `))
+
+// lessonOf is the lesson of the teaching variant named, "" for the recipe.
+func lessonOf(variant string) string {
+	for _, v := range recipes.Variants() {
+		if v.Name == variant {
+			return v.Lesson
+		}
+	}
+	return ""
+}

@@ -83,7 +83,11 @@ func TestReportRendersInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"lock-herd", "herd-notifications.png", "violations/lock-unsorted/linearizability-1.html",
-		"violations/lock-unsorted/spacetime.svg", `<pre class="account">`} {
+		"violations/lock-unsorted/spacetime.svg", `<pre class="account">`,
+		// Each teaching variant's lesson, above its counterexample, linked
+		// from its row.
+		`<p class="lesson"><b>The lesson.</b> It takes getChildren&#39;s answer to be in sequence order.`,
+		`<a href="#lock-unsorted" title="its lesson and the counterexample that shows it">lock-unsorted</a>`} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("the report does not mention %q", want)
 		}
