@@ -443,16 +443,7 @@ func TestCLIInterruptedLive(t *testing.T) {
 	if err := json.Unmarshal([]byte(out.String()), &o); err != nil || !o.Interrupted || o.Ops == 0 {
 		t.Errorf("the interrupted run's JSON: %+v (%v), want it interrupted with the operations done:\n%.600s", o, err, out.String())
 	}
-	if left, _ := filepath.Glob(filepath.Join(dir, "zksim-ensemble-*")); len(left) > 0 {
-		t.Errorf("the interrupted live run left %v", left)
-	}
-	time.Sleep(200 * time.Millisecond) // the servers end with their parent
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), dir) {
-			t.Errorf("a process outlived the interrupted live run: %s", strings.ReplaceAll(string(data), "\x00", " "))
-		}
-	}
+	nothingLeft(t, dir, "the interrupted live run")
 }
 
 // Every run says what it exercised (its coverage, in the summary and the
@@ -608,14 +599,21 @@ func TestCLIInterruptedReportLive(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
 		t.Fatalf("%v, want exit 130\n%s", err, errOut.String())
 	}
+	nothingLeft(t, dir, "the interrupted report")
+}
+
+// nothingLeft checks that what (a command run with ensembleEnv(dir)) left
+// no server directory under dir and no process running from it.
+func nothingLeft(t *testing.T, dir, what string) {
+	t.Helper()
 	if left, _ := filepath.Glob(filepath.Join(dir, "zksim-ensemble-*")); len(left) > 0 {
-		t.Errorf("the interrupted report left %v", left)
+		t.Errorf("%s left %v", what, left)
 	}
 	time.Sleep(200 * time.Millisecond) // the servers end with their parent
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
 		if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), dir) {
-			t.Errorf("a process outlived the interrupted report: %s", strings.ReplaceAll(string(data), "\x00", " "))
+			t.Errorf("a process outlived %s: %s", what, strings.ReplaceAll(string(data), "\x00", " "))
 		}
 	}
 }
