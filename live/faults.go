@@ -15,8 +15,8 @@ import (
 // for them, with the numbers the wire gives them: the library lists
 // children with getChildren2 (12: the listing and a Stat), which the
 // simulator calls getChildren; it never sends the plain getChildren (8).
-var opCodes = map[string]int32{"create": 1, "delete": 2, "exists": 3, "getData": 4, "setData": 5,
-	"getChildren": 12, "sync": 9, "check": 13, "multi": 14, "create2": 15}
+var opCodes = map[string]int32{"create": opCreate, "delete": 2, "exists": 3, "getData": 4, "setData": 5,
+	"getChildren": 12, "sync": opSync, "check": 13, "multi": 14, "create2": opCreate2}
 
 // ClientFaults injects faults into one client's connections, through the
 // dialer go-zookeeper/zk uses (Options.Dialer = f.Dialer()):

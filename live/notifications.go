@@ -32,15 +32,23 @@ func (c *faultConn) noteNotification(frame []byte) {
 	c.f.mu.Lock()
 	fn := c.f.onNote
 	c.f.mu.Unlock()
-	if fn == nil || len(frame) < 32 {
+	if fn == nil || len(frame) < 20 {
 		return
 	}
-	typ := int32(binary.BigEndian.Uint32(frame[20:]))
-	n := int(int32(binary.BigEndian.Uint32(frame[28:])))
-	if n < 0 || 32+n > len(frame) {
-		return
+	if ev, ok := notificationEvent(frame[20:]); ok {
+		fn(Notification{Type: ev.Type, Path: ev.Path, Addr: c.RemoteAddr().String()})
 	}
-	fn(Notification{Type: zk.EventType(typ), Path: string(frame[32 : 32+n]), Addr: c.RemoteAddr().String()})
+}
+
+// notificationEvent reads the event of a notification's body (after the
+// reply header): type, state, path.
+func notificationEvent(body []byte) (zk.Event, bool) {
+	if len(body) < 8 {
+		return zk.Event{}, false
+	}
+	path, ok := jstring(body[8:])
+	return zk.Event{Type: zk.EventType(int32(binary.BigEndian.Uint32(body))),
+		State: zk.State(int32(binary.BigEndian.Uint32(body[4:]))), Path: path}, ok
 }
 
 // Request is a request as a client sent it: its type in ZooKeeper's words
@@ -70,10 +78,8 @@ func (f *ClientFaults) noteRequest(op int32, frame []byte) {
 		return
 	}
 	r := Request{Op: name}
-	if op != opCodes["multi"] && len(frame) >= 12 {
-		if n := int(int32(binary.BigEndian.Uint32(frame[8:]))); n >= 0 && 12+n <= len(frame) {
-			r.Path = string(frame[12 : 12+n])
-		}
+	if op != opCodes["multi"] && len(frame) >= 8 {
+		r.Path, _ = jstring(frame[8:])
 	}
 	fn(r)
 }

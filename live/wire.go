@@ -169,6 +169,8 @@ type wireConn struct {
 	answered bool   // the connect answer came in
 }
 
+// The opcodes the wire rewrites or sends (opCodes names them for the
+// faults).
 const (
 	opCreate               = 1
 	opSync                 = 9
@@ -333,15 +335,12 @@ func (c *wireConn) noteNotification(body []byte) {
 	c.w.mu.Lock()
 	fn := c.w.onNote
 	c.w.mu.Unlock()
-	if fn == nil || len(body) < 8 {
+	if fn == nil {
 		return
 	}
-	path, ok := jstring(body[8:])
-	if !ok {
-		return
+	if ev, ok := notificationEvent(body); ok {
+		fn(ev)
 	}
-	fn(zk.Event{Type: zk.EventType(int32(binary.BigEndian.Uint32(body))),
-		State: zk.State(int32(binary.BigEndian.Uint32(body[4:]))), Path: path})
 }
 
 // jbuffer reads a jute buffer (a length, then as many bytes) from b.

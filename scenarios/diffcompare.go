@@ -106,11 +106,7 @@ func (res DiffResult) render(stat func(*zk.Stat) string, name func(string) strin
 		s += " events{" + strings.Join(sortedNames(res.Events, name), ", ") + "}"
 	}
 	if len(res.Notified) > 0 {
-		notes := make([]string, len(res.Notified))
-		for i, n := range res.Notified {
-			notes[i] = name(n)
-		}
-		s += " notified[" + strings.Join(notes, ", ") + "]"
+		s += " notified[" + strings.Join(namesOf(res.Notified, name), ", ") + "]"
 	}
 	return s
 }
@@ -126,12 +122,18 @@ func outcome(err, path string, name func(string) string) string {
 	return "ok"
 }
 
-// sortedNames are names, each as name gives it, in order.
-func sortedNames(names []string, name func(string) string) []string {
+// namesOf are names, each as name gives it.
+func namesOf(names []string, name func(string) string) []string {
 	out := make([]string, len(names))
 	for i, n := range names {
 		out[i] = name(n)
 	}
+	return out
+}
+
+// sortedNames are names, each as name gives it, in order.
+func sortedNames(names []string, name func(string) string) []string {
+	out := namesOf(names, name)
 	slices.Sort(out)
 	return out
 }

@@ -127,10 +127,7 @@ func (c *Client) Create2(ctx context.Context, path string, data []byte, flags in
 	if err := checkCreate(path, flags); err != nil {
 		return "", nil, err
 	}
-	rep, err := c.do(ctx, &request{op: OpCreate2, path: path, data: clone(data), flags: flags, acl: acl})
-	if err == nil {
-		err = errOf(rep.code)
-	}
+	rep, err := c.ask(ctx, &request{op: OpCreate2, path: path, data: clone(data), flags: flags, acl: acl})
 	if err != nil {
 		return "", nil, err
 	}
@@ -193,12 +190,19 @@ func (c *Client) CreateTTL(ctx context.Context, path string, data []byte, flags 
 		requestExtra: &requestExtra{ttl: ttl.Milliseconds()}})
 }
 
-// create sends a create of any kind and returns the path it made.
-func (c *Client) create(ctx context.Context, req *request) (string, error) {
+// ask makes req's call and returns its reply, or the call's error or the
+// server's.
+func (c *Client) ask(ctx context.Context, req *request) (*reply, error) {
 	rep, err := c.do(ctx, req)
 	if err == nil {
 		err = errOf(rep.code)
 	}
+	return rep, err
+}
+
+// create sends a create of any kind and returns the path it made.
+func (c *Client) create(ctx context.Context, req *request) (string, error) {
+	rep, err := c.ask(ctx, req)
 	if err != nil {
 		return "", err
 	}
@@ -233,10 +237,7 @@ func (c *Client) connIDs() []authID {
 // connection, the session living on). The credentials are kept, and sent
 // again on every new connection, once they were accepted.
 func (c *Client) AddAuth(ctx context.Context, scheme string, auth []byte) error {
-	rep, err := c.do(ctx, &request{op: OpSetAuth, path: scheme, data: clone(auth)})
-	if err == nil {
-		err = errOf(rep.code)
-	}
+	_, err := c.ask(ctx, &request{op: OpSetAuth, path: scheme, data: clone(auth)})
 	if err == nil {
 		c.creds = append(c.creds, authCred{scheme, clone(auth)})
 	}
@@ -263,10 +264,7 @@ func (c *Client) GetEphemerals(ctx context.Context, prefix string) ([]string, er
 	if !validClientPath(prefix, false) {
 		return nil, zk.ErrInvalidPath
 	}
-	rep, err := c.do(ctx, &request{op: OpGetEphemerals, path: prefix})
-	if err == nil {
-		err = errOf(rep.code)
-	}
+	rep, err := c.ask(ctx, &request{op: OpGetEphemerals, path: prefix})
 	if err != nil {
 		return nil, err
 	}
@@ -278,10 +276,7 @@ func (c *Client) GetAllChildrenNumber(ctx context.Context, path string) (int, er
 	if !validClientPath(path, false) {
 		return 0, zk.ErrInvalidPath
 	}
-	rep, err := c.do(ctx, &request{op: OpGetAllChildren, path: path})
-	if err == nil {
-		err = errOf(rep.code)
-	}
+	rep, err := c.ask(ctx, &request{op: OpGetAllChildren, path: path})
 	if err != nil {
 		return 0, err
 	}
