@@ -94,11 +94,14 @@ type fileEnsemble struct {
 	TickTime       duration `yaml:"tick_time"`
 	SyncLimit      int      `yaml:"sync_limit"`
 	SessionTimeout duration `yaml:"session_timeout"`
-	Latency        duration `yaml:"latency"`
-	Jitter         duration `yaml:"jitter"`
-	DiskDelay      duration `yaml:"disk_delay"`
-	ElectionTime   duration `yaml:"election_time"`
-	MaxTime        duration `yaml:"max_time"`
+	// Latency to ElectionTime are delays: absent takes the simulator's
+	// default, 0s means none (jitter: 0s makes every message take exactly
+	// the latency).
+	Latency      *duration `yaml:"latency"`
+	Jitter       *duration `yaml:"jitter"`
+	DiskDelay    *duration `yaml:"disk_delay"`
+	ElectionTime *duration `yaml:"election_time"`
+	MaxTime      duration  `yaml:"max_time"`
 	// LocalSessionLoss: clients give a session up by their own clock
 	// (sim.Config.LocalSessionLoss).
 	LocalSessionLoss bool `yaml:"local_session_loss"`
@@ -410,10 +413,6 @@ func (p *fileParse) checkDurations(f *fileScenario) error {
 	}{
 		{"ensemble.tick_time", f.Ensemble.TickTime, time.Minute, time.Millisecond},
 		{"ensemble.session_timeout", f.Ensemble.SessionTimeout, time.Hour, time.Millisecond},
-		{"ensemble.latency", f.Ensemble.Latency, time.Minute, 0},
-		{"ensemble.jitter", f.Ensemble.Jitter, time.Minute, 0},
-		{"ensemble.disk_delay", f.Ensemble.DiskDelay, time.Minute, 0},
-		{"ensemble.election_time", f.Ensemble.ElectionTime, time.Minute, 0},
 		{"ensemble.max_time", f.Ensemble.MaxTime, 100 * time.Hour, time.Second},
 		{"ensemble.container_check_interval", f.Ensemble.ContainerCheckInterval, time.Hour, time.Millisecond},
 		{"workload.step", f.Workload.Step, time.Hour, 0},
@@ -430,7 +429,43 @@ func (p *fileParse) checkDurations(f *fileScenario) error {
 			return p.fail(p.line(c.field), c.field, "%s; want a duration from %s to %s", d, max(c.least, time.Nanosecond), c.hi)
 		}
 	}
+	for _, c := range []struct {
+		field string
+		d     *duration
+	}{
+		{"ensemble.latency", f.Ensemble.Latency}, {"ensemble.jitter", f.Ensemble.Jitter},
+		{"ensemble.disk_delay", f.Ensemble.DiskDelay}, {"ensemble.election_time", f.Ensemble.ElectionTime},
+	} {
+		if c.d != nil && (*c.d < 0 || time.Duration(*c.d) > time.Minute) {
+			return p.fail(p.line(c.field), c.field, "%s; want a delay from 0s (none) to 1m0s, or no field for the default", time.Duration(*c.d))
+		}
+	}
 	return nil
+}
+
+// simDelay is a delay field as sim.Config takes it: 0 when absent (the
+// default), -1 for none.
+func simDelay(d *duration) time.Duration {
+	switch {
+	case d == nil:
+		return 0
+	case *d == 0:
+		return -1
+	}
+	return time.Duration(*d)
+}
+
+// fileDelay is sim.Config's delay as the file's field: absent for the
+// default (0), 0s for none (negative).
+func fileDelay(d time.Duration) *duration {
+	switch {
+	case d == 0:
+		return nil
+	case d < 0:
+		d = 0
+	}
+	v := duration(d)
+	return &v
 }
 
 // ensembleOf is the file's ensemble: field as the simulator takes it.
@@ -438,8 +473,8 @@ func ensembleOf(f *fileScenario) sim.Config {
 	e := f.Ensemble
 	return sim.Config{Servers: e.Servers, TickTime: time.Duration(e.TickTime),
 		SyncLimit: e.SyncLimit, SessionTimeout: time.Duration(e.SessionTimeout),
-		Latency: time.Duration(e.Latency), Jitter: time.Duration(e.Jitter),
-		DiskDelay: time.Duration(e.DiskDelay), ElectionTime: time.Duration(e.ElectionTime),
+		Latency: simDelay(e.Latency), Jitter: simDelay(e.Jitter),
+		DiskDelay: simDelay(e.DiskDelay), ElectionTime: simDelay(e.ElectionTime),
 		MaxTime: time.Duration(e.MaxTime), LocalSessionLoss: e.LocalSessionLoss,
 		ExtendedTypes: e.ExtendedTypes, ContainerCheckInterval: time.Duration(e.ContainerCheckInterval)}
 }

@@ -80,6 +80,20 @@ expect:
 	if sc.Expect.String() != "liveness violation (liveness)" {
 		t.Fatal(sc.Expect)
 	}
+	// A delay's 0s means none, not the default, and survives a replay
+	// line; an absent delay takes the default.
+	none, err := ParseScenario("none.yaml", []byte("kind: lock\nensemble: {jitter: 0s, latency: 1ms}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := none.Spec.Ensemble; e.Jitter >= 0 || e.Latency != time.Millisecond || e.DiskDelay != 0 {
+		t.Fatalf("jitter: 0s, latency: 1ms gave %+v", e)
+	}
+	line := OptionsLine(none.Spec)
+	back, err := WithOptionsLine(Spec{Kind: "lock"}, line)
+	if err != nil || back.Ensemble.Jitter != none.Spec.Ensemble.Jitter || back.Ensemble.Latency != time.Millisecond {
+		t.Fatalf("options line %q read back as %+v (%v)", line, back.Ensemble, err)
+	}
 	min, err := ParseScenario("min.yaml", []byte("kind: queue\n"))
 	if err != nil || min.Name != "queue" || !min.Expect.Pass || min.Spec.Kind != "queue" {
 		t.Fatalf("%+v %v", min, err)

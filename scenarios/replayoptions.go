@@ -34,8 +34,8 @@ func OptionsLine(spec Spec) string {
 			Fenced: w.Fenced, Careless: w.Careless, CheckBeforeUse: w.CheckBeforeUse, Readers: w.Readers,
 			Consumers: w.Consumers, Size: w.Size, Failures: w.Failures, Sync: w.Sync, Together: w.Together},
 		Ensemble: fileEnsemble{Servers: e.Servers, TickTime: duration(e.TickTime), SyncLimit: e.SyncLimit,
-			SessionTimeout: duration(e.SessionTimeout), Latency: duration(e.Latency), Jitter: duration(e.Jitter),
-			DiskDelay: duration(e.DiskDelay), ElectionTime: duration(e.ElectionTime), MaxTime: duration(e.MaxTime),
+			SessionTimeout: duration(e.SessionTimeout), Latency: fileDelay(e.Latency), Jitter: fileDelay(e.Jitter),
+			DiskDelay: fileDelay(e.DiskDelay), ElectionTime: fileDelay(e.ElectionTime), MaxTime: duration(e.MaxTime),
 			LocalSessionLoss: e.LocalSessionLoss, ExtendedTypes: e.ExtendedTypes,
 			ContainerCheckInterval: duration(e.ContainerCheckInterval)},
 		Horizon: duration(spec.Horizon), Bound: duration(spec.Bound), Checks: spec.Checks,
@@ -56,6 +56,8 @@ func flowOf(v reflect.Value) string {
 		switch x := f.Interface().(type) {
 		case duration:
 			text = time.Duration(x).String()
+		case *duration:
+			text = time.Duration(*x).String()
 		case []string:
 			text = "[" + strings.Join(x, ", ") + "]"
 		default:

@@ -33,7 +33,9 @@ type Config struct {
 
 	// Latency is the one-way latency of every link, client–server and
 	// server–server (default 100µs), plus up to Jitter (default 100µs)
-	// drawn per message.
+	// drawn per message. For these delays and the ones below (DiskDelay to
+	// ElectionJitter), 0 takes the default and a negative value means none:
+	// Jitter -1 makes every message take exactly Latency.
 	Latency, Jitter time.Duration
 	// DiskDelay is how long a server takes to write a proposal to its log
 	// (default 300µs), plus up to DiskJitter (default 100µs). With the
@@ -96,6 +98,11 @@ func (c *Config) defaults() {
 			*d = v
 		}
 	}
+	// delay is def for a delay a negative value turns off.
+	delay := func(d *time.Duration, v time.Duration) {
+		def(d, v)
+		*d = max(*d, 0)
+	}
 	if c.Servers == 0 {
 		c.Servers = 3
 	}
@@ -104,13 +111,13 @@ func (c *Config) defaults() {
 	}
 	def(&c.TickTime, 2*time.Second)
 	def(&c.SessionTimeout, 10*time.Second)
-	def(&c.Latency, 100*time.Microsecond)
-	def(&c.Jitter, 100*time.Microsecond)
-	def(&c.DiskDelay, 300*time.Microsecond)
-	def(&c.DiskJitter, 100*time.Microsecond)
-	def(&c.ReadDelay, 20*time.Microsecond)
-	def(&c.ElectionTime, 200*time.Millisecond)
-	def(&c.ElectionJitter, 200*time.Millisecond)
+	delay(&c.Latency, 100*time.Microsecond)
+	delay(&c.Jitter, 100*time.Microsecond)
+	delay(&c.DiskDelay, 300*time.Microsecond)
+	delay(&c.DiskJitter, 100*time.Microsecond)
+	delay(&c.ReadDelay, 20*time.Microsecond)
+	delay(&c.ElectionTime, 200*time.Millisecond)
+	delay(&c.ElectionJitter, 200*time.Millisecond)
 	def(&c.ConnectTimeout, time.Second)
 	def(&c.ContainerCheckInterval, time.Minute)
 	def(&c.MaxTime, time.Hour)
