@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -49,15 +50,18 @@ func (s HerdSeries) Label() string {
 // HerdSweep runs kind (lock or election) with the given implementation
 // (variant "" for the recipe) once per number of clients in the
 // simulator, each client taking the lock (or leading) once, and measures
-// what each release cost.
-func HerdSweep(kind, variant string, clients []int, seed uint64, progress io.Writer) (HerdSeries, error) {
+// what each release cost. Cancelling ctx ends it with ctx's error.
+func HerdSweep(ctx context.Context, kind, variant string, clients []int, seed uint64, progress io.Writer) (HerdSeries, error) {
 	s := HerdSeries{Kind: kind, Variant: variant, World: "sim"}
 	for _, n := range clients {
 		start := time.Now()
 		spec := scenarios.Spec{Kind: kind, Variant: variant, Clients: n,
 			Workload: scenarios.Workload{Rounds: 1, Steps: 1, Step: time.Millisecond, Together: true}, Checks: []string{"herd"}}
 		spec.Ensemble.MaxSteps = 2_000_000_000
-		o, err := scenarios.Run(spec, seed, scenarios.Options{})
+		o, err := scenarios.Run(spec, seed, scenarios.Options{Stop: func() bool { return ctx.Err() != nil }})
+		if ctx.Err() != nil {
+			return s, ctx.Err()
+		}
 		if err != nil {
 			return s, fmt.Errorf("%s %s with %d clients: %w", kind, variant, n, err)
 		}

@@ -34,6 +34,9 @@ type Options struct {
 	NoFigures bool
 	// Progress receives a line per step (default: nothing).
 	Progress io.Writer
+	// Context, when cancelled, ends Build early with its error (default:
+	// never).
+	Context context.Context
 }
 
 // DefaultLockClients and DefaultHerdClients are the sweeps' defaults.
@@ -94,13 +97,17 @@ func Build(opt Options) (*Report, error) {
 	if progress == nil {
 		progress = io.Discard
 	}
+	ctx := opt.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, err
 	}
 	r := &Report{Dir: opt.Out, Index: filepath.Join(opt.Out, "index.html")}
 
 	fmt.Fprintln(progress, "the teaching suite:")
-	verdicts, err := Verdicts(opt.Out, opt.Seeds, opt.Only, progress)
+	verdicts, err := Verdicts(ctx, opt.Out, opt.Seeds, opt.Only, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +124,7 @@ func Build(opt Options) (*Report, error) {
 		{"lock", "", opt.LockClients}, {"lock", "lock-herd", opt.HerdClients},
 		{"election", "", opt.LockClients}, {"election", "election-herd", opt.HerdClients},
 	} {
-		s, err := HerdSweep(sw.kind, sw.variant, sw.clients, 1, progress)
+		s, err := HerdSweep(ctx, sw.kind, sw.variant, sw.clients, 1, progress)
 		if err != nil {
 			return nil, err
 		}
@@ -140,6 +147,9 @@ func Build(opt Options) (*Report, error) {
 		{"", "traffic-recipe", "Traffic around one release: the recipe, 50 clients"},
 		{"lock-herd", "traffic-herd", "Traffic around one release: lock-herd, 50 clients"},
 	} {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		b, err := TrafficAround("lock", v.variant, 50, 1, 20*time.Millisecond, 500*time.Microsecond)
 		if err != nil {
 			return nil, err
@@ -190,8 +200,8 @@ func (r *Report) Matches() int {
 
 // Verdicts judges every built-in scenario whose name contains only (all
 // of them for "") and writes each violation's report under
-// dir/violations/NAME.
-func Verdicts(dir string, seeds int, only string, progress io.Writer) ([]Verdict, error) {
+// dir/violations/NAME. Cancelling ctx ends it with ctx's error.
+func Verdicts(ctx context.Context, dir string, seeds int, only string, progress io.Writer) ([]Verdict, error) {
 	lib, err := scenarios.Library()
 	if err != nil {
 		return nil, err
@@ -206,7 +216,7 @@ func Verdicts(dir string, seeds int, only string, progress io.Writer) ([]Verdict
 			search = scenarios.Search{Seeds: max(sc.Seeds, 1), StopAtFirst: true}
 		}
 		t0 := time.Now()
-		v, err := scenarios.Judge(context.Background(), sc, search)
+		v, err := scenarios.Judge(ctx, sc, search)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", sc.Name, err)
 		}

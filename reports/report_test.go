@@ -20,11 +20,11 @@ import (
 func TestHerdSweepShowsTheHerd(t *testing.T) {
 	clients := []int{5, 20, 50}
 	for _, kind := range []string{"lock", "election"} {
-		recipe, err := HerdSweep(kind, "", clients, 1, nil)
+		recipe, err := HerdSweep(context.Background(), kind, "", clients, 1, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		herd, err := HerdSweep(kind, kind+"-herd", clients, 1, nil)
+		herd, err := HerdSweep(context.Background(), kind, kind+"-herd", clients, 1, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -269,6 +269,104 @@ func TestCLIInterruptedRun(t *testing.T) {
 	}
 }
 
+// An interrupted explore prints what it explored, as text and as JSON
+// (interrupted, the schedules run), and exits 130.
+func TestCLIInterruptedExplore(t *testing.T) {
+	for _, asJSON := range []bool{false, true} {
+		args := []string{"explore", "lock-faults", "--max-faults", "3", "--max-clients", "6"}
+		if asJSON {
+			args = append(args, "--json")
+		}
+		cmd := exec.Command(zksimBinary(t), args...)
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Second)
+		cmd.Process.Signal(syscall.SIGINT)
+		err := cmd.Wait()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+			t.Fatalf("%v: %v, want exit 130\n%s%s", args, err, out.String(), errOut.String())
+		}
+		if !asJSON {
+			if !strings.Contains(out.String(), "schedules explored (interrupted: part of the bound") {
+				t.Errorf("the summary does not say it was interrupted:\n%s", out.String())
+			}
+			continue
+		}
+		var o exploreOutput
+		if err := json.Unmarshal(out.Bytes(), &o); err != nil || !o.Interrupted || o.Explored == 0 || o.Complete {
+			t.Errorf("the JSON: %+v (%v), want interrupted with schedules explored:\n%.400s", o, err, out.String())
+		}
+	}
+}
+
+// An interrupted report writes nothing: --out is as it was (a file of the
+// user's in it untouched), no scratch beside it, exit 130. A report that
+// finishes replaces its own files (its violations/ whole) and keeps the
+// user's.
+func TestCLIInterruptedReport(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	listing := func() []string {
+		var names []string
+		filepath.WalkDir(dir, func(p string, _ os.DirEntry, _ error) error {
+			names = append(names, strings.TrimPrefix(p, dir))
+			return nil
+		})
+		return names
+	}
+	if err := os.MkdirAll(filepath.Join(out, "violations", "stale"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, out, map[string]string{"mine.txt": "the user's"})
+	before := listing()
+	// The report takes a few seconds: interrupt it sooner and sooner
+	// until it is interrupted (a quick machine may finish first).
+	for wait := time.Second; ; wait /= 2 {
+		cmd := exec.Command(zksimBinary(t), "report", "--out", out)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(wait)
+		cmd.Process.Signal(syscall.SIGINT)
+		err := cmd.Wait()
+		if err == nil && wait > 100*time.Millisecond {
+			continue
+		}
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+			t.Fatalf("interrupted after %s: %v, want exit 130\n%s", wait, err, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "interrupted; nothing written: "+out+" is as it was") {
+			t.Errorf("the interrupt does not say what it left:\n%s", stderr.String())
+		}
+		break
+	}
+	if after := listing(); !slices.Equal(after, before) {
+		t.Errorf("an interrupted report changed what was there:\nbefore %v\nafter  %v", before, after)
+	}
+	status, stdout, stderr := runBinary(t, dir, "demo", "--only", "lock-noguid", "--no-figures", "--seeds", "2", "--out", out)
+	if status != 0 || !strings.Contains(stdout, filepath.Join(out, "index.html")) {
+		t.Fatalf("demo: %d\n%s%s", status, stdout, stderr)
+	}
+	after := listing()
+	for _, want := range []string{"/out/mine.txt", "/out/index.html", "/out/violations/lock-noguid/timeline.txt"} {
+		if !slices.Contains(after, want) {
+			t.Errorf("the report left out %s: %v", want, after)
+		}
+	}
+	for _, p := range after {
+		if strings.Contains(p, "stale") || strings.Contains(p, "partial") {
+			t.Errorf("the report left %s: %v", p, after)
+		}
+	}
+}
+
 // check judges a report's history.json as the run did: the same
 // violations, in the same words, for a liveness mistake (its run stuck),
 // a herd and a safety one; a malformed history is bad input.

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -52,8 +56,8 @@ expecting a violation runs its seeds until one shows it.`,
 }
 
 // runDemo is zksim demo: it checks the flags, judges the built-in
-// scenarios and writes the report (an interrupt says the report is
-// incomplete and exits 130), prints the verdicts and ends with status 1
+// scenarios and writes the report (an interrupt writes nothing, leaves
+// --out as it was, and exits 130), prints the verdicts and ends with status 1
 // when one is not the expected one.
 func runDemo(cmd *cobra.Command, fl demoFlags) error {
 	if fl.seeds < 1 {
@@ -62,15 +66,21 @@ func runDemo(cmd *cobra.Command, fl demoFlags) error {
 	if err := checkOutDir("--out", fl.out); err != nil {
 		return err
 	}
-	defer interruptible(cmd, "the report in "+fl.out+" is incomplete", nil)()
 	if err := checkOnly(fl.only); err != nil {
 		return err
 	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	stage, err := stageOut(fl.out)
+	if err != nil {
+		return err
+	}
+	defer stage.abandon()
 	var progress io.Writer
 	if isTerminal(cmd.ErrOrStderr()) {
 		progress = cmd.ErrOrStderr()
 	}
-	r, err := reports.Build(reports.Options{Out: fl.out, Seeds: fl.seeds, Only: fl.only, NoFigures: fl.noFigures, Progress: progress})
+	r, err := buildReport(ctx, cmd, stage, reports.Options{Seeds: fl.seeds, Only: fl.only, NoFigures: fl.noFigures, Progress: progress})
 	if err != nil {
 		return err
 	}

@@ -168,6 +168,10 @@ func checkExploreBounds(e *scenarios.Explore, sc *scenarios.Scenario) error {
 	}
 	if e.MinClients == 0 {
 		e.MinClients = sc.Spec.ClientCount()
+		if e.MaxClients > 0 && e.MaxClients < e.MinClients {
+			return fmt.Errorf("--max-clients %d is fewer than the scenario's %d clients, the fewest explored by default: "+
+				"give --min-clients too", e.MaxClients, e.MinClients)
+		}
 	}
 	if e.MaxClients == 0 {
 		e.MaxClients = e.MinClients

@@ -240,20 +240,17 @@ func finish(err error, notAsExpected bool) error {
 }
 
 // interruptible makes an interrupt (SIGINT, SIGTERM) of a command that
-// cannot stop half-way say what it leaves (left), run cleanup (a local
-// ensemble's stop, when one runs), and exit 130; the returned function
-// ends that.
-func interruptible(cmd *cobra.Command, left string, cleanup func()) func() {
+// cannot stop half-way run cleanup (a local ensemble's stop, the scratch
+// of a report not yet written), print what cleanup says is left, and exit
+// 130; the returned function ends that.
+func interruptible(cmd *cobra.Command, cleanup func() (left string)) func() {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() {
 		select {
 		case s := <-sig:
-			fmt.Fprintf(cmd.ErrOrStderr(), "%s: interrupted; %s\n", s, left)
-			if cleanup != nil {
-				cleanup()
-			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: interrupted; %s\n", s, cleanup())
 			os.Exit(130)
 		case <-done:
 		}

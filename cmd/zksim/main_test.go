@@ -37,6 +37,7 @@ func TestExitStatus(t *testing.T) {
 			"no counterexample", ""},
 		{[]string{"explore", "lock-faults", "--max-faults", "0"}, 2, "", "--max-faults: want at least 1"},
 		{[]string{"explore", "lock-faults", "--min-clients", "3", "--max-clients", "2"}, 2, "", "more than --max-clients"},
+		{[]string{"explore", "lock-faults", "--max-clients", "4"}, 2, "", "--max-clients 4 is fewer than the scenario's 5 clients"},
 		{[]string{"explore", "lock-faults", "--faults", "explode"}, 2, "", `unknown fault "explode"`},
 		{[]string{"explore", "lock-faults", "--max-faults", "1", "--limit", "3"}, 0, "3 schedules explored (stopped early", ""},
 	}

@@ -118,8 +118,11 @@ func resolveReplay(cmd *cobra.Command, arg string, fl replayFlags) (*scenarios.S
 // showReplay prints the replayed run o of the scenario named name: its
 // timeline (--trace); its violations, with their report unless the
 // timeline was shown, the report's files written into --out; or that
-// every check held; and its trace hash last (--hash).
+// every check held; and its trace hash last (--hash). An interrupt while
+// the report is written ends it, once written and shown, with
+// errInterrupted.
 func showReplay(w io.Writer, name string, o *scenarios.Outcome, fl replayFlags) error {
+	interrupted := false
 	if fl.trace {
 		tl, err := scenarios.NewTimeline(o)
 		if err != nil {
@@ -130,7 +133,8 @@ func showReplay(w io.Writer, name string, o *scenarios.Outcome, fl replayFlags) 
 	if o.Failed() {
 		r := &scenarios.ViolationReport{Outcome: o, All: fl.all}
 		if fl.out != "" {
-			if err := r.Write(fl.out); err != nil {
+			var err error
+			if interrupted, err = writeViolationReport(r, fl.out); err != nil {
 				return err
 			}
 		}
@@ -146,6 +150,9 @@ func showReplay(w io.Writer, name string, o *scenarios.Outcome, fl replayFlags) 
 	}
 	if fl.hash {
 		fmt.Fprintln(w, scenarios.HashString(o.Result.Hash))
+	}
+	if interrupted {
+		return errInterrupted
 	}
 	return nil
 }

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,16 +35,11 @@ measured on a local live ensemble (up to about 100 clients) to the same
 axes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opt := reports.Options{Out: out, Progress: cmd.ErrOrStderr()}
 			if err := checkOutDir("--out", out); err != nil {
 				return err
 			}
-			left := "the report in " + out + " is incomplete"
-			if !withLive {
-				defer interruptible(cmd, left, nil)()
-			}
+			var sizes []int
 			if withLive {
-				var sizes []int
 				for _, f := range strings.Split(liveSizes, ",") {
 					var n int
 					if _, err := fmt.Sscan(f, &n); err != nil || n < 1 || n > 200 {
@@ -49,15 +47,28 @@ axes.`,
 					}
 					sizes = append(sizes, n)
 				}
+			}
+			// The first interrupt ends the work (the live sweep at once, with
+			// the servers; the simulations at their next step) and leaves
+			// --out as it was.
+			ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer cancel()
+			stage, err := stageOut(out)
+			if err != nil {
+				return err
+			}
+			defer stage.abandon()
+			opt := reports.Options{Progress: cmd.ErrOrStderr()}
+			if withLive {
 				// While the servers start, localEnsemble stops them on an
 				// interrupt; once they run, one handler stops them and
-				// removes their directories before the command exits.
+				// removes their directories and the report's scratch.
 				e, stop, err := localEnsemble(cmd, 3, func(os.Signal) {}, live.EnsembleOptions{})
 				if err != nil {
 					return err
 				}
 				defer stop()
-				defer interruptible(cmd, left, stop)()
+				endLive := interruptible(cmd, func() string { stop(); return stage.leave() })
 				for _, v := range []string{"", "lock-herd"} {
 					s, err := reports.LiveHerdSweep(e, "lock", v, sizes, 2*time.Minute, cmd.ErrOrStderr())
 					if err != nil {
@@ -65,8 +76,9 @@ axes.`,
 					}
 					opt.Live = append(opt.Live, s)
 				}
+				endLive()
 			}
-			r, err := reports.Build(opt)
+			r, err := buildReport(ctx, cmd, stage, opt)
 			if err != nil {
 				return err
 			}
@@ -83,4 +95,24 @@ axes.`,
 	f.BoolVar(&withLive, "live", false, "add points measured on a local live ensemble")
 	f.StringVar(&liveSizes, "live-clients", "2,5,10,20,50", "the live sweep's client counts")
 	return cmd
+}
+
+// buildReport builds the report into stage and publishes it. When ctx is
+// cancelled (an interrupt) it publishes nothing, says so, and ends with
+// errInterrupted.
+func buildReport(ctx context.Context, cmd *cobra.Command, stage *stagedOut, opt reports.Options) (*reports.Report, error) {
+	opt.Context, opt.Out = ctx, stage.Dir
+	r, err := reports.Build(opt)
+	if ctx.Err() != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "interrupted; %s\n", stage.leave())
+		return nil, errInterrupted
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := stage.publish(); err != nil {
+		return nil, err
+	}
+	r.Dir, r.Index = stage.final, stage.path("index.html")
+	return r, nil
 }

@@ -429,7 +429,9 @@ func firstReport(ctx context.Context, o *runOutput, spec scenarios.Spec, f scena
 	}
 	report := &scenarios.ViolationReport{Outcome: oc, All: opts.all}
 	if opts.out != "" {
-		if err := report.Write(opts.out); err != nil {
+		// An interrupt while it writes comes after every run: the command
+		// ends as it would have a moment later.
+		if _, err := writeViolationReport(report, opts.out); err != nil {
 			return nil, err
 		}
 		o.Report = report.Files
