@@ -177,7 +177,7 @@ func (r *RevocableLock) Revoke(ctx context.Context, node string) error {
 	}
 }
 
-// ForceRevoke is forced revocation (the shared-lock-forced-revocation
+// ForceRevoke is forced revocation (the revocable-lock-force-revoke
 // teaching variant): Revoke, and if the holder has not released the lock
 // within grace (in the session's clock), delete its node ourselves. forced
 // says whether we deleted it.

@@ -488,7 +488,6 @@ func TestSharedLockVariantsRegistered(t *testing.T) {
 	want := map[string]string{
 		"shared-lock-readers-queue":          "liveness",
 		"shared-lock-writer-ignores-readers": "safety",
-		"shared-lock-forced-revocation":      "safety",
 	}
 	for _, v := range recipes.Variants() {
 		if f, ok := want[v.Name]; ok {

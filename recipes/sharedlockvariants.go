@@ -14,13 +14,6 @@ func init() {
 		Lesson: "A writer looks only at the write- nodes below its own, as a reader does. A reader that came " +
 			"first and still holds the lock is ignored, so a writer and a reader hold it at once. The recipe " +
 			"has a writer wait until no node at all, reader's or writer's, is lower than its own."})
-	register(Variant{Name: "shared-lock-forced-revocation", Kind: "shared-lock", Fails: "safety",
-		Lesson: "The revoker of a revocable lock does not wait for the holder's consent: after a grace period " +
-			"it deletes the holder's node itself (ForceRevoke). ZooKeeper then grants the lock to the next " +
-			"client, but the holder, paused or busy between two checks, still believes it holds it, and its " +
-			"session is fine, so its lease does not warn it: two holders act at once. Revocation in the " +
-			"recipe is cooperative; forcing it is safe only with a fenced resource that rejects the stale " +
-			"holder's lower token."})
 }
 
 // NewReadersQueueSharedLock is the shared-lock-readers-queue teaching

@@ -58,7 +58,7 @@ func lookupKind(name string) (*kind, error) {
 var renamed = map[string]string{
 	"doublebarrier-counts-ready": "double-barrier-counts-ready", "doublebarrier-herd": "double-barrier-herd",
 	"doublebarrier-trusts-lowest": "double-barrier-trusts-lowest", "priorityqueue-stale-list": "priority-queue-stale-list",
-	"priorityqueue-trusts-watch": "priority-queue-trusts-watch",
+	"priorityqueue-trusts-watch": "priority-queue-trusts-watch", "shared-lock-forced-revocation": "revocable-lock-force-revoke",
 }
 
 // variant finds a teaching variant's implementation.

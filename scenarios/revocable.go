@@ -17,7 +17,7 @@ import (
 // rounds. A holder's step (Step, default 150ms) is its unit of work: a
 // request that comes while it works is seen at the next step.
 //
-// The shared-lock-forced-revocation variant does not wait for consent
+// The revocable-lock-force-revoke variant does not wait for consent
 // beyond a grace period (50ms): it deletes the holder's node while the
 // holder works, the next client gets the lock, and the working holder's
 // use lands while the other holds it. Over a fenced resource (Fenced) its
@@ -42,7 +42,7 @@ func init() {
 			return recipes.NewRevocableLock(c, p)
 		}},
 		variants: map[string]Implementation{
-			"shared-lock-forced-revocation": {RevocableLocker: func(c client.Conn, p string) recipes.RevocableLocker {
+			"revocable-lock-force-revoke": {RevocableLocker: func(c client.Conn, p string) recipes.RevocableLocker {
 				return forcedRevoker{recipes.NewRevocableLock(c, p), 50 * time.Millisecond}
 			}},
 		},
