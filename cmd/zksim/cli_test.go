@@ -150,6 +150,8 @@ func TestCLIRefusesBadInput(t *testing.T) {
 		"wrong-check.yaml": "kind: lock\nexpect: {verdict: violation, check: fifo}\n",
 		"other-kind.yaml":  "kind: lock\nchecks: [fifo]\n",
 		"applier.yaml":     "kind: lock\nfaults: [\"when c1 create#1 applied: crash applier\"]\n",
+		"no-jitter.yaml":   "kind: lock\nensemble: {jitter: 0s, latency: 0s}\nseeds: 2\n",
+		"neg-delay.yaml":   "kind: lock\nensemble: {disk_delay: -1ms}\n",
 		"file":             "not a directory",
 	})
 	checkCLI(t, dir, []cliCase{
@@ -165,6 +167,10 @@ func TestCLIRefusesBadInput(t *testing.T) {
 		{"a zero duration", []string{"run", "zero-step.yaml"}, 2, "", "workload.step: 0s; a zero duration takes the default"},
 		{"a negative duration", []string{"run", "negative-d.yaml"}, 2, "", "workload.step: -1s"},
 		{"a second document", []string{"run", "two-docs.yaml"}, 2, "", "a second YAML document"},
+		{"a delay of 0s is none, not bad input", []string{"run", "no-jitter.yaml"}, 0, "pass: as expected", ""},
+		{"a negative delay", []string{"run", "neg-delay.yaml"}, 2, "", "neg-delay.yaml:2: ensemble.disk_delay: -1ms; want a delay from 0s (none)"},
+		{"explore beyond the scenario's clients", []string{"explore", "lock-faults", "--max-clients", "4"}, 2, "",
+			"--max-clients 4 is fewer than the scenario's 5 clients"},
 		{"an unknown nested field", []string{"run", "nested.yaml"}, 2, "", "nested.yaml:2: ensemble.colour: unknown field"},
 		{"a check of another kind", []string{"run", "wrong-check.yaml"}, 2, "", "wrong-check.yaml:2: expect.check: \"fifo\""},
 		{"checks of another kind", []string{"run", "other-kind.yaml"}, 2, "", "other-kind.yaml:2: checks[0]: \"fifo\" is not a check of kind lock"},
