@@ -80,7 +80,8 @@ func goldenSpec(t *testing.T, d *datadriven.TestData) (Spec, uint64) {
 }
 
 // Every teaching variant has a golden script, its shrunk counterexample,
-// and the script still breaks the check the variant's lesson names.
+// and the script still breaks the check the variant's lesson names, with
+// a violation that states its cause (no question mark).
 func TestGoldenCoversEveryTeachingVariant(t *testing.T) {
 	lib, err := Library()
 	if err != nil {
@@ -102,6 +103,11 @@ func TestGoldenCoversEveryTeachingVariant(t *testing.T) {
 		want := "VIOLATION " + sc.Expect.Check + " (" + string(sc.Expect.Kind) + ")"
 		if !strings.Contains(text, "replay scenario="+sc.Name+" ") || !strings.Contains(text, want) {
 			t.Errorf("%s: its script does not replay it or does not show %q", path, want)
+		}
+		for _, line := range strings.Split(text, "\n") {
+			if strings.Contains(line, "VIOLATION") && strings.Contains(line, "?") {
+				t.Errorf("%s: its violation guesses rather than names its cause: %s", path, strings.TrimSpace(line))
+			}
 		}
 	}
 	if n < 20 {
