@@ -28,7 +28,7 @@ import (
 
 func init() {
 	registerKind(&kind{
-		name: "barrier", doc: "barrier (recipes.Barrier); c1 raises and lowers it, the others wait at it",
+		name: "barrier", situations: []situation{passesWaited}, doc: "barrier (recipes.Barrier); c1 raises and lowers it, the others wait at it",
 		clients: 4, minClients: 2,
 		recipe: Implementation{Barrier: func(c client.Conn, p string) recipes.Barrier { return recipes.NewBarrier(c, p) }},
 		variants: map[string]Implementation{

@@ -40,7 +40,7 @@ const configPath = "/zksim/config"
 func init() {
 	writer := func(c client.Conn, p string) recipes.ConfigWriter { return recipes.NewConfigNode(c, p) }
 	registerKind(&kind{
-		name: "config", doc: "configuration (recipes.ConfigWriter, recipes.ConfigReader); the first Readers clients read, the others write",
+		name: "config", situations: []situation{newerConfig}, doc: "configuration (recipes.ConfigWriter, recipes.ConfigReader); the first Readers clients read, the others write",
 		clients: 4, minClients: 2,
 		recipe: Implementation{ConfigWriter: writer,
 			ConfigReader: func(c client.Conn, p string) recipes.ConfigReader { return recipes.NewConfigWatcher(c, p) }},

@@ -29,19 +29,18 @@ const (
 	CovDeleteLost   = "deletes lost or their replies"
 )
 
-// coverageKeys are the situations a scenario may require: the fixed keys
-// and "struck: KIND" for each fault kind ("never struck: KIND" counts,
-// by kind, the faults scheduled that never struck).
-func coverageKeys() []string {
+// coverageKeys are the situations a scenario of kind k may require: the
+// fixed keys, "struck: KIND" for each fault kind ("never struck: KIND"
+// counts, by kind, the faults scheduled that never struck), and the
+// kind's own situations (situations.go).
+func coverageKeys(k *kind) []string {
 	keys := []string{CovNeverStruck, CovExpiries, CovLeaders, CovDisconnects, CovGoneBefore, CovWaitedBehind,
 		CovCreateLost, CovDeleteLost}
-	for _, k := range sim.FaultKindNames() {
-		keys = append(keys, "struck: "+k)
+	for _, f := range sim.FaultKindNames() {
+		keys = append(keys, "struck: "+f)
 	}
-	return keys
+	return append(keys, situationNames(k)...)
 }
-
-func knownCoverage(key string) bool { return slices.Contains(coverageKeys(), key) }
 
 // coverageOf reads a run's coverage from its faults and its trace's kept
 // records, read where they lie (laying them end to end would copy a few
@@ -95,6 +94,23 @@ func coverageOf(sched sim.Schedule, res sim.Result, recs iter.Seq[*sim.Record]) 
 		if v == 0 {
 			delete(c, k)
 		}
+	}
+	return c
+}
+
+// liveCoverage is what a live run exercised, as far as the live world
+// sees it: the faults injected and those that never struck, by kind, and
+// the kind's situations, read from the history as in the simulator.
+// (Expiries, leader changes and the waits' replies are in the simulator's
+// trace only.)
+func liveCoverage(out *LiveOutcome, k *kind) Coverage {
+	c := situationsOf(k, out.Input.Ops)
+	for _, f := range out.Injected {
+		c["struck: "+faultKind(f.Fault)]++
+	}
+	for _, f := range out.NeverStruck {
+		c[CovNeverStruck]++
+		c["never struck: "+faultKind(f)]++
 	}
 	return c
 }

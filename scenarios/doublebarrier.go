@@ -58,7 +58,7 @@ import (
 
 func init() {
 	registerKind(&kind{
-		name: "double-barrier", doc: "double barrier (recipes.DoubleBarrier); every client enters, computes and leaves, in rounds",
+		name: "double-barrier", situations: []situation{entersWaited, leavesWaited}, doc: "double barrier (recipes.DoubleBarrier); every client enters, computes and leaves, in rounds",
 		clients: 5, minClients: 1,
 		recipe: Implementation{DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
 			return recipes.NewDoubleBarrier(c, p, name, size)

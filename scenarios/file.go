@@ -270,7 +270,7 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 	if _, _, err := s.withDefaults(); err != nil {
 		return nil, p.fail(0, "", "%s", err)
 	}
-	if err := p.checkRequire(f); err != nil {
+	if err := p.checkRequire(f, k); err != nil {
 		return nil, err
 	}
 	if err := p.checkExpectedAmongChecks(sc.Expect, s); err != nil {
@@ -577,12 +577,12 @@ func (p *fileParse) expectedViolation(f *fileScenario) (Expectation, error) {
 }
 
 // checkRequire checks that every required situation is one coverage
-// counts.
-func (p *fileParse) checkRequire(f *fileScenario) error {
+// counts for the kind.
+func (p *fileParse) checkRequire(f *fileScenario, k *kind) error {
 	for i, r := range f.Require {
-		if !knownCoverage(r) {
+		if !slices.Contains(coverageKeys(k), r) {
 			field := fmt.Sprintf("require[%d]", i)
-			return p.fail(p.line(field), field, "%q; want a coverage situation: %s", r, strings.Join(coverageKeys(), ", "))
+			return p.fail(p.line(field), field, "%q; want a coverage situation of kind %s: %s", r, k.name, strings.Join(coverageKeys(k), ", "))
 		}
 	}
 	return nil

@@ -34,7 +34,7 @@ func init() {
 // lockKind is the exclusive lock: the recipe's, and its teaching variants.
 func lockKind() *kind {
 	return &kind{
-		name: "lock", doc: "exclusive lock (recipes.Locker)", clients: 5, minClients: 1,
+		name: "lock", situations: []situation{waitedForHolder, fenceRefused}, doc: "exclusive lock (recipes.Locker)", clients: 5, minClients: 1,
 		recipe: Implementation{Locker: func(c client.Conn, p string) recipes.Locker { return recipes.NewLock(c, p) }},
 		variants: map[string]Implementation{
 			"lock-herd":   {Locker: func(c client.Conn, p string) recipes.Locker { return recipes.NewHerdLock(c, p) }},
@@ -76,7 +76,7 @@ func lockKind() *kind {
 // electionKind is leader election, leadership held as a lock is.
 func electionKind() *kind {
 	return &kind{
-		name: "election", doc: "leader election, leadership held as a lease (recipes.Elector)", clients: 5, minClients: 1,
+		name: "election", situations: []situation{waitedForHolder, fenceRefused}, doc: "leader election, leadership held as a lease (recipes.Elector)", clients: 5, minClients: 1,
 		recipe: Implementation{Elector: func(c client.Conn, p, name string) recipes.Elector { return recipes.NewElection(c, p, name) }},
 		variants: map[string]Implementation{
 			"election-herd": {Elector: func(c client.Conn, p, name string) recipes.Elector {
@@ -102,7 +102,7 @@ func electionKind() *kind {
 // the others write.
 func sharedLockKind() *kind {
 	return &kind{
-		name: "shared-lock", doc: "read-write lock (recipes.SharedLocker); the first Readers clients read, the others write",
+		name: "shared-lock", situations: []situation{waitedForHolder, readsTogether}, doc: "read-write lock (recipes.SharedLocker); the first Readers clients read, the others write",
 		clients: 5, minClients: 1,
 		recipe: Implementation{SharedLocker: func(c client.Conn, p string) recipes.SharedLocker { return recipes.NewSharedLock(c, p) }},
 		variants: map[string]Implementation{

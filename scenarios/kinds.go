@@ -29,6 +29,8 @@ type kind struct {
 	spawn func(r *runner)
 	// input sets what the kind's checks need beyond the history.
 	input func(in *models.Input, s Spec)
+	// situations are what a run of the kind may reach, for its coverage.
+	situations []situation
 }
 
 var kinds = map[string]*kind{}

@@ -102,6 +102,22 @@ func TestScenariosLive(t *testing.T) {
 			if (o.Weak != "") != tc.weak || tc.weak && !strings.Contains(o.Weak, "never struck") {
 				t.Errorf("weak %q, want weak: %v", o.Weak, tc.weak)
 			}
+			// Its coverage, as the simulator counts it: the faults that
+			// struck or not, and the kind's situations (the contended lock
+			// made clients wait for a holder).
+			struck, never := 0, 0
+			for k, n := range o.Coverage {
+				if strings.HasPrefix(k, "struck: ") {
+					struck += n
+				}
+				if strings.HasPrefix(k, "never struck: ") {
+					never += n
+				}
+			}
+			if struck != len(o.Injected) || never != len(o.NeverStruck) ||
+				tc.name == "lock-contention" && o.Coverage["acquires that waited for a holder"] == 0 {
+				t.Errorf("coverage %v, injected %d, never struck %d", o.Coverage, len(o.Injected), len(o.NeverStruck))
+			}
 		})
 	}
 }

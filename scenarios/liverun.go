@@ -156,7 +156,11 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	out.TimedOut = ctx.Err() != nil && !out.Quiesced && !out.Interrupted
 	out.Injected, out.NeverStruck = w.tally(timed, armed)
 	out.Weak = liveWeakness(out)
-	return out, judgeLive(out, r, k, w, errs, opt.Servers)
+	err = judgeLive(out, r, k, w, errs, opt.Servers)
+	if out.Input != nil {
+		out.Coverage = liveCoverage(out, k)
+	}
+	return out, err
 }
 
 // liveTimeout is the run's bound: the options', or the liveness bound

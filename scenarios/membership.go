@@ -50,7 +50,7 @@ const membershipDir = "/zksim/group"
 
 func init() {
 	registerKind(&kind{
-		name: "membership", doc: "group membership (recipes.Membership); the first Readers clients watch, the others are members",
+		name: "membership", situations: []situation{viewsChanged, membersFailed}, doc: "group membership (recipes.Membership); the first Readers clients watch, the others are members",
 		clients: 6, minClients: 2,
 		recipe: Implementation{Membership: func(c client.Conn, p, name string) recipes.Membership {
 			return recipes.NewGroup(c, p, name)

@@ -42,7 +42,7 @@ const namingDir = "/zksim/names"
 
 func init() {
 	registerKind(&kind{
-		name: "naming", doc: "name service (recipes.NameService); every client registers names, some contended, then resolves them",
+		name: "naming", situations: []situation{namesTaken}, doc: "name service (recipes.NameService); every client registers names, some contended, then resolves them",
 		clients: 4, minClients: 1,
 		recipe: Implementation{NameService: func(c client.Conn, p string) recipes.NameService {
 			return recipes.NewNameRegistry(c, p, false)

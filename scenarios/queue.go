@@ -62,7 +62,7 @@ import (
 
 func init() {
 	registerKind(&kind{
-		name: "queue", doc: "FIFO queue (recipes.Queue); the first Consumers clients take, the others put",
+		name: "queue", situations: []situation{takesWaitedForPut}, doc: "FIFO queue (recipes.Queue); the first Consumers clients take, the others put",
 		clients: 4, minClients: 2,
 		recipe: Implementation{Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewQueue(c, p) }},
 		variants: map[string]Implementation{
@@ -87,7 +87,7 @@ func init() {
 		},
 	})
 	registerKind(&kind{
-		name: "priority-queue", doc: "priority queue (recipes.PriorityQueue); the first Consumers clients take, the others put",
+		name: "priority-queue", situations: []situation{takesWaitedForPut}, doc: "priority queue (recipes.PriorityQueue); the first Consumers clients take, the others put",
 		clients: 4, minClients: 2,
 		recipe: Implementation{PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
 			return recipes.NewPriorityQueue(c, p)

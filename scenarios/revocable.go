@@ -36,7 +36,7 @@ func (f forcedRevoker) Revoke(ctx context.Context, node string) error {
 
 func init() {
 	registerKind(&kind{
-		name: "revocable-lock", doc: "revocable shared lock (recipes.RevocableLocker): c1 revokes, the others write",
+		name: "revocable-lock", situations: []situation{waitedForHolder, revocationsSettled, fenceRefused}, doc: "revocable shared lock (recipes.RevocableLocker): c1 revokes, the others write",
 		clients: 4, minClients: 2,
 		recipe: Implementation{RevocableLocker: func(c client.Conn, p string) recipes.RevocableLocker {
 			return recipes.NewRevocableLock(c, p)

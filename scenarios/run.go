@@ -169,6 +169,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 		return out, err
 	}
 	out.Input = checkInput(out, r, k, cfg, opt.CheckLimit, herd)
+	out.Coverage.add(situationsOf(k, out.Input.Ops))
 	out.History = historyOf(out)
 	vs, err := out.History.Judge()
 	if err != nil {

@@ -70,7 +70,7 @@ func RunStaleRead(seed uint64, withSync bool) (*StoreRun, error) {
 // linearizable), not a bug.
 func init() {
 	registerKind(&kind{
-		name: "stale-read", doc: "a write on the leader, then a read on a follower (the znode store's read guarantee)",
+		name: "stale-read", situations: []situation{syncedReads}, doc: "a write on the leader, then a read on a follower (the znode store's read guarantee)",
 		clients: 2, minClients: 2,
 		defaults: func(w *Workload, clients int) {},
 		checks:   func(s Spec) []string { return []string{"store", "store-writes"} },

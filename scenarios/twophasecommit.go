@@ -45,7 +45,7 @@ const twoPhaseRoot = "/zksim/2pc"
 
 func init() {
 	registerKind(&kind{
-		name: "2pc", doc: "two-phased commit (recipes.Coordinator, recipes.Site); c1 coordinates, the others are sites",
+		name: "2pc", situations: []situation{committed, aborted}, doc: "two-phased commit (recipes.Coordinator, recipes.Site); c1 coordinates, the others are sites",
 		clients: 4, minClients: 2,
 		recipe: Implementation{
 			Coordinator: func(c client.Conn, p string) recipes.Coordinator { return recipes.NewTwoPhaseCoordinator(c, p) },

@@ -560,6 +560,9 @@ func TestCLICoverage(t *testing.T) {
 		"strong.yaml": "kind: lock\nclients: 2\nseeds: 2\nfaults: [\"at 10ms crash leader for 1s\"]\nrequire: [leader changes, \"struck: crash\"]\n",
 		"never.yaml":  "kind: lock\nclients: 2\nseeds: 1\nfaults: [\"at 1h crash leader\"]\n",
 		"bad.yaml":    "kind: lock\nrequire: [sunshine]\n",
+		"alone.yaml":  "kind: lock\nclients: 1\nseeds: 2\nrequire: [acquires that waited for a holder]\n",
+		"crowd.yaml":  "kind: lock\nclients: 3\nseeds: 2\nrequire: [acquires that waited for a holder]\n",
+		"other.yaml":  "kind: lock\nrequire: [transactions committed]\n",
 	})
 	checkCLI(t, dir, []cliCase{
 		{"a pass that never reached what it requires", []string{"run", "weak.yaml"}, 1,
@@ -567,6 +570,9 @@ func TestCLICoverage(t *testing.T) {
 		{"a pass that did", []string{"run", "strong.yaml"}, 0, "leader changes 2, ", ""},
 		{"a fault the run ended before", []string{"run", "never.yaml", "--json"}, 0, `"faults never struck": 1`, ""},
 		{"an unknown situation", []string{"run", "bad.yaml"}, 2, "", `require[0]: "sunshine"; want a coverage situation`},
+		{"a lock no client waited for", []string{"run", "alone.yaml"}, 1, "weak: no run reached acquires that waited for a holder", ""},
+		{"a lock clients waited for", []string{"run", "crowd.yaml"}, 0, "acquires that waited for a holder ", ""},
+		{"another kind's situation", []string{"run", "other.yaml"}, 2, "", `"transactions committed"; want a coverage situation of kind lock`},
 	})
 }
 

@@ -164,7 +164,7 @@ func liveOutput(sc *scenarios.Scenario, servers []string, o *scenarios.LiveOutco
 		"as_expected": as, "violations": vs, "ops": len(o.Input.Ops), "wall_ms": o.Wall.Milliseconds(),
 		"timed_out": o.TimedOut, "quiesced": o.Quiesced, "skipped_faults": o.Skipped, "injected_faults": injected,
 		"never_struck_faults": o.NeverStruck, "weak": o.Weak, "placement": scenarios.PlacementLines(o.Placement),
-		"interrupted": o.Interrupted}
+		"interrupted": o.Interrupted, "coverage": o.Coverage}
 }
 
 // printLive prints a live run on servers for a reader: its operations and
@@ -197,6 +197,7 @@ func printLive(w io.Writer, sc *scenarios.Scenario, servers []string, o *scenari
 	for _, f := range o.Skipped {
 		fmt.Fprintf(w, "  skipped (not injectable live): %s\n", f)
 	}
+	fmt.Fprintf(w, "coverage: %s\n", o.Coverage)
 	if len(o.Violations) == 0 {
 		fmt.Fprintln(w, "every check held")
 	}
