@@ -16,11 +16,17 @@ import (
 // row per event of the violation's window (as the timeline's). Requests
 // are blue arrows from a client to its server, replies green arrows back
 // (red with the error when there is one), watch notifications dashed
-// orange arrows; a fault is a red line across the diagram, saying what it
-// was, and a lost reply a red cross on the client it never reached; a
-// crash, a pause and a session's expiry are marks on their lines; the
-// operations a violation involves are red bars on their clients' lines.
-// It needs the run's kept trace.
+// orange arrows; the leader's proposal of a write is a mark on its line
+// and a purple arrow goes from it to each follower where it applies it (a
+// follower cut off gets none, a lagging one a long one); a fault is a red
+// line across the diagram, saying what it was, and a lost reply a red
+// cross on the client it never reached; a cut link (a partition, one-way
+// loss) is a shaded band between its two lines for as long as it lasts,
+// an isolated server or a disconnected client a band around its line; a
+// crashed server's and a paused client's lines are shaded while they are
+// down; a session's expiry is a mark on its line; the operations a
+// violation involves are red bars on their clients' lines. It needs the
+// run's kept trace.
 func SpaceTime(o *Outcome) (string, error) {
 	recs := o.World.Trace().Records()
 	if len(recs) == 0 {
@@ -38,6 +44,14 @@ type diagram struct {
 	rows  []sim.Record
 	name  func(sim.Actor) string
 	b     strings.Builder
+	// proposed is the row of each write's proposal, by zxid, and who
+	// proposed it: where its replication arrows start.
+	proposed map[int64]proposal
+}
+
+type proposal struct {
+	row    int
+	leader sim.Actor
 }
 
 const (
@@ -49,7 +63,7 @@ const (
 )
 
 func newDiagram(o *Outcome, recs []sim.Record, from, to int64) *diagram {
-	d := &diagram{o: o, name: o.World.Trace().ActorName}
+	d := &diagram{o: o, name: o.World.Trace().ActorName, proposed: map[int64]proposal{}}
 	for i := 0; i < o.Spec.Clients; i++ {
 		d.lanes = append(d.lanes, fmt.Sprintf("c%d", i+1))
 	}
@@ -60,14 +74,23 @@ func newDiagram(o *Outcome, recs []sim.Record, from, to int64) *diagram {
 	for i := 0; i < servers; i++ {
 		d.lanes = append(d.lanes, fmt.Sprintf("s%d", i+1))
 	}
+	proposer := map[int64]sim.Actor{}
 	for _, r := range recs {
 		t := int64(r.At)
 		if t < from || t > to {
 			continue
 		}
 		switch r.Kind {
-		case sim.KSend, sim.KReply, sim.KNotify, sim.KState, sim.KExpire, sim.KPause, sim.KResume, sim.KRole, sim.KFault:
+		case sim.KSend, sim.KReply, sim.KNotify, sim.KState, sim.KExpire, sim.KPause, sim.KResume, sim.KRole, sim.KFault,
+			sim.KPropose:
 			d.rows = append(d.rows, r)
+		case sim.KApply:
+			if proposer[r.Zxid] != r.From { // the proposer's own apply is no message
+				d.rows = append(d.rows, r)
+			}
+		}
+		if r.Kind == sim.KPropose {
+			proposer[r.Zxid] = r.From
 		}
 	}
 	if len(d.rows) > maxRows {
@@ -105,6 +128,7 @@ func (d *diagram) svg() string {
 		fmt.Fprintf(&d.b, `<text x="%d" y="20" text-anchor="middle" font-weight="bold">%s</text>`+"\n", x, l)
 		fmt.Fprintf(&d.b, `<line x1="%d" y1="28" x2="%d" y2="%d" stroke="#999"/>`+"\n", x, x, height-10)
 	}
+	d.spans()
 	d.violations()
 	for i, r := range d.rows {
 		if i == 0 || int64(r.At) != int64(d.rows[i-1].At) {
@@ -150,31 +174,40 @@ func (d *diagram) event(i int, r sim.Record) {
 	yy := y(i)
 	switch r.Kind {
 	case sim.KSend:
-		d.arrow(from, yy, to, yy+rowGap-4, "#36c", false, shortOp(r))
+		d.arrow(from, yy, to, yy+rowGap-4, "#36c", false, shortOp(r), "request")
 	case sim.KReply:
 		color, label := "#393", ""
 		if r.Code != 0 {
 			color, label = "#c33", shortCode(r.Code)
 		}
-		d.arrow(from, yy, to, yy+rowGap-4, color, false, label)
+		d.arrow(from, yy, to, yy+rowGap-4, color, false, label, "reply")
 	case sim.KNotify:
-		d.arrow(from, yy, to, yy+rowGap-4, "#e80", true, zkEventName(r.Arg))
+		d.arrow(from, yy, to, yy+rowGap-4, "#e80", true, zkEventName(r.Arg), "notification")
 	case sim.KState:
 		d.mark(from, yy, "#555", shortState(r.Arg))
 	case sim.KExpire:
 		d.mark(from, yy, "#90c", fmt.Sprintf("◆ expires %#x", r.Sess))
 	case sim.KPause:
-		d.mark(from, yy, "#c33", "⏸ paused")
+		d.mark(from, yy, "#c33", "paused")
 	case sim.KResume:
 		d.mark(from, yy, "#555", "▶ resumes")
 	case sim.KRole:
 		d.mark(from, yy, "#555", firstWord(r.Path))
 	case sim.KFault:
 		d.fault(yy, r.Path)
+	case sim.KPropose:
+		d.proposed[r.Zxid] = proposal{i, r.From}
+		d.mark(from, yy, "#96c", "propose "+shortOp(r))
+	case sim.KApply:
+		if p, ok := d.proposed[r.Zxid]; ok {
+			d.arrow(d.x(p.leader), y(p.row), from, yy, "#96c", false, "", "replicate")
+		}
 	}
 }
 
-func (d *diagram) arrow(x1, y1, x2, y2 int, color string, dashed bool, label string) {
+// arrow draws a message from (x1, y1) to (x2, y2), of class (request,
+// reply, notification, replicate), with its label at its start.
+func (d *diagram) arrow(x1, y1, x2, y2 int, color string, dashed bool, label, class string) {
 	if x1 < 0 || x2 < 0 {
 		return
 	}
@@ -182,8 +215,8 @@ func (d *diagram) arrow(x1, y1, x2, y2 int, color string, dashed bool, label str
 	if dashed {
 		dash = ` stroke-dasharray="4 3"`
 	}
-	fmt.Fprintf(&d.b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s"%s marker-end="url(#arrow)"/>`+"\n",
-		x1, y1, x2, y2, color, dash)
+	fmt.Fprintf(&d.b, `<line class="%s" x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s"%s marker-end="url(#arrow)"/>`+"\n",
+		class, x1, y1, x2, y2, color, dash)
 	if label != "" {
 		anchor, lx := "start", x1+4
 		if x2 < x1 {
