@@ -64,16 +64,6 @@ const (
 
 func newDiagram(o *Outcome, recs []sim.Record, from, to int64) *diagram {
 	d := &diagram{o: o, name: o.World.Trace().ActorName, proposed: map[int64]proposal{}}
-	for i := 0; i < o.Spec.Clients; i++ {
-		d.lanes = append(d.lanes, fmt.Sprintf("c%d", i+1))
-	}
-	servers := o.Spec.Ensemble.Servers
-	if servers == 0 {
-		servers = 3
-	}
-	for i := 0; i < servers; i++ {
-		d.lanes = append(d.lanes, fmt.Sprintf("s%d", i+1))
-	}
 	proposer := map[int64]sim.Actor{}
 	for _, r := range recs {
 		t := int64(r.At)
@@ -96,15 +86,61 @@ func newDiagram(o *Outcome, recs []sim.Record, from, to int64) *diagram {
 	if len(d.rows) > maxRows {
 		d.rows = d.rows[len(d.rows)-maxRows:]
 	}
+	d.lanes = d.clientLanes()
+	servers := o.Spec.Ensemble.Servers
+	if servers == 0 {
+		servers = 3
+	}
+	for i := 0; i < servers; i++ {
+		d.lanes = append(d.lanes, fmt.Sprintf("s%d", i+1))
+	}
 	return d
 }
 
-// x is the line of actor a (-1 when it has none).
-func (d *diagram) x(a sim.Actor) int {
+// clientLanes are the clients with a line: those the window's events or
+// the violations concern, so that a run of many clients draws only the
+// few its counterexample is about.
+func (d *diagram) clientLanes() []string {
+	used := map[string]bool{}
+	for _, r := range d.rows {
+		for _, a := range []sim.Actor{r.From, r.To} {
+			used[d.processName(a)] = true
+		}
+		if r.Kind == sim.KFault {
+			for w := range strings.FieldsSeq(strings.TrimSuffix(r.Path, ":")) {
+				used[strings.Trim(w, ":")] = true
+			}
+		}
+	}
+	for _, v := range d.o.Violations {
+		for _, op := range v.Ops {
+			used[fmt.Sprintf("c%d", op.Client+1)] = true
+		}
+	}
+	var lanes []string
+	for i := 0; i < d.o.Spec.Clients; i++ {
+		if name := fmt.Sprintf("c%d", i+1); used[name] {
+			lanes = append(lanes, name)
+		}
+	}
+	return lanes
+}
+
+// processName is actor a's process's name: a client's other sessions
+// ("c1'") are its process's.
+func (d *diagram) processName(a sim.Actor) string {
 	name := d.name(a)
-	if i := strings.IndexByte(name, '\''); i > 0 { // another session of the process
+	if i := strings.IndexByte(name, '\''); i > 0 {
 		name = name[:i]
 	}
+	return name
+}
+
+// x is the line of actor a (-1 when it has none).
+func (d *diagram) x(a sim.Actor) int { return d.laneX(d.processName(a)) }
+
+// laneX is the x of the line named name (-1 when there is none).
+func (d *diagram) laneX(name string) int {
 	for i, l := range d.lanes {
 		if l == name {
 			return laneLeft + i*laneGap
@@ -146,8 +182,8 @@ func (d *diagram) svg() string {
 func (d *diagram) violations() {
 	for _, v := range d.o.Violations {
 		for _, op := range v.Ops {
-			x := laneLeft + op.Client*laneGap
-			if op.Client >= d.o.Spec.Clients {
+			x := d.laneX(fmt.Sprintf("c%d", op.Client+1))
+			if x < 0 {
 				continue
 			}
 			y1, y2 := d.rowAt(op.Call), d.rowAt(op.Return)

@@ -140,12 +140,9 @@ func (d *diagram) lane(a sim.Actor) int {
 
 func (d *diagram) laneOf(t sim.Target) int {
 	switch t.Kind {
-	case sim.ClientT:
-		return t.Index
-	case sim.ServerT:
-		servers := len(d.lanes) - d.o.Spec.Clients
-		if t.Index < servers {
-			return d.o.Spec.Clients + t.Index
+	case sim.ClientT, sim.ServerT:
+		if x := d.laneX(t.String()); x >= 0 {
+			return (x - laneLeft) / laneGap
 		}
 	}
 	return -1 // the leader, the applier: which server it was is not in the fault's text
