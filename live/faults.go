@@ -326,7 +326,7 @@ func (c *faultConn) Write(p []byte) (int, error) {
 		} else if len(frame) >= 8 {
 			xid := int32(binary.BigEndian.Uint32(frame))
 			op := int32(binary.BigEndian.Uint32(frame[4:]))
-			c.f.noteRequest(op, frame)
+			c.f.noteRequest(op, frame, c.addr)
 			if c.f.sent(xid, op) {
 				lostAt = framed
 				break

@@ -52,10 +52,12 @@ func notificationEvent(body []byte) (zk.Event, bool) {
 }
 
 // Request is a request as a client sent it: its type in ZooKeeper's words
-// (create, getChildren, ...) and the node it names ("" for a multi).
+// (create, getChildren, ...), the node it names ("" for a multi), and the
+// server it was sent to, as dialled.
 type Request struct {
 	Op   string
 	Path string
+	Addr string
 }
 
 // OnRequest has fn told of every request the client sends through this
@@ -68,8 +70,8 @@ func (f *ClientFaults) OnRequest(fn func(Request)) {
 
 // noteRequest tells OnRequest's fn of a request frame of type op (the
 // frame without its length: xid, type, then, for every type but multi,
-// the path).
-func (f *ClientFaults) noteRequest(op int32, frame []byte) {
+// the path) sent to addr.
+func (f *ClientFaults) noteRequest(op int32, frame []byte, addr string) {
 	f.mu.Lock()
 	fn := f.onRequest
 	f.mu.Unlock()
@@ -77,7 +79,7 @@ func (f *ClientFaults) noteRequest(op int32, frame []byte) {
 	if fn == nil || name == "" {
 		return
 	}
-	r := Request{Op: name}
+	r := Request{Op: name, Addr: addr}
 	if op != opCodes["multi"] && len(frame) >= 8 {
 		r.Path, _ = jstring(frame[8:])
 	}

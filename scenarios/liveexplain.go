@@ -156,3 +156,51 @@ func liveNodes(ctx context.Context, conn *live.Conn, dir string) ([]sim.NodeInfo
 	}
 	return out, nil
 }
+
+// staleSources is the live world's account of where each stale read of
+// vs came from (staleSources in the simulator): the server its getData
+// was sent to, as the client's dialer saw it, and the faults injected on
+// that server before the read; under "stale:" and the object in causes
+// (made if nil).
+func (ns *liveNotes) staleSources(servers []string, injected []StruckFault, vs []models.Violation,
+	causes map[string]string) map[string]string {
+	ns.mu.Lock()
+	sent := slices.Clone(ns.sent)
+	ns.mu.Unlock()
+	for _, v := range vs {
+		if !strings.Contains(v.Message, staleHint) {
+			continue
+		}
+		read, ok := lastOf(v.Ops, models.Get)
+		if !ok {
+			continue
+		}
+		server := ""
+		for _, s := range sent {
+			if s.client == read.Client && s.r.Op == "getData" && s.r.Path == read.Path &&
+				int64(s.at) >= read.Call && int64(s.at) <= read.Return {
+				if i := slices.Index(servers, s.r.Addr); i >= 0 {
+					server = fmt.Sprintf("s%d", i+1)
+				}
+			}
+		}
+		if server == "" {
+			continue
+		}
+		var struck []string
+		for _, f := range injected {
+			if int64(f.At) <= read.Call && slices.Contains(strings.Fields(f.Fault), server) {
+				struck = append(struck, f.Fault)
+			}
+		}
+		which := "from " + server + ", which had not applied the write yet"
+		if len(struck) > 0 {
+			which += " (" + strings.Join(struck, "; ") + ")"
+		}
+		if causes == nil {
+			causes = map[string]string{}
+		}
+		causes["stale:"+v.Object] = which
+	}
+	return causes
+}

@@ -396,7 +396,8 @@ func judgeLive(out *LiveOutcome, r *runner, k *kind, w *liveWorld, errs []error,
 	if err != nil {
 		return err
 	}
-	explain(vs, liveWaitCauses(servers, w, out.Injected, vs))
+	causes := liveWaitCauses(servers, w, out.Injected, vs)
+	explain(vs, w.notes.staleSources(servers, out.Injected, vs, causes))
 	out.Violations = append(out.Violations, vs...)
 	return nil
 }
