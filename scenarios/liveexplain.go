@@ -204,3 +204,36 @@ func (ns *liveNotes) staleSources(servers []string, injected []StruckFault, vs [
 	}
 	return causes
 }
+
+// liveHolderFaults is the live world's account of what struck between
+// the first holding and the second, for each violation of vs where two
+// clients held a lock or a leadership at once (holderFaults in the
+// simulator): the faults injected meanwhile, under "held:" and the object
+// in causes (made if nil). Which sessions the servers expired is the
+// servers' to know; the faults say what made them.
+func liveHolderFaults(injected []StruckFault, vs []models.Violation, causes map[string]string) map[string]string {
+	for _, v := range vs {
+		if !strings.Contains(v.Message, heldHint) {
+			continue
+		}
+		holders := holdersOf(v.Ops)
+		if len(holders) == 0 {
+			continue
+		}
+		from, to := holders[0].Return, holders[len(holders)-1].Return
+		var parts []string
+		for _, f := range injected {
+			if at := int64(f.At); at >= from && at <= to && len(parts) < 4 {
+				parts = append(parts, fmt.Sprintf("%s (struck at %s)", f.Fault, models.FormatTime(at)))
+			}
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		if causes == nil {
+			causes = map[string]string{}
+		}
+		causes["held:"+v.Object] = "meanwhile: " + strings.Join(parts, "; ")
+	}
+	return causes
+}

@@ -397,7 +397,8 @@ func judgeLive(out *LiveOutcome, r *runner, k *kind, w *liveWorld, errs []error,
 		return err
 	}
 	causes := liveWaitCauses(servers, w, out.Injected, vs)
-	explain(vs, w.notes.staleSources(servers, out.Injected, vs, causes))
+	causes = w.notes.staleSources(servers, out.Injected, vs, causes)
+	explain(vs, liveHolderFaults(out.Injected, vs, causes))
 	out.Violations = append(out.Violations, vs...)
 	return nil
 }
