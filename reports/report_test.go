@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -176,6 +177,19 @@ func TestReportRendersInChromium(t *testing.T) {
 	}
 	if servers := text(".step-servers"); !strings.Contains(servers, "lock-") {
 		t.Errorf("at the last event the servers show no lock node: %q", servers)
+	}
+	// Somewhere on the way a client waits on its predecessor: the watch it
+	// holds is shown, and gone again once it fired.
+	watches, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(function(){var r=document.querySelector("`+stepper+`.step-range");
+		var w=document.querySelector("`+stepper+`.step-watches"), seen=[];
+		for (var i=+r.min; i<=+r.max; i++) { r.value=i; r.dispatchEvent(new Event("input")); seen.push(w.textContent); }
+		return seen})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := slices.IndexFunc(watches, func(w string) bool { return strings.Contains(w, "c") && strings.Contains(w, "lock-") })
+	if held < 0 || !slices.Contains(watches[held:], "(none)") && watches[len(watches)-1] == watches[held] {
+		t.Errorf("the watches shown never name a client's watch on a lock node, or never change: %q", watches)
 	}
 	mu.Lock()
 	defer mu.Unlock()
