@@ -1,11 +1,16 @@
 package scenarios
 
 import (
+	"context"
 	"encoding/xml"
 	"fmt"
+	"html"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/sim"
 )
 
 // The space-time diagram of a counterexample is well-formed SVG with a
@@ -71,5 +76,44 @@ func TestSpaceTimeDiagram(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(r.Files, " "), "spacetime.svg") {
 		t.Errorf("the report's files: %v", r.Files)
+	}
+}
+
+// Every teaching variant's diagram shows the faults that made its
+// counterexample: each fault that struck before the violation is drawn.
+func TestSpaceTimeShowsTheFaults(t *testing.T) {
+	lib, err := Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range lib {
+		if sc.Expect.Pass {
+			continue
+		}
+		res, err := Search{Spec: sc.Spec, Seeds: max(sc.Seeds, 1), StopAtFirst: true}.Run(context.Background())
+		if err != nil || len(res.Failures) == 0 {
+			t.Errorf("%s: no counterexample (%v)", sc.Name, err)
+			continue
+		}
+		o, err := Replay(sc.Spec, res.Failures[0].Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg, err := SpaceTime(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := o.Input.End
+		for _, v := range o.Violations {
+			if v.At != 0 {
+				at = min(at, v.At)
+			}
+		}
+		for r := range o.World.Trace().All() {
+			if r.Kind == sim.KFault && int64(r.At) <= at && !strings.HasPrefix(r.Path, "heal") &&
+				!strings.Contains(svg, html.EscapeString(r.Path)) {
+				t.Errorf("%s seed %d: the diagram does not show %q (struck at %s)", sc.Name, o.Seed, r.Path, models.FormatTime(int64(r.At)))
+			}
+		}
 	}
 }
