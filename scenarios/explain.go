@@ -3,6 +3,7 @@ package scenarios
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,14 +78,7 @@ func staleSources(w *sim.World, vs []models.Violation, causes map[string]string)
 		return causes
 	}
 	tr := w.Trace()
-	for _, v := range vs {
-		if !strings.Contains(v.Message, staleHint) {
-			continue
-		}
-		read, ok := lastOf(v.Ops, models.Get)
-		if !ok {
-			continue
-		}
+	for v, read := range staleReads(vs) {
 		server := ""
 		for _, r := range tr.Records() {
 			if r.Kind == sim.KReply && r.To == sim.ClientActor(read.Client) && r.Op == sim.OpGetData &&
@@ -101,15 +95,36 @@ func staleSources(w *sim.World, vs []models.Violation, causes map[string]string)
 				struck = append(struck, r.Path)
 			}
 		}
-		which := "from " + server + ", which had not applied the write yet"
-		if len(struck) > 0 {
-			which += " (" + strings.Join(struck, "; ") + ")"
-		}
-		if causes == nil {
-			causes = map[string]string{}
-		}
-		causes["stale:"+v.Object] = which
+		causes = staleCause(causes, v.Object, server, struck)
 	}
+	return causes
+}
+
+// staleReads yields each stale-read violation of vs with its read.
+func staleReads(vs []models.Violation) iter.Seq2[models.Violation, models.Operation] {
+	return func(yield func(models.Violation, models.Operation) bool) {
+		for _, v := range vs {
+			if !strings.Contains(v.Message, staleHint) {
+				continue
+			}
+			if read, ok := lastOf(v.Ops, models.Get); ok && !yield(v, read) {
+				return
+			}
+		}
+	}
+}
+
+// staleCause records in causes (made if nil) that the stale read of
+// object came from server, after the faults struck that struck it.
+func staleCause(causes map[string]string, object, server string, struck []string) map[string]string {
+	which := "from " + server + ", which had not applied the write yet"
+	if len(struck) > 0 {
+		which += " (" + strings.Join(struck, "; ") + ")"
+	}
+	if causes == nil {
+		causes = map[string]string{}
+	}
+	causes["stale:"+object] = which
 	return causes
 }
 
@@ -123,14 +138,7 @@ func holderFaults(w *sim.World, vs []models.Violation, causes map[string]string)
 		return causes
 	}
 	var facts *runFacts
-	for _, v := range vs {
-		if !strings.Contains(v.Message, heldHint) {
-			continue
-		}
-		holders := holdersOf(v.Ops)
-		if len(holders) == 0 {
-			continue
-		}
+	for v, holders := range twoHolders(vs) {
 		if facts == nil {
 			facts = factsOf(w.Trace())
 		}
@@ -172,6 +180,21 @@ func (f *runFacts) meanwhile(holders []models.Operation) string {
 		return ""
 	}
 	return "meanwhile: " + strings.Join(parts, "; ")
+}
+
+// twoHolders yields each violation of vs where two clients held a lock or
+// a leadership at once, with its holders (holdersOf).
+func twoHolders(vs []models.Violation) iter.Seq2[models.Violation, []models.Operation] {
+	return func(yield func(models.Violation, []models.Operation) bool) {
+		for _, v := range vs {
+			if !strings.Contains(v.Message, heldHint) {
+				continue
+			}
+			if holders := holdersOf(v.Ops); len(holders) > 0 && !yield(v, holders) {
+				return
+			}
+		}
+	}
 }
 
 // holdersOf are the acquires among ops, one a client, in the order they

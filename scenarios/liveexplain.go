@@ -167,14 +167,7 @@ func (ns *liveNotes) staleSources(servers []string, injected []StruckFault, vs [
 	ns.mu.Lock()
 	sent := slices.Clone(ns.sent)
 	ns.mu.Unlock()
-	for _, v := range vs {
-		if !strings.Contains(v.Message, staleHint) {
-			continue
-		}
-		read, ok := lastOf(v.Ops, models.Get)
-		if !ok {
-			continue
-		}
+	for v, read := range staleReads(vs) {
 		server := ""
 		for _, s := range sent {
 			if s.client == read.Client && s.r.Op == "getData" && s.r.Path == read.Path &&
@@ -193,14 +186,7 @@ func (ns *liveNotes) staleSources(servers []string, injected []StruckFault, vs [
 				struck = append(struck, f.Fault)
 			}
 		}
-		which := "from " + server + ", which had not applied the write yet"
-		if len(struck) > 0 {
-			which += " (" + strings.Join(struck, "; ") + ")"
-		}
-		if causes == nil {
-			causes = map[string]string{}
-		}
-		causes["stale:"+v.Object] = which
+		causes = staleCause(causes, v.Object, server, struck)
 	}
 	return causes
 }
@@ -212,14 +198,7 @@ func (ns *liveNotes) staleSources(servers []string, injected []StruckFault, vs [
 // in causes (made if nil). Which sessions the servers expired is the
 // servers' to know; the faults say what made them.
 func liveHolderFaults(injected []StruckFault, vs []models.Violation, causes map[string]string) map[string]string {
-	for _, v := range vs {
-		if !strings.Contains(v.Message, heldHint) {
-			continue
-		}
-		holders := holdersOf(v.Ops)
-		if len(holders) == 0 {
-			continue
-		}
+	for v, holders := range twoHolders(vs) {
 		from, to := holders[0].Return, holders[len(holders)-1].Return
 		var parts []string
 		for _, f := range injected {
