@@ -16,11 +16,12 @@ import (
 // kinds.go, is Barrier.) Set creates it, Remove deletes it, and
 // Wait blocks until it is gone.
 //
-// Wait syncs the session's server with the leader before its first
-// exists(), and again after its session was replaced: ZooKeeper lets a
-// session read older data than another client has written, so a waiter who
-// knows by other means that the barrier was set could otherwise read a
-// state before Set and walk through. The recipe's own steps are unchanged.
+// Wait brings the session's server up to date (UpToDate: sync() is not
+// enough on the leader) before its first exists(), and again after its
+// session was replaced: ZooKeeper lets a session read older data than
+// another client has written, so a waiter who knows by other means that
+// the barrier was set could otherwise read a state before Set and walk
+// through. The recipe's own steps are unchanged.
 type NodeBarrier struct {
 	conn client.Conn
 	path string
@@ -105,7 +106,7 @@ func (b *NodeBarrier) Wait(ctx context.Context) error {
 	session := int64(-1) // sync before the first read
 	for {
 		if s := b.conn.SessionID(); s != session && !b.noSync {
-			if err := barrierSync(ctx, b.conn, b.path); err != nil {
+			if err := barrierSync(ctx, b.conn); err != nil {
 				return err
 			}
 			session = s
@@ -127,13 +128,14 @@ func (b *NodeBarrier) Wait(ctx context.Context) error {
 	}
 }
 
-// barrierSync brings the session's server up to date with the leader, so
-// that the next read sees every write committed before it.
-func barrierSync(ctx context.Context, conn client.Conn, path string) error {
+// barrierSync brings the session's server up to date (UpToDate), so that
+// the next read sees every write that returned before it, trying again
+// in a new session when the session expires.
+func barrierSync(ctx context.Context, conn client.Conn) error {
 	for {
-		_, err := conn.Sync(ctx, path)
+		err := UpToDate(ctx, conn)
 		switch {
-		case err == nil, errors.Is(err, zk.ErrNoNode):
+		case err == nil:
 			return nil
 		case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
 			continue

@@ -300,13 +300,14 @@ func (r *ConfigWatcher) Next(ctx context.Context) (Configuration, error) {
 }
 
 // read reads the node, leaving a watch on it: getData() if it exists,
-// exists() if not. After the session changed, it syncs first.
+// exists() if not. After the session changed, it brings its server up to
+// date first (UpToDate).
 func (r *ConfigWatcher) read(ctx context.Context) (Configuration, bool, error) {
 	watching := !r.mistakes.readOnce && !(r.mistakes.watchOnce && r.mistakes.watches > 0)
 	for {
 		if r.session != 0 && r.conn.SessionID() != r.session {
 			// A new session: bring its server up to date first.
-			if _, err := r.conn.Sync(ctx, r.path); err != nil && !errors.Is(err, zk.ErrNoNode) {
+			if err := UpToDate(ctx, r.conn); err != nil {
 				if configTransient(err) {
 					continue
 				}

@@ -308,11 +308,12 @@ func (d *NodeDoubleBarrier) formerNode(ctx context.Context, node, ready string, 
 // it, still there (done, nil), else we vanished. done is false when ready
 // does not exist (create our node, or adopt it).
 //
-// It syncs first: the new session has seen nothing and may read a lagging
+// It brings its server up to date first (UpToDate): the new session has
+// seen nothing and may read a lagging
 // server, one that has not yet applied ready (we would create our node
 // again, find it late and delete it, waking whoever waits on it).
 func (d *NodeDoubleBarrier) reopen(ctx context.Context, node, ready string) (done bool, err error) {
-	if err := barrierSync(ctx, d.conn, d.dir); err != nil {
+	if err := barrierSync(ctx, d.conn); err != nil {
 		return true, err
 	}
 	for {
@@ -593,7 +594,7 @@ func (d *NodeDoubleBarrier) processes(kids []string) []string {
 // If our node is gone by the time Leave first reads the children (our
 // session expired, likely during the computation), the others may not have
 // waited for us: Leave returns ErrNodeVanished at once. A session that expires during Leave does not
-// matter (we were done): Leave syncs the new session's server, so that it
+// matter (we were done): Leave brings the new session's server up to date, so that it
 // reads nothing older than what the old session saw, and goes on. If ctx
 // ends, our node is deleted.
 func (d *NodeDoubleBarrier) Leave(ctx context.Context) error {
@@ -642,15 +643,16 @@ func (d *NodeDoubleBarrier) Leave(ctx context.Context) error {
 var errListAgain = errors.New("list again")
 
 // leaveList is Leave's step 1: the process nodes, listed by the session
-// *session names (a session since lost is synced first: see Leave).
+// *session names (after a session lost, its server is brought up to date
+// first: see Leave).
 // errListAgain: the listing is to be made again (the session expired,
 // or the answer may come from a new one).
 func (d *NodeDoubleBarrier) leaveList(ctx context.Context, session *int64) ([]string, error) {
 	if s := d.conn.SessionID(); s != *session {
 		// Our node may outlive the session we lost: the client may have
 		// given it up on its own clock while the servers still hold it.
-		// Read, in sync, whether it is still there.
-		if err := barrierSync(ctx, d.conn, d.dir); err != nil {
+		// Read, up to date, whether it is still there.
+		if err := barrierSync(ctx, d.conn); err != nil {
 			return nil, err
 		}
 		*session = s

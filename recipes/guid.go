@@ -65,18 +65,20 @@ func guidSession(ctx context.Context, conn client.Conn) (int64, error) {
 // findGUIDNode lists dir for a child whose name starts with prefix (which
 // carries a guid), and returns its path, or "" if there is none.
 //
-// It syncs first. The create whose reply was lost was applied by the
-// server the client had been talking to; after the connection loss the
-// client may be talking to another server, one that has not applied that
-// create yet (the client never saw its zxid, so reconnecting does not wait
-// for it). Listing there without sync() misses the node, and the caller
-// creates a second one: the first is orphaned, as in the no-guid mistake.
-// sync() brings this server up to everything the leader had committed or
-// proposed, and a request still on its way from the old server is refused
+// It brings its server up to date first. The create whose reply was lost
+// was applied by the server the client had been talking to; after the
+// connection loss the client may be talking to another server, one that
+// has not applied that create yet (the client never saw its zxid, so
+// reconnecting does not wait for it). Listing there first misses the
+// node, and the caller creates a second one: the first is orphaned, as in
+// the no-guid mistake. sync() brings a follower up to everything the
+// leader had committed or proposed, but not the leader itself, which may
+// not have applied the create yet either: UpToDate's write does, on every
+// server; and a request still on its way from the old server is refused
 // as the session has moved. (zksim's seed search found the orphan.)
 func findGUIDNode(ctx context.Context, conn client.Conn, dir, prefix string) (string, error) {
 	for {
-		if _, err := conn.Sync(ctx, dir); err != nil {
+		if err := UpToDate(ctx, conn); err != nil {
 			if recoverable(err) || retryable(err) {
 				continue
 			}

@@ -220,20 +220,9 @@ func (r *NameRegistry) Names(ctx context.Context) ([]string, error) {
 	}
 }
 
-// sync brings the session's server up to date with the leader, so that the
+// sync brings the session's server up to date (UpToDate), so that the
 // next read sees every write completed before it.
-func (r *NameRegistry) sync(ctx context.Context) error {
-	for {
-		_, err := r.conn.Sync(ctx, r.dir)
-		switch {
-		case recoverable(err), retryable(err):
-			continue
-		case errors.Is(err, zk.ErrNoNode):
-			return nil // sync does not need the node; some servers say so anyway
-		}
-		return err
-	}
-}
+func (r *NameRegistry) sync(ctx context.Context) error { return UpToDate(ctx, r.conn) }
 
 // Unregister removes name: delete() dir/name, at the version it was read
 // at. An ephemeral registry removes only a registration of this session

@@ -388,12 +388,12 @@ func (c *queueCore) settleAfter(ctx context.Context, record []byte) error {
 	return ctx.Err()
 }
 
-// settle tells whether the multi that wrote record was applied: sync, so
-// that our server has every write the leader committed, then read our
-// receipt.
+// settle tells whether the multi that wrote record was applied: bring our
+// server up to date (UpToDate: our multi may have been applied elsewhere
+// and not here, the leader included), then read our receipt.
 func (c *queueCore) settle(ctx context.Context, record []byte) (bool, error) {
 	for {
-		_, err := c.conn.Sync(ctx, c.receipt())
+		err := UpToDate(ctx, c.conn)
 		if err == nil {
 			var data []byte
 			data, _, err = c.conn.Get(ctx, c.receipt())

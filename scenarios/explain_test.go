@@ -83,7 +83,7 @@ func TestTwoHoldersNameWhatStruck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "; meanwhile: when c1 holds#1: pause c1 15s (struck at 0.005653s); the servers expired c1's session at 12.000000s"
+	want := "; meanwhile: when c1 holds#1: pause c1 15s (struck at 0.005865s); the servers expired c1's session at 12.000000s"
 	if len(o.Violations) == 0 || !strings.HasSuffix(o.Violations[0].Message, want) {
 		t.Fatalf("%v; want it to end %q", o.Violations, want)
 	}

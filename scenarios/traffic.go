@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -41,7 +42,7 @@ func clientOf(a sim.Actor) int { return int(a - sim.ClientActor(0)) }
 //     on reconnecting are kept: they are requests, and they name no path.
 //
 // A multi is recorded under its first operation's path (the simulator's
-// trace adds " …" to it, which is dropped here), with op "multi".
+// trace adds " and N more" to it, which is dropped here), with op "multi".
 func Traffic(tr *sim.Trace) []models.Traffic {
 	n := 0 // the traffic's size, so that it is allocated once
 	for r := range tr.All() {
@@ -83,6 +84,19 @@ func Traffic(tr *sim.Trace) []models.Traffic {
 	return out
 }
 
-// tracePath is a record's path without the " …" the trace adds to a
-// multi's first path.
-func tracePath(p string) string { return strings.TrimSuffix(p, " …") }
+// tracePath is a record's path without the " and N more" the trace adds
+// to a multi's first path.
+func tracePath(p string) string {
+	rest, ok := strings.CutSuffix(p, " more")
+	if !ok {
+		return p
+	}
+	i := strings.LastIndex(rest, " and ")
+	if i < 0 {
+		return p
+	}
+	if _, err := strconv.Atoi(rest[i+len(" and "):]); err != nil {
+		return p
+	}
+	return rest[:i]
+}

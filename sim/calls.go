@@ -75,9 +75,18 @@ func (c *Client) send(r *request) {
 
 func sendPath(r *request) string {
 	if r.op == OpMulti && r.requestExtra != nil && len(r.ops) > 0 {
-		return r.ops[0].path + " …"
+		return multiPath(r)
 	}
 	return r.path
+}
+
+// multiPath names a multi by its first operation's path, and how many
+// more it holds: "/a", "/a and 2 more".
+func multiPath(r *request) string {
+	if len(r.ops) == 1 {
+		return r.ops[0].path
+	}
+	return fmt.Sprintf("%s and %d more", r.ops[0].path, len(r.ops)-1)
 }
 
 // do sends req (or queues it while disconnected) and waits for its reply.

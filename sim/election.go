@@ -127,6 +127,7 @@ func (w *World) elect(group []*server) {
 	l := best
 	l.role = roleLeading
 	l.gen++
+	l.applyAt, l.applyTo = 0, 0 // an earlier regime's applies are dropped
 	l.acceptedEpoch = epoch
 	n := len(w.servers)
 	l.ld = &leaderState{s: l, epoch: epoch, gens: make([]uint64, n), heard: make([]Time, n), joined: make([]bool, n),

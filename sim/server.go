@@ -22,8 +22,8 @@ type request struct {
 
 	watcher *simWatch // the watcher a watching read left, set as its reply arrived
 
-	readyAt Time // a read: its answer does not leave before this
-	syncTo  int64
+	readyAt Time  // a read: its answer does not leave before this
+	syncTo  int64 // a sync: the zxid to apply up to first; -1 on the leader, answered as a read
 
 	path string
 	data []byte
@@ -86,6 +86,8 @@ func (r *request) isRead() bool {
 	case OpExists, OpGetData, OpGetChildren, OpGetACL, OpSetWatches, OpSetAuth, OpAddWatch, OpRemoveWatches,
 		OpGetEphemerals, OpGetAllChildren:
 		return true
+	case OpSync:
+		return r.syncTo < 0 // the leader's (submitSync)
 	}
 	return false
 }
@@ -188,7 +190,11 @@ type server struct {
 	touched     []int64         // sessions heard from since the last report to the leader
 	lastXid     map[int64]int32 // per session, the last request applied (a self-check)
 	diskAt      Time            // when the last log write finishes
-	syncWaits   []*request
+	// applyAt, applyTo: when the leader's last scheduled apply runs, and
+	// how far it applies (applyCommitted).
+	applyAt   Time
+	applyTo   int
+	syncWaits []*request
 	// lagUntil: a lag fault (World.lag) holds back applying until then,
 	// in generation lagGen.
 	lagUntil Time
@@ -213,6 +219,7 @@ func (s *server) reset() {
 	}
 	s.lastXid = map[int64]int32{}
 	s.applied, s.commit = 0, 0
+	s.applyAt, s.applyTo = 0, 0
 	s.leader, s.ld = nil, nil
 	s.sessions = map[int64]*session{}
 	s.conns = nil
@@ -637,7 +644,7 @@ func applyPath(req *request, created string) string {
 		return created
 	}
 	if req.op == OpMulti && req.requestExtra != nil && len(req.ops) > 0 {
-		return req.ops[0].path + " …"
+		return multiPath(req)
 	}
 	return req.path
 }

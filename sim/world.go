@@ -34,7 +34,7 @@ type Config struct {
 	// Latency is the one-way latency of every link, client–server and
 	// server–server (default 100µs), plus up to Jitter (default 100µs)
 	// drawn per message. For these delays and the ones below (DiskDelay to
-	// ElectionJitter), 0 takes the default and a negative value means none:
+	// LeaderApplyJitter), 0 takes the default and a negative value means none:
 	// Jitter -1 makes every message take exactly Latency.
 	Latency, Jitter time.Duration
 	// DiskDelay is how long a server takes to write a proposal to its log
@@ -49,6 +49,17 @@ type Config struct {
 	// ElectionTime is how long a leader election takes (default 200ms),
 	// plus up to ElectionJitter (default 200ms).
 	ElectionTime, ElectionJitter time.Duration
+	// LeaderApplyJitter is how long, at most, the leader may take to apply
+	// a transaction once a quorum has logged it (default 2ms): one commit
+	// in eight waits for a time drawn up to it, the others are applied at
+	// once. ZooKeeper's leader hands the commit to its commit processor,
+	// which may be busy, while its followers apply it as the commit
+	// reaches them. So a follower may answer a write before the leader
+	// has applied it; and as the leader answers a sync as it answers a
+	// read, without waiting for what it has committed, a client of the
+	// leader may sync and still read the state before that write (checked
+	// against the real server by live.TestSyncOnTheLeaderLive).
+	LeaderApplyJitter time.Duration
 	// ConnectTimeout is how long a client waits for a TCP connection that
 	// gets no answer, as across a cut link (default 1s, the library's).
 	ConnectTimeout time.Duration
@@ -118,6 +129,7 @@ func (c *Config) defaults() {
 	delay(&c.ReadDelay, 20*time.Microsecond)
 	delay(&c.ElectionTime, 200*time.Millisecond)
 	delay(&c.ElectionJitter, 200*time.Millisecond)
+	delay(&c.LeaderApplyJitter, 2*time.Millisecond)
 	def(&c.ConnectTimeout, time.Second)
 	def(&c.ContainerCheckInterval, time.Minute)
 	def(&c.MaxTime, time.Hour)
@@ -145,6 +157,7 @@ type World struct {
 	// msgs and writes keep handled messages and log writes for reuse.
 	msgs   pool[peerMsg]
 	writes pool[logWrite]
+	applys pool[leaderApply]
 	txns   slab[txn]   // the clients' writes, which the servers' logs keep
 	notes  pool[reply] // watch notifications, kept for reuse once delivered
 	config []byte      // the ensemble's configuration, as every server's tree holds it

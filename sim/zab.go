@@ -227,16 +227,62 @@ func (s *server) ackFrom(f *server, z int64) {
 			s.sendPeer(peerMsg{kind: pmCommit, to: fl, zxid: z})
 		}
 	}
-	s.applyUpTo(s.commit)
+	s.applyCommitted()
 }
 
-// submitSync handles a client's sync: answered once this server has applied
-// everything the leader had committed or proposed when the sync reached it.
+// applyCommitted has the leader apply what it has committed, after its
+// commit processor's delay (Config.LeaderApplyJitter), in order.
+func (s *server) applyCommitted() {
+	j := s.w.cfg.LeaderApplyJitter
+	if j <= 0 {
+		s.applyUpTo(s.commit)
+		return
+	}
+	if s.commit <= max(s.applied, s.applyTo) {
+		return // applied, or on its way
+	}
+	var wait Time
+	if s.w.s.choose(8) == 0 { // its commit processor busy
+		wait = s.w.jitter(j)
+	}
+	at := max(s.w.s.now+wait, s.applyAt)
+	if at <= s.w.s.now {
+		s.applyUpTo(s.commit)
+		return
+	}
+	s.applyAt, s.applyTo = at, s.commit
+	a := s.w.applys.get()
+	*a = leaderApply{s: s, gen: s.gen, n: s.commit}
+	s.w.s.schedule(at, a, false)
+}
+
+// leaderApply is the leader's commit processor applying the log up to n.
+type leaderApply struct {
+	s   *server
+	gen uint64
+	n   int
+}
+
+// handle applies, then returns a to the world's pool.
+func (a *leaderApply) handle() {
+	s, gen, n := a.s, a.gen, a.n
+	s.w.applys.put(a)
+	if s.gen != gen || s.role != roleLeading {
+		return
+	}
+	s.applyUpTo(n)
+}
+
+// submitSync handles a client's sync: on a follower, answered once it has
+// applied everything the leader had committed or proposed when the sync
+// reached the leader; on the leader, at once, as a read is (ZooKeeper's
+// leader lets a sync through its commit processor like a read, without
+// waiting for the transactions it has committed and not yet applied:
+// Config.LeaderApplyJitter).
 func (s *server) submitSync(req *request) {
 	if s.role == roleLeading {
-		s.ld.syncs = append(s.ld.syncs, pendingSync{upTo: len(s.log), origin: s, req: req})
-		s.releaseSyncs()
-		return
+		req.syncTo, req.readyAt = -1, s.w.s.now+Time(s.w.cfg.ReadDelay)
+		return // pump answers it at its turn, as a read
 	}
 	s.toLeader(peerMsg{kind: pmSync, req: req})
 }
@@ -256,11 +302,7 @@ func (s *server) releaseSyncs() {
 			if p.upTo > 0 {
 				z = s.log[p.upTo-1].zxid
 			}
-			if p.origin == s {
-				s.syncReached(p.req, z)
-			} else {
-				s.sendPeer(peerMsg{kind: pmSyncDone, to: p.origin, req: p.req, zxid: z})
-			}
+			s.sendPeer(peerMsg{kind: pmSyncDone, to: p.origin, req: p.req, zxid: z})
 		}
 		ld.syncs = kept
 	}

@@ -85,9 +85,21 @@ func (l *nodeLock) grant(ctx context.Context) (*recipes.Lease, error) {
 // reply the node may already be the next holder's, and a blind second
 // delete would take the lock from it (zksimtest found that mistake in the
 // first version of this lock). Nobody else can create the node while ours
-// exists, so deleting right after seeing ours is safe.
+// exists, so deleting right after seeing ours is safe, if what we see is
+// up to date: after a lost reply the server we are on now may not have
+// applied our delete yet, and shows our node where the next holder's is
+// (zksimtest found that too, once the simulator's leader could apply a
+// write after a follower had answered it): recipes.UpToDate first.
 func (l *nodeLock) Unlock(ctx context.Context) error {
-	for {
+	for retry := false; ; retry = true {
+		if retry {
+			if err := recipes.UpToDate(ctx, l.conn); err != nil {
+				if errors.Is(err, zk.ErrSessionExpired) {
+					return nil // the node went with the session
+				}
+				return err
+			}
+		}
 		ok, st, err := l.conn.Exists(ctx, l.node())
 		switch {
 		case errors.Is(err, zk.ErrConnectionClosed), errors.Is(err, zk.ErrNoServer):

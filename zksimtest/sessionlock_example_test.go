@@ -131,10 +131,11 @@ func (l *sessionLock) enqueue(ctx context.Context) error {
 	}
 }
 
-// find looks, after a sync, for a node named with the pending guid, and
-// takes it for ours.
+// find looks, its server brought up to date (recipes.UpToDate: a sync
+// is not enough on the leader), for a node named with the pending guid,
+// and takes it for ours.
 func (l *sessionLock) find(ctx context.Context) (bool, error) {
-	if _, err := l.conn.Sync(ctx, l.dir); err != nil {
+	if err := recipes.UpToDate(ctx, l.conn); err != nil {
 		return false, err
 	}
 	kids, _, err := l.conn.Children(ctx, l.dir)
