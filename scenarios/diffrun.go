@@ -15,6 +15,7 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/live"
+	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -451,12 +452,14 @@ func (dc *diffClient) multi(ctx context.Context, op DiffOp, res *DiffResult) err
 	return err
 }
 
-// settle has client dc sync and read, so that every watch event the step
-// fired has reached it (a client sees an event before the data that
-// follows it), and collects the events that fired.
+// settle has client dc bring its server up to date and read, so that
+// every watch event the step fired has reached it (a client sees an event
+// before the data that follows it), and collects the events that fired.
+// A sync would not do on the leader, which may apply the step's write
+// after the writer's follower answered it (recipes.UpToDate).
 func (dc *diffClient) settle(ctx context.Context, res *DiffResult) error {
-	if _, err := dc.conn.Sync(ctx, "/"); err != nil {
-		return fmt.Errorf("c%d sync: %w", dc.i+1, err)
+	if err := recipes.UpToDate(ctx, dc.conn); err != nil {
+		return fmt.Errorf("c%d up to date: %w", dc.i+1, err)
 	}
 	if _, _, err := dc.conn.Exists(ctx, "/"); err != nil {
 		return fmt.Errorf("c%d read: %w", dc.i+1, err)

@@ -7,11 +7,11 @@ import (
 )
 
 // A live run takes, without a seed, the first of the scenario's seeds that
-// shows its expected verdict in the simulator: queue-blind-put's first
+// shows its expected verdict in the simulator: priority-queue-trusts-watch's first
 // seed holds there, a later one breaks; a scenario expected to hold takes
 // seed 1.
 func TestLiveSeed(t *testing.T) {
-	sc, err := LoadScenario("queue-blind-put")
+	sc, err := LoadScenario("priority-queue-trusts-watch")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func TestLiveSeed(t *testing.T) {
 	}
 	seed, o := LiveSeed(sc)
 	if sc.Expect.Met(first.Violations) {
-		t.Fatalf("queue-blind-put's seed 1 shows its violation: the test wants a scenario whose first seed does not")
+		t.Fatalf("priority-queue-trusts-watch's seed 1 shows its violation: the test wants a scenario whose first seed does not")
 	}
 	if seed <= 1 || o.Seed != seed || !sc.Expect.Met(o.Violations) {
 		t.Errorf("LiveSeed = %d (outcome of seed %d, violations %v), want the first seed that breaks", seed, o.Seed, o.Violations)

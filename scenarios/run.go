@@ -305,11 +305,13 @@ func ended(err error) error {
 }
 
 // schedule is the run's faults: the spec's, and those drawn from seed at
-// its rates for an ensemble of n servers.
+// its rates for an ensemble of n servers, the faults tied to requests and
+// notifications drawn from what the workload does (repertoire).
 func (spec Spec) schedule(seed uint64, n int) sim.Schedule {
 	sched := slices.Clone(spec.Faults)
 	if spec.Rates != nil {
-		sched = append(sched, sim.RandomSchedule(sim.NewSeeded(seed^faultSeed), spec.rates(), spec.Horizon, n, spec.Clients)...)
+		sched = append(sched, sim.RandomScheduleFor(sim.NewSeeded(seed^faultSeed), spec.rates(), spec.Horizon, n, spec.Clients,
+			spec.repertoire())...)
 	}
 	return sched
 }

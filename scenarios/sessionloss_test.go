@@ -79,7 +79,7 @@ func TestPauseCounterexamplesShrink(t *testing.T) {
 	rates := sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, Pause: 0.3, Spike: 0.2, LoseReply: 2,
 		Disconnect: 0.1, Lag: 0.1, LoseRequest: 1, Triggered: 1}
 	spec := Spec{Kind: "lock", Rates: &rates, Workload: Workload{Rounds: 2, Steps: 10, Step: time.Second}}
-	res, err := Search{Spec: spec, Seeds: 200}.Run(context.Background())
+	res, err := Search{Spec: spec, Seeds: 600}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestPauseCounterexamplesShrink(t *testing.T) {
 		}
 	}
 	if shrunk < 10 {
-		t.Fatalf("%d seeds of 200 broke the unfenced lock with a pause in their schedule; the test wants 10", shrunk)
+		t.Fatalf("%d seeds of 600 broke the unfenced lock with a pause in their schedule; the test wants 10", shrunk)
 	}
 }
 

@@ -112,13 +112,30 @@ func (w *World) runElection() {
 	}
 }
 
+// betterVote reports whether a is a better leader than b, as ZooKeeper's
+// election orders votes: the later epoch it last followed or led, then the
+// later last logged zxid, then the higher id. The epoch comes first: a
+// server that followed a later leader holds what that leader committed,
+// whatever proposals of an earlier epoch another has logged (one that led
+// an epoch in between, whose proposals were never committed, would
+// otherwise win with its higher zxid and lose a committed transaction).
+func betterVote(a, b *server) bool {
+	if a.acceptedEpoch != b.acceptedEpoch {
+		return a.acceptedEpoch > b.acceptedEpoch
+	}
+	if z, bz := a.lastLogged(), b.lastLogged(); z != bz {
+		return z > bz
+	}
+	return a.idx > b.idx
+}
+
 // elect makes the best server of group the leader of a new epoch and syncs
 // the others with it.
 func (w *World) elect(group []*server) {
 	best := group[0]
 	epoch := int64(0)
 	for _, s := range group {
-		if z, bz := s.lastLogged(), best.lastLogged(); z > bz || (z == bz && s.idx > best.idx) {
+		if betterVote(s, best) {
 			best = s
 		}
 		epoch = max(epoch, s.acceptedEpoch)

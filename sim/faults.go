@@ -562,6 +562,51 @@ type draw struct {
 	src              Source
 	servers, clients int
 	timeout          time.Duration
+	rep              *Repertoire
+}
+
+// Repertoire is what a workload's clients do, as a run without faults
+// shows it: the requests each sends, by operation, and the watch
+// notifications each receives. A random fault tied to a request or a
+// notification is drawn from it, so that it names one the client makes:
+// drawn blind, most would name a request the client never sends (a
+// barrier's waiter deletes nothing) and never strike.
+type Repertoire struct {
+	Sends    []map[Op]int // by client
+	Notified []int        // by client
+}
+
+// trigger draws a fault's trigger on one of ops (on), or on a notification
+// when ops is nil: from the repertoire when there is one and it has such
+// an event, else any client's, any of ops, one of its first five.
+func (d draw) trigger(ops []Op, on TriggerOn) Trigger {
+	if d.rep != nil {
+		type event struct {
+			client int
+			op     Op
+			n      int
+		}
+		var evs []event
+		for c := range min(d.clients, len(d.rep.Sends), len(d.rep.Notified)) {
+			if ops == nil && d.rep.Notified[c] > 0 {
+				evs = append(evs, event{c, 0, d.rep.Notified[c]})
+			}
+			for _, op := range ops {
+				if n := d.rep.Sends[c][op]; n > 0 {
+					evs = append(evs, event{c, op, n})
+				}
+			}
+		}
+		if len(evs) > 0 {
+			e := evs[d.src.Choose(len(evs))]
+			return Trigger{Client: e.client, Op: e.op, On: on, Nth: 1 + d.src.Choose(min(e.n, 10))}
+		}
+	}
+	tr := Trigger{Client: d.src.Choose(d.clients), On: on, Nth: 1 + d.src.Choose(5)}
+	if ops != nil {
+		tr.Op = ops[d.src.Choose(len(ops))]
+	}
+	return tr
 }
 
 func (d draw) chance(rate float64) bool {
@@ -587,7 +632,14 @@ func (d draw) timeouts(lo, hi float64) time.Duration {
 // and replays without src. A kind whose rate is zero draws nothing from
 // src, so adding a kind leaves the schedules of the others as they were.
 func RandomSchedule(src Source, r Rates, horizon time.Duration, servers, clients int) Schedule {
-	d := draw{src: src, servers: servers, clients: clients, timeout: r.SessionTimeout}
+	return RandomScheduleFor(src, r, horizon, servers, clients, nil)
+}
+
+// RandomScheduleFor is RandomSchedule with the faults tied to requests and
+// notifications drawn from rep, what the workload's clients do (nil: drawn
+// blind).
+func RandomScheduleFor(src Source, r Rates, horizon time.Duration, servers, clients int, rep *Repertoire) Schedule {
+	d := draw{src: src, servers: servers, clients: clients, timeout: r.SessionTimeout, rep: rep}
 	if d.timeout <= 0 {
 		d.timeout = 10 * time.Second
 	}
@@ -650,7 +702,7 @@ func (d draw) classic(r Rates, at time.Duration) Schedule {
 			For: d.between(500*time.Millisecond, 3*time.Second)})
 	}
 	if d.chance(r.LoseReply) && d.clients > 0 {
-		tr := Trigger{Client: d.src.Choose(d.clients), Op: randomWrites[d.src.Choose(len(randomWrites))], Nth: 1 + d.src.Choose(5)}
+		tr := d.trigger(randomWrites, OnApplied)
 		out = append(out, Fault{When: &tr, Kind: LoseReply})
 	}
 	if d.chance(r.OneWay) && d.servers > 1 {
@@ -691,7 +743,7 @@ func (d draw) sessionShaped(r Rates, at time.Duration) Schedule {
 		out = append(out, Fault{At: at, Kind: Lag, A: d.server(), For: d.between(500*time.Millisecond, 5*time.Second)})
 	}
 	if d.chance(r.LoseRequest) && d.clients > 0 {
-		tr := Trigger{Client: d.src.Choose(d.clients), Op: randomWrites[d.src.Choose(len(randomWrites))], Nth: 1 + d.src.Choose(5), On: OnReceived}
+		tr := d.trigger(randomWrites, OnReceived)
 		out = append(out, Fault{When: &tr, Kind: LoseRequest})
 	}
 	if d.chance(r.Triggered) && d.clients > 0 {
@@ -700,14 +752,18 @@ func (d draw) sessionShaped(r Rates, at time.Duration) Schedule {
 	return out
 }
 
+// randomReads are the requests a random triggered fault is tied to.
+var randomReads = []Op{OpGetChildren, OpExists, OpGetData}
+
 // triggered draws a fault tied to a client's read or to a notification.
 func (d draw) triggered() Fault {
-	c := d.src.Choose(d.clients)
-	tr := Trigger{Client: c, Nth: 1 + d.src.Choose(5), On: OnNotified}
+	var tr Trigger
 	if d.src.Choose(3) > 0 {
-		reads := []Op{OpGetChildren, OpExists, OpGetData}
-		tr.Op, tr.On = reads[d.src.Choose(len(reads))], OnApplied
+		tr = d.trigger(randomReads, OnApplied)
+	} else {
+		tr = d.trigger(nil, OnNotified)
 	}
+	c := tr.Client
 	f := Fault{When: &tr}
 	switch d.src.Choose(3) {
 	case 0:
