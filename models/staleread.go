@@ -19,7 +19,7 @@ func staleRead(ops []Operation) (string, []Operation) {
 			}
 			return fmt.Sprintf("c%d's read at %s returned version %d (%q), but c%d's write of %q (version %d) had returned at %s, "+
 				"before the read was called: a stale read, from a server that had not applied the write yet (sync() "+
-				"before the read brings the server up to date)", r.Client+1, FormatTime(r.Call), r.OutVersion, r.OutData,
+				"before the read brings a follower up to date; on the leader, only a write does)", r.Client+1, FormatTime(r.Call), r.OutVersion, r.OutData,
 				w.Client+1, w.Data, w.OutVersion, FormatTime(w.Return)), []Operation{w, r}
 		}
 	}
