@@ -48,17 +48,19 @@ import (
 // Priorities come from the producer and the item's number (see
 // queuePriority), so runs repeat exactly.
 //
-// A priority queue's consumer syncs before each take, and the take is
-// recorded from the sync's call. The priority queue recipe serves the most
-// urgent item its own server has seen: without the sync a consumer on a
-// lagging server could take a less urgent item after an urgent one's put
-// had returned elsewhere, which the linearizable priority-queue check
-// rightly calls out of order. (Rare in the simulator, where a put's reply
-// takes about as long as the commit takes to reach the other servers; a
-// follower cut from its leader but still serving reads widens the window.)
-// An application that needs the order across
-// clients syncs, as this one does; the stale-list variant is caught all
-// the same, since it keeps its list whatever the sync brings.
+// A priority queue's consumer brings its server up to date before each
+// take (recipes.UpToDate: a sync would not do on the leader), and the take
+// is recorded from that call. The priority queue recipe serves the most
+// urgent item its own server has seen: without it a consumer on a lagging
+// server could take a less urgent item after an urgent one's put had
+// returned elsewhere, which the linearizable priority-queue check rightly
+// calls out of order. (Rare in the simulator, where a put's reply takes
+// about as long as the commit takes to reach the other servers; a follower
+// cut from its leader but still serving reads widens the window, as does
+// the leader applying a commit late.) An application that needs the order
+// across clients does the same, as this one does; the stale-list variant
+// is caught all the same, since it keeps its list whatever the server
+// knows.
 
 func init() {
 	registerKind(&kind{
@@ -165,7 +167,8 @@ func (q *queueCounts) done(now int64) bool {
 
 // spawnQueue starts the clients of a queue workload on the queue at path.
 // byPriority makes it a priority queue's: items carry priorities,
-// consumers start once half the items are put and sync before each take.
+// consumers start once half the items are put and bring their server up
+// to date before each take.
 func spawnQueue(r *runner, path string, byPriority bool, handle func(conn client.Conn) queueHandle) {
 	wl := r.spec.Workload
 	consumers := min(max(wl.Consumers, 1), r.spec.Clients-1)
@@ -265,29 +268,29 @@ func queueConsume(ctx context.Context, conn *doubtConn, r *runner, i int, path s
 	return nil
 }
 
-// queueTake takes one item; for a priority queue it syncs the consumer's
-// server with the leader first (see the workload's comment).
+// queueTake takes one item; for a priority queue it brings the consumer's
+// server up to date first (see the workload's comment).
 func queueTake(ctx context.Context, conn client.Conn, path string, byPriority bool, h queueHandle) ([]byte, error) {
 	if byPriority {
-		if err := queueSync(ctx, conn, path); err != nil {
+		if err := queueSync(ctx, conn); err != nil {
 			return nil, err
 		}
 	}
 	return h.take(ctx)
 }
 
-// queueSync brings the session's server up to the leader's commit point,
+// queueSync brings the session's server up to date (recipes.UpToDate),
 // retrying through the errors faults cause.
-func queueSync(ctx context.Context, conn client.Conn, path string) error {
+func queueSync(ctx context.Context, conn client.Conn) error {
 	for {
-		_, err := conn.Sync(ctx, path)
+		err := recipes.UpToDate(ctx, conn)
 		switch {
-		case err == nil, errors.Is(err, zk.ErrNoNode): // no queue yet: nothing to miss
+		case err == nil:
 			return nil
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case !expectedFault(err):
-			return fmt.Errorf("sync: %w", err)
+			return fmt.Errorf("up to date: %w", err)
 		}
 	}
 }
