@@ -56,12 +56,15 @@ var (
 		}
 		slices.SortStableFunc(reads, func(a, b hold) int { return cmp.Compare(a.from, b.from) })
 		n := 0
-		for j, r := range reads {
-			for _, o := range reads[:j] {
-				if o.path == r.path && o.client != r.client && o.to > r.from {
+		var under []hold // the reads begun so far and not yet ended
+		for _, r := range reads {
+			under = slices.DeleteFunc(under, func(o hold) bool { return o.to <= r.from })
+			for _, o := range under {
+				if o.path == r.path && o.client != r.client {
 					n++
 				}
 			}
+			under = append(under, r)
 		}
 		return n
 	}}
@@ -85,16 +88,15 @@ var (
 		})
 	}}
 	passesWaited = situation{"waits at a raised barrier", func(ops []models.Operation) int {
+		lowers := map[string][]int64{} // by barrier: when each Lower was called
+		for _, op := range ops {
+			if op.Kind == models.Lower {
+				lowers[op.Path] = append(lowers[op.Path], op.Call)
+			}
+		}
 		return countOps(ops, func(pass models.Operation) bool {
-			if pass.Kind != models.Pass || pass.Result != models.OK {
-				return false
-			}
-			for _, lower := range ops {
-				if lower.Kind == models.Lower && lower.Path == pass.Path && pass.Call < lower.Call && lower.Call < pass.Return {
-					return true
-				}
-			}
-			return false
+			return pass.Kind == models.Pass && pass.Result == models.OK &&
+				slices.ContainsFunc(lowers[pass.Path], func(at int64) bool { return pass.Call < at && at < pass.Return })
 		})
 	}}
 	entersWaited = situation{"enters that waited for the others", waitedForLast(models.Enter)}
