@@ -272,16 +272,16 @@ func queueConsume(ctx context.Context, conn *doubtConn, r *runner, i int, path s
 // server up to date first (see the workload's comment).
 func queueTake(ctx context.Context, conn client.Conn, path string, byPriority bool, h queueHandle) ([]byte, error) {
 	if byPriority {
-		if err := queueSync(ctx, conn); err != nil {
+		if err := queueUpToDate(ctx, conn); err != nil {
 			return nil, err
 		}
 	}
 	return h.take(ctx)
 }
 
-// queueSync brings the session's server up to date (recipes.UpToDate),
+// queueUpToDate brings the session's server up to date (recipes.UpToDate),
 // retrying through the errors faults cause.
-func queueSync(ctx context.Context, conn client.Conn) error {
+func queueUpToDate(ctx context.Context, conn client.Conn) error {
 	for {
 		err := recipes.UpToDate(ctx, conn)
 		switch {
