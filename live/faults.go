@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -301,6 +302,13 @@ type faultConn struct {
 	in       []byte // incoming bytes not yet framed
 	out      []byte // framed bytes to hand the reader
 	answered bool   // the connect response came in
+	// notes are the notifications in out, each told of once the reader
+	// has taken its last byte (heldNote).
+	notes []heldNote
+
+	// rewatch is the xid of the setWatches whose reply has not come yet
+	// (noteRewatch), 0 when none.
+	rewatch atomic.Int64
 }
 
 var errReplyLost = errors.New("the reply was lost (a live fault): the connection dropped")
@@ -327,6 +335,7 @@ func (c *faultConn) Write(p []byte) (int, error) {
 			xid := int32(binary.BigEndian.Uint32(frame))
 			op := int32(binary.BigEndian.Uint32(frame[4:]))
 			c.f.noteRequest(op, frame, c.addr)
+			c.noteRewatch(xid, op)
 			if c.f.sent(xid, op) {
 				lostAt = framed
 				break
@@ -423,6 +432,9 @@ func (c *faultConn) Read(p []byte) (int, error) {
 			if c.answered && size >= 4 {
 				xid := int32(binary.BigEndian.Uint32(frame[4:]))
 				note = xid == -1
+				if !note {
+					c.replied(xid)
+				}
 				lost, delay, cut := c.f.fate(xid)
 				if delay > 0 {
 					// Held back, and all behind it, as a slow link would.
@@ -442,7 +454,7 @@ func (c *faultConn) Read(p []byte) (int, error) {
 			c.answered = true
 			c.out = append(c.out, frame...)
 			if note {
-				c.noteNotification(frame)
+				c.holdNote(frame)
 			}
 			c.in = c.in[4+size:]
 		}
@@ -458,5 +470,6 @@ func (c *faultConn) Read(p []byte) (int, error) {
 	}
 	n := copy(p, c.out)
 	c.out = c.out[n:]
+	c.handOver(n)
 	return n, nil
 }

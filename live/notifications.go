@@ -14,29 +14,89 @@ type Notification struct {
 	Type zk.EventType
 	Path string
 	Addr string
+	// Rewatched says it came in answer to the watches the client set
+	// again on reconnecting (setWatches, between that request and its
+	// reply): it tells of a change made while the client was away, which
+	// may be one it was told of already on the connection that dropped
+	// (a notification held back with that connection is sent again).
+	Rewatched bool
 }
 
+// opSetWatches is the request by which a client reconnecting sets its
+// watches again (the library sends it with an ordinary xid).
+const opSetWatches = 101
+
 // OnNotification has fn told of every watch notification the client
-// receives through this injector's dialer (those a fault loses are not
-// received), on the connection's reading goroutine: fn must not block.
+// receives through this injector's dialer, as the library reads it (those
+// a fault loses, or holds back with a link that drops, are not received),
+// on the connection's reading goroutine: fn must not block.
 func (f *ClientFaults) OnNotification(fn func(Notification)) {
 	f.mu.Lock()
 	f.onNote = fn
 	f.mu.Unlock()
 }
 
-// noteNotification tells OnNotification's fn of frame, a notification
-// (its length, then the reply header: xid, zxid, err; then the event:
-// type, state, path).
-func (c *faultConn) noteNotification(frame []byte) {
-	c.f.mu.Lock()
-	fn := c.f.onNote
-	c.f.mu.Unlock()
-	if fn == nil || len(frame) < 20 {
+// heldNote is a notification framed and not yet handed to the client:
+// end is where its frame ends in faultConn.out.
+type heldNote struct {
+	end int
+	n   Notification
+}
+
+// holdNote notes frame, a notification just put at the end of c.out (its
+// length, then the reply header: xid, zxid, err; then the event: type,
+// state, path), to be told of once handed over: one held back with a
+// link cut off and lost with its connection never reached the client
+// (the server tells it again on reconnecting, Rewatched).
+func (c *faultConn) holdNote(frame []byte) {
+	if len(frame) < 20 {
 		return
 	}
 	if ev, ok := notificationEvent(frame[20:]); ok {
-		fn(Notification{Type: ev.Type, Path: ev.Path, Addr: c.RemoteAddr().String()})
+		c.notes = append(c.notes, heldNote{end: len(c.out), n: Notification{Type: ev.Type, Path: ev.Path,
+			Addr: c.RemoteAddr().String(), Rewatched: c.rewatch.Load() != 0}})
+	}
+}
+
+// handOver tells OnNotification's fn of the notifications whose last
+// byte is among the n the reader just took from the front of c.out.
+func (c *faultConn) handOver(n int) {
+	k := 0
+	for k < len(c.notes) && c.notes[k].end <= n {
+		k++
+	}
+	told := c.notes[:k]
+	c.notes = c.notes[k:]
+	for i := range c.notes {
+		c.notes[i].end -= n
+	}
+	if len(told) == 0 {
+		return
+	}
+	c.f.mu.Lock()
+	fn := c.f.onNote
+	c.f.mu.Unlock()
+	if fn == nil {
+		return
+	}
+	for _, h := range told {
+		fn(h.n)
+	}
+}
+
+// noteRewatch notes, as a request goes out, a setWatches (its xid, with
+// the high bit set so that 0 means none; see Notification.Rewatched).
+func (c *faultConn) noteRewatch(xid, op int32) {
+	if op == opSetWatches {
+		c.rewatch.Store(int64(xid) | 1<<62)
+	}
+}
+
+// replied notes a reply's xid coming in: the reply to the setWatches
+// ends the notifications it brings.
+func (c *faultConn) replied(xid int32) {
+	if w := c.rewatch.Load(); w != 0 && int32(w) == xid {
+		c.rewatch.Store(0)
 	}
 }
 

@@ -26,6 +26,12 @@ import (
 //     distinct clients and none more than liveBurstGap after the one
 //     before, are one transaction's (a burst); a client notified again, or
 //     a gap, starts the next;
+//   - a notification that answers the watches a client set again on
+//     reconnecting (live.Notification.Rewatched) tells of a change made
+//     while it was away: it is the last burst's of its event and node,
+//     however long ago (the client may have been told of it already, on
+//     the connection that dropped), and starts one only when there is
+//     none;
 //   - a burst of NodeDeleted on a node, or of NodeChildrenChanged on its
 //     parent, is a deletion of that node, a release. The latter may also
 //     be a creation (the notification does not say which), but only a
@@ -114,6 +120,14 @@ func (ns *liveNotes) traffic(ops []models.Operation) []models.Traffic {
 	for _, n := range notes {
 		k := key{n.n.Type, n.n.Path}
 		b := open[k]
+		if b != nil && n.n.Rewatched {
+			// A change made while the client was away, told on its return:
+			// the last transaction of its kind on the node, whenever that
+			// was, which may have told this client already (see above).
+			b.clients[n.client] = true
+			out = append(out, n.traffic(b.zxid))
+			continue
+		}
 		if b == nil || b.clients[n.client] || n.at-b.last > liveBurstGap {
 			zxid++
 			b = &burst{zxid: zxid, clients: map[int]bool{}}
@@ -127,14 +141,20 @@ func (ns *liveNotes) traffic(ops []models.Operation) []models.Traffic {
 			}
 		}
 		b.clients[n.client], b.last = true, n.at
-		out = append(out, models.Traffic{At: int64(n.at), Kind: models.Notified, Server: max(n.server, 0),
-			Client: n.client, Zxid: b.zxid, Path: n.n.Path, Event: strings.TrimPrefix(n.n.Type.String(), "Event")})
+		out = append(out, n.traffic(b.zxid))
 	}
 	for _, s := range sent {
 		out = append(out, models.Traffic{At: int64(s.at), Kind: models.Sent, Client: s.client, Op: s.r.Op, Path: s.r.Path})
 	}
 	slices.SortStableFunc(out, func(a, b models.Traffic) int { return cmp.Compare(a.At, b.At) })
 	return out
+}
+
+// traffic is the notification as the herd check's traffic, told of by
+// the transaction zxid (a burst's).
+func (n liveNote) traffic(zxid int64) models.Traffic {
+	return models.Traffic{At: int64(n.at), Kind: models.Notified, Server: max(n.server, 0),
+		Client: n.client, Zxid: zxid, Path: n.n.Path, Event: strings.TrimPrefix(n.n.Type.String(), "Event")}
 }
 
 // transactionOf is the transaction n tells of: the deletion of the node

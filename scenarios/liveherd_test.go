@@ -60,6 +60,62 @@ func TestLiveNotesBecomeTransactions(t *testing.T) {
 	}
 }
 
+// A notification that answers the watches a client set again on
+// reconnecting is the last deletion of its node, told late, not another
+// one: as live, the lowest process of a double barrier leaves (its node's
+// deletion wakes the four others, the last process out), and one of them,
+// cut off as it was told, is told again eleven seconds later. Were that a
+// release of its own, the herd check would take it for the last one out
+// and judge the real last one a herd.
+func TestLiveRewatchedNoteIsTheLastTransaction(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	const c01 = "/zksim/double-barrier/r2/c01"
+	deleted := func(at time.Duration, client int, rewatched bool) liveNote {
+		return liveNote{at: at, client: client, n: live.Notification{Type: zk.EventNodeDeleted, Path: c01, Rewatched: rewatched}}
+	}
+	notes := []liveNote{deleted(ms(312), 1, false), deleted(ms(312), 2, false), deleted(ms(313), 3, false),
+		deleted(ms(314), 4, false), deleted(ms(11357), 3, true)}
+	ops := []models.Operation{}
+	for c := range 5 {
+		ops = append(ops, models.Operation{Client: c, Kind: models.Enter, Path: "/zksim/double-barrier/r2", Result: models.OK,
+			Call: int64(ms(100)), Return: int64(ms(200))},
+			models.Operation{Client: c, Kind: models.Leave, Path: "/zksim/double-barrier/r2", Result: models.OK,
+				Call: int64(ms(250)), Return: int64(ms(320))})
+	}
+	ns := &liveNotes{notes: notes}
+	traffic := ns.traffic(ops)
+	zxids := map[int64]bool{}
+	for _, tr := range traffic {
+		if tr.Kind == models.Notified {
+			zxids[tr.Zxid] = true
+		}
+	}
+	if len(zxids) != 1 {
+		t.Errorf("the notifications tell of %d transactions, want 1 (the told-again one is the deletion's): %+v", len(zxids), traffic)
+	}
+	in := &models.Input{Ops: ops, End: int64(ms(12000)), Traffic: traffic}
+	vs, err := models.Run(in, "herd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 0 {
+		t.Errorf("the last process out woke everyone and was judged a herd: %v", vs)
+	}
+	// Not told again, but a second deletion (its node made anew): two
+	// transactions.
+	notes[4].n.Rewatched = false
+	ns = &liveNotes{notes: notes}
+	zxids = map[int64]bool{}
+	for _, tr := range ns.traffic(ops) {
+		if tr.Kind == models.Notified {
+			zxids[tr.Zxid] = true
+		}
+	}
+	if len(zxids) != 2 {
+		t.Errorf("a notification not told again after a gap tells of %d transactions, want 2", len(zxids))
+	}
+}
+
 // The requests the clients sent join the traffic as Sent, in order of
 // time with the rest, for the queue's rule (listings per take).
 func TestLiveRequestsJoinTheTraffic(t *testing.T) {
