@@ -28,10 +28,10 @@ import (
 //     a gap, starts the next;
 //   - a notification that answers the watches a client set again on
 //     reconnecting (live.Notification.Rewatched) tells of a change made
-//     while it was away: it is the last burst's of its event and node,
-//     however long ago (the client may have been told of it already, on
-//     the connection that dropped), and starts one only when there is
-//     none;
+//     while it was away, however long ago: it is no transaction's (zxid
+//     0), as in the simulator, whose setWatches fires its events without
+//     one; the herd check counts the clients a transaction woke as it
+//     happened;
 //   - a burst of NodeDeleted on a node, or of NodeChildrenChanged on its
 //     parent, is a deletion of that node, a release. The latter may also
 //     be a creation (the notification does not say which), but only a
@@ -119,15 +119,13 @@ func (ns *liveNotes) traffic(ops []models.Operation) []models.Traffic {
 	var zxid int64
 	for _, n := range notes {
 		k := key{n.n.Type, n.n.Path}
-		b := open[k]
-		if b != nil && n.n.Rewatched {
-			// A change made while the client was away, told on its return:
-			// the last transaction of its kind on the node, whenever that
-			// was, which may have told this client already (see above).
-			b.clients[n.client] = true
-			out = append(out, n.traffic(b.zxid))
+		if n.n.Rewatched {
+			// A change made while the client was away, told on its
+			// return: no transaction's (see above).
+			out = append(out, n.traffic(0))
 			continue
 		}
+		b := open[k]
 		if b == nil || b.clients[n.client] || n.at-b.last > liveBurstGap {
 			zxid++
 			b = &burst{zxid: zxid, clients: map[int]bool{}}
