@@ -305,6 +305,9 @@ type faultConn struct {
 	// notes are the notifications in out, each told of once the reader
 	// has taken its last byte (heldNote).
 	notes []heldNote
+	// head is the fate of the frame at the head of in, once drawn and
+	// while the frame waits there (frames).
+	head *frameFate
 
 	// rewatch is the xid of the setWatches whose reply has not come yet
 	// (noteRewatch), 0 when none.
@@ -414,49 +417,21 @@ func (f *ClientFaults) fate(xid int32) (lost bool, delay, cut time.Duration) {
 }
 
 // Read hands over whole frames, drops the connection instead of a reply
-// or notification doomed to be lost, and holds back one to be delayed.
+// or notification doomed to be lost, and holds back one to be delayed
+// (the frames before it are handed over first; those behind it wait).
 func (c *faultConn) Read(p []byte) (int, error) {
 	for len(c.out) == 0 {
-		buf := make([]byte, 64*1024)
-		n, err := c.Conn.Read(buf)
-		arrived := time.Now()
-		waitLatency(arrived, c.f.latency(arrived))
-		c.in = append(c.in, buf[:n]...)
-		for len(c.in) >= 4 {
-			size := int(binary.BigEndian.Uint32(c.in))
-			if len(c.in) < 4+size {
-				break
-			}
-			frame := c.in[:4+size]
-			note := false
-			if c.answered && size >= 4 {
-				xid := int32(binary.BigEndian.Uint32(frame[4:]))
-				note = xid == -1
-				if !note {
-					c.replied(xid)
-				}
-				lost, delay, cut := c.f.fate(xid)
-				if delay > 0 {
-					// Held back, and all behind it, as a slow link would.
-					time.Sleep(delay)
-				}
-				if cut > 0 {
-					c.f.Silence(cut) // this frame waits with the rest
-				}
-				if lost {
-					c.Conn.Close()
-					if len(c.out) > 0 {
-						break // hand over what came before; the next read fails
-					}
-					return 0, errReplyLost
-				}
-			}
-			c.answered = true
-			c.out = append(c.out, frame...)
-			if note {
-				c.holdNote(frame)
-			}
-			c.in = c.in[4+size:]
+		var err error
+		if !c.frameWaiting() {
+			buf := make([]byte, 64*1024)
+			var n int
+			n, err = c.Conn.Read(buf)
+			arrived := time.Now()
+			waitLatency(arrived, c.f.latency(arrived))
+			c.in = append(c.in, buf[:n]...)
+		}
+		if lost := c.frames(); lost {
+			return 0, errReplyLost
 		}
 		if len(c.out) == 0 && err != nil {
 			return 0, err
@@ -472,4 +447,65 @@ func (c *faultConn) Read(p []byte) (int, error) {
 	c.out = c.out[n:]
 	c.handOver(n)
 	return n, nil
+}
+
+// frameWaiting reports whether a whole frame waits in c.in (one held
+// back behind frames handed over first).
+func (c *faultConn) frameWaiting() bool {
+	return len(c.in) >= 4 && len(c.in) >= 4+int(binary.BigEndian.Uint32(c.in))
+}
+
+// frameFate is what becomes of an incoming frame (ClientFaults.fate),
+// drawn once for the frame at the head of faultConn.in.
+type frameFate struct {
+	lost       bool
+	delay, cut time.Duration
+}
+
+// frames moves the whole frames of c.in to c.out, deciding each one's
+// fate once. A frame to be delayed with frames before it in c.out stays
+// in c.in, its fate kept, until those are handed over; one to be lost
+// drops the connection: lost is true when nothing came before it to hand
+// over first (the read fails now; else it fails next).
+func (c *faultConn) frames() (lost bool) {
+	for c.frameWaiting() {
+		size := int(binary.BigEndian.Uint32(c.in))
+		frame := c.in[:4+size]
+		note := false
+		if c.answered && size >= 4 {
+			xid := int32(binary.BigEndian.Uint32(frame[4:]))
+			note = xid == -1
+			if c.head == nil {
+				l, d, cut := c.f.fate(xid)
+				c.head = &frameFate{l, d, cut}
+				if !note {
+					c.replied(xid)
+				}
+			}
+			fate := *c.head
+			if (fate.delay > 0 || fate.lost || fate.cut > 0) && len(c.out) > 0 {
+				return false // hand over what came before it first
+			}
+			c.head = nil
+			if fate.delay > 0 {
+				// Held back, and all behind it, as a slow link would.
+				time.Sleep(fate.delay)
+			}
+			if fate.cut > 0 {
+				c.f.Silence(fate.cut) // this frame waits with the rest
+			}
+			if fate.lost {
+				c.Conn.Close()
+				c.in = nil
+				return true
+			}
+		}
+		c.answered = true
+		c.out = append(c.out, frame...)
+		if note {
+			c.holdNote(frame)
+		}
+		c.in = c.in[4+size:]
+	}
+	return false
 }
