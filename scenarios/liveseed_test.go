@@ -4,17 +4,21 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/zksim/zksim/sim"
 )
 
 // A live run takes, without a seed, the first of the scenario's seeds that
-// shows its expected verdict in the simulator: priority-queue-trusts-watch's first
-// seed holds there, a later one breaks; a scenario expected to hold takes
-// seed 1.
+// shows its expected verdict in the simulator: priority-queue-trusts-watch
+// without the delay of its third notification (a race of its take against
+// that notification, which a few seeds lose) holds with its first seed
+// and breaks with a later one; a scenario expected to hold takes seed 1.
 func TestLiveSeed(t *testing.T) {
 	sc, err := LoadScenario("priority-queue-trusts-watch")
 	if err != nil {
 		t.Fatal(err)
 	}
+	sc.Spec.Faults = slices.DeleteFunc(slices.Clone(sc.Spec.Faults), func(f sim.Fault) bool { return f.Kind == sim.Delay })
 	first, err := Run(sc.Spec, 1, Options{})
 	if err != nil {
 		t.Fatal(err)
