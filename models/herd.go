@@ -539,11 +539,14 @@ func init() {
 //     shared lock (readers queued behind a writer all proceed when it
 //     goes).
 //   - A double barrier (the Paths of Enter operations; Leave is also
-//     membership's): a process leaving may wake
-//     Proceed (the lowest process, waiting on the highest), except the
-//     last deletion of the round that woke anyone, which lets everyone
-//     out, and a session's
-//     end: a failed process's node going wakes whoever waited on it.
+//     membership's): a process leaving may wake Proceed (the lowest
+//     process, waiting on the highest), except the last deletion of the
+//     round that woke anyone, which lets everyone out, and a session's
+//     end: a failed process's node going wakes whoever waited on it. Each
+//     such end allows the releases after it one more: the failed process
+//     may have been the lowest, and its owner, listing before its node
+//     went, waits on the highest beside the process that is the lowest
+//     now.
 //   - A two-phased commit (Propose and Vote): a write below the
 //     transaction node (a site joining, voting, failing) may wake Proceed
 //     clients (the coordinator, which alone watches the votes); the
@@ -595,11 +598,22 @@ func checkHerd(in *Input) []Violation {
 				last = i
 			}
 		}
+		// Each process whose node went with its session before a release
+		// may leave one more waiter on the highest: it may have been the
+		// lowest, which its owner, listing before it went, still
+		// believes, while the next process is the lowest now.
+		ended := make([]int, len(sc.releases)) // the sessions' ends before each release
+		for i := 1; i < len(sc.releases); i++ {
+			ended[i] = ended[i-1]
+			if sc.releases[i-1].detail.op == "closeSession" {
+				ended[i]++
+			}
+		}
 		out = append(out, judgeReleases(in, sc, func(i int, r scannedRelease) int {
 			if i == last || r.detail.op == "closeSession" {
 				return int(r.to - r.from) // the last process out, or a failed one
 			}
-			return proceed
+			return proceed + ended[i]
 		}, "processes leaving", "a process leaving should wake at most the lowest process, until the last one leaves")...)
 	}
 	for _, obj := range objects(Propose, Vote) {

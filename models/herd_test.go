@@ -248,6 +248,21 @@ func TestHerdCheckDoubleBarrier(t *testing.T) {
 	leave(endings, 300, 12, "delete", db+"/p1", 0)
 	leave(endings, 400, 13, "delete", db+"/p0", 1, 2, 3)
 	leave(endings, 410, 14, "delete", db+"/ready")
+	// The lowest's node goes with a session its owner (c1) had given up,
+	// after c1 listed as the lowest and waited on the highest (p3): c2,
+	// the lowest now, waits on p3 too, and p3's leaving wakes both. Not a
+	// herd: a session's end made two lowest (seed 227 of the soak with
+	// client-side session loss).
+	lowestLost := &herdTraffic{}
+	leave(lowestLost, 100, 10, "closeSession", db+"/p0", 2)
+	leave(lowestLost, 200, 11, "multi", db+"/p3", 0, 1)
+	leave(lowestLost, 300, 12, "delete", db+"/p2", 1)
+	leave(lowestLost, 400, 13, "delete", db+"/p1", 0, 2, 3) // the last out
+	// The same two woken with no session's end before: one too many.
+	twoLowest := &herdTraffic{}
+	leave(twoLowest, 100, 10, "delete", db+"/p2")
+	leave(twoLowest, 200, 11, "multi", db+"/p3", 0, 1)
+	leave(twoLowest, 400, 13, "delete", db+"/p0", 1, 2, 3)
 	herd := &herdTraffic{}
 	leave(herd, 100, 10, "delete", db+"/p3", 0, 1, 2)
 	leave(herd, 200, 11, "delete", db+"/p2", 0, 1)
@@ -260,6 +275,8 @@ func TestHerdCheckDoubleBarrier(t *testing.T) {
 		{"the recipe", recipe, ""},
 		{"the lowest process failing", failed, ""},
 		{"the ready node deleted after the last process left", endings, ""},
+		{"the lowest's session ending as it waits", lowestLost, ""},
+		{"two lowest with no session's end", twoLowest, "the multi of /app/db/p3 at 0.200000s woke 2 clients (c1, c2); 1 can proceed"},
 		{"every deletion waking every process left", herd,
 			"the delete of /app/db/p3 at 0.100000s woke 3 clients (c1, c2, c3); 1 can proceed. 2 of 3 processes leaving"},
 	} {
