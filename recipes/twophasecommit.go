@@ -137,11 +137,30 @@ func (c *TwoPhaseCoordinator) Propose(ctx context.Context, tx string, sites []st
 }
 
 // collect is steps 2 and 3.
+//
+// A session the client opened meanwhile (the last one expired, or the
+// client gave it up) has seen nothing, and may be served by a server that
+// has not applied our transaction node yet (NoNode), or a site's node
+// (taken for a site failed): its server is brought up to date (UpToDate)
+// before its first listing is believed.
 func (c *TwoPhaseCoordinator) collect(ctx context.Context, txPath string, sites []string) (Decision, error) {
 	votes := make([]Decision, len(sites))
 	alive := make([]bool, len(sites)) // seen alive at least once
+	session := c.conn.SessionID()
 	for {
+		if s := c.conn.SessionID(); s != session {
+			if err := UpToDate(ctx, c.conn); err != nil {
+				if twoPhaseRetry(err) && ctx.Err() == nil {
+					continue
+				}
+				return "", err
+			}
+			session = s
+		}
 		kids, _, w, err := c.conn.ChildrenW(ctx, txPath)
+		if c.conn.SessionID() != session && ctx.Err() == nil {
+			continue // answered, maybe, in a new session not yet up to date: see above
+		}
 		if twoPhaseRetry(err) && ctx.Err() == nil {
 			continue
 		}

@@ -231,7 +231,7 @@ func TestRecipesHoldUnderClientSessionLoss(t *testing.T) {
 	if *soakSeeds > 0 {
 		seeds = *soakSeeds
 	}
-	unfenced := sim.Rates{Crash: 0.1, LeaderCrash: 0.1, Partition: 0.2, Isolate: 0.05, Spike: 0.1, LoseReply: 1, ShortPause: 0.2,
+	unfenced := sim.Rates{Crash: 0.1, LeaderCrash: 0.1, Spike: 0.1, LoseReply: 1, ShortPause: 0.2,
 		Disconnect: 0.2, Outage: 0.02, Lag: 0.2, LoseRequest: 0.5, Triggered: 1}
 	for _, k := range Kinds() {
 		r := sessionRates

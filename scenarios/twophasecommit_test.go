@@ -162,6 +162,28 @@ func TestTwoPhaseCommitFailedSiteAborts(t *testing.T) {
 	}
 }
 
+// The coordinator gives its session up on its own clock while it collects
+// the votes, and the new session's listing, its reply lost, is made again
+// on a server lagging behind the transaction node's creation: NoNode. The
+// coordinator brings a new session's server up to date before it believes
+// a listing (soak seed 9842 under client-side session loss, shrunk).
+func TestTwoPhaseCoordinatorNewSessionReadsUpToDate(t *testing.T) {
+	spec := Spec{Kind: "2pc", Clients: 3, Workload: Workload{Rounds: 1}, Horizon: 20 * time.Second,
+		Ensemble: sim.Config{TickTime: 250 * time.Millisecond, SessionTimeout: 2 * time.Second, LocalSessionLoss: true},
+		Faults: mustSchedule("at 0s lag s3 for 3.93s; when c1 getChildren#4 applied: lose-reply; " +
+			"when c1 getChildren#3 applied: disconnect c1 for 2.14s")}
+	o, err := Run(spec, 9842, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Violations) > 0 {
+		t.Fatalf("%v\n%s", o.Violations, describeOutcome(o))
+	}
+	if len(opsOf(o, models.Propose)) != 1 || opsOf(o, models.Propose)[0].Result != models.OK {
+		t.Fatalf("want the proposal decided:\n%s", describeOutcome(o))
+	}
+}
+
 // 2pc-sites-watch-votes: every vote notifies every site; the herd check
 // catches it. A site that fails before voting leaves the others waiting
 // for ever: the run ends stuck, every other participant Pending.
