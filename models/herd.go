@@ -3,6 +3,7 @@ package models
 import (
 	"cmp"
 	"fmt"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -541,9 +542,10 @@ func init() {
 //   - A double barrier (the Paths of Enter operations; Leave is also
 //     membership's): a process leaving may wake Proceed (the lowest
 //     process, waiting on the highest), except the last deletion of the
-//     round that woke anyone, which lets everyone out, and a session's
-//     end: a failed process's node going wakes whoever waited on it. Each
-//     such end allows the releases after it one more: the failed process
+//     round that woke anyone, which lets everyone out, and a failed
+//     process's node going (its session's end, or the process deleting it
+//     on giving up: FailedNodes), which wakes whoever waited on it. Each
+//     failure allows the releases after it one more: the failed process
 //     may have been the lowest, and its owner, listing before its node
 //     went, waits on the highest beside the process that is the lowest
 //     now.
@@ -588,8 +590,10 @@ func checkHerd(in *Input) []Violation {
 			return proceed + shared.waiters(r.at, sc.clients[r.from:r.to])
 		}, "releases", "a release should wake only the next waiter")...)
 	}
+	failed := FailedNodes(in.Ops)
 	for _, obj := range objects(Enter) {
 		sc := releasesOf(obj, deletions, true)
+		failure := func(r scannedRelease) bool { return r.detail.op == "closeSession" || failed[r.detail.path] }
 		// The last process out is the last deletion that woke anyone:
 		// sessions ending afterwards (their ready node, say) wake nobody.
 		last := -1
@@ -598,19 +602,21 @@ func checkHerd(in *Input) []Violation {
 				last = i
 			}
 		}
-		// Each process whose node went with its session before a release
-		// may leave one more waiter on the highest: it may have been the
-		// lowest, which its owner, listing before it went, still
-		// believes, while the next process is the lowest now.
-		ended := make([]int, len(sc.releases)) // the sessions' ends before each release
+		// Each failed process (its node gone with its session, or deleted
+		// by the process on giving up: the history's Fail) wakes whoever
+		// waited on it, and may leave the releases after it one more
+		// waiter on the highest: it may have been the lowest, which its
+		// owner, listing before it went, still believes, while the next
+		// process is the lowest now.
+		ended := make([]int, len(sc.releases)) // the failures before each release
 		for i := 1; i < len(sc.releases); i++ {
 			ended[i] = ended[i-1]
-			if sc.releases[i-1].detail.op == "closeSession" {
+			if failure(sc.releases[i-1]) {
 				ended[i]++
 			}
 		}
 		out = append(out, judgeReleases(in, sc, func(i int, r scannedRelease) int {
-			if i == last || r.detail.op == "closeSession" {
+			if i == last || failure(r) {
 				return int(r.to - r.from) // the last process out, or a failed one
 			}
 			return proceed + ended[i]
@@ -624,6 +630,20 @@ func checkHerd(in *Input) []Violation {
 	for _, obj := range objects(Put, Take) {
 		if v, ok := judgeListings(in, obj); ok {
 			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// FailedNodes are the nodes named for a process the history says failed
+// (a Fail of its name, on the node's parent: a double barrier's process, a
+// two-phased commit's site). Such a node going is the process failing,
+// whether its session ended or the process deleted it on giving up.
+func FailedNodes(ops []Operation) map[string]bool {
+	out := map[string]bool{}
+	for _, op := range ops {
+		if op.Kind == Fail {
+			out[path.Join(op.Path, op.Data)] = true
 		}
 	}
 	return out

@@ -290,6 +290,22 @@ func TestHerdCheckDoubleBarrier(t *testing.T) {
 			}
 		})
 	}
+	// The lowest gives up (the history says it failed) and deletes its
+	// node itself: a failure, as its session's end would be, waking every
+	// process waiting on it; a delete of another process's node waking
+	// all of them is still a herd.
+	gaveUp := append(ops(), Operation{Client: 0, Kind: Fail, Path: db, Data: "p0", Result: OK})
+	own := &herdTraffic{}
+	leave(own, 100, 10, "delete", db+"/p0", 1, 2, 3)
+	leave(own, 200, 11, "delete", db+"/p3", 1)
+	leave(own, 300, 12, "delete", db+"/p2", 1)
+	leave(own, 400, 13, "delete", db+"/p1")
+	if vs := herdCheck(t, &Input{Ops: gaveUp, Traffic: own.recs}); len(vs) > 0 {
+		t.Errorf("the lowest giving up, its node deleted by itself: %v", vs)
+	}
+	if vs := herdCheck(t, &Input{Ops: ops(), Traffic: own.recs}); len(vs) != 1 {
+		t.Errorf("the same deletion by a process that did not fail: %v, want a herd", vs)
+	}
 	// Membership's Leave alone does not make a group a double barrier: a
 	// member leaving rightly tells every watcher.
 	group := []Operation{herdOp(0, Leave, db, 50, 100)}

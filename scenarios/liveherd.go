@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"cmp"
-	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -41,9 +40,10 @@ import (
 // The requests the clients send are noted too (Sent traffic), for the
 // queue's rule, which counts the listings a take sends.
 //
-// A deletion of a node named for a process the history says failed (its
-// Fail, on the node's parent) is that process's session ending, which the
-// double barrier's rule lets wake everyone who waited on it.
+// A deletion of a node named for a process the history says failed is
+// that process failing, which the double barrier's rule lets wake
+// everyone who waited on it (models.FailedNodes): the check tells it from
+// the history, in both worlds.
 //
 // That tells apart the releases of every kind the herd check judges: the
 // lock's and the election's (each release deletes a node of its own), the
@@ -98,8 +98,8 @@ func (ns *liveNotes) listen(f *live.ClientFaults, i int, origin time.Time, serve
 // traffic is the herd check's traffic, in order of time: each
 // notification, with the burst it belongs to as its transaction, an
 // Applied record for each burst that tells of one (see above), and each
-// request sent; ops are the run's history, for the failed processes.
-func (ns *liveNotes) traffic(ops []models.Operation) []models.Traffic {
+// request sent.
+func (ns *liveNotes) traffic() []models.Traffic {
 	ns.mu.Lock()
 	notes, sent := slices.Clone(ns.notes), slices.Clone(ns.sent)
 	ns.mu.Unlock()
@@ -114,7 +114,6 @@ func (ns *liveNotes) traffic(ops []models.Operation) []models.Traffic {
 		clients map[int]bool
 	}
 	open := map[key]*burst{}
-	ended := failedNodes(ops) // nodes whose process failed: their deletion is a session ending
 	var out []models.Traffic
 	var zxid int64
 	for _, n := range notes {
@@ -131,9 +130,6 @@ func (ns *liveNotes) traffic(ops []models.Operation) []models.Traffic {
 			b = &burst{zxid: zxid, clients: map[int]bool{}}
 			open[k] = b
 			if op, path, ok := transactionOf(n.n); ok {
-				if op == "delete" && ended[path] {
-					op = "closeSession"
-				}
 				out = append(out, models.Traffic{At: int64(n.at), Kind: models.Applied, Server: max(n.server, 0),
 					Client: -1, Zxid: zxid, Op: op, Path: path})
 			}
@@ -171,16 +167,4 @@ func transactionOf(n live.Notification) (op, path string, ok bool) {
 		return "setData", n.Path, true
 	}
 	return "", "", false
-}
-
-// failedNodes are the nodes named for a process the history says
-// failed (a Fail of its name, on the node's parent).
-func failedNodes(ops []models.Operation) map[string]bool {
-	out := map[string]bool{}
-	for _, op := range ops {
-		if op.Kind == models.Fail {
-			out[path.Join(op.Path, op.Data)] = true
-		}
-	}
-	return out
 }

@@ -32,7 +32,7 @@ func TestLiveNotesBecomeTransactions(t *testing.T) {
 	}}
 	zxids := map[int64][]int{}
 	applied := map[int64]string{}
-	for _, tr := range ns.traffic(nil) {
+	for _, tr := range ns.traffic() {
 		switch tr.Kind {
 		case models.Notified:
 			zxids[tr.Zxid] = append(zxids[tr.Zxid], tr.Client)
@@ -83,7 +83,7 @@ func TestLiveRewatchedNoteIsTheLastTransaction(t *testing.T) {
 				Call: int64(ms(250)), Return: int64(ms(320))})
 	}
 	ns := &liveNotes{notes: notes}
-	traffic := ns.traffic(ops)
+	traffic := ns.traffic()
 	zxids := map[int64]bool{}
 	for _, tr := range traffic {
 		if tr.Kind == models.Notified {
@@ -106,7 +106,7 @@ func TestLiveRewatchedNoteIsTheLastTransaction(t *testing.T) {
 	notes[4].n.Rewatched = false
 	ns = &liveNotes{notes: notes}
 	zxids = map[int64]bool{}
-	for _, tr := range ns.traffic(ops) {
+	for _, tr := range ns.traffic() {
 		if tr.Kind == models.Notified {
 			zxids[tr.Zxid] = true
 		}
@@ -127,7 +127,7 @@ func TestLiveRequestsJoinTheTraffic(t *testing.T) {
 		},
 	}
 	var got []string
-	for _, tr := range ns.traffic(nil) {
+	for _, tr := range ns.traffic() {
 		got = append(got, string(tr.Kind)+" "+tr.Op+" "+tr.Path)
 	}
 	want := []string{"sent getChildren /q", "applied delete /q/(a child)", "notified  /q", "sent delete /q/x"}

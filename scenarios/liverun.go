@@ -386,7 +386,7 @@ func judgeLive(out *LiveOutcome, r *runner, k *kind, w *liveWorld, errs []error,
 	for _, h := range r.stores {
 		ops = append(ops, h.Operations()...)
 	}
-	in := &models.Input{Ops: ops, End: end, SessionTimeout: spec.Ensemble.SessionTimeout, Traffic: w.notes.traffic(ops)}
+	in := &models.Input{Ops: ops, End: end, SessionTimeout: spec.Ensemble.SessionTimeout, Traffic: w.notes.traffic()}
 	if k.input != nil {
 		k.input(in, spec)
 	}
