@@ -20,7 +20,8 @@ var (
 // liveRun runs a built-in scenario once on a local ensemble of its own,
 // its links proxied when its faults need them, and checks the live
 // contract: the outcome is the scenario's expectation, the run is not
-// weak, and every timed fault struck while the clients worked.
+// weak, every timed fault struck while the clients worked, and so did
+// every fault that strikes in the simulator's run of the seed.
 func liveRun(t *testing.T, sc *Scenario, seed uint64) *LiveOutcome {
 	t.Helper()
 	servers := max(sc.Spec.Ensemble.Servers, 3)
@@ -42,6 +43,18 @@ func liveRun(t *testing.T, sc *Scenario, seed uint64) *LiveOutcome {
 	for _, f := range o.Schedule {
 		if f.When == nil && !undoes(f) && slices.Contains(o.NeverStruck, f.String()) {
 			t.Errorf("%s live: the timed fault %q never struck", sc.Name, f)
+		}
+	}
+	// Every fault that strikes in the simulator's run of the seed strikes
+	// live: one tied to a request or a notification the faulted run never
+	// makes strikes in neither.
+	simulated, err := Run(sc.Spec, seed, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range simulated.Result.Struck {
+		if slices.Contains(o.NeverStruck, f.String()) {
+			t.Errorf("%s live: %q struck in the simulator's run of seed %d, and never live", sc.Name, f, seed)
 		}
 	}
 	return o
