@@ -37,6 +37,30 @@ func TestLiveSeed(t *testing.T) {
 	if seed, _ := LiveSeed(pass); seed != 1 {
 		t.Errorf("LiveSeed of a scenario expected to hold = %d, want 1", seed)
 	}
+	// naming-faults, expected to hold under random faults: seed 1 draws a
+	// fault on a notification its faulted run never gets; the live seed
+	// is the first whose faults all strike in the simulator.
+	naming, err := LoadScenario("naming-faults")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := Run(naming.Spec, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Coverage[CovNeverStruck] == 0 {
+		t.Fatalf("naming-faults' seed 1 has all its faults strike: the test wants a seed 1 that does not")
+	}
+	seed, o = LiveSeed(naming)
+	if seed <= 1 || o.Seed != seed || o.Coverage[CovNeverStruck] != 0 || !naming.Expect.Met(o.Violations) {
+		t.Errorf("LiveSeed(naming-faults) = %d (never struck %d, violations %v), want the first seed whose faults all strike",
+			seed, o.Coverage[CovNeverStruck], o.Violations)
+	}
+	for s := uint64(2); s < seed; s++ {
+		if o, _ := Run(naming.Spec, s, Options{}); o != nil && o.Coverage[CovNeverStruck] == 0 {
+			t.Errorf("seed %d has all its faults strike, before LiveSeed's %d", s, seed)
+		}
+	}
 }
 
 // The live run's placement is the simulator's for the same seed: clients

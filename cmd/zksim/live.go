@@ -54,7 +54,7 @@ live world cannot inject among them, refused before any server starts),
 	}
 	f := cmd.Flags()
 	f.StringVar(&fl.servers, "servers", "", "the ensemble's client addresses, comma-separated (default: start a local one)")
-	f.Uint64Var(&fl.seed, "seed", 0, "the seed that draws the scenario's random faults and places its clients, as in the simulator (default: the first of the scenario's seeds with which the simulator reaches its expected verdict)")
+	f.Uint64Var(&fl.seed, "seed", 0, "the seed that draws the scenario's random faults and places its clients, as in the simulator (default: the first of the scenario's seeds with which the simulator reaches its expected verdict; for one expected to hold under random faults, the first whose faults all strike in the simulator)")
 	f.DurationVar(&fl.timeout, "timeout", 0, "bound the run (default: the liveness bound plus a minute)")
 	f.BoolVar(&fl.asJSON, "json", false, "print one JSON object")
 	return cmd
