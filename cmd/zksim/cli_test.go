@@ -324,14 +324,23 @@ func TestCLIInterruptedReport(t *testing.T) {
 		})
 		return names
 	}
-	if err := os.MkdirAll(filepath.Join(out, "violations", "stale"), 0o755); err != nil {
-		t.Fatal(err)
+	// prepare puts what the user had under out back: a report that
+	// finished before its interrupt wrote its own files there.
+	prepare := func() {
+		if err := os.RemoveAll(out); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(out, "violations", "stale"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, out, map[string]string{"mine.txt": "the user's"})
 	}
-	writeFiles(t, out, map[string]string{"mine.txt": "the user's"})
+	prepare()
 	before := listing()
-	// The report takes a few seconds: interrupt it sooner and sooner
+	// The report takes a second or more: interrupt it sooner and sooner
 	// until it is interrupted (a quick machine may finish first).
 	for wait := time.Second; ; wait /= 2 {
+		prepare()
 		cmd := exec.Command(zksimBinary(t), "report", "--out", out)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
