@@ -9,7 +9,8 @@ import (
 	"time"
 )
 
-// fakeServer accepts one connection on 127.0.0.1 and hands it over.
+// fakeServer accepts one connection on 127.0.0.1 and hands it over (the
+// caller closes it).
 func fakeServer(t *testing.T) (addr string, conn <-chan net.Conn) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -19,9 +20,7 @@ func fakeServer(t *testing.T) (addr string, conn <-chan net.Conn) {
 	t.Cleanup(func() { l.Close() })
 	ch := make(chan net.Conn, 1)
 	go func() {
-		c, err := l.Accept()
-		if err == nil {
-			t.Cleanup(func() { c.Close() })
+		if c, err := l.Accept(); err == nil {
 			ch <- c
 		}
 	}()
@@ -81,6 +80,7 @@ func TestFaultyFrameComesAfterTheOnesBefore(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := <-accepted
+	defer srv.Close()
 	if _, err := c.Write(frame(make([]byte, 40))); err != nil { // the connect request
 		t.Fatal(err)
 	}
