@@ -12,9 +12,11 @@ import "fmt"
 // operations that overlap).
 func queueMistake(ops []Operation, priority bool) (string, []Operation) {
 	puts := map[string]Operation{}
+	var putOrder []Operation // the puts in the history's order: the one named is the same on every run
 	for _, p := range ops {
 		if p.Kind == Put && p.Result != Failed {
 			puts[p.Data] = p
+			putOrder = append(putOrder, p)
 		}
 	}
 	var takes []Operation
@@ -31,7 +33,10 @@ func queueMistake(ops []Operation, priority bool) (string, []Operation) {
 		if !ok {
 			return fmt.Sprintf("c%d took %q at %s, which nobody put", t.Client+1, t.OutData, FormatTime(t.Return)), []Operation{t}
 		}
-		for _, q := range puts {
+		for _, q := range putOrder {
+			if q != puts[q.Data] {
+				continue // put again later: the later put stands, as in the map
+			}
 			if q.Data == p.Data || q.Result != OK || q.Return >= t.Call || !stillThere(q, takes, t) {
 				continue
 			}
