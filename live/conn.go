@@ -494,7 +494,7 @@ func (c *Conn) Sync(ctx context.Context, path string) (string, error) {
 // so the handle's wire sends a sync of prefix (the library checks the
 // path) as getEphemerals.
 func (c *Conn) GetEphemerals(ctx context.Context, prefix string) ([]string, error) {
-	body, err := c.rewritten(ctx, opGetEphemerals, prefix)
+	body, err := c.rewritten(ctx, int32(client.OpGetEphemerals), prefix)
 	if err != nil {
 		return nil, err
 	}
@@ -507,7 +507,7 @@ func (c *Conn) GetEphemerals(ctx context.Context, prefix string) ([]string, erro
 
 // GetAllChildrenNumber implements client.Conn, as GetEphemerals.
 func (c *Conn) GetAllChildrenNumber(ctx context.Context, path string) (int, error) {
-	body, err := c.rewritten(ctx, opGetAllChildrenNumber, path)
+	body, err := c.rewritten(ctx, int32(client.OpGetAllChildren), path)
 	if err != nil {
 		return 0, err
 	}

@@ -10,14 +10,21 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zksim/zksim/client"
 )
 
-// opCodes are the requests go-zookeeper/zk sends, by the simulator's names
-// for them, with the numbers the wire gives them: the library lists
-// children with getChildren2 (12: the listing and a Stat), which the
-// simulator calls getChildren; it never sends the plain getChildren (8).
-var opCodes = map[string]int32{"create": opCreate, "delete": 2, "exists": 3, "getData": 4, "setData": 5,
-	"getChildren": 12, "sync": opSync, "check": 13, "multi": 14, "create2": opCreate2}
+// libraryOp reports whether go-zookeeper/zk sends requests of type op
+// that a fault can be tied to and a client's traffic names: it lists
+// children with getChildren2 (client.OpGetChildren, 12), never the plain
+// getChildren (8).
+func libraryOp(op client.Op) bool {
+	switch op {
+	case client.OpCreate, client.OpDelete, client.OpExists, client.OpGetData, client.OpSetData,
+		client.OpGetChildren, client.OpSync, client.OpCheck, client.OpMulti, client.OpCreate2:
+		return true
+	}
+	return false
+}
 
 // ClientFaults injects faults into one client's connections, through the
 // dialer go-zookeeper/zk uses (Options.Dialer = f.Dialer()):
@@ -93,10 +100,10 @@ type replyTrigger struct {
 // StruckAt says when the fault armed on the nth request of type op
 // (LoseReply, LoseRequest, DelayReply) struck: when that request was
 // sent; false if it has not.
-func (f *ClientFaults) StruckAt(op string, nth int) (time.Time, bool) {
+func (f *ClientFaults) StruckAt(op client.Op, nth int) (time.Time, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	at, ok := f.struck[replyKey{opCodes[op], nth}]
+	at, ok := f.struck[replyKey{int32(op), nth}]
 	return at, ok
 }
 
@@ -119,8 +126,8 @@ func NewClientFaults() *ClientFaults {
 // LoseReply arms the loss of the reply to the client's nth request of type
 // op ("create", "delete", "setData", "multi", ...), counted from the
 // client's first.
-func (f *ClientFaults) LoseReply(op string, nth int) error {
-	code, ok := opCodes[op]
+func (f *ClientFaults) LoseReply(op client.Op, nth int) error {
+	code, ok := int32(op), libraryOp(op)
 	if !ok {
 		return fmt.Errorf("lose-reply: unknown request type %q", op)
 	}
@@ -132,8 +139,8 @@ func (f *ClientFaults) LoseReply(op string, nth int) error {
 
 // LoseRequest arms the loss of the client's nth request of type op: the
 // connection drops as it goes out, before any server sees it.
-func (f *ClientFaults) LoseRequest(op string, nth int) error {
-	code, ok := opCodes[op]
+func (f *ClientFaults) LoseRequest(op client.Op, nth int) error {
+	code, ok := int32(op), libraryOp(op)
 	if !ok {
 		return fmt.Errorf("lose-request: unknown request type %q", op)
 	}
@@ -147,8 +154,8 @@ func (f *ClientFaults) LoseRequest(op string, nth int) error {
 // its nth request of type op: the client's cable is pulled (Silence) as
 // the answer comes, which waits with everything else until d has passed,
 // as the simulator's "when cN OP#K applied: disconnect cN for D".
-func (f *ClientFaults) Disconnect(op string, nth int, d time.Duration) error {
-	code, ok := opCodes[op]
+func (f *ClientFaults) Disconnect(op client.Op, nth int, d time.Duration) error {
+	code, ok := int32(op), libraryOp(op)
 	if !ok {
 		return fmt.Errorf("disconnect: unknown request type %q", op)
 	}
@@ -172,8 +179,8 @@ func (f *ClientFaults) DisconnectOnNotification(nth int, d time.Duration) {
 
 // DelayReply arms a delay of d on the reply to the client's nth request
 // of type op (and on everything the server sends after it).
-func (f *ClientFaults) DelayReply(op string, nth int, d time.Duration) error {
-	code, ok := opCodes[op]
+func (f *ClientFaults) DelayReply(op client.Op, nth int, d time.Duration) error {
+	code, ok := int32(op), libraryOp(op)
 	if !ok || d <= 0 {
 		return fmt.Errorf("delay: request type %q, delay %s: want a known type and a positive delay", op, d)
 	}

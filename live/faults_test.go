@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/recipes"
 )
 
@@ -30,7 +31,7 @@ func TestLostCreateReplyLive(t *testing.T) {
 
 	// The raw effect: create #1 applied, its reply lost.
 	f := NewClientFaults()
-	if err := f.LoseReply("create", 1); err != nil {
+	if err := f.LoseReply(client.OpCreate, 1); err != nil {
 		t.Fatal(err)
 	}
 	c, err := Dial(e.ConnectString(), Options{SessionTimeout: 6 * time.Second, Dialer: f.Dialer()})
@@ -57,7 +58,7 @@ func TestLostCreateReplyLive(t *testing.T) {
 		{"no-guid", func(c *Conn) recipes.Locker { return recipes.NewNoGUIDLock(c, "/zksim/lock") }, false},
 	} {
 		f := NewClientFaults()
-		f.LoseReply("create", 3)
+		f.LoseReply(client.OpCreate, 3)
 		c, err := Dial(e.ConnectString(), Options{SessionTimeout: 6 * time.Second, Dialer: f.Dialer()})
 		if err != nil {
 			t.Fatal(err)
@@ -163,10 +164,10 @@ func TestDisconnectTiedToEventsLive(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	f := NewClientFaults()
-	if err := f.Disconnect("exists", 1, 2*time.Second); err != nil {
+	if err := f.Disconnect(client.OpExists, 1, 2*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Disconnect("exists", 2, 7*time.Second); err != nil {
+	if err := f.Disconnect(client.OpExists, 2, 7*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	f.DisconnectOnNotification(1, 2*time.Second)
@@ -190,7 +191,7 @@ func TestDisconnectTiedToEventsLive(t *testing.T) {
 	if evs := drainEvents(sub); len(evs) > 0 {
 		t.Errorf("session events %v across a silence shorter than the read deadline, want none", evs)
 	}
-	if _, ok := f.StruckAt("exists", 1); !ok {
+	if _, ok := f.StruckAt(client.OpExists, 1); !ok {
 		t.Errorf("the disconnect tied to exists#1 is not reported as struck")
 	}
 	id := c.SessionID()
@@ -231,7 +232,7 @@ func TestDisconnectTiedToEventsLive(t *testing.T) {
 	}
 	// getChildren, as the simulator names the listing the library sends
 	// as getChildren2.
-	if err := f.LoseReply("getChildren", 1); err != nil {
+	if err := f.LoseReply(client.OpGetChildren, 1); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := c.Children(ctx, "/"); !errors.Is(err, zk.ErrConnectionClosed) {
@@ -263,10 +264,10 @@ func TestLostRequestAndDelaysLive(t *testing.T) {
 	defer cancel()
 	acl := zk.WorldACL(zk.PermAll)
 	f := NewClientFaults()
-	if err := f.LoseRequest("delete", 1); err != nil {
+	if err := f.LoseRequest(client.OpDelete, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.DelayReply("getData", 1, time.Second); err != nil {
+	if err := f.DelayReply(client.OpGetData, 1, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	f.Notification(1, time.Second)

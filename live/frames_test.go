@@ -7,6 +7,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/zksim/zksim/client"
 )
 
 // fakeServer accepts one connection on 127.0.0.1 and hands it over (the
@@ -66,7 +68,7 @@ func TestFaultyFrameComesAfterTheOnesBefore(t *testing.T) {
 	addr, accepted := fakeServer(t)
 	f := NewClientFaults()
 	f.Notification(1, 300*time.Millisecond)
-	if err := f.LoseReply("getData", 1); err != nil {
+	if err := f.LoseReply(client.OpGetData, 1); err != nil {
 		t.Fatal(err)
 	}
 	var told []Notification

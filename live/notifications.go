@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zksim/zksim/client"
 )
 
 // Notification is a watch notification as a client received it: what
@@ -21,10 +22,6 @@ type Notification struct {
 	// (a notification held back with that connection is sent again).
 	Rewatched bool
 }
-
-// opSetWatches is the request by which a client reconnecting sets its
-// watches again (the library sends it with an ordinary xid).
-const opSetWatches = 101
 
 // OnNotification has fn told of every watch notification the client
 // receives through this injector's dialer, as the library reads it (those
@@ -87,7 +84,7 @@ func (c *faultConn) handOver(n int) {
 // noteRewatch notes, as a request goes out, a setWatches (its xid, with
 // the high bit set so that 0 means none; see Notification.Rewatched).
 func (c *faultConn) noteRewatch(xid, op int32) {
-	if op == opSetWatches {
+	if op == int32(client.OpSetWatches) { // a client reconnecting sets its watches again, with an ordinary xid
 		c.rewatch.Store(int64(xid) | 1<<62)
 	}
 }
@@ -135,22 +132,12 @@ func (f *ClientFaults) noteRequest(op int32, frame []byte, addr string) {
 	f.mu.Lock()
 	fn := f.onRequest
 	f.mu.Unlock()
-	name := opNames[op]
-	if fn == nil || name == "" {
+	if fn == nil || !libraryOp(client.Op(op)) {
 		return
 	}
-	r := Request{Op: name, Addr: addr}
-	if op != opCodes["multi"] && len(frame) >= 8 {
+	r := Request{Op: client.Op(op).String(), Addr: addr}
+	if op != int32(client.OpMulti) && len(frame) >= 8 {
 		r.Path, _ = jstring(frame[8:])
 	}
 	fn(r)
 }
-
-// opNames are opCodes' names, by number.
-var opNames = func() map[int32]string {
-	m := map[int32]string{}
-	for name, op := range opCodes {
-		m[op] = name
-	}
-	return m
-}()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zksim/zksim/client"
 )
 
 // wire is a handle's own view of the bytes on its connections, for what
@@ -169,16 +170,6 @@ type wireConn struct {
 	answered bool   // the connect answer came in
 }
 
-// The opcodes the wire rewrites or sends (opCodes names them for the
-// faults).
-const (
-	opCreate               = 1
-	opSync                 = 9
-	opCreate2              = 15
-	opGetEphemerals        = 103
-	opGetAllChildrenNumber = 104
-)
-
 // Write forwards each whole frame, a create armed for create2 with its
 // opcode changed, a sync armed for a rewrite as that request. It reports
 // the whole of p written once the frames in it are.
@@ -220,12 +211,12 @@ func (c *wireConn) Write(p []byte) (int, error) {
 func (w *wire) outgoing(frame []byte) {
 	xid := int32(binary.BigEndian.Uint32(frame))
 	switch int32(binary.BigEndian.Uint32(frame[4:])) {
-	case opCreate:
+	case int32(client.OpCreate):
 		if w.armed && w.xid == 0 {
 			w.xid = xid
-			binary.BigEndian.PutUint32(frame[4:], opCreate2)
+			binary.BigEndian.PutUint32(frame[4:], uint32(client.OpCreate2))
 		}
-	case opSync:
+	case int32(client.OpSync):
 		if w.rw != nil && w.rw.xid == 0 {
 			w.rw.xid = xid
 			w.rw.path, _ = jstring(frame[8:])

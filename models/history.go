@@ -266,7 +266,7 @@ type Recorder struct {
 	// SyncReads makes every Get and Exists call Sync on the path first, and
 	// record the read as one operation starting at the sync.
 	SyncReads bool
-	// Origin is the instant the history's time 0 stands for (sim.Epoch in
+	// Origin is the instant the history's time 0 stands for (client.Epoch in
 	// the simulator, the start of a live run): times are nanoseconds since.
 	Origin time.Time
 }

@@ -26,7 +26,7 @@ func newBarrierLog(waiters int) *barrierLog {
 	return &barrierLog{removeAt: -1, passed: make([]time.Duration, waiters), through: make([]bool, waiters)}
 }
 
-func barrierNow(conn client.Conn) time.Duration { return conn.Now().Sub(sim.Epoch) }
+func barrierNow(conn client.Conn) time.Duration { return conn.Now().Sub(client.Epoch) }
 
 // barrierSetter raises the barrier, holds it for hold, and removes it,
 // retrying what faults make fail.

@@ -211,7 +211,7 @@ func TestDoubleBarrierLostCreateReply(t *testing.T) {
 	run(t, w)
 	var codes []int32 // s1's applies of creates of c1's node
 	for _, r := range w.Trace().Records() {
-		if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == sim.OpCreate && r.Path == doubleBarrierPath+"/p00" {
+		if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == client.OpCreate && r.Path == doubleBarrierPath+"/p00" {
 			codes = append(codes, r.Code)
 		}
 	}

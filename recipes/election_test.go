@@ -47,7 +47,7 @@ func electionCandidate(newElection func(client.Conn, string) *recipes.Election, 
 			who, err := e.Leader(ctx)
 			if err == nil && lease.Check() == nil && who != name {
 				*ackErrs = append(*ackErrs, fmt.Sprintf("at %v %s leads but the acknowledgement names %q",
-					conn.Now().Sub(sim.Epoch), name, who))
+					conn.Now().Sub(client.Epoch), name, who))
 			}
 			for s := 0; s < steps; s++ {
 				if lease.Check() != nil {
@@ -172,9 +172,9 @@ func TestElectionEveryLeaderChangeHappens(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					term := electionTerm{who: name, start: conn.Now().Sub(sim.Epoch)}
+					term := electionTerm{who: name, start: conn.Now().Sub(client.Epoch)}
 					err = electionHold(ctx, conn, lease, hold)
-					term.end, term.lost = conn.Now().Sub(sim.Epoch), err != nil
+					term.end, term.lost = conn.Now().Sub(client.Epoch), err != nil
 					terms = append(terms, term)
 					if err != nil && !errors.Is(err, recipes.ErrLost) {
 						errs = append(errs, fmt.Sprintf("%s: hold: %v", name, err))
@@ -301,7 +301,7 @@ func TestElectionLostCreateReply(t *testing.T) {
 		run(t, w)
 		nodes := 0
 		for _, r := range w.Trace().Records() {
-			if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == sim.OpCreate &&
+			if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == client.OpCreate &&
 				r.Code == 0 && strings.HasPrefix(r.Path, electionDir+"/") {
 				nodes++
 			}
@@ -320,7 +320,7 @@ func TestElectionLeaderProcedureThenAck(t *testing.T) {
 	w := newWorld(t, 1, 3)
 	var events []string
 	note := func(conn client.Conn, what string) {
-		events = append(events, fmt.Sprintf("%v %s", conn.Now().Sub(sim.Epoch).Round(50*time.Millisecond), what))
+		events = append(events, fmt.Sprintf("%v %s", conn.Now().Sub(client.Epoch).Round(50*time.Millisecond), what))
 	}
 	candidate := func(name string, delay time.Duration, fail bool) body {
 		return func(ctx context.Context, conn client.Conn) error {

@@ -99,8 +99,8 @@ type resource struct {
 	holdings int
 }
 
-func (r *resource) add(conn client.Conn, client, holding int) {
-	r.uses = append(r.uses, use{at: conn.Now().Sub(sim.Epoch), client: client, holding: holding})
+func (r *resource) add(conn client.Conn, who, holding int) {
+	r.uses = append(r.uses, use{at: conn.Now().Sub(client.Epoch), client: who, holding: holding})
 }
 
 // exclusive checks that holdings never interleave: once another holding's

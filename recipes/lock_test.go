@@ -66,7 +66,7 @@ func TestLostCreateReplyAndTheGUID(t *testing.T) {
 	lockNodes := func(w *sim.World) int {
 		n := 0
 		for _, r := range w.Trace().Records() {
-			if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == sim.OpCreate &&
+			if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == client.OpCreate &&
 				r.Code == 0 && strings.HasPrefix(r.Path, "/app/lock/") {
 				n++
 			}

@@ -52,7 +52,7 @@ func membershipMember(newGroup func(client.Conn, string) recipes.Membership, vie
 	until time.Duration, leaveAt time.Duration) body {
 	return func(ctx context.Context, conn client.Conn) error {
 		g := newGroup(conn, membershipName(i))
-		now := func() time.Duration { return conn.Now().Sub(sim.Epoch) }
+		now := func() time.Duration { return conn.Now().Sub(client.Epoch) }
 		for {
 			err := g.Join(ctx, []byte("data of "+membershipName(i)))
 			if err == nil {
@@ -225,7 +225,7 @@ func TestMembershipConvergesUnderFaults(t *testing.T) {
 			}
 		}
 		for _, r := range w.Trace().Records() {
-			if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == sim.OpCreate && r.Code == 0 &&
+			if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == client.OpCreate && r.Code == 0 &&
 				strings.HasPrefix(r.Path, membershipDir+"/m") && r.Path != membershipDir+"/m5" {
 				rejoined++ // counts joins: one per live member, more when one rejoined
 			}

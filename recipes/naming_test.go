@@ -170,7 +170,7 @@ func TestNamingUnderFaults(t *testing.T) {
 							case errors.Is(err, recipes.ErrNameNotFound):
 								if at, ok := registeredAt[name]; ok && !start.Before(at) {
 									return fmt.Errorf("resolve %s at %v: not found, registered at %v",
-										name, start.Sub(sim.Epoch), at.Sub(sim.Epoch))
+										name, start.Sub(client.Epoch), at.Sub(client.Epoch))
 								}
 							case err != nil && !faulty(err):
 								return fmt.Errorf("resolve %s: %w", name, err)
@@ -258,7 +258,7 @@ func TestNamingEphemeralVanishesWithItsOwner(t *testing.T) {
 		w.Spawn("", func(ctx context.Context, conn client.Conn) error {
 			r := recipes.NewNameRegistry(conn, namingDir, false)
 			expect := func(at time.Duration, name, want string) error {
-				if err := conn.Sleep(ctx, at-conn.Now().Sub(sim.Epoch)); err != nil {
+				if err := conn.Sleep(ctx, at-conn.Now().Sub(client.Epoch)); err != nil {
 					return err
 				}
 				got, err := r.Resolve(ctx, name)
@@ -306,7 +306,7 @@ func TestNamingLostCreateReply(t *testing.T) {
 	created := func(w *sim.World) int {
 		n := 0
 		for _, r := range w.Trace().Records() {
-			if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == sim.OpCreate &&
+			if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == client.OpCreate &&
 				r.Code == 0 && r.Path == namingDir+"/a" {
 				n++
 			}
@@ -404,7 +404,7 @@ func namingCancelled(t *testing.T, kind string, call body) {
 		}
 		applied := false
 		for _, r := range w.Trace().Records() {
-			applied = applied || (r.Kind == sim.KApply && r.Op == sim.OpCreate && r.Code == 0 && r.Path == namingDir+"/a")
+			applied = applied || (r.Kind == sim.KApply && r.Op == client.OpCreate && r.Code == 0 && r.Path == namingDir+"/a")
 		}
 		if !applied {
 			t.Fatalf("%s, seed %d: the create was never applied: the test tests nothing", kind, seed)

@@ -76,7 +76,7 @@ func queueProducer(newQ queueNew, id int, prios []int, delay, pace time.Duration
 				return fmt.Errorf("put %v: %w", it, err)
 			}
 			log.put = append(log.put, it)
-			log.puts[id*1000+i] = conn.Now().Sub(sim.Epoch)
+			log.puts[id*1000+i] = conn.Now().Sub(client.Epoch)
 			if err := conn.Sleep(ctx, pace); err != nil {
 				return err
 			}
@@ -97,8 +97,8 @@ func queueConsumer(newQ queueNew, id int, afterPuts bool, pace, limit time.Durat
 				return err
 			}
 		}
-		for len(log.takes) < log.want && conn.Now().Sub(sim.Epoch) < limit {
-			start := conn.Now().Sub(sim.Epoch)
+		for len(log.takes) < log.want && conn.Now().Sub(client.Epoch) < limit {
+			start := conn.Now().Sub(client.Epoch)
 			tctx, cancel := conn.WithTimeout(ctx, 500*time.Millisecond)
 			data, err := q.take(tctx)
 			cancel()
@@ -211,7 +211,7 @@ func queueFaults(t *testing.T, w *sim.World, seed uint64, clients int) {
 	src := sim.NewSeeded(seed)
 	sched := sim.RandomSchedule(src, rates, 3*time.Second, 3, clients)
 	for i := 0; i < 4; i++ {
-		tr := sim.Trigger{Client: src.Choose(clients), Op: sim.OpMulti, Nth: 1 + src.Choose(8)}
+		tr := sim.Trigger{Client: src.Choose(clients), Op: client.OpMulti, Nth: 1 + src.Choose(8)}
 		sched = append(sched, sim.Fault{When: &tr, Kind: sim.LoseReply})
 	}
 	if err := w.Inject(sched); err != nil {
@@ -249,7 +249,7 @@ func TestQueueUnderFaults(t *testing.T) {
 
 // queueApplied counts the writes of kind op under /app/queue/ that server
 // s1 applied successfully.
-func queueApplied(w *sim.World, op sim.Op) int {
+func queueApplied(w *sim.World, op client.Op) int {
 	n := 0
 	for _, r := range w.Trace().Records() {
 		if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == op && r.Code == 0 &&
@@ -290,7 +290,7 @@ func TestQueueLostPutReply(t *testing.T) {
 	if d := log.duplicates(); len(d) != 1 || d[0] != (queueItem{0, 1, 0}) || len(log.takes) != 4 {
 		t.Fatalf("blind put: duplicates %v in %d takes, want p0-1 twice in 4", d, len(log.takes))
 	}
-	if n := queueApplied(w, sim.OpCreate); n != 4+3 {
+	if n := queueApplied(w, client.OpCreate); n != 4+3 {
 		t.Fatalf("blind put: %d creates applied under /app/queue/, want 4 items, the receipts node and 2 receipts", n)
 	}
 }
@@ -369,7 +369,7 @@ func TestQueueRelistTraffic(t *testing.T) {
 		}
 		n := 0
 		for _, r := range w.Trace().Records() {
-			if r.Kind == sim.KSend && r.Op == sim.OpGetChildren {
+			if r.Kind == sim.KSend && r.Op == client.OpGetChildren {
 				n++
 			}
 		}

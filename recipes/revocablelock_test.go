@@ -10,11 +10,10 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/recipes"
-	"github.com/zksim/zksim/sim"
 )
 
 // revocableSince is the virtual time since the start of the run.
-func revocableSince(conn client.Conn) time.Duration { return conn.Now().Sub(sim.Epoch) }
+func revocableSince(conn client.Conn) time.Duration { return conn.Now().Sub(client.Epoch) }
 
 // Two readers hold the lock; a revoker asks both to release it. c1 polls
 // RevokePending between units of work, c2 blocks in Revoked: both release,

@@ -34,7 +34,7 @@ type sharedResource struct {
 }
 
 // add records a use by holding of client, if the fence lets it through.
-func (r *sharedResource) add(conn client.Conn, client, holding int, write bool, token int64) bool {
+func (r *sharedResource) add(conn client.Conn, who, holding int, write bool, token int64) bool {
 	if r.fenced {
 		if token < r.maxToken {
 			r.rejected++
@@ -42,7 +42,7 @@ func (r *sharedResource) add(conn client.Conn, client, holding int, write bool, 
 		}
 		r.maxToken = token
 	}
-	r.uses = append(r.uses, sharedUse{at: conn.Now().Sub(sim.Epoch), client: client, holding: holding, write: write})
+	r.uses = append(r.uses, sharedUse{at: conn.Now().Sub(client.Epoch), client: who, holding: holding, write: write})
 	return true
 }
 
@@ -386,7 +386,7 @@ when c1 create#4 applied: lose-reply`
 func sharedRevoker(revoked *int) body {
 	return func(ctx context.Context, conn client.Conn) error {
 		r := recipes.NewRevocableLock(conn, "/app/rw")
-		for conn.Now().Sub(sim.Epoch) < 6*time.Second {
+		for conn.Now().Sub(client.Epoch) < 6*time.Second {
 			if err := conn.Sleep(ctx, 300*time.Millisecond); err != nil {
 				return err
 			}
@@ -423,7 +423,7 @@ func TestSharedLockLostCreateReply(t *testing.T) {
 	lockNodes := func(w *sim.World) int {
 		n := 0
 		for _, r := range w.Trace().Records() {
-			if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == sim.OpCreate &&
+			if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == client.OpCreate &&
 				r.Code == 0 && strings.HasPrefix(r.Path, "/app/rw/") {
 				n++
 			}

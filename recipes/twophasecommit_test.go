@@ -57,7 +57,7 @@ func (s twoPCSetup) spawn(w *sim.World) *twoPCOutcome {
 		o.votes[name] = s.votes[i]
 	}
 	record := func(conn client.Conn, who string, d recipes.Decision, err error) {
-		o.decisions[who], o.errs[who], o.at[who] = d, err, conn.Now().Sub(sim.Epoch)
+		o.decisions[who], o.errs[who], o.at[who] = d, err, conn.Now().Sub(client.Epoch)
 	}
 	w.Spawn("", func(ctx context.Context, conn client.Conn) error {
 		d, err := s.coordinator(conn).Propose(ctx, twoPCTx, sites)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -56,11 +57,11 @@ func coverageOf(sched sim.Schedule, res sim.Result, recs iter.Seq[*sim.Record]) 
 		c["struck: "+faultKind(text)]++
 		if t := f.When; t != nil && (f.Kind == sim.LoseReply || f.Kind == sim.LoseRequest) {
 			switch t.Op {
-			case sim.OpCreate:
+			case client.OpCreate:
 				if f.Kind == sim.LoseReply {
 					c[CovCreateLost]++
 				}
-			case sim.OpDelete:
+			case client.OpDelete:
 				c[CovDeleteLost]++
 			}
 		}
@@ -81,9 +82,9 @@ func coverageOf(sched sim.Schedule, res sim.Result, recs iter.Seq[*sim.Record]) 
 			elections++
 		case r.Kind == sim.KTimeout:
 			c[CovDisconnects]++
-		case r.Kind == sim.KReply && r.Op == sim.OpExists && r.Code == -101:
+		case r.Kind == sim.KReply && r.Op == client.OpExists && r.Code == -101:
 			c[CovGoneBefore]++
-		case r.Kind == sim.KReply && r.Op == sim.OpExists && r.Code == 0:
+		case r.Kind == sim.KReply && r.Op == client.OpExists && r.Code == 0:
 			c[CovWaitedBehind]++
 		}
 	}

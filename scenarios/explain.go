@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
@@ -81,7 +82,7 @@ func staleSources(w *sim.World, vs []models.Violation, causes map[string]string)
 	for v, read := range staleReads(vs) {
 		server := ""
 		for _, r := range tr.Records() {
-			if r.Kind == sim.KReply && r.To == sim.ClientActor(read.Client) && r.Op == sim.OpGetData &&
+			if r.Kind == sim.KReply && r.To == sim.ClientActor(read.Client) && r.Op == client.OpGetData &&
 				int64(r.At) >= read.Call && int64(r.At) <= read.Return {
 				server = tr.ActorName(r.From)
 			}
@@ -281,11 +282,11 @@ func (f *runFacts) nodesAt(dir string, at int64) []sim.NodeInfo {
 		}
 		under := strings.HasPrefix(r.Path, dir+"/") && !strings.Contains(r.Path[len(dir)+1:], "/")
 		switch {
-		case r.Op == sim.OpCreate && under:
+		case r.Op == client.OpCreate && under:
 			t[r.Path] = sim.NodeInfo{Path: r.Path, Owner: r.Sess, Czxid: r.Zxid}
-		case (r.Op == sim.OpDelete || r.Op == sim.OpDeleteContainer) && under:
+		case (r.Op == client.OpDelete || r.Op == client.OpDeleteContainer) && under:
 			delete(t, r.Path)
-		case r.Op == sim.OpCloseSession:
+		case r.Op == client.OpCloseSession:
 			for p, n := range t {
 				if n.Owner == r.Sess {
 					delete(t, p)
@@ -393,7 +394,7 @@ func ownerName(owner map[int64]string, n sim.NodeInfo) string {
 // path ("" if none): struck as a server applied it.
 func (f *runFacts) lostCreateReply(path, who string) string {
 	for _, r := range f.recs {
-		if r.Kind == sim.KApply && r.Op == sim.OpCreate && r.Path == path && r.Code == 0 {
+		if r.Kind == sim.KApply && r.Op == client.OpCreate && r.Path == path && r.Code == 0 {
 			if lost := f.faultAt(r.At, who, "lose-reply"); strings.Contains(lost, who+" create#") {
 				return lost
 			}
@@ -434,7 +435,7 @@ func (f *runFacts) lostDelete(path, who string) string {
 	sent := sim.Time(-1)
 	for _, r := range f.recs {
 		switch {
-		case r.Kind == sim.KSend && r.Op == sim.OpDelete && r.Path == path && f.name(r.From) == who:
+		case r.Kind == sim.KSend && r.Op == client.OpDelete && r.Path == path && f.name(r.From) == who:
 			sent = r.At
 		case sent >= 0 && r.Kind == sim.KFault && strings.Contains(r.Path, who+" delete#") &&
 			(strings.Contains(r.Path, "lose-request") || strings.Contains(r.Path, "lose-reply")):

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
@@ -80,10 +81,10 @@ type ExploreResult struct {
 }
 
 // writeOps are the requests a fault is tied to: a client's writes.
-var writeOps = map[sim.Op]bool{sim.OpCreate: true, sim.OpDelete: true, sim.OpSetData: true, sim.OpMulti: true}
+var writeOps = map[client.Op]bool{client.OpCreate: true, client.OpDelete: true, client.OpSetData: true, client.OpMulti: true}
 
 // readOps are the reads a fault is tied to with Explore.Reads.
-var readOps = map[sim.Op]bool{sim.OpGetChildren: true, sim.OpExists: true, sim.OpGetData: true}
+var readOps = map[client.Op]bool{client.OpGetChildren: true, client.OpExists: true, client.OpGetData: true}
 
 // Run explores.
 func (e Explore) Run() (*ExploreResult, error) { return e.RunContext(context.Background()) }
@@ -316,7 +317,7 @@ func (e Explore) Check() error {
 		faults = ExploreFaults
 	}
 	for _, text := range faults {
-		t := sim.Trigger{Op: sim.OpCreate, Nth: 1}
+		t := sim.Trigger{Op: client.OpCreate, Nth: 1}
 		if text == "lose-request" {
 			t.On = sim.OnReceived
 		}

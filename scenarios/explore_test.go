@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
@@ -30,7 +31,7 @@ func TestExploreFindsTheOrphanedNode(t *testing.T) {
 	}
 	found := false
 	for _, c := range a.Counterexamples {
-		if len(c.Schedule) == 1 && c.Schedule[0].Kind == sim.LoseReply && c.Schedule[0].When.Op == sim.OpCreate &&
+		if len(c.Schedule) == 1 && c.Schedule[0].Kind == sim.LoseReply && c.Schedule[0].When.Op == client.OpCreate &&
 			hasKind(c.Violations, models.Liveness) {
 			found = true
 		}

@@ -418,16 +418,16 @@ func armLive(w *liveWorld, f sim.Fault) (bool, error) {
 	faults := w.clients[t.Client].faults
 	switch {
 	case f.Kind == sim.LoseReply && t.On == sim.OnApplied:
-		return true, faults.LoseReply(t.Op.String(), t.Nth)
+		return true, faults.LoseReply(t.Op, t.Nth)
 	case f.Kind == sim.LoseRequest && t.On == sim.OnReceived:
-		return true, faults.LoseRequest(t.Op.String(), t.Nth)
+		return true, faults.LoseRequest(t.Op, t.Nth)
 	case f.Kind == sim.Delay && t.On == sim.OnApplied:
-		return true, faults.DelayReply(t.Op.String(), t.Nth, f.D)
+		return true, faults.DelayReply(t.Op, t.Nth, f.D)
 	case (f.Kind == sim.LoseReply || f.Kind == sim.Delay) && t.On == sim.OnNotified:
 		faults.Notification(t.Nth, f.D) // D is 0 for a loss
 		return true, nil
 	case f.Kind == sim.Disconnect && t.On == sim.OnApplied:
-		return true, faults.Disconnect(t.Op.String(), t.Nth, f.For)
+		return true, faults.Disconnect(t.Op, t.Nth, f.For)
 	case f.Kind == sim.Disconnect && t.On == sim.OnNotified:
 		faults.DisconnectOnNotification(t.Nth, f.For)
 		return true, nil
@@ -493,7 +493,7 @@ func (w *liveWorld) tally(timed, armed []sim.Fault) (injected []StruckFault, nev
 	for _, f := range armed {
 		t := f.When
 		faults := w.clients[t.Client].faults
-		at, hit := faults.StruckAt(t.Op.String(), t.Nth)
+		at, hit := faults.StruckAt(t.Op, t.Nth)
 		if t.On == sim.OnNotified {
 			at, hit = faults.NotificationStruckAt(t.Nth)
 		}
@@ -754,7 +754,7 @@ func (w *liveWorld) note(err error) {
 
 // liveClient is one client process of a live run: its session, seen
 // through the world's one-at-a-time lock, with times counted from the
-// run's start (sim.Epoch stands for it, as in the simulator, so the
+// run's start (client.Epoch stands for it, as in the simulator, so the
 // workloads' clocks read the same).
 type liveClient struct {
 	w       *liveWorld
@@ -1059,8 +1059,8 @@ func (c *liveClient) SessionEvents() client.Subscription {
 	return &liveSubscription{c: c, s: c.conn.SessionEvents()}
 }
 
-// Now is the run's time: sim.Epoch plus the time since the run started.
-func (c *liveClient) Now() time.Time { return sim.Epoch.Add(time.Since(c.w.origin)) }
+// Now is the run's time: client.Epoch plus the time since the run started.
+func (c *liveClient) Now() time.Time { return client.Epoch.Add(time.Since(c.w.origin)) }
 
 func (c *liveClient) Sleep(ctx context.Context, d time.Duration) error {
 	return blocking(c, func() error { return c.conn.Sleep(ctx, d) })

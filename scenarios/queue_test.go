@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
@@ -28,7 +29,7 @@ var queueRates = sim.Rates{Crash: 0.3, LeaderCrash: 0.2, Partition: 0.4, Isolate
 // schedule loses only the replies of plain writes, the reply of one of the
 // queue's own multis lost too (a put's or a take's, by seed).
 func queueFaulty(kind string, seed uint64) Spec {
-	lost := sim.Trigger{Client: int(seed % 4), Op: sim.OpMulti, Nth: 1 + int(seed%5)}
+	lost := sim.Trigger{Client: int(seed % 4), Op: client.OpMulti, Nth: 1 + int(seed%5)}
 	return Spec{Kind: kind, Rates: &queueRates, Horizon: 2 * time.Second,
 		Workload: Workload{Think: 100 * time.Millisecond, Step: 50 * time.Millisecond},
 		Faults:   sim.Schedule{{When: &lost, Kind: sim.LoseReply}}}

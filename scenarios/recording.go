@@ -5,7 +5,6 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
-	"github.com/zksim/zksim/sim"
 )
 
 // recording is the history a workload writes as its clients run: an
@@ -26,7 +25,7 @@ type recording struct {
 func (r *recording) ended() bool { return r.over != nil && r.over() }
 
 // now is conn's virtual time, in the history's clock (ns since the start).
-func now(conn client.Conn) int64 { return int64(conn.Now().Sub(sim.Epoch)) }
+func now(conn client.Conn) int64 { return int64(conn.Now().Sub(client.Epoch)) }
 
 // begin records the call of an operation and returns its handle.
 func (r *recording) begin(conn client.Conn, c int, k models.OpKind, path string) int {

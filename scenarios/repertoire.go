@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -45,9 +46,9 @@ func (spec Spec) repertoire() *sim.Repertoire {
 	if err != nil || out == nil || out.World == nil {
 		return nil
 	}
-	rep := &sim.Repertoire{Sends: make([]map[sim.Op]int, probe.Clients), Notified: make([]int, probe.Clients)}
+	rep := &sim.Repertoire{Sends: make([]map[client.Op]int, probe.Clients), Notified: make([]int, probe.Clients)}
 	for i := range rep.Sends {
-		rep.Sends[i] = map[sim.Op]int{}
+		rep.Sends[i] = map[client.Op]int{}
 	}
 	for r := range out.World.Trace().All() {
 		switch r.Kind {

@@ -13,6 +13,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
@@ -255,7 +256,7 @@ func drawFault(t *rapid.T, kinds []sim.FaultKind, servers, clients int, horizon 
 	case sim.Spike:
 		f.D, f.For = time.Duration(rapid.IntRange(1, 10).Draw(t, "extra"))*10*time.Millisecond, lasts
 	case sim.LoseReply:
-		op := rapid.SampledFrom([]sim.Op{sim.OpCreate, sim.OpDelete, sim.OpSetData, sim.OpMulti}).Draw(t, "op")
+		op := rapid.SampledFrom([]client.Op{client.OpCreate, client.OpDelete, client.OpSetData, client.OpMulti}).Draw(t, "op")
 		f.At, f.When = 0, &sim.Trigger{Client: cl.Index, Op: op, Nth: rapid.IntRange(1, 8).Draw(t, "nth")}
 	case sim.Disconnect:
 		f.A, f.For = cl, lasts
@@ -264,13 +265,13 @@ func drawFault(t *rapid.T, kinds []sim.FaultKind, servers, clients int, horizon 
 	case sim.Lag:
 		f.A, f.For = srv, lasts
 	case sim.LoseRequest:
-		op := rapid.SampledFrom([]sim.Op{sim.OpCreate, sim.OpDelete, sim.OpSetData, sim.OpMulti}).Draw(t, "op")
+		op := rapid.SampledFrom([]client.Op{client.OpCreate, client.OpDelete, client.OpSetData, client.OpMulti}).Draw(t, "op")
 		f.At, f.When = 0, &sim.Trigger{Client: cl.Index, Op: op, Nth: rapid.IntRange(1, 8).Draw(t, "nth"), On: sim.OnReceived}
 	case sim.Delay:
 		// A reply to a read, or a notification, held back.
 		tr := &sim.Trigger{Client: cl.Index, Nth: rapid.IntRange(1, 8).Draw(t, "nth"), On: sim.OnNotified}
 		if rapid.Bool().Draw(t, "read") {
-			tr.Op = rapid.SampledFrom([]sim.Op{sim.OpGetChildren, sim.OpExists, sim.OpGetData}).Draw(t, "op")
+			tr.Op = rapid.SampledFrom([]client.Op{client.OpGetChildren, client.OpExists, client.OpGetData}).Draw(t, "op")
 			tr.On = sim.OnApplied
 		}
 		f.At, f.When, f.D = 0, tr, lasts

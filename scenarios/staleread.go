@@ -28,21 +28,21 @@ func RunStaleRead(seed uint64, withSync bool) (*StoreRun, error) {
 	}
 	h := &models.History{}
 	w.SpawnOn("writer", []int{2}, func(ctx context.Context, conn client.Conn) error {
-		rec := &models.Recorder{Conn: conn, Client: 0, H: h, Origin: sim.Epoch}
+		rec := &models.Recorder{Conn: conn, Client: 0, H: h, Origin: client.Epoch}
 		if err := ensure(ctx, conn, "/store"); err != nil {
 			return err
 		}
 		if _, err := rec.Create(ctx, "/store/k", []byte("v0"), 0, openACL); err != nil {
 			return err
 		}
-		if err := conn.Sleep(ctx, time.Second-conn.Now().Sub(sim.Epoch)); err != nil {
+		if err := conn.Sleep(ctx, time.Second-conn.Now().Sub(client.Epoch)); err != nil {
 			return err
 		}
 		_, err := rec.Set(ctx, "/store/k", []byte("v1"), -1)
 		return err
 	})
 	w.SpawnOn("reader", []int{0}, func(ctx context.Context, conn client.Conn) error {
-		rec := &models.Recorder{Conn: conn, Client: 1, H: h, SyncReads: withSync, Origin: sim.Epoch}
+		rec := &models.Recorder{Conn: conn, Client: 1, H: h, SyncReads: withSync, Origin: client.Epoch}
 		if err := conn.Sleep(ctx, 2*time.Second); err != nil {
 			return err
 		}
@@ -80,14 +80,14 @@ func init() {
 			r.spawnOn(0, []int{2}, func(ctx context.Context, conn client.Conn) error {
 				// Errors a client must expect under faults are recorded (an
 				// unknown outcome, or none), not fatal.
-				rec := &models.Recorder{Conn: conn, Client: 0, H: h, Origin: sim.Epoch}
+				rec := &models.Recorder{Conn: conn, Client: 0, H: h, Origin: client.Epoch}
 				if err := ensure(ctx, conn, "/store"); err != nil {
 					return err
 				}
 				if _, err := rec.Create(ctx, "/store/k", []byte("v0"), 0, openACL); !expected(err) {
 					return err
 				}
-				if err := conn.Sleep(ctx, max(0, time.Second-conn.Now().Sub(sim.Epoch))); err != nil {
+				if err := conn.Sleep(ctx, max(0, time.Second-conn.Now().Sub(client.Epoch))); err != nil {
 					return err
 				}
 				if _, err := rec.Set(ctx, "/store/k", []byte("v1"), -1); !expected(err) {
@@ -96,7 +96,7 @@ func init() {
 				return nil
 			})
 			r.spawnOn(1, []int{0}, func(ctx context.Context, conn client.Conn) error {
-				rec := &models.Recorder{Conn: conn, Client: 1, H: h, SyncReads: r.spec.Workload.Sync, Origin: sim.Epoch}
+				rec := &models.Recorder{Conn: conn, Client: 1, H: h, SyncReads: r.spec.Workload.Sync, Origin: client.Epoch}
 				if err := conn.Sleep(ctx, 2*time.Second); err != nil {
 					return err
 				}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
@@ -107,7 +108,7 @@ func (w *stepWorld) apply(r sim.Record) {
 		key := fmt.Sprintf("%s#%d", to, r.Arg)
 		if watch, ok := w.sent[key]; ok {
 			delete(w.sent, key)
-			if r.Code == 0 || r.Op == sim.OpExists && r.Code == -101 {
+			if r.Code == 0 || r.Op == client.OpExists && r.Code == -101 {
 				w.watches[to] = append(w.watches[to], watch)
 			}
 		}
@@ -126,11 +127,11 @@ func (w *stepWorld) applyTree(server string, r sim.Record) {
 	}
 	switch {
 	case r.Code != 0:
-	case r.Op == sim.OpCreate && w.involved(r.Path):
+	case r.Op == client.OpCreate && w.involved(r.Path):
 		t[r.Path] = w.owner[r.Sess]
-	case (r.Op == sim.OpDelete || r.Op == sim.OpDeleteContainer) && w.involved(r.Path):
+	case (r.Op == client.OpDelete || r.Op == client.OpDeleteContainer) && w.involved(r.Path):
 		delete(t, r.Path)
-	case r.Op == sim.OpCloseSession:
+	case r.Op == client.OpCloseSession:
 		who := w.owner[r.Sess]
 		for p, o := range t {
 			if o == who && who != "" {

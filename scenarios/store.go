@@ -59,7 +59,7 @@ func RunStore(cfg StoreConfig) (*StoreRun, error) {
 	for i := 0; i < cfg.Clients; i++ {
 		r := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
 		w.Spawn("", func(ctx context.Context, conn client.Conn) error {
-			rec := &models.Recorder{Conn: conn, Client: i, H: h, Origin: sim.Epoch}
+			rec := &models.Recorder{Conn: conn, Client: i, H: h, Origin: client.Epoch}
 			if err := ensure(ctx, conn, "/store"); err != nil {
 				return err
 			}

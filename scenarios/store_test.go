@@ -9,6 +9,7 @@ import (
 	"github.com/anishathalye/porcupine"
 	"pgregory.net/rapid"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
@@ -111,7 +112,7 @@ func TestStoreWritesLinearizableRapid(t *testing.T) {
 			case 5:
 				sched = append(sched, sim.Fault{At: at, Kind: sim.Spike, D: 50 * time.Millisecond, For: back - at})
 			case 6:
-				tr := sim.Trigger{Client: cl.Index, Op: sim.OpSetData, Nth: rapid.IntRange(1, 4).Draw(t, "nth")}
+				tr := sim.Trigger{Client: cl.Index, Op: client.OpSetData, Nth: rapid.IntRange(1, 4).Draw(t, "nth")}
 				sched = append(sched, sim.Fault{When: &tr, Kind: sim.LoseReply})
 			}
 		}

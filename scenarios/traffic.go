@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
@@ -23,7 +24,7 @@ func clientOf(a sim.Actor) int { return int(a - sim.ClientActor(0)) }
 
 // Traffic converts the records a run kept (sim.Config.KeepTrace) into the
 // traffic the herd metrics count, in the trace's order. At is the record's
-// virtual time, nanoseconds since the run's start (sim.Epoch), the clock
+// virtual time, nanoseconds since the run's start (client.Epoch), the clock
 // the histories' operations use.
 //
 //   - An applied transaction (KApply) is Applied on the server that applied
@@ -54,7 +55,7 @@ func Traffic(tr *sim.Trace) []models.Traffic {
 		case sim.KNotify:
 			n++
 		case sim.KSend:
-			if r.Op != sim.OpPing {
+			if r.Op != client.OpPing {
 				n++
 			}
 		}
@@ -74,7 +75,7 @@ func Traffic(tr *sim.Trace) []models.Traffic {
 				Event: strings.TrimPrefix(zk.EventType(r.Arg).String(), "Event")}
 			out = append(out, t)
 		case sim.KSend:
-			if r.Op == sim.OpPing {
+			if r.Op == client.OpPing {
 				continue
 			}
 			out = append(out, models.Traffic{At: int64(r.At), Kind: models.Sent, Server: serverOf(r.To),

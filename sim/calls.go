@@ -46,12 +46,12 @@ func (c *Client) deliver(cn *conn, rep *reply) {
 		c.lastZxid = rep.zxid
 	}
 	switch {
-	case rep.op == OpCreateSession:
+	case rep.op == client.OpCreateSession:
 		c.onConnect(rep)
 	case rep.xid == -1:
 		c.onWatchEvent(rep.path, zk.EventType(rep.code))
 		c.w.recycle(rep)
-	case rep.op == OpPing:
+	case rep.op == client.OpPing:
 	default:
 		if len(c.inflight) == 0 || c.inflight[0].xid != rep.xid {
 			panic(fmt.Sprintf("sim: client %s got a reply #%d out of order", c.name, rep.xid))
@@ -74,7 +74,7 @@ func (c *Client) send(r *request) {
 }
 
 func sendPath(r *request) string {
-	if r.op == OpMulti && r.requestExtra != nil && len(r.ops) > 0 {
+	if r.op == client.OpMulti && r.requestExtra != nil && len(r.ops) > 0 {
 		return multiPath(r)
 	}
 	return r.path
@@ -127,7 +127,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, flags int
 	// The container flag goes out as is: the server makes a plain node of
 	// a create (op 1), whatever its flags (CreateContainer makes a
 	// container).
-	return c.create(ctx, &request{op: OpCreate, path: path, data: clone(data), flags: flags, acl: acl})
+	return c.create(ctx, &request{op: client.OpCreate, path: path, data: clone(data), flags: flags, acl: acl})
 }
 
 // Create2 implements client.Conn: Create sent as create2, whose answer
@@ -136,7 +136,7 @@ func (c *Client) Create2(ctx context.Context, path string, data []byte, flags in
 	if err := checkCreate(path, flags); err != nil {
 		return "", nil, err
 	}
-	rep, err := c.ask(ctx, &request{op: OpCreate2, path: path, data: clone(data), flags: flags, acl: acl})
+	rep, err := c.ask(ctx, &request{op: client.OpCreate2, path: path, data: clone(data), flags: flags, acl: acl})
 	if err != nil {
 		return "", nil, err
 	}
@@ -178,7 +178,7 @@ func (c *Client) CreateContainer(ctx context.Context, path string, data []byte, 
 	if flags != zk.FlagContainer {
 		return "", fmt.Errorf("CreateContainer requires container flag: %w", zk.ErrInvalidFlags)
 	}
-	return c.create(ctx, &request{op: OpCreateContainer, path: path, data: clone(data), flags: flags, acl: acl})
+	return c.create(ctx, &request{op: client.OpCreateContainer, path: path, data: clone(data), flags: flags, acl: acl})
 }
 
 // CreateTTL implements client.Conn, as the library does: the flags must
@@ -195,7 +195,7 @@ func (c *Client) CreateTTL(ctx context.Context, path string, data []byte, flags 
 	if flags != zk.FlagTTL && flags != zk.FlagPersistentSequentialWithTTL {
 		return "", fmt.Errorf("CreateTTL requires TTL flag: %w", zk.ErrInvalidFlags)
 	}
-	return c.create(ctx, &request{op: OpCreateTTL, path: path, data: clone(data), flags: flags, acl: acl,
+	return c.create(ctx, &request{op: client.OpCreateTTL, path: path, data: clone(data), flags: flags, acl: acl,
 		requestExtra: &requestExtra{ttl: ttl.Milliseconds()}})
 }
 
@@ -246,7 +246,7 @@ func (c *Client) connIDs() []authID {
 // connection, the session living on). The credentials are kept, and sent
 // again on every new connection, once they were accepted.
 func (c *Client) AddAuth(ctx context.Context, scheme string, auth []byte) error {
-	_, err := c.ask(ctx, &request{op: OpSetAuth, path: scheme, data: clone(auth)})
+	_, err := c.ask(ctx, &request{op: client.OpSetAuth, path: scheme, data: clone(auth)})
 	if err == nil {
 		c.creds = append(c.creds, authCred{scheme, clone(auth)})
 	}
@@ -258,7 +258,7 @@ func (c *Client) GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, e
 	if !validClientPath(path, false) {
 		return nil, nil, zk.ErrInvalidPath
 	}
-	rep, err := c.do(ctx, &request{op: OpGetACL, path: path})
+	rep, err := c.do(ctx, &request{op: client.OpGetACL, path: path})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -273,7 +273,7 @@ func (c *Client) GetEphemerals(ctx context.Context, prefix string) ([]string, er
 	if !validClientPath(prefix, false) {
 		return nil, zk.ErrInvalidPath
 	}
-	rep, err := c.ask(ctx, &request{op: OpGetEphemerals, path: prefix})
+	rep, err := c.ask(ctx, &request{op: client.OpGetEphemerals, path: prefix})
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +285,7 @@ func (c *Client) GetAllChildrenNumber(ctx context.Context, path string) (int, er
 	if !validClientPath(path, false) {
 		return 0, zk.ErrInvalidPath
 	}
-	rep, err := c.ask(ctx, &request{op: OpGetAllChildren, path: path})
+	rep, err := c.ask(ctx, &request{op: client.OpGetAllChildren, path: path})
 	if err != nil {
 		return 0, err
 	}
@@ -297,7 +297,7 @@ func (c *Client) SetACL(ctx context.Context, path string, acl []zk.ACL, version 
 	if !validClientPath(path, false) {
 		return nil, zk.ErrInvalidPath
 	}
-	rep, err := c.do(ctx, &request{op: OpSetACL, path: path, acl: slices.Clone(acl), version: version})
+	rep, err := c.do(ctx, &request{op: client.OpSetACL, path: path, acl: slices.Clone(acl), version: version})
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +309,7 @@ func (c *Client) Delete(ctx context.Context, path string, version int32) error {
 	if !validClientPath(path, false) {
 		return zk.ErrInvalidPath
 	}
-	rep, err := c.do(ctx, &request{op: OpDelete, path: path, version: version})
+	rep, err := c.do(ctx, &request{op: client.OpDelete, path: path, version: version})
 	if err != nil {
 		return err
 	}
@@ -320,7 +320,7 @@ func (c *Client) exists(ctx context.Context, path string, watch bool) (bool, *zk
 	if !validClientPath(path, false) {
 		return false, nil, nil, zk.ErrInvalidPath
 	}
-	req := &request{op: OpExists, path: path, watch: watch}
+	req := &request{op: client.OpExists, path: path, watch: watch}
 	rep, err := c.do(ctx, req)
 	if err != nil {
 		return false, nil, nil, err
@@ -354,7 +354,7 @@ func (c *Client) get(ctx context.Context, path string, watch bool) ([]byte, *zk.
 	if !validClientPath(path, false) {
 		return nil, nil, nil, zk.ErrInvalidPath
 	}
-	req := &request{op: OpGetData, path: path, watch: watch}
+	req := &request{op: client.OpGetData, path: path, watch: watch}
 	rep, err := c.do(ctx, req)
 	if err != nil {
 		return nil, nil, nil, err
@@ -385,7 +385,7 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 	if !validClientPath(path, false) {
 		return nil, zk.ErrInvalidPath
 	}
-	rep, err := c.do(ctx, &request{op: OpSetData, path: path, data: clone(data), version: version})
+	rep, err := c.do(ctx, &request{op: client.OpSetData, path: path, data: clone(data), version: version})
 	if err != nil {
 		return nil, err
 	}
@@ -396,7 +396,7 @@ func (c *Client) children(ctx context.Context, path string, watch bool) ([]strin
 	if !validClientPath(path, false) {
 		return nil, nil, nil, zk.ErrInvalidPath
 	}
-	req := &request{op: OpGetChildren, path: path, watch: watch}
+	req := &request{op: client.OpGetChildren, path: path, watch: watch}
 	rep, err := c.do(ctx, req)
 	if err != nil {
 		return nil, nil, nil, err
@@ -429,7 +429,7 @@ func (c *Client) Sync(ctx context.Context, path string) (string, error) {
 	if !validClientPath(path, false) {
 		return "", zk.ErrInvalidPath
 	}
-	rep, err := c.do(ctx, &request{op: OpSync, path: path})
+	rep, err := c.do(ctx, &request{op: client.OpSync, path: path})
 	if err != nil {
 		return "", err
 	}
@@ -443,18 +443,18 @@ func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, err
 	for _, op := range ops {
 		switch o := op.(type) {
 		case *zk.CreateRequest:
-			sub = append(sub, subOp{op: OpCreate, path: o.Path, data: clone(o.Data), flags: o.Flags, acl: o.Acl})
+			sub = append(sub, subOp{op: client.OpCreate, path: o.Path, data: clone(o.Data), flags: o.Flags, acl: o.Acl})
 		case *zk.DeleteRequest:
-			sub = append(sub, subOp{op: OpDelete, path: o.Path, version: o.Version})
+			sub = append(sub, subOp{op: client.OpDelete, path: o.Path, version: o.Version})
 		case *zk.SetDataRequest:
-			sub = append(sub, subOp{op: OpSetData, path: o.Path, data: clone(o.Data), version: o.Version})
+			sub = append(sub, subOp{op: client.OpSetData, path: o.Path, data: clone(o.Data), version: o.Version})
 		case *zk.CheckVersionRequest:
-			sub = append(sub, subOp{op: OpCheck, path: o.Path, version: o.Version})
+			sub = append(sub, subOp{op: client.OpCheck, path: o.Path, version: o.Version})
 		default:
 			return nil, fmt.Errorf("unknown operation type %T", op)
 		}
 	}
-	rep, err := c.do(ctx, &request{op: OpMulti, requestExtra: &requestExtra{ops: sub}})
+	rep, err := c.do(ctx, &request{op: client.OpMulti, requestExtra: &requestExtra{ops: sub}})
 	if errors.Is(err, zk.ErrShortBuffer) {
 		return []zk.MultiResponse{}, err
 	}
@@ -483,12 +483,12 @@ func multiResult(rep *reply) ([]zk.MultiResponse, error) {
 			continue
 		}
 		switch r.op {
-		case OpCreate:
+		case client.OpCreate:
 			out[i].String = r.path
-		case OpSetData:
+		case client.OpSetData:
 			st := r.stat
 			out[i].Stat = &st
-		case OpCreateContainer:
+		case client.OpCreateContainer:
 			// A create with the container flag became a createContainer,
 			// whose result (a path and a Stat) the library cannot read: it
 			// returns what it read before it, and ErrAPIError, although

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zksim/zksim/client"
 )
 
 // The client's watchers, as go-zookeeper/zk keeps them: registered when a
@@ -31,7 +32,7 @@ type watchKey struct {
 // simWatch is a client.Watch of the simulated world.
 type simWatch struct {
 	c     *Client
-	op    Op
+	op    client.Op
 	path  string
 	ev    zk.Event
 	fired bool
@@ -54,16 +55,16 @@ func (w *simWatch) Wait(ctx context.Context) (zk.Event, error) {
 func (c *Client) registerWatch(r *request) {
 	code := r.rep.code
 	switch {
-	case r.op == OpExists && code == codeOK, r.op == OpGetData && code == codeOK:
+	case r.op == client.OpExists && code == codeOK, r.op == client.OpGetData && code == codeOK:
 		r.watcher = c.addWatcher(r.path, watchData, r.op)
-	case r.op == OpExists && code == codeNoNode:
+	case r.op == client.OpExists && code == codeNoNode:
 		r.watcher = c.addWatcher(r.path, watchExist, r.op)
-	case r.op == OpGetChildren && code == codeOK:
+	case r.op == client.OpGetChildren && code == codeOK:
 		r.watcher = c.addWatcher(r.path, watchChild, r.op)
 	}
 }
 
-func (c *Client) addWatcher(path string, typ watchType, op Op) *simWatch {
+func (c *Client) addWatcher(path string, typ watchType, op client.Op) *simWatch {
 	w := &simWatch{c: c, op: op, path: path}
 	k := watchKey{path, typ}
 	ws, ok := c.watchers[k]
@@ -132,7 +133,7 @@ func (c *Client) sendSetWatches() {
 	if len(c.watchers) == 0 && len(persist) == 0 && len(recursive) == 0 {
 		return
 	}
-	req := &request{op: OpSetWatches, requestExtra: &requestExtra{relZxid: c.lastZxid,
+	req := &request{op: client.OpSetWatches, requestExtra: &requestExtra{relZxid: c.lastZxid,
 		persistW: persist, recursiveW: recursive}}
 	for k := range c.watchers {
 		switch k.typ {

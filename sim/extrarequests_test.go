@@ -40,7 +40,7 @@ func TestCreate2(t *testing.T) {
 	})
 	n := 0
 	for r := range w.Trace().All() {
-		if r.Kind == KSend && r.Op == OpCreate2 {
+		if r.Kind == KSend && r.Op == client.OpCreate2 {
 			n++
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zksim/zksim/client"
 )
 
 // FaultKind is what a fault does.
@@ -99,8 +101,8 @@ func (t Target) write(b *strings.Builder) {
 // long the acquisition took. Every session of the client's process counts.
 type Trigger struct {
 	Client int
-	Op     Op  // none for OnNotified and OnHolds
-	Nth    int // 1-based
+	Op     client.Op // none for OnNotified and OnHolds
+	Nth    int       // 1-based
 	On     TriggerOn
 }
 
@@ -489,10 +491,8 @@ func parseTrigger(who, what string, on TriggerOn) (Trigger, error) {
 	if on == OnNotified || on == OnHolds {
 		return Trigger{Client: t.Index, Nth: n, On: on}, nil
 	}
-	for op, opName := range opNames {
-		if opName == name && op != OpPing && op != OpCreateSession && op != OpSetWatches {
-			return Trigger{Client: t.Index, Op: op, Nth: n, On: on}, nil
-		}
+	if op, ok := client.OpNamed(name); ok && op != client.OpPing && op != client.OpCreateSession && op != client.OpSetWatches {
+		return Trigger{Client: t.Index, Op: op, Nth: n, On: on}, nil
 	}
 	return Trigger{}, fmt.Errorf("trigger %q: unknown request type %q", what, name)
 }
@@ -572,18 +572,18 @@ type draw struct {
 // drawn blind, most would name a request the client never sends (a
 // barrier's waiter deletes nothing) and never strike.
 type Repertoire struct {
-	Sends    []map[Op]int // by client
-	Notified []int        // by client
+	Sends    []map[client.Op]int // by client
+	Notified []int               // by client
 }
 
 // trigger draws a fault's trigger on one of ops (on), or on a notification
 // when ops is nil: from the repertoire when there is one and it has such
 // an event, else any client's, any of ops, one of its first five.
-func (d draw) trigger(ops []Op, on TriggerOn) Trigger {
+func (d draw) trigger(ops []client.Op, on TriggerOn) Trigger {
 	if d.rep != nil {
 		type event struct {
 			client int
-			op     Op
+			op     client.Op
 			n      int
 		}
 		var evs []event
@@ -666,7 +666,7 @@ func RandomScheduleFor(src Source, r Rates, horizon time.Duration, servers, clie
 
 // randomWrites are the requests a random lost reply or lost request is
 // tied to.
-var randomWrites = []Op{OpCreate, OpDelete, OpSetData}
+var randomWrites = []client.Op{client.OpCreate, client.OpDelete, client.OpSetData}
 
 // classic draws, for the tenth of a second at at, the faults of the
 // first kinds: crashes, partitions, isolation, pauses, spikes, lost replies.
@@ -753,7 +753,7 @@ func (d draw) sessionShaped(r Rates, at time.Duration) Schedule {
 }
 
 // randomReads are the requests a random triggered fault is tied to.
-var randomReads = []Op{OpGetChildren, OpExists, OpGetData}
+var randomReads = []client.Op{client.OpGetChildren, client.OpExists, client.OpGetData}
 
 // triggered draws a fault tied to a client's read or to a notification.
 func (d draw) triggered() Fault {

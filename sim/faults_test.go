@@ -216,7 +216,7 @@ func writeLoop(ctx context.Context, c client.Conn, done *[]time.Duration) error 
 		_, err := c.Set(ctx, "/n", []byte{byte(i)}, -1)
 		switch {
 		case err == nil:
-			*done = append(*done, c.Now().Sub(Epoch))
+			*done = append(*done, c.Now().Sub(client.Epoch))
 		case errors.Is(err, zk.ErrConnectionClosed), errors.Is(err, zk.ErrNoServer), errors.Is(err, zk.ErrNoNode):
 		case errors.Is(err, context.DeadlineExceeded):
 			return nil
@@ -560,11 +560,11 @@ func TestMultiResult(t *testing.T) {
 	if !errors.Is(err, zk.ErrSessionExpired) || len(out) != 0 {
 		t.Fatalf("refused multi: %v %v, want no results and ErrSessionExpired", out, err)
 	}
-	out, err = multiResult(&reply{code: codeNoNode, multi: []subResult{{op: OpCreate, code: codeOK}, {op: OpDelete, code: codeNoNode}}})
+	out, err = multiResult(&reply{code: codeNoNode, multi: []subResult{{op: client.OpCreate, code: codeOK}, {op: client.OpDelete, code: codeNoNode}}})
 	if !errors.Is(err, zk.ErrNoNode) || len(out) != 2 || out[0].Error != nil || !errors.Is(out[1].Error, zk.ErrNoNode) {
 		t.Fatalf("failed multi: %v %v", out, err)
 	}
-	out, err = multiResult(&reply{multi: []subResult{{op: OpCreate, path: "/a"}, {op: OpSetData, stat: zk.Stat{Version: 2}}}})
+	out, err = multiResult(&reply{multi: []subResult{{op: client.OpCreate, path: "/a"}, {op: client.OpSetData, stat: zk.Stat{Version: 2}}}})
 	if err != nil || out[0].String != "/a" || out[1].Stat.Version != 2 {
 		t.Fatalf("multi: %v %v", out, err)
 	}

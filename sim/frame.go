@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/go-zookeeper/zk"
+import (
+	"github.com/go-zookeeper/zk"
+	"github.com/zksim/zksim/client"
+)
 
 // A request's size on the wire, for the limits both ends put on it. The
 // server reads at most jute.maxbuffer bytes of a request: a longer one
@@ -24,22 +27,22 @@ const clientBuffer = 1536 * 1024
 func (r *request) frameSize() int {
 	const header = 8
 	switch r.op {
-	case OpCreate, OpCreate2, OpCreateContainer:
+	case client.OpCreate, client.OpCreate2, client.OpCreateContainer:
 		return header + createSize(r.path, r.data, r.acl)
-	case OpCreateTTL:
+	case client.OpCreateTTL:
 		return header + createSize(r.path, r.data, r.acl) + 8
-	case OpSetData:
+	case client.OpSetData:
 		return header + strSize(r.path) + len(r.data) + 4 + 4
-	case OpSetACL:
+	case client.OpSetACL:
 		return header + strSize(r.path) + aclSize(r.acl) + 4
-	case OpMulti:
+	case client.OpMulti:
 		n := header
 		for _, op := range r.ops {
 			n += 9 // the op's header: type, done, error
 			switch op.op {
-			case OpCreate:
+			case client.OpCreate:
 				n += createSize(op.path, op.data, op.acl)
-			case OpSetData:
+			case client.OpSetData:
 				n += strSize(op.path) + len(op.data) + 4 + 4
 			default: // delete, check: a path and a version
 				n += strSize(op.path) + 4

@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/zksim/zksim/client"
+)
 
 // faultPlan holds a run's faults that wait for their trigger, and counts
 // the events they wait for.
@@ -308,7 +312,7 @@ func (w *World) expire(idx int) {
 		}
 		w.s.record(Record{Kind: KExpire, From: ld.s.actor, Sess: o.id})
 		t.closing = true
-		ld.s.propose(&txn{op: OpCloseSession, sess: o.id, origin: -1})
+		ld.s.propose(&txn{op: client.OpCloseSession, sess: o.id, origin: -1})
 		expired++
 	}
 	if expired == 0 {

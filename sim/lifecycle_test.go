@@ -454,7 +454,7 @@ func TestLocalSessionLossDuringBackOff(t *testing.T) {
 		var before, after int64
 		w.Spawn("", func(ctx context.Context, c client.Conn) error {
 			before = c.SessionID()
-			for c.Now().Sub(Epoch) < 12*time.Second {
+			for c.Now().Sub(client.Epoch) < 12*time.Second {
 				_, _, err := c.Exists(ctx, "/x")
 				if !expected(err) {
 					return err

@@ -618,9 +618,9 @@ func mtDiff(o mtOp, got, want mtResult) string {
 }
 
 // mtOpCode is the request type the server's reply record carries for o.
-func mtOpCode(o mtOp) Op {
-	return [...]Op{mtCreate: OpCreate, mtDelete: OpDelete, mtSet: OpSetData, mtGet: OpGetData,
-		mtExists: OpExists, mtChildren: OpGetChildren, mtMulti: OpMulti}[o.kind]
+func mtOpCode(o mtOp) client.Op {
+	return [...]client.Op{mtCreate: client.OpCreate, mtDelete: client.OpDelete, mtSet: client.OpSetData, mtGet: client.OpGetData,
+		mtExists: client.OpExists, mtChildren: client.OpGetChildren, mtMulti: client.OpMulti}[o.kind]
 }
 
 // ---- the check ---------------------------------------------------------------
@@ -697,12 +697,12 @@ func mtCheck(t *rapid.T, seed uint64, work [][]mtOp) {
 			proposed[rec.Zxid] = rec.At
 		case rec.Kind == KState && rec.Sess != 0:
 			sessions[rec.From] = rec.Sess
-		case rec.Kind == KApply && rec.Op == OpCloseSession:
+		case rec.Kind == KApply && rec.Op == client.OpCloseSession:
 			model.closeSession(rec.Sess, rec.Zxid)
 			log = append(log, fmt.Sprintf("%s close session %#x zxid=%#x", rec.At, rec.Sess, rec.Zxid))
 		case rec.Kind == KReply:
 			switch rec.Op {
-			case OpPing, OpSetWatches, OpSync, OpCloseSession, OpCreateSession:
+			case client.OpPing, client.OpSetWatches, client.OpSync, client.OpCloseSession, client.OpCreateSession:
 				continue
 			}
 			i := int(rec.To) - 1

@@ -49,7 +49,7 @@ func (c *Client) AddWatch(ctx context.Context, path string, recursive bool) (cli
 	if recursive {
 		mode = addWatchRecursive
 	}
-	rep, err := c.do(ctx, &request{op: OpAddWatch, path: path, flags: mode})
+	rep, err := c.do(ctx, &request{op: client.OpAddWatch, path: path, flags: mode})
 	if err == nil {
 		err = errOf(rep.code)
 	}
@@ -69,7 +69,7 @@ func (c *Client) RemoveWatches(ctx context.Context, path string) error {
 	if !validClientPath(path, false) {
 		return zk.ErrInvalidPath
 	}
-	rep, err := c.do(ctx, &request{op: OpRemoveWatches, path: path, flags: 3})
+	rep, err := c.do(ctx, &request{op: client.OpRemoveWatches, path: path, flags: 3})
 	if err == nil {
 		err = errOf(rep.code)
 	}

@@ -95,8 +95,8 @@ func (c *Client) end() {
 	}
 	if c.cn != nil && c.state == zk.StateHasSession {
 		c.xid++
-		c.w.s.record(Record{Kind: KSend, From: c.actor, To: c.cn.srv.actor, Op: OpCloseSession, Arg: int64(c.xid)})
-		c.cn.toServer(false, &request{op: OpCloseSession, xid: c.xid})
+		c.w.s.record(Record{Kind: KSend, From: c.actor, To: c.cn.srv.actor, Op: client.OpCloseSession, Arg: int64(c.xid)})
+		c.cn.toServer(false, &request{op: client.OpCloseSession, xid: c.xid})
 	}
 	c.exited = true
 	c.setState(zk.StateDisconnected)
@@ -119,12 +119,12 @@ func (c *Client) Close() {
 	c.closing = true
 	if c.sessionID != 0 && c.state == zk.StateHasSession && c.cn != nil {
 		ctx, cancel := c.w.s.withTimeout(context.Background(), closeWait)
-		req := &request{op: OpCloseSession}
+		req := &request{op: client.OpCloseSession}
 		c.xid++
 		req.xid = c.xid
 		c.send(req)
 		for !req.done {
-			if c.t.park(ctx, waitReply, OpCloseSession, "") != nil {
+			if c.t.park(ctx, waitReply, client.OpCloseSession, "") != nil {
 				break
 			}
 		}

@@ -3,6 +3,8 @@ package sim
 import (
 	"slices"
 	"time"
+
+	"github.com/zksim/zksim/client"
 )
 
 // The leader's container manager, as ZooKeeper's: every
@@ -38,7 +40,7 @@ func (s *server) armReaper() {
 			p := p
 			w.s.background(w.s.now+Time(i)*reapSpacing, func() {
 				if s.gen == gen && s.ld == ld && s.role == roleLeading {
-					s.propose(&txn{op: OpDeleteContainer, req: &request{op: OpDeleteContainer, path: p}, origin: -1})
+					s.propose(&txn{op: client.OpDeleteContainer, req: &request{op: client.OpDeleteContainer, path: p}, origin: -1})
 				}
 			})
 		}

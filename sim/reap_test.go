@@ -66,7 +66,7 @@ func TestContainers(t *testing.T) {
 		}
 		return nil
 	})
-	if s := gone.Sub(Epoch); s < time.Second || s > 2*time.Second {
+	if s := gone.Sub(client.Epoch); s < time.Second || s > 2*time.Second {
 		t.Errorf("the container went at %s, want at the leader's first check after its child went (1s to 2s)", s)
 	}
 }

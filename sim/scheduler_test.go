@@ -324,7 +324,7 @@ func TestPumpIgnoresSessionsNoLongerServed(t *testing.T) {
 	s := w.servers[0]
 	c := &conn{srv: s, open: false} // detached: no session any more
 	sess := &session{id: 7}
-	sess.queue = []*request{{op: OpSetWatches, cn: c, sess: sess, requestExtra: &requestExtra{childW: []string{"/a"}}}}
+	sess.queue = []*request{{op: client.OpSetWatches, cn: c, sess: sess, requestExtra: &requestExtra{childW: []string{"/a"}}}}
 	s.pump(sess) // must not touch the detached connection's session
 	if len(sess.queue) != 1 {
 		t.Fatalf("a request of a session not served here was answered")

@@ -36,7 +36,7 @@ type request struct {
 	xid     int32
 	flags   int32
 	version int32
-	op      Op
+	op      client.Op
 	watch   bool
 	stage   stage
 	done    bool // answered or failed; the caller may go on
@@ -83,10 +83,10 @@ func (r *request) handle() {
 // without the leader.
 func (r *request) isRead() bool {
 	switch r.op {
-	case OpExists, OpGetData, OpGetChildren, OpGetACL, OpSetWatches, OpSetAuth, OpAddWatch, OpRemoveWatches,
-		OpGetEphemerals, OpGetAllChildren:
+	case client.OpExists, client.OpGetData, client.OpGetChildren, client.OpGetACL, client.OpSetWatches, client.OpSetAuth, client.OpAddWatch, client.OpRemoveWatches,
+		client.OpGetEphemerals, client.OpGetAllChildren:
 		return true
-	case OpSync:
+	case client.OpSync:
 		return r.syncTo < 0 // the leader's (submitSync)
 	}
 	return false
@@ -102,7 +102,7 @@ type reply struct {
 	pooled bool
 
 	xid      int32
-	op       Op
+	op       client.Op
 	code     int32
 	zxid     int64
 	path     string
@@ -290,7 +290,7 @@ func (s *server) receive(c *conn, req *request) {
 		c.close()
 		return
 	}
-	if req.op == OpCreateSession {
+	if req.op == client.OpCreateSession {
 		s.connect(c, req)
 		return
 	}
@@ -307,11 +307,11 @@ func (s *server) receive(c *conn, req *request) {
 		return
 	}
 	s.touch(sess.id)
-	if req.op == OpPing {
-		c.toClient(true, &reply{xid: req.xid, op: OpPing, zxid: s.lastApplied()})
+	if req.op == client.OpPing {
+		c.toClient(true, &reply{xid: req.xid, op: client.OpPing, zxid: s.lastApplied()})
 		return
 	}
-	if s.w.faults != nil && req.op != OpSetWatches {
+	if s.w.faults != nil && req.op != client.OpSetWatches {
 		if eff := s.w.faults.onReceive(s, req); eff.taken || !c.open || s.role == roleDown {
 			return // lost with its connection, or the server went down
 		}
@@ -319,14 +319,14 @@ func (s *server) receive(c *conn, req *request) {
 	req.sess, req.stage = sess, inServer
 	sess.queue = append(sess.queue, req)
 	switch {
-	case req.op == OpSetAuth:
+	case req.op == client.OpSetAuth:
 		s.setAuth(c, req)
 	case req.isRead():
 		req.readyAt = s.w.s.now + Time(s.w.cfg.ReadDelay)
-	case req.op == OpSync:
+	case req.op == client.OpSync:
 		s.submitSync(req)
 	default:
-		if req.op == OpCloseSession && s.role == roleLeading {
+		if req.op == client.OpCloseSession && s.role == roleLeading {
 			s.ld.closing(sess.id)
 		}
 		t := s.w.txns.get()
@@ -370,40 +370,40 @@ func (s *server) read(sess *session, req *request) {
 	rep := &req.rep
 	rep.xid, rep.op, rep.path, rep.zxid = req.xid, req.op, req.path, s.lastApplied()
 	switch req.op {
-	case OpExists: // no ACL check (the server's exists has none)
+	case client.OpExists: // no ACL check (the server's exists has none)
 		if req.watch {
 			s.watches.addData(req.path, sess)
 		}
 		_, rep.stat, rep.code = t.get(req.path)
-	case OpGetData:
+	case client.OpGetData:
 		if _, rep.code = t.readable(req.path, zk.PermRead, req.cn.auth); rep.code == codeOK {
 			rep.data, rep.stat, rep.code = t.get(req.path)
 		}
 		if req.watch && rep.code == codeOK {
 			s.watches.addData(req.path, sess)
 		}
-	case OpGetChildren:
+	case client.OpGetChildren:
 		if _, rep.code = t.readable(req.path, zk.PermRead, req.cn.auth); rep.code == codeOK {
 			rep.children, rep.stat, rep.code = t.children(req.path)
 		}
 		if req.watch && rep.code == codeOK {
 			s.watches.addChild(req.path, sess)
 		}
-	case OpGetACL:
+	case client.OpGetACL:
 		rep.acl, rep.stat, rep.code = t.getACL(req.path, req.cn.auth)
-	case OpGetEphemerals: // no check: the session's own
+	case client.OpGetEphemerals: // no check: the session's own
 		rep.children = t.ephemeralsUnder(sess.id, req.path)
-	case OpGetAllChildren:
+	case client.OpGetAllChildren:
 		if _, rep.code = t.readable(req.path, zk.PermRead, req.cn.auth); rep.code == codeOK {
 			rep.count = t.descendants(req.path)
 		}
-	case OpAddWatch: // no check: a watch may wait for a node to come
+	case client.OpAddWatch: // no check: a watch may wait for a node to come
 		s.watches.addPersistent(req.path, sess, req.flags == addWatchRecursive)
-	case OpRemoveWatches:
+	case client.OpRemoveWatches:
 		if !s.watches.remove(req.path, sess) {
 			rep.code = codeNoWatcher
 		}
-	case OpSetWatches:
+	case client.OpSetWatches:
 		s.setWatches(req.cn, req)
 	}
 	req.ready = true
@@ -432,7 +432,7 @@ func (s *server) answer(req *request) {
 		}
 	}
 	c.answer(req, max(req.readyAt-s.w.s.now, 0)+eff.delay)
-	if req.op == OpSetAuth && rep.code == codeAuthFailed {
+	if req.op == client.OpSetAuth && rep.code == codeAuthFailed {
 		s.closeConn(c) // the server closes the connection; the session lives on
 	}
 }
@@ -478,7 +478,7 @@ func (s *server) connect(c *conn, req *request) {
 		s.w.owners = append(s.w.owners, sessionOwner{id: sess.id, client: c.client.idx})
 		c.sess = sess
 		s.sessions[sess.id] = sess
-		s.submit(&txn{op: OpCreateSession, sess: sess.id, timeout: timeout, req: req, origin: s.idx})
+		s.submit(&txn{op: client.OpCreateSession, sess: sess.id, timeout: timeout, req: req, origin: s.idx})
 		return
 	}
 	if s.role == roleLeading {
@@ -495,7 +495,7 @@ func (s *server) resumed(c *conn, id int64, timeout Time, ok bool) {
 		return
 	}
 	if !ok {
-		c.toClient(false, &reply{op: OpCreateSession, sessionID: 0})
+		c.toClient(false, &reply{op: client.OpCreateSession, sessionID: 0})
 		s.closeConn(c)
 		return
 	}
@@ -506,7 +506,7 @@ func (s *server) resumed(c *conn, id int64, timeout Time, ok bool) {
 		dataWatches: map[string]bool{}, childWatches: map[string]bool{}}
 	s.sessions[id] = sess
 	c.sess = sess
-	c.toClient(false, &reply{op: OpCreateSession, sessionID: id, timeoutMs: int32(timeout / 1e6)})
+	c.toClient(false, &reply{op: client.OpCreateSession, sessionID: id, timeoutMs: int32(timeout / 1e6)})
 }
 
 // closeConn closes a client connection from the server's side and forgets
@@ -580,7 +580,7 @@ func (s *server) applyUpTo(n int) {
 			// refused because the session moved or ended takes no effect: a
 			// request delayed in the network may arrive that late). The
 			// leader's own deletes belong to no session.
-			if res.code != codeSessionMoved && res.code != codeSessionExpired && t.op != OpDeleteContainer {
+			if res.code != codeSessionMoved && res.code != codeSessionExpired && t.op != client.OpDeleteContainer {
 				if last, ok := s.lastXid[t.sess]; ok && t.req.xid <= last {
 					s.w.violate(fmt.Sprintf("s%d applied request #%d of session %#x after #%d", s.idx+1, t.req.xid, t.sess, last))
 				}
@@ -588,10 +588,10 @@ func (s *server) applyUpTo(n int) {
 			}
 		}
 		s.w.s.record(Record{Kind: KApply, From: s.actor, Op: t.op, Path: path, Zxid: t.zxid, Sess: t.sess, Code: res.code})
-		if res.code == codeOK && t.op != OpCreateSession && t.op != OpCloseSession {
+		if res.code == codeOK && t.op != client.OpCreateSession && t.op != client.OpCloseSession {
 			s.w.progressAt = s.w.s.now // the data tree changed
 		}
-		if t.op == OpCloseSession && t.req == nil {
+		if t.op == client.OpCloseSession && t.req == nil {
 			s.dropExpired(t.sess)
 		}
 		s.notify(t.zxid)
@@ -599,23 +599,23 @@ func (s *server) applyUpTo(n int) {
 			s.armReaper()
 		}
 		switch t.op {
-		case OpCreateSession:
+		case client.OpCreateSession:
 			if s.role == roleLeading && s.ld.tracker[t.sess] == nil {
 				s.ld.track(t.sess, t.timeout, t.origin)
 			}
 			if t.origin == s.idx {
 				if sess := s.sessions[t.sess]; sess != nil && sess.conn != nil && sess.conn.open {
-					sess.conn.toClient(false, &reply{op: OpCreateSession, sessionID: t.sess, timeoutMs: int32(t.timeout / 1e6)})
+					sess.conn.toClient(false, &reply{op: client.OpCreateSession, sessionID: t.sess, timeoutMs: int32(t.timeout / 1e6)})
 				}
 			}
 			continue
-		case OpCloseSession:
+		case client.OpCloseSession:
 			if s.role == roleLeading {
 				s.ld.untrack(t.sess)
 			}
 			if sess := s.sessions[t.sess]; sess != nil {
 				if t.origin == s.idx && t.req != nil && sess.conn != nil && sess.conn.open {
-					sess.conn.toClient(false, &reply{op: OpCloseSession, xid: t.req.xid, zxid: t.zxid})
+					sess.conn.toClient(false, &reply{op: client.OpCloseSession, xid: t.req.xid, zxid: t.zxid})
 				}
 				if sess.conn != nil {
 					s.closeConn(sess.conn)
@@ -629,7 +629,7 @@ func (s *server) applyUpTo(n int) {
 			rep := &r.rep
 			rep.xid, rep.op, rep.zxid, rep.code = r.xid, r.op, t.zxid, res.code
 			rep.path, rep.stat, rep.multi = res.path, res.stat, res.multi
-			if rep.code != codeOK && (r.op == OpCreate || r.op == OpCreate2) {
+			if rep.code != codeOK && (r.op == client.OpCreate || r.op == client.OpCreate2) {
 				rep.path = ""
 			}
 			r.ready = true
@@ -643,7 +643,7 @@ func applyPath(req *request, created string) string {
 	if created != "" {
 		return created
 	}
-	if req.op == OpMulti && req.requestExtra != nil && len(req.ops) > 0 {
+	if req.op == client.OpMulti && req.requestExtra != nil && len(req.ops) > 0 {
 		return multiPath(req)
 	}
 	return req.path

@@ -118,7 +118,7 @@ func (c *Client) dial() {
 		}
 		c.cn = cn
 		c.setState(zk.StateConnected)
-		c.cn.toServer(false, &request{op: OpCreateSession, requestExtra: &requestExtra{sessionID: c.sessionID,
+		c.cn.toServer(false, &request{op: client.OpCreateSession, requestExtra: &requestExtra{sessionID: c.sessionID,
 			timeoutMs: c.timeoutMs, lastZxid: c.lastZxid}})
 	})
 }
@@ -188,7 +188,7 @@ func (c *Client) startPings() {
 
 func (c *Client) ping() {
 	c.w.s.record(Record{Kind: KPing, From: c.actor, To: c.cn.srv.actor})
-	c.cn.toServer(true, &request{op: OpPing, xid: -2})
+	c.cn.toServer(true, &request{op: client.OpPing, xid: -2})
 }
 
 // startReceiveDeadline declares the connection lost once nothing has come

@@ -148,7 +148,7 @@ func TestPausePastTimeoutExpiresTheSession(t *testing.T) {
 		if otherEv, err = watch.Wait(ctx); err != nil {
 			return err
 		}
-		otherEvAt = c.Now().Sub(Epoch)
+		otherEvAt = c.Now().Sub(client.Epoch)
 		if childrenEvent, err = cw.Wait(ctx); err != nil {
 			return err
 		}
@@ -252,7 +252,7 @@ func TestWatchesReRegisteredOnReconnect(t *testing.T) {
 		if ev, err = watch.Wait(ctx); err != nil {
 			return err
 		}
-		evAt = c.Now().Sub(Epoch)
+		evAt = c.Now().Sub(client.Epoch)
 		return nil
 	})
 	w.Spawn("", func(ctx context.Context, c client.Conn) error {

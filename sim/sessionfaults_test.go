@@ -62,7 +62,7 @@ func TestExpireFault(t *testing.T) {
 		sub := c.SessionEvents()
 		mustDo(c.Create(ctx, "/e", nil, zk.FlagEphemeral, acl))
 		before = c.SessionID()
-		for c.Now().Sub(Epoch) < 5*time.Second {
+		for c.Now().Sub(client.Epoch) < 5*time.Second {
 			_, _, _ = c.Exists(ctx, "/e")
 			must(c.Sleep(ctx, 100*time.Millisecond))
 		}

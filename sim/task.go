@@ -45,7 +45,7 @@ type Task struct {
 	state taskState
 
 	waitKind waitKind
-	waitOp   Op
+	waitOp   client.Op
 	waitPath string
 	waitTill Time
 	waitSet  []client.Waitable // what a Select waits for
@@ -140,7 +140,7 @@ func (t *Task) checkCurrent() {
 // park blocks t until wake is called or ctx ends. Wake-ups may be spurious:
 // every caller re-checks what it waits for in a loop. It returns ctx's error
 // when the context ended first.
-func (t *Task) park(ctx context.Context, kind waitKind, op Op, path string) error {
+func (t *Task) park(ctx context.Context, kind waitKind, op client.Op, path string) error {
 	t.checkCurrent()
 	s := t.s
 	var done <-chan struct{}

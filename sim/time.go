@@ -3,14 +3,12 @@ package sim
 import (
 	"fmt"
 	"time"
+
+	"github.com/zksim/zksim/client"
 )
 
 // Time is virtual time: nanoseconds since the start of a run.
 type Time int64
-
-// Epoch is the wall-clock instant virtual time 0 stands for. Znode ctime and
-// mtime, and Conn.Now, are Epoch plus the virtual time.
-var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Duration converts a time.Duration to virtual time.
 func Duration(d time.Duration) Time { return Time(d) }
@@ -19,7 +17,7 @@ func Duration(d time.Duration) Time { return Time(d) }
 func (t Time) Std() time.Duration { return time.Duration(t) }
 
 // Wall is the wall-clock instant t stands for.
-func (t Time) Wall() time.Time { return Epoch.Add(time.Duration(t)) }
+func (t Time) Wall() time.Time { return client.Epoch.Add(time.Duration(t)) }
 
 // Millis is t as milliseconds since the Unix epoch, as ZooKeeper stores ctime
 // and mtime.

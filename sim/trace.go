@@ -5,6 +5,8 @@ import (
 	"io"
 	"iter"
 	"strings"
+
+	"github.com/zksim/zksim/client"
 )
 
 // Actor names who did something in a trace record: the world itself, a
@@ -61,7 +63,7 @@ type Record struct {
 	To   Actor
 	Code int32
 	Kind Kind
-	Op   Op
+	Op   client.Op
 }
 
 // Trace accumulates a run's records into a running hash, and keeps them when
@@ -276,7 +278,7 @@ func (t *Trace) Action(r *Record) string {
 	return b.String()
 }
 
-func opPath(op Op, path string) string {
+func opPath(op client.Op, path string) string {
 	if path == "" {
 		return op.String()
 	}

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zksim/zksim/client"
 )
 
 // znode is one node of the data tree.
@@ -315,7 +316,7 @@ func (t *Tree) create(path string, data []byte, flags int32, acl []zk.ACL, owner
 // same transaction in *named (updated to this server's), so that replicas
 // share one string.
 func (t *Tree) createLike(path string, data []byte, flags int32, acl []zk.ACL, owner int64, zxid int64, now Time, named *string) (string, int32) {
-	return t.createNode(OpCreate, createArgs{path: path, data: data, flags: flags, acl: acl, owner: owner, ttl: -1},
+	return t.createNode(client.OpCreate, createArgs{path: path, data: data, flags: flags, acl: acl, owner: owner, ttl: -1},
 		zxid, now, named)
 }
 
@@ -344,7 +345,7 @@ type createArgs struct {
 // TTL node show none); the parent counts one more create and child and its
 // pzxid becomes zxid. Fires NodeCreated on the path, then
 // NodeChildrenChanged on the parent.
-func (t *Tree) createNode(op Op, c createArgs, zxid int64, now Time, named *string) (string, int32) {
+func (t *Tree) createNode(op client.Op, c createArgs, zxid int64, now Time, named *string) (string, int32) {
 	kind, ephemeral, sequential, code := t.createMode(op, c.flags, c.ttl)
 	if code != codeOK {
 		return "", code
@@ -424,7 +425,7 @@ const maxTTL = 1<<40 - 1
 // milliseconds and any other mode none (BadArguments). The opcode decides
 // the node: createContainer makes a container, createTTL a TTL node, and
 // create a plain node, even with the container flag (4).
-func (t *Tree) createMode(op Op, flags int32, ttl int64) (kind nodeKind, ephemeral, sequential bool, code int32) {
+func (t *Tree) createMode(op client.Op, flags int32, ttl int64) (kind nodeKind, ephemeral, sequential bool, code int32) {
 	if flags < 0 || flags > 6 {
 		return 0, false, false, codeBadArguments
 	}
@@ -438,9 +439,9 @@ func (t *Tree) createMode(op Op, flags int32, ttl int64) (kind nodeKind, ephemer
 	ephemeral = flags == zk.FlagEphemeral || flags == zk.FlagEphemeralSequential
 	sequential = flags == zk.FlagSequence || flags == zk.FlagEphemeralSequential || flags == zk.FlagPersistentSequentialWithTTL
 	switch op {
-	case OpCreateContainer:
+	case client.OpCreateContainer:
 		return containerNode, false, sequential, codeOK
-	case OpCreateTTL:
+	case client.OpCreateTTL:
 		return ttlNode, false, sequential, codeOK
 	}
 	return plainNode, ephemeral, sequential, codeOK
@@ -774,7 +775,7 @@ func (t *Tree) descendants(path string) int32 {
 
 // subOp is one operation of a multi.
 type subOp struct {
-	op      Op
+	op      client.Op
 	path    string
 	data    []byte
 	flags   int32
@@ -784,7 +785,7 @@ type subOp struct {
 
 // subResult is one op's outcome within a multi.
 type subResult struct {
-	op   Op
+	op   client.Op
 	code int32
 	path string
 	stat zk.Stat
@@ -809,13 +810,13 @@ func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResul
 		restore := t.snapshot(op.path)
 		var code int32
 		switch op.op {
-		case OpCreate:
+		case client.OpCreate:
 			var p string
 			switch op.flags {
 			case zk.FlagContainer:
 				// A create with the container mode becomes a createContainer.
-				results[i].op = OpCreateContainer
-				p, code = t.createNode(OpCreateContainer, createArgs{path: op.path, data: op.data, flags: op.flags,
+				results[i].op = client.OpCreateContainer
+				p, code = t.createNode(client.OpCreateContainer, createArgs{path: op.path, data: op.data, flags: op.flags,
 					acl: op.acl, owner: owner, ttl: -1}, zxid, now, nil)
 			case zk.FlagTTL, zk.FlagPersistentSequentialWithTTL:
 				// One with a TTL mode becomes a createTTL op that carries
@@ -830,11 +831,11 @@ func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResul
 				// The parent was captured before; the node is new.
 				restore.path, restore.node = p, nil
 			}
-		case OpDelete:
+		case client.OpDelete:
 			code = t.delete(op.path, op.version, zxid)
-		case OpSetData:
+		case client.OpSetData:
 			results[i].stat, code = t.setData(op.path, op.data, op.version, zxid, now)
-		case OpCheck:
+		case client.OpCheck:
 			code = t.check(op.path, op.version)
 		default:
 			code = codeBadArguments

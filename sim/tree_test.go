@@ -895,11 +895,11 @@ func TestTreeTriggers(t *testing.T) {
 		{"multi: the triggers of each op, in op order",
 			func(tr *Tree) {
 				tr.multi([]subOp{
-					{op: OpCreate, path: "/n", acl: acl},
-					{op: OpSetData, path: "/n", version: -1},
-					{op: OpCheck, path: "/n", version: 1},
-					{op: OpDelete, path: "/n", version: -1},
-					{op: OpDelete, path: "/a/b", version: -1},
+					{op: client.OpCreate, path: "/n", acl: acl},
+					{op: client.OpSetData, path: "/n", version: -1},
+					{op: client.OpCheck, path: "/n", version: 1},
+					{op: client.OpDelete, path: "/n", version: -1},
+					{op: client.OpDelete, path: "/a/b", version: -1},
 				}, sessB, zx(50), t5)
 			},
 			[]firedEvent{{"/n", zk.EventNodeCreated}, {"/", zk.EventNodeChildrenChanged},
@@ -910,9 +910,9 @@ func TestTreeTriggers(t *testing.T) {
 			func(tr *Tree) {
 				tr.create("/pre", nil, 0, acl, sessB, zx(49), t5)
 				tr.multi([]subOp{
-					{op: OpCreate, path: "/n", acl: acl},
-					{op: OpSetData, path: "/v", version: -1},
-					{op: OpDelete, path: "/a", version: -1}, // NotEmpty
+					{op: client.OpCreate, path: "/n", acl: acl},
+					{op: client.OpSetData, path: "/v", version: -1},
+					{op: client.OpDelete, path: "/a", version: -1}, // NotEmpty
 				}, sessB, zx(50), t5)
 			},
 			[]firedEvent{{"/pre", zk.EventNodeCreated}, {"/", zk.EventNodeChildrenChanged}}},
@@ -933,16 +933,16 @@ func TestTreeTriggers(t *testing.T) {
 func TestTreeMulti(t *testing.T) {
 	tr := baseTree(t)
 	ops := []subOp{
-		{op: OpCreate, path: "/m", data: []byte("m"), acl: acl},
-		{op: OpCreate, path: "/m/c", acl: acl}, // sees /m from op 0
-		{op: OpCreate, path: "/q/s-", flags: zk.FlagSequence, acl: acl},
-		{op: OpCreate, path: "/q/s-", flags: zk.FlagSequence, acl: acl}, // consecutive suffix
-		{op: OpCreate, path: "/q/x", acl: acl},
-		{op: OpCreate, path: "/q/s-", flags: zk.FlagEphemeralSequential, acl: acl}, // the plain create counted
-		{op: OpSetData, path: "/m/c", data: []byte("cc"), version: 0},
-		{op: OpCheck, path: "/m/c", version: 1}, // sees the setData
-		{op: OpDelete, path: "/v", version: 1},
-		{op: OpCreate, path: "/v", flags: zk.FlagEphemeral, acl: acl}, // sees the delete
+		{op: client.OpCreate, path: "/m", data: []byte("m"), acl: acl},
+		{op: client.OpCreate, path: "/m/c", acl: acl}, // sees /m from op 0
+		{op: client.OpCreate, path: "/q/s-", flags: zk.FlagSequence, acl: acl},
+		{op: client.OpCreate, path: "/q/s-", flags: zk.FlagSequence, acl: acl}, // consecutive suffix
+		{op: client.OpCreate, path: "/q/x", acl: acl},
+		{op: client.OpCreate, path: "/q/s-", flags: zk.FlagEphemeralSequential, acl: acl}, // the plain create counted
+		{op: client.OpSetData, path: "/m/c", data: []byte("cc"), version: 0},
+		{op: client.OpCheck, path: "/m/c", version: 1}, // sees the setData
+		{op: client.OpDelete, path: "/v", version: 1},
+		{op: client.OpCreate, path: "/v", flags: zk.FlagEphemeral, acl: acl}, // sees the delete
 	}
 	res, code := tr.multi(ops, sessB, zx(50), t5)
 	if code != codeOK {
@@ -951,16 +951,16 @@ func TestTreeMulti(t *testing.T) {
 	// One txn: one zxid and one time for every op.
 	setStat := zk.Stat{Czxid: zx(50), Mzxid: zx(50), Ctime: ms(t5), Mtime: ms(t5), Version: 1, DataLength: 2, Pzxid: zx(50)}
 	want := []subResult{
-		{op: OpCreate, path: "/m"},
-		{op: OpCreate, path: "/m/c"},
-		{op: OpCreate, path: "/q/s-0000000001"},
-		{op: OpCreate, path: "/q/s-0000000002"},
-		{op: OpCreate, path: "/q/x"},
-		{op: OpCreate, path: "/q/s-0000000004"},
-		{op: OpSetData, stat: setStat},
-		{op: OpCheck},
-		{op: OpDelete},
-		{op: OpCreate, path: "/v"},
+		{op: client.OpCreate, path: "/m"},
+		{op: client.OpCreate, path: "/m/c"},
+		{op: client.OpCreate, path: "/q/s-0000000001"},
+		{op: client.OpCreate, path: "/q/s-0000000002"},
+		{op: client.OpCreate, path: "/q/x"},
+		{op: client.OpCreate, path: "/q/s-0000000004"},
+		{op: client.OpSetData, stat: setStat},
+		{op: client.OpCheck},
+		{op: client.OpDelete},
+		{op: client.OpCreate, path: "/v"},
 	}
 	if !slices.Equal(res, want) {
 		t.Errorf("results\n  %+v\nwant\n  %+v", res, want)
@@ -1001,21 +1001,21 @@ func TestTreeMultiRollback(t *testing.T) {
 		after func(t *testing.T, tr *Tree)
 	}{
 		{"NodeExists at op 1: [create /n, create /n, setData /n] -> 0, NodeExists, -2",
-			[]subOp{{op: OpCreate, path: "/n", acl: acl}, {op: OpCreate, path: "/n", acl: acl}, {op: OpSetData, path: "/n", version: -1}},
+			[]subOp{{op: client.OpCreate, path: "/n", acl: acl}, {op: client.OpCreate, path: "/n", acl: acl}, {op: client.OpSetData, path: "/n", version: -1}},
 			[]int32{0, codeNodeExists, R}, nil},
 		{"ops see earlier ops: [create /n, create /n/c, check /n version 5] -> 0, 0, BadVersion",
-			[]subOp{{op: OpCreate, path: "/n", acl: acl}, {op: OpCreate, path: "/n/c", acl: acl}, {op: OpCheck, path: "/n", version: 5}},
+			[]subOp{{op: client.OpCreate, path: "/n", acl: acl}, {op: client.OpCreate, path: "/n/c", acl: acl}, {op: client.OpCheck, path: "/n", version: 5}},
 			[]int32{0, 0, codeBadVersion}, nil},
 		{"a later op sees a delete: [delete /v, create /v/x] -> 0, NoNode",
-			[]subOp{{op: OpDelete, path: "/v", version: 1}, {op: OpCreate, path: "/v/x", acl: acl}},
+			[]subOp{{op: client.OpDelete, path: "/v", version: 1}, {op: client.OpCreate, path: "/v/x", acl: acl}},
 			[]int32{0, codeNoNode}, nil},
 		{"a later op sees a setData's version: [setData /v v1, setData /v v1] -> 0, BadVersion",
-			[]subOp{{op: OpSetData, path: "/v", version: 1}, {op: OpSetData, path: "/v", version: 1}},
+			[]subOp{{op: client.OpSetData, path: "/v", version: 1}, {op: client.OpSetData, path: "/v", version: 1}},
 			[]int32{0, codeBadVersion}, nil},
 		{"two sequential creates then a failure: the parent's counter is restored",
-			[]subOp{{op: OpCreate, path: "/q/s-", flags: zk.FlagSequence, acl: acl},
-				{op: OpCreate, path: "/q/s-", flags: zk.FlagSequence, acl: acl},
-				{op: OpCreate, path: "/missing/z", acl: acl}},
+			[]subOp{{op: client.OpCreate, path: "/q/s-", flags: zk.FlagSequence, acl: acl},
+				{op: client.OpCreate, path: "/q/s-", flags: zk.FlagSequence, acl: acl},
+				{op: client.OpCreate, path: "/missing/z", acl: acl}},
 			[]int32{0, 0, codeNoNode},
 			func(t *testing.T, tr *Tree) {
 				if p := mustCreate(t, tr, "/q/s-", "", zk.FlagSequence, sessB, zx(60), t5); p != "/q/s-0000000001" {
@@ -1023,43 +1023,43 @@ func TestTreeMultiRollback(t *testing.T) {
 				}
 			}},
 		{"an ephemeral deleted then rolled back is its session's again",
-			[]subOp{{op: OpDelete, path: "/e", version: -1}, {op: OpCheck, path: "/e", version: -1}},
+			[]subOp{{op: client.OpDelete, path: "/e", version: -1}, {op: client.OpCheck, path: "/e", version: -1}},
 			[]int32{0, codeNoNode}, nil},
 		{"an ephemeral created then rolled back is in no session's ephemerals",
-			[]subOp{{op: OpCreate, path: "/f", flags: zk.FlagEphemeral, acl: acl}, {op: OpCreate, path: "/f", acl: acl}},
+			[]subOp{{op: client.OpCreate, path: "/f", flags: zk.FlagEphemeral, acl: acl}, {op: client.OpCreate, path: "/f", acl: acl}},
 			[]int32{0, codeNodeExists}, nil},
 		{"create then delete then fail: [create /n, delete /n, check /n] -> 0, 0, NoNode",
-			[]subOp{{op: OpCreate, path: "/n", acl: acl}, {op: OpDelete, path: "/n", version: -1}, {op: OpCheck, path: "/n", version: -1}},
+			[]subOp{{op: client.OpCreate, path: "/n", acl: acl}, {op: client.OpDelete, path: "/n", version: -1}, {op: client.OpCheck, path: "/n", version: -1}},
 			[]int32{0, 0, codeNoNode}, nil},
 		{"delete then recreate then fail: the original /v comes back with its own stat and data",
-			[]subOp{{op: OpDelete, path: "/v", version: 1}, {op: OpCreate, path: "/v", data: []byte("new"), acl: acl}, {op: OpCheck, path: "/v", version: 1}},
+			[]subOp{{op: client.OpDelete, path: "/v", version: 1}, {op: client.OpCreate, path: "/v", data: []byte("new"), acl: acl}, {op: client.OpCheck, path: "/v", version: 1}},
 			[]int32{0, 0, codeBadVersion}, nil},
 		{"first op fails: [check /missing, create /x, delete /v] -> NoNode, -2, -2",
-			[]subOp{{op: OpCheck, path: "/missing", version: -1}, {op: OpCreate, path: "/x", acl: acl}, {op: OpDelete, path: "/v", version: -1}},
+			[]subOp{{op: client.OpCheck, path: "/missing", version: -1}, {op: client.OpCreate, path: "/x", acl: acl}, {op: client.OpDelete, path: "/v", version: -1}},
 			[]int32{codeNoNode, R, R}, nil},
 		{"a subtree built and torn down, then a failure: every stat of /a restored",
-			[]subOp{{op: OpCreate, path: "/a/d", acl: acl}, {op: OpSetData, path: "/a", data: []byte("zz"), version: 0},
-				{op: OpDelete, path: "/a/b", version: -1}, {op: OpDelete, path: "/a/d", version: -1},
-				{op: OpDelete, path: "/a", version: 1}, {op: OpCreate, path: "/a", acl: acl},
-				{op: OpCreate, path: "/a/b", acl: acl}, {op: OpCheck, path: "/a", version: 1}},
+			[]subOp{{op: client.OpCreate, path: "/a/d", acl: acl}, {op: client.OpSetData, path: "/a", data: []byte("zz"), version: 0},
+				{op: client.OpDelete, path: "/a/b", version: -1}, {op: client.OpDelete, path: "/a/d", version: -1},
+				{op: client.OpDelete, path: "/a", version: 1}, {op: client.OpCreate, path: "/a", acl: acl},
+				{op: client.OpCreate, path: "/a/b", acl: acl}, {op: client.OpCheck, path: "/a", version: 1}},
 			[]int32{0, 0, 0, 0, 0, 0, 0, codeBadVersion}, nil},
 		{"NotEmpty: [create /a/d, delete /a] -> 0, NotEmpty",
-			[]subOp{{op: OpCreate, path: "/a/d", acl: acl}, {op: OpDelete, path: "/a", version: -1}},
+			[]subOp{{op: client.OpCreate, path: "/a/d", acl: acl}, {op: client.OpDelete, path: "/a", version: -1}},
 			[]int32{0, codeNotEmpty}, nil},
 		{"BadArguments for a malformed path: [create /n, create /n/] -> 0, BadArguments",
-			[]subOp{{op: OpCreate, path: "/n", acl: acl}, {op: OpCreate, path: "/n/", acl: acl}},
+			[]subOp{{op: client.OpCreate, path: "/n", acl: acl}, {op: client.OpCreate, path: "/n/", acl: acl}},
 			[]int32{0, codeBadArguments}, nil},
 		{"invalid flags: [create /n, create /o flags 7] -> 0, BadArguments (CreateMode.fromFlag)",
-			[]subOp{{op: OpCreate, path: "/n", acl: acl}, {op: OpCreate, path: "/o", flags: 7, acl: acl}},
+			[]subOp{{op: client.OpCreate, path: "/n", acl: acl}, {op: client.OpCreate, path: "/o", flags: 7, acl: acl}},
 			[]int32{0, codeBadArguments}, nil},
 		{"NoChildrenForEphemerals: [setData /e, create /e/x] -> 0, NoChildrenForEphemerals",
-			[]subOp{{op: OpSetData, path: "/e", version: -1}, {op: OpCreate, path: "/e/x", acl: acl}},
+			[]subOp{{op: client.OpSetData, path: "/e", version: -1}, {op: client.OpCreate, path: "/e/x", acl: acl}},
 			[]int32{0, codeNoChildrenForEphemeral}, nil},
 		{"NoAuth: [create /n, setData /zookeeper/config] -> 0, NoAuth",
-			[]subOp{{op: OpCreate, path: "/n", acl: acl}, {op: OpSetData, path: "/zookeeper/config", version: -1}},
+			[]subOp{{op: client.OpCreate, path: "/n", acl: acl}, {op: client.OpSetData, path: "/zookeeper/config", version: -1}},
 			[]int32{0, codeNoAuth}, nil},
 		{"InvalidACL: [delete /a/b, create /n with no ACL] -> 0, InvalidACL",
-			[]subOp{{op: OpDelete, path: "/a/b", version: -1}, {op: OpCreate, path: "/n"}},
+			[]subOp{{op: client.OpDelete, path: "/a/b", version: -1}, {op: client.OpCreate, path: "/n"}},
 			[]int32{0, codeInvalidACL}, nil},
 	}
 	for _, tc := range cases {
@@ -1101,7 +1101,7 @@ func TestTreeMultiRollback(t *testing.T) {
 // getParentPathAndValidate and validatePath all refuse ""), and the multi
 // fails as a whole.
 func TestTreeMultiEmptyPath(t *testing.T) {
-	for _, op := range []Op{OpCreate, OpDelete, OpSetData, OpCheck} {
+	for _, op := range []client.Op{client.OpCreate, client.OpDelete, client.OpSetData, client.OpCheck} {
 		t.Run(op.String(), func(t *testing.T) {
 			tr := baseTree(t)
 			before := dumpTree(tr)
@@ -1114,7 +1114,7 @@ func TestTreeMultiEmptyPath(t *testing.T) {
 					}
 				}()
 				res, code = tr.multi([]subOp{
-					{op: OpCreate, path: "/n", acl: acl},
+					{op: client.OpCreate, path: "/n", acl: acl},
 					{op: op, path: "", acl: acl, version: -1},
 				}, sessB, zx(50), t5)
 			}()

@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/go-zookeeper/zk"
+import (
+	"github.com/go-zookeeper/zk"
+	"github.com/zksim/zksim/client"
+)
 
 // txn is one proposal of the ensemble: a write the leader has ordered with a
 // zxid. It carries the client's request as it was sent, and every server
@@ -11,10 +14,10 @@ import "github.com/go-zookeeper/zk"
 // checks still takes its zxid, as ZooKeeper logs an error transaction.
 type txn struct {
 	zxid    int64
-	time    Time  // the leader's clock when it ordered the write
-	op      Op    // the request type, or createSession / closeSession
-	sess    int64 // the session that asked, or whose life it changes
-	timeout Time  // createSession: the negotiated timeout
+	time    Time      // the leader's clock when it ordered the write
+	op      client.Op // the request type, or createSession / closeSession
+	sess    int64     // the session that asked, or whose life it changes
+	timeout Time      // createSession: the negotiated timeout
 	req     *request
 	origin  int    // the server the client sent it to, which replies; -1 for none
 	acks    uint32 // servers that have logged it (on the leader)
@@ -41,10 +44,10 @@ type applyResult struct {
 func (tr *Tree) apply(t *txn) applyResult {
 	var res applyResult
 	switch t.op {
-	case OpCreateSession:
+	case client.OpCreateSession:
 		tr.sessions[t.sess] = t.timeout
 		return res
-	case OpCloseSession:
+	case client.OpCloseSession:
 		for _, p := range tr.sessionEphemerals(t.sess) {
 			tr.delete(p, -1, t.zxid)
 		}
@@ -52,7 +55,7 @@ func (tr *Tree) apply(t *txn) applyResult {
 		delete(tr.sessions, t.sess)
 		return res
 	}
-	if t.op == OpDeleteContainer { // the leader's own: no session, no ACL
+	if t.op == client.OpDeleteContainer { // the leader's own: no session, no ACL
 		res.code = tr.deleteContainer(t.req.path, t.zxid)
 		return res
 	}
@@ -68,25 +71,25 @@ func (tr *Tree) apply(t *txn) applyResult {
 	tr.ids = t.auth
 	defer func() { tr.ids = nil }()
 	switch t.op {
-	case OpCreate, OpCreate2:
+	case client.OpCreate, client.OpCreate2:
 		res.path, res.code = tr.createLike(r.path, r.data, r.flags, r.acl, t.sess, t.zxid, t.time, &t.named)
-		if t.op == OpCreate2 && res.code == codeOK {
+		if t.op == client.OpCreate2 && res.code == codeOK {
 			res.stat = tr.nodes[res.path].visibleStat() // the new node's, as create2 answers
 		}
-	case OpCreateContainer, OpCreateTTL:
+	case client.OpCreateContainer, client.OpCreateTTL:
 		ttl := int64(-1)
-		if t.op == OpCreateTTL {
+		if t.op == client.OpCreateTTL {
 			ttl = r.ttl
 		}
 		res.path, res.code = tr.createNode(t.op, createArgs{path: r.path, data: r.data, flags: r.flags, acl: r.acl,
 			owner: t.sess, ttl: ttl}, t.zxid, t.time, &t.named)
-	case OpDelete:
+	case client.OpDelete:
 		res.code = tr.delete(r.path, r.version, t.zxid)
-	case OpSetData:
+	case client.OpSetData:
 		res.stat, res.code = tr.setData(r.path, r.data, r.version, t.zxid, t.time)
-	case OpSetACL:
+	case client.OpSetACL:
 		res.stat, res.code = tr.setACL(r.path, r.acl, r.version)
-	case OpMulti:
+	case client.OpMulti:
 		res.multi, res.code = tr.multi(r.ops, t.sess, t.zxid, t.time)
 	}
 	return res

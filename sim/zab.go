@@ -3,6 +3,8 @@ package sim
 import (
 	"math/bits"
 	"slices"
+
+	"github.com/zksim/zksim/client"
 )
 
 // peerKind is the type of a message between servers.
@@ -131,16 +133,16 @@ func (s *server) propose(t *txn) {
 		path = applyPath(t.req, "")
 	}
 	s.w.s.record(Record{Kind: KPropose, From: s.actor, Op: t.op, Path: path, Zxid: t.zxid, Sess: t.sess})
-	if t.op == OpCloseSession {
+	if t.op == client.OpCloseSession {
 		ld.closing(t.sess)
 	}
-	if t.op == OpCreateSession && ld.tracker[t.sess] == nil {
+	if t.op == client.OpCreateSession && ld.tracker[t.sess] == nil {
 		// ZooKeeper's leader tracks a session as it orders its creation
 		// (PrepRequestProcessor), not as it applies it: a leader that
 		// lags behind its log still revalidates and expires the session.
 		ld.track(t.sess, t.timeout, t.origin)
 	}
-	if tr := ld.tracker[t.sess]; tr != nil && t.req != nil && t.op != OpCreateSession && t.origin >= 0 && tr.owner != t.origin {
+	if tr := ld.tracker[t.sess]; tr != nil && t.req != nil && t.op != client.OpCreateSession && t.origin >= 0 && tr.owner != t.origin {
 		// A request that reached the leader through a server the session
 		// has moved away from (an old connection's, delivered late).
 		t.moved = true
@@ -464,7 +466,7 @@ func (ld *leaderState) scheduleCheck(t *tracked) {
 		}
 		w.s.record(Record{Kind: KExpire, From: s.actor, Sess: t.id})
 		t.closing = true
-		s.propose(&txn{op: OpCloseSession, sess: t.id, origin: -1})
+		s.propose(&txn{op: client.OpCloseSession, sess: t.id, origin: -1})
 	})
 }
 

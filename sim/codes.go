@@ -6,61 +6,6 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// Op is a request type, numbered as ZooKeeper's wire protocol numbers them.
-type Op int8
-
-// The request types the simulated server understands.
-const (
-	OpCreate          Op = 1
-	OpDelete          Op = 2
-	OpExists          Op = 3
-	OpGetData         Op = 4
-	OpSetData         Op = 5
-	OpGetACL          Op = 6
-	OpSetACL          Op = 7
-	OpGetChildren     Op = 12
-	OpSync            Op = 9
-	OpPing            Op = 11
-	OpCheck           Op = 13
-	OpMulti           Op = 14
-	OpCreate2         Op = 15
-	OpCreateContainer Op = 19
-	OpDeleteContainer Op = 20
-	OpCreateTTL       Op = 21
-	OpRemoveWatches   Op = 18
-	OpGetEphemerals   Op = 103
-	OpGetAllChildren  Op = 104 // getAllChildrenNumber
-	OpAddWatch        Op = 106
-	OpSetAuth         Op = 100
-	OpSetWatches      Op = 101
-	OpCreateSession   Op = -10
-	OpCloseSession    Op = -11
-)
-
-var opNames = map[Op]string{
-	OpCreate: "create", OpCreate2: "create2", OpDelete: "delete", OpExists: "exists", OpGetData: "getData",
-	OpSetData: "setData", OpGetACL: "getACL", OpSetACL: "setACL", OpSetAuth: "setAuth", OpGetChildren: "getChildren", OpSync: "sync", OpPing: "ping",
-	OpCheck: "check", OpMulti: "multi", OpCreateContainer: "createContainer", OpDeleteContainer: "deleteContainer",
-	OpCreateTTL: "createTTL", OpAddWatch: "addWatch", OpRemoveWatches: "removeWatches", OpSetWatches: "setWatches", OpCreateSession: "createSession",
-	OpCloseSession: "closeSession", OpGetEphemerals: "getEphemerals", OpGetAllChildren: "getAllChildrenNumber",
-}
-
-// opStrings are opNames by an Op's byte: the herd metrics name every
-// request of a run, and an array is read faster than a map.
-var opStrings = func() (a [256]string) {
-	for o, name := range opNames {
-		a[uint8(o)] = name
-	}
-	return a
-}()
-
-func (o Op) String() string {
-	if s := opStrings[uint8(o)]; s != "" {
-		return s
-	}
-	return "op?"
-}
-
 // Error codes as ZooKeeper numbers them. The simulator carries codes inside
 // the world and turns them into go-zookeeper's error values at the client.
 const (
