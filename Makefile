@@ -43,7 +43,7 @@ live:
 ## scenario's faults and the malformed files under scenarios/testdata/bad)
 fuzz:
 	$(GO) test ./scenarios -run '^$$' -fuzz FuzzParseScenario -fuzztime 1m
-	$(GO) test ./sim -run '^$$' -fuzz FuzzParseSchedule -fuzztime 1m
+	$(GO) test ./fault -run '^$$' -fuzz FuzzParseSchedule -fuzztime 1m
 
 ## bench: every performance figure measured in one run, printed as one
 ## table against its target (zksim bench; the live figure starts a local
@@ -57,10 +57,10 @@ lint: rules
 	$(STATICCHECK) ./...
 
 ## rules: gofmt, and no wall clock, global rand, goroutines or channels in
-## deterministic code (sim, recipes, models; the scheduler's hand-off excepted)
+## deterministic code (sim, fault, recipes, models; the scheduler's hand-off excepted)
 rules:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	@bad=$$(grep -rnE 'time\.(Now|Sleep|After|AfterFunc|Tick|NewTimer|NewTicker|Since|Until)\(|[^./a-zA-Z]rand\.[A-Z][a-zA-Z0-9]*\(|go func|make\(chan' \
-		--include='*.go' sim recipes models | grep -v '_test.go' \
+		--include='*.go' sim fault recipes models | grep -v '_test.go' \
 		| grep -vE 'sim/world.go:.*(go func|make\(chan)|sim/choice.go:.*rand\.New'); \
 	if [ -n "$$bad" ]; then echo "wall clock, global rand, goroutines or channels in deterministic code:"; echo "$$bad"; exit 1; fi

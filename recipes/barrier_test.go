@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
 )
@@ -129,7 +130,7 @@ func TestBarrierHoldsUntilRemoved(t *testing.T) {
 // every waiter gets through in the end (a waiter may see faulty errors and
 // wait again).
 func TestBarrierHoldsUnderFaults(t *testing.T) {
-	rates := sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.2, Spike: 0.2, LoseReply: 2}
+	rates := fault.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.2, Spike: 0.2, LoseReply: 2}
 	for seed := uint64(1); seed <= 300; seed++ {
 		w := newWorld(t, seed, 3)
 		log := newBarrierLog(4)
@@ -137,7 +138,7 @@ func TestBarrierHoldsUnderFaults(t *testing.T) {
 		for i := range 4 {
 			w.Spawn("", barrierWaiter(log, i))
 		}
-		sched := sim.RandomSchedule(sim.NewSeeded(seed), rates, 3*time.Second, 3, 5)
+		sched := fault.RandomSchedule(sim.NewSeeded(seed), rates, 3*time.Second, 3, 5)
 		if err := w.Inject(sched); err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
 )
@@ -142,7 +143,7 @@ func TestConfigReadersSeeEveryVersion(t *testing.T) {
 // the next version.
 func TestConfigUnderFaults(t *testing.T) {
 	const n, readers = 20, 3
-	rates := sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.2, Spike: 0.2, LoseReply: 2}
+	rates := fault.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.2, Spike: 0.2, LoseReply: 2}
 	for seed := uint64(1); seed <= 40; seed++ {
 		w := newWorld(t, seed, 3)
 		r := &configRun{written: map[int32]string{}}
@@ -150,7 +151,7 @@ func TestConfigUnderFaults(t *testing.T) {
 		for i := 0; i < readers; i++ {
 			w.Spawn("", configReader(r, configRecipeReader, n, 2*time.Minute))
 		}
-		sched := sim.RandomSchedule(sim.NewSeeded(seed), rates, 3*time.Second, 3, readers+1)
+		sched := fault.RandomSchedule(sim.NewSeeded(seed), rates, 3*time.Second, 3, readers+1)
 		if err := w.Inject(sched); err != nil {
 			t.Fatal(err)
 		}

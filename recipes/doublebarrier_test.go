@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
 )
@@ -176,14 +177,14 @@ func TestDoubleBarrierSynchronises(t *testing.T) {
 // session is let go (the others may leave before it finishes, and it may
 // itself leave with ErrNodeVanished), and every other process leaves.
 func TestDoubleBarrierUnderFaults(t *testing.T) {
-	rates := sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.3, Spike: 0.2, LoseReply: 2}
+	rates := fault.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.3, Spike: 0.2, LoseReply: 2}
 	expired := 0
 	for seed := uint64(1); seed <= 40; seed++ {
 		w := newWorld(t, seed, 3)
 		procs := doubleBarrierSpawn(w, recipes.NewDoubleBarrier, 4,
 			func(i int) time.Duration { return time.Duration((int(seed)*7+i*13)%10) * 100 * time.Millisecond },
 			func(i int) time.Duration { return time.Duration(1+(int(seed)*3+i*11)%20) * 100 * time.Millisecond })
-		sched := sim.RandomSchedule(sim.NewSeeded(seed), rates, 4*time.Second, 3, 4)
+		sched := fault.RandomSchedule(sim.NewSeeded(seed), rates, 4*time.Second, 3, 4)
 		if err := w.Inject(sched); err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
 )
@@ -93,7 +94,7 @@ func TestElectionOneLeaderAtATime(t *testing.T) {
 // expired campaigns again), and while a leader's lease holds the
 // acknowledgement names it.
 func TestElectionOneLeaderUnderFaults(t *testing.T) {
-	rates := sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.5, Spike: 0.2, LoseReply: 2}
+	rates := fault.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.5, Spike: 0.2, LoseReply: 2}
 	for seed := uint64(1); seed <= 40; seed++ {
 		w := newWorld(t, seed, 3)
 		res := &resource{}
@@ -101,7 +102,7 @@ func TestElectionOneLeaderUnderFaults(t *testing.T) {
 		for i := 0; i < 4; i++ {
 			w.Spawn("", electionCandidate(recipeElection, i, 3, 5, 300*time.Millisecond, res, &ackErrs))
 		}
-		if err := w.Inject(sim.RandomSchedule(sim.NewSeeded(seed), rates, 3*time.Second, 3, 4)); err != nil {
+		if err := w.Inject(fault.RandomSchedule(sim.NewSeeded(seed), rates, 3*time.Second, 3, 4)); err != nil {
 			t.Fatal(err)
 		}
 		run(t, w)

@@ -12,6 +12,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
 )
@@ -32,7 +33,7 @@ func newWorld(t testing.TB, seed uint64, servers int) *sim.World {
 // inject parses and injects a fault schedule.
 func inject(t testing.TB, w *sim.World, text string) {
 	t.Helper()
-	s, err := sim.ParseSchedule(text)
+	s, err := fault.ParseSchedule(text)
 	if err != nil {
 		t.Fatal(err)
 	}

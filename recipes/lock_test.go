@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
 )
@@ -35,14 +36,14 @@ func TestLockExclusive(t *testing.T) {
 // Under crashes, leader crashes, partitions, lost create() replies, pauses
 // and expiry, a careful holder of the recipe's lock is never one of two.
 func TestLockExclusiveUnderFaults(t *testing.T) {
-	rates := sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.2, Spike: 0.2, LoseReply: 2}
+	rates := fault.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.2, Spike: 0.2, LoseReply: 2}
 	for seed := uint64(1); seed <= 40; seed++ {
 		w := newWorld(t, seed, 3)
 		res := &resource{}
 		for i := 0; i < 4; i++ {
 			w.Spawn("", lockClient(recipeLock, i, 4, 3, 50*time.Millisecond, res, true))
 		}
-		if err := w.Inject(sim.RandomSchedule(sim.NewSeeded(seed), rates, 3*time.Second, 3, 4)); err != nil {
+		if err := w.Inject(fault.RandomSchedule(sim.NewSeeded(seed), rates, 3*time.Second, 3, 4)); err != nil {
 			t.Fatal(err)
 		}
 		run(t, w)

@@ -12,6 +12,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
 )
@@ -172,12 +173,12 @@ func TestMembershipViews(t *testing.T) {
 // membershipFaultsEnd is when the last fault of sched is over (a pause
 // ended, a spike ended, a server restarted, a link healed); faults tied to
 // events are instantaneous and not counted.
-func membershipFaultsEnd(sched sim.Schedule) time.Duration {
+func membershipFaultsEnd(sched fault.Schedule) time.Duration {
 	var end time.Duration
 	for _, f := range sched {
 		switch {
 		case f.When != nil:
-		case f.Kind == sim.Pause:
+		case f.Kind == fault.Pause:
 			end = max(end, f.At+f.D)
 		default:
 			end = max(end, f.At+f.For)
@@ -198,12 +199,12 @@ func membershipFaultsEnd(sched sim.Schedule) time.Duration {
 // expect under faults.
 func TestMembershipConvergesUnderFaults(t *testing.T) {
 	const members = 4
-	rates := sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.2, Spike: 0.2, LoseReply: 2}
+	rates := fault.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.2, Spike: 0.2, LoseReply: 2}
 	live := []string{"m1", "m2", "m3", "m4"}
 	rejoined := 0
 	for seed := uint64(1); seed <= 30; seed++ {
 		w := newWorld(t, seed, 3)
-		sched := sim.RandomSchedule(sim.NewSeeded(seed), rates, 3*time.Second, 3, members)
+		sched := fault.RandomSchedule(sim.NewSeeded(seed), rates, 3*time.Second, 3, members)
 		checkAt := max(membershipFaultsEnd(sched), time.Second) + 20*time.Second
 		views := make(membershipViews, members+1)
 		for i := 0; i < members; i++ {

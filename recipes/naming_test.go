@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
 )
@@ -137,7 +138,7 @@ func TestNamingResolves(t *testing.T) {
 //     registered it, and to ErrNameNotFound if that session expired.
 func TestNamingUnderFaults(t *testing.T) {
 	const n = 4
-	rates := sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.2, Spike: 0.2, LoseReply: 2}
+	rates := fault.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.2, Spike: 0.2, LoseReply: 2}
 	expired := 0
 	for seed := uint64(1); seed <= 30; seed++ {
 		w := newWorld(t, seed, 3)
@@ -206,7 +207,7 @@ func TestNamingUnderFaults(t *testing.T) {
 				}
 			})
 		}
-		if err := w.Inject(sim.RandomSchedule(sim.NewSeeded(seed), rates, 3*time.Second, 3, n)); err != nil {
+		if err := w.Inject(fault.RandomSchedule(sim.NewSeeded(seed), rates, 3*time.Second, 3, n)); err != nil {
 			t.Fatal(err)
 		}
 		res := w.Run()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
 )
@@ -207,12 +208,12 @@ func TestQueueExactlyOnceFIFO(t *testing.T) {
 // schedule does not pick).
 func queueFaults(t *testing.T, w *sim.World, seed uint64, clients int) {
 	t.Helper()
-	rates := sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.2, Spike: 0.2, LoseReply: 1}
+	rates := fault.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.2, Spike: 0.2, LoseReply: 1}
 	src := sim.NewSeeded(seed)
-	sched := sim.RandomSchedule(src, rates, 3*time.Second, 3, clients)
+	sched := fault.RandomSchedule(src, rates, 3*time.Second, 3, clients)
 	for i := 0; i < 4; i++ {
-		tr := sim.Trigger{Client: src.Choose(clients), Op: client.OpMulti, Nth: 1 + src.Choose(8)}
-		sched = append(sched, sim.Fault{When: &tr, Kind: sim.LoseReply})
+		tr := fault.Trigger{Client: src.Choose(clients), Op: client.OpMulti, Nth: 1 + src.Choose(8)}
+		sched = append(sched, fault.Fault{When: &tr, Kind: fault.LoseReply})
 	}
 	if err := w.Inject(sched); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
 )
@@ -286,13 +287,13 @@ func TestSharedLockWriterWaitsForReaders(t *testing.T) {
 
 // sharedFaultRates strike while the clients work (about 8s); pauses are
 // frequent enough that some outlast the 10s session.
-var sharedFaultRates = sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.5, Spike: 0.2, LoseReply: 2}
+var sharedFaultRates = fault.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.5, Spike: 0.2, LoseReply: 2}
 
 // sharedFaultRun runs 4 clients, 6 acquisitions each (one in three a
 // writer's), under the random fault schedule of seed; with revoker, a
 // fifth client keeps revoking the holders.
 func sharedFaultRun(t *testing.T, seed uint64, newLock func(client.Conn) recipes.SharedLocker, careful, revoker bool,
-	revoked *int) (*sharedResource, sim.Schedule, *sim.World) {
+	revoked *int) (*sharedResource, fault.Schedule, *sim.World) {
 	w := newWorld(t, seed, 3)
 	res := &sharedResource{}
 	for i := 0; i < 4; i++ {
@@ -303,7 +304,7 @@ func sharedFaultRun(t *testing.T, seed uint64, newLock func(client.Conn) recipes
 		w.Spawn("", sharedRevoker(revoked))
 		clients++
 	}
-	sched := sim.RandomSchedule(sim.NewSeeded(seed), sharedFaultRates, 8*time.Second, 3, clients)
+	sched := fault.RandomSchedule(sim.NewSeeded(seed), sharedFaultRates, 8*time.Second, 3, clients)
 	if err := w.Inject(sched); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
 )
@@ -231,7 +232,7 @@ func TestTwoPhaseCommitLostReplies(t *testing.T) {
 // commit only if every site voted commit. A fault may turn a commit into
 // an abort (a site seen to fail, the timeout), never the reverse.
 func TestTwoPhaseCommitUnderFaults(t *testing.T) {
-	rates := sim.Rates{Crash: 0.3, LeaderCrash: 0.3, Partition: 0.3, Pause: 0.5, Spike: 0.2, LoseReply: 3}
+	rates := fault.Rates{Crash: 0.3, LeaderCrash: 0.3, Partition: 0.3, Pause: 0.5, Spike: 0.2, LoseReply: 3}
 	commits, aborted := 0, 0
 	for seed := uint64(1); seed <= 40; seed++ {
 		votes := []bool{true, true, true, true}
@@ -252,7 +253,7 @@ func TestTwoPhaseCommitUnderFaults(t *testing.T) {
 				}
 				return site.Vote(ctx, twoPCTx, votes[i])
 			}}.spawn(w)
-		if err := w.Inject(sim.RandomSchedule(sim.NewSeeded(seed), rates, 3*time.Second, 3, 5)); err != nil {
+		if err := w.Inject(fault.RandomSchedule(sim.NewSeeded(seed), rates, 3*time.Second, 3, 5)); err != nil {
 			t.Fatal(err)
 		}
 		run(t, w)

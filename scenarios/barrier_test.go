@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
-	"github.com/zksim/zksim/sim"
 )
 
 // barrierSeeds is how many seeds each barrier test runs (fewer with
@@ -26,7 +26,7 @@ func barrierSeeds() uint64 {
 // rounds long enough to span them.
 func barrierFaulty() Spec {
 	return Spec{Kind: "barrier", Workload: Workload{Step: 300 * time.Millisecond, Think: 100 * time.Millisecond},
-		Rates:   &sim.Rates{Crash: 0.3, LeaderCrash: 0.2, Partition: 0.4, Isolate: 0.1, Pause: 0.3, Spike: 0.3, LoseReply: 1},
+		Rates:   &fault.Rates{Crash: 0.3, LeaderCrash: 0.2, Partition: 0.4, Isolate: 0.1, Pause: 0.3, Spike: 0.3, LoseReply: 1},
 		Horizon: 1500 * time.Millisecond}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -37,7 +38,7 @@ const (
 func coverageKeys(k *kind) []string {
 	keys := []string{CovNeverStruck, CovExpiries, CovLeaders, CovDisconnects, CovGoneBefore, CovWaitedBehind,
 		CovCreateLost, CovDeleteLost}
-	for _, f := range sim.FaultKindNames() {
+	for _, f := range fault.KindNames() {
 		keys = append(keys, "struck: "+f)
 	}
 	return append(keys, situationNames(k)...)
@@ -46,7 +47,7 @@ func coverageKeys(k *kind) []string {
 // coverageOf reads a run's coverage from its faults and its trace's kept
 // records, read where they lie (laying them end to end would copy a few
 // megabytes a run for one pass).
-func coverageOf(sched sim.Schedule, res sim.Result, recs iter.Seq[*sim.Record]) Coverage {
+func coverageOf(sched fault.Schedule, res sim.Result, recs iter.Seq[*sim.Record]) Coverage {
 	c := Coverage{}
 	left := map[string]int{}
 	for _, f := range sched {
@@ -55,10 +56,10 @@ func coverageOf(sched sim.Schedule, res sim.Result, recs iter.Seq[*sim.Record]) 
 	for _, f := range res.Struck {
 		text := f.String() // written out once: a fault's text is built each time
 		c["struck: "+faultKind(text)]++
-		if t := f.When; t != nil && (f.Kind == sim.LoseReply || f.Kind == sim.LoseRequest) {
+		if t := f.When; t != nil && (f.Kind == fault.LoseReply || f.Kind == fault.LoseRequest) {
 			switch t.Op {
 			case client.OpCreate:
-				if f.Kind == sim.LoseReply {
+				if f.Kind == fault.LoseReply {
 					c[CovCreateLost]++
 				}
 			case client.OpDelete:
@@ -117,7 +118,7 @@ func liveCoverage(out *LiveOutcome, k *kind) Coverage {
 }
 
 // faultKind is a fault's kind as the schedule syntax names it, read from
-// the fault's text (sim.Fault.String) without splitting it into a list.
+// the fault's text (fault.Fault.String) without splitting it into a list.
 func faultKind(text string) string {
 	var first [3]string // "at TIME KIND ..."
 	n := 0

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -40,7 +41,7 @@ func TestEveryScenarioTwicePerSeed(t *testing.T) {
 	if !sessionLoss {
 		t.Error("no built-in scenario gives sessions up by the clients' own clock")
 	}
-	for _, k := range sim.FaultKindNames() {
+	for _, k := range fault.KindNames() {
 		if k == "restart" || k == "heal" {
 			continue // what undoes a fault
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
@@ -25,7 +26,7 @@ func doubleBarrierSeeds() uint64 {
 // kind, its computations long enough for the rounds to span them.
 func doubleBarrierFaulty() Spec {
 	return Spec{Kind: "double-barrier", Workload: Workload{Step: 200 * time.Millisecond},
-		Rates:   &sim.Rates{Crash: 0.3, LeaderCrash: 0.2, Partition: 0.4, Isolate: 0.1, Pause: 0.3, Spike: 0.3, LoseReply: 1},
+		Rates:   &fault.Rates{Crash: 0.3, LeaderCrash: 0.2, Partition: 0.4, Isolate: 0.1, Pause: 0.3, Spike: 0.3, LoseReply: 1},
 		Horizon: 3 * time.Second}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
@@ -138,7 +139,7 @@ type explorer struct {
 
 // visit runs spec with sched, records it, and extends sched with one more
 // fault at each event after the last fault's, depth first.
-func (x *explorer) visit(spec Spec, sched sim.Schedule) error {
+func (x *explorer) visit(spec Spec, sched fault.Schedule) error {
 	if x.stopped {
 		return nil
 	}
@@ -157,8 +158,8 @@ func (x *explorer) visit(spec Spec, sched sim.Schedule) error {
 	start := 0
 	if len(sched) > 0 {
 		last := *sched[len(sched)-1].When
-		if last.On == sim.OnReceived { // a lost request: tied to its write's event
-			last.On = sim.OnApplied
+		if last.On == fault.OnReceived { // a lost request: tied to its write's event
+			last.On = fault.OnApplied
 		}
 		start = -1
 		for i, t := range events {
@@ -186,7 +187,7 @@ func (x *explorer) visit(spec Spec, sched sim.Schedule) error {
 
 // record runs s (spec with sched) and counts it, keeping it as a
 // counterexample when it fails.
-func (x *explorer) record(s Spec, sched sim.Schedule) (*Outcome, error) {
+func (x *explorer) record(s Spec, sched fault.Schedule) (*Outcome, error) {
 	o, err := Run(s, x.Seed, Options{KeepTrace: true})
 	if err != nil {
 		return nil, fmt.Errorf("schedule %q: %w", FaultsLine(sched), err)
@@ -220,10 +221,10 @@ func timeoutOf(spec Spec) time.Duration {
 // and with Holds (or a fenced workload) each time a client of a lock or an
 // election came to hold it (from the history: an acquire that returned),
 // so that a pause or a disconnect can strike a holder.
-func (e Explore) triggers(o *Outcome) []sim.Trigger {
-	counts := map[sim.Trigger]int{}
-	var out []sim.Trigger
-	add := func(key sim.Trigger) {
+func (e Explore) triggers(o *Outcome) []fault.Trigger {
+	counts := map[fault.Trigger]int{}
+	var out []fault.Trigger
+	add := func(key fault.Trigger) {
 		counts[key]++
 		key.Nth = counts[key]
 		out = append(out, key)
@@ -234,7 +235,7 @@ func (e Explore) triggers(o *Outcome) []sim.Trigger {
 	}
 	for _, r := range o.World.Trace().Records() {
 		for len(holds) > 0 && holds[0].Return < int64(r.At) {
-			add(sim.Trigger{Client: holds[0].Client, On: sim.OnHolds})
+			add(fault.Trigger{Client: holds[0].Client, On: fault.OnHolds})
 			holds = holds[1:]
 		}
 		if r.To == sim.WorldActor || r.To >= sim.ServerActor(0) {
@@ -242,13 +243,13 @@ func (e Explore) triggers(o *Outcome) []sim.Trigger {
 		}
 		switch {
 		case r.Kind == sim.KReply && (writeOps[r.Op] || e.Reads && readOps[r.Op]):
-			add(sim.Trigger{Client: int(r.To) - 1, Op: r.Op})
+			add(fault.Trigger{Client: int(r.To) - 1, Op: r.Op})
 		case r.Kind == sim.KNotify && e.Notifications:
-			add(sim.Trigger{Client: int(r.To) - 1, On: sim.OnNotified})
+			add(fault.Trigger{Client: int(r.To) - 1, On: fault.OnNotified})
 		}
 	}
 	for _, h := range holds {
-		add(sim.Trigger{Client: h.Client, On: sim.OnHolds})
+		add(fault.Trigger{Client: h.Client, On: fault.OnHolds})
 	}
 	return out
 }
@@ -273,17 +274,17 @@ func holdings(o *Outcome) []models.Operation {
 // a lost request is tied to a write's arrival ("received"), not to a read,
 // a notification or a holding; a lost reply and the applier's crash to a
 // request's answer, not to a notification or a holding.
-func faultAt(t sim.Trigger, text string, timeout time.Duration) (sim.Fault, bool) {
-	request := t.On == sim.OnApplied
+func faultAt(t fault.Trigger, text string, timeout time.Duration) (fault.Fault, bool) {
+	request := t.On == fault.OnApplied
 	switch {
 	case text == "lose-request":
 		if !request || !writeOps[t.Op] {
-			return sim.Fault{}, false
+			return fault.Fault{}, false
 		}
-		t.On = sim.OnReceived
+		t.On = fault.OnReceived
 	case text == "lose-reply" || strings.HasPrefix(text, "crash applier"):
 		if !request {
-			return sim.Fault{}, false
+			return fault.Fault{}, false
 		}
 	}
 	f, err := parseFaultAt(t, text, timeout)
@@ -292,15 +293,15 @@ func faultAt(t sim.Trigger, text string, timeout time.Duration) (sim.Fault, bool
 
 // parseFaultAt reads text as a fault tied to t ({c} is t's client, {over}
 // and {under} just over and under the session timeout).
-func parseFaultAt(t sim.Trigger, text string, timeout time.Duration) (sim.Fault, error) {
+func parseFaultAt(t fault.Trigger, text string, timeout time.Duration) (fault.Fault, error) {
 	text = strings.NewReplacer("{c}", fmt.Sprintf("c%d", t.Client+1),
 		"{over}", (timeout * 3 / 2).String(), "{under}", (timeout * 4 / 5).String()).Replace(text)
-	s, err := sim.ParseSchedule(fmt.Sprintf("when %s: %s", t, text))
+	s, err := fault.ParseSchedule(fmt.Sprintf("when %s: %s", t, text))
 	if err != nil {
-		return sim.Fault{}, fmt.Errorf("explored fault %q: %w", text, err)
+		return fault.Fault{}, fmt.Errorf("explored fault %q: %w", text, err)
 	}
 	if len(s) != 1 {
-		return sim.Fault{}, fmt.Errorf("explored fault %q: want one fault", text)
+		return fault.Fault{}, fmt.Errorf("explored fault %q: want one fault", text)
 	}
 	return s[0], nil
 }
@@ -317,9 +318,9 @@ func (e Explore) Check() error {
 		faults = ExploreFaults
 	}
 	for _, text := range faults {
-		t := sim.Trigger{Op: client.OpCreate, Nth: 1}
+		t := fault.Trigger{Op: client.OpCreate, Nth: 1}
 		if text == "lose-request" {
-			t.On = sim.OnReceived
+			t.On = fault.OnReceived
 		}
 		if _, err := parseFaultAt(t, text, timeoutOf(base)); err != nil {
 			return err

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
-	"github.com/zksim/zksim/sim"
 )
 
 // Bounded exhaustive exploration of the no-guid lock with two clients and
@@ -31,7 +31,7 @@ func TestExploreFindsTheOrphanedNode(t *testing.T) {
 	}
 	found := false
 	for _, c := range a.Counterexamples {
-		if len(c.Schedule) == 1 && c.Schedule[0].Kind == sim.LoseReply && c.Schedule[0].When.Op == client.OpCreate &&
+		if len(c.Schedule) == 1 && c.Schedule[0].Kind == fault.LoseReply && c.Schedule[0].When.Op == client.OpCreate &&
 			hasKind(c.Violations, models.Liveness) {
 			found = true
 		}
@@ -75,7 +75,7 @@ func TestExploreStops(t *testing.T) {
 // round and one lost reply.
 func TestHuntShrinksToTheLostReply(t *testing.T) {
 	c, err := Hunt{Spec: Spec{Kind: "lock", Variant: "lock-noguid", Clients: 3},
-		Kinds: []sim.FaultKind{sim.LoseReply, sim.Crash, sim.Spike}}.Run()
+		Kinds: []fault.Kind{fault.LoseReply, fault.Crash, fault.Spike}}.Run()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
@@ -489,11 +490,11 @@ func workloadOf(f *fileScenario) Workload {
 
 // faults parses the file's faults: list, each fault naming clients and
 // servers the scenario has.
-func (p *fileParse) faults(f *fileScenario, s Spec, k *kind) (sim.Schedule, error) {
-	var out sim.Schedule
+func (p *fileParse) faults(f *fileScenario, s Spec, k *kind) (fault.Schedule, error) {
+	var out fault.Schedule
 	for i, fl := range f.Faults {
 		field := fmt.Sprintf("faults[%d]", i)
-		sched, err := sim.ParseSchedule(fl.text)
+		sched, err := fault.ParseSchedule(fl.text)
 		if err != nil {
 			return nil, p.fail(fl.line, field, "%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "line 1: "), fmt.Sprintf("%q: ", fl.text)))
 		}
@@ -509,7 +510,7 @@ func (p *fileParse) faults(f *fileScenario, s Spec, k *kind) (sim.Schedule, erro
 
 // rates is the file's rates: field (nil when absent), every rate a number
 // from 0 to 1000 a second.
-func (p *fileParse) rates(f *fileScenario) (*sim.Rates, error) {
+func (p *fileParse) rates(f *fileScenario) (*fault.Rates, error) {
 	r := f.Rates
 	if r == nil {
 		return nil, nil
@@ -522,7 +523,7 @@ func (p *fileParse) rates(f *fileScenario) (*sim.Rates, error) {
 			return nil, p.fail(p.line(field), field, "%g; want a rate per second from 0 to 1000", v)
 		}
 	}
-	return &sim.Rates{Crash: r.Crash, LeaderCrash: r.LeaderCrash, Partition: r.Partition, Isolate: r.Isolate,
+	return &fault.Rates{Crash: r.Crash, LeaderCrash: r.LeaderCrash, Partition: r.Partition, Isolate: r.Isolate,
 		Pause: r.Pause, Spike: r.Spike, LoseReply: r.LoseReply, Disconnect: r.Disconnect, Outage: r.Outage,
 		Expire: r.Expire, ShortPause: r.ShortPause, Lag: r.Lag, LoseRequest: r.LoseRequest, Triggered: r.Triggered,
 		OneWay: r.OneWay}, nil
@@ -604,7 +605,7 @@ func (p *fileParse) checkExpectedAmongChecks(e Expectation, s Spec) error {
 
 // faultFits checks that a fault names clients and servers the scenario
 // has.
-func faultFits(f sim.Fault, s Spec, k *kind) error {
+func faultFits(f fault.Fault, s Spec, k *kind) error {
 	servers := s.Ensemble.Servers
 	if servers == 0 {
 		servers = 3
@@ -613,11 +614,11 @@ func faultFits(f sim.Fault, s Spec, k *kind) error {
 	if clients == 0 {
 		clients = k.clients
 	}
-	for _, t := range []sim.Target{f.A, f.B} {
+	for _, t := range []fault.Target{f.A, f.B} {
 		switch {
-		case t.Kind == sim.ServerT && t.Index >= servers:
+		case t.Kind == fault.ServerT && t.Index >= servers:
 			return fmt.Errorf("no server %s in an ensemble of %d", t, servers)
-		case t.Kind == sim.ClientT && t.Index >= clients:
+		case t.Kind == fault.ClientT && t.Index >= clients:
 			return fmt.Errorf("no client %s among %d", t, clients)
 		}
 	}

@@ -7,8 +7,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
-
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/fault"
 )
 
 // goldenDir holds the golden scripts: each replays one run of interest
@@ -70,7 +69,7 @@ func goldenSpec(t *testing.T, d *datadriven.TestData) (Spec, uint64) {
 		if faults == "none" {
 			line = ""
 		}
-		s, err := sim.ParseSchedule(line)
+		s, err := fault.ParseSchedule(line)
 		if err != nil {
 			d.Fatalf(t, "faults: %v", err)
 		}

@@ -6,20 +6,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
 
 var soakSeeds = flag.Int("seeds", 0, "seeds per recipe for TestRecipesHoldUnderEveryFault (default 20, 5 with -short); `make soak` runs 10000")
 
-// everyFault strikes with every kind of fault (sim.EveryFault).
-var everyFault = sim.EveryFault()
+// everyFault strikes with every kind of fault (fault.EveryFault).
+var everyFault = fault.EveryFault()
 
 // noPause is everyFault without long process pauses and expiry, which
 // take a holder's session away unannounced; short pauses and disconnects
 // stay. (The shared locks, whose model has no fence, run under
 // unannounced, below.)
-var noPause = sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, ShortPause: 0.2, Spike: 0.2, LoseReply: 2,
+var noPause = fault.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, ShortPause: 0.2, Spike: 0.2, LoseReply: 2,
 	Disconnect: 0.1, Outage: 0.02, Lag: 0.1, LoseRequest: 1, Triggered: 1}
 
 // unannounced is noPause without the cuts between servers, which take a
@@ -31,7 +32,7 @@ var noPause = sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0
 // holds the lock, as a paused one would believe it (soak seed 851: a
 // short pause and a leader isolated for 8.4s, together longer than the
 // session). Only a fence survives that.
-var unannounced = func() sim.Rates {
+var unannounced = func() fault.Rates {
 	r := noPause
 	r.Partition, r.Isolate = 0, 0
 	return r
@@ -174,8 +175,8 @@ func TestUnfencedPauseIsCaughtFencedPasses(t *testing.T) {
 }
 
 // mustSchedule parses a schedule written in a test.
-func mustSchedule(text string) sim.Schedule {
-	s, err := sim.ParseSchedule(text)
+func mustSchedule(text string) fault.Schedule {
+	s, err := fault.ParseSchedule(text)
 	if err != nil {
 		panic(err)
 	}
@@ -235,7 +236,7 @@ func TestRecipesHoldUnderClientSessionLoss(t *testing.T) {
 	if *soakSeeds > 0 {
 		seeds = *soakSeeds
 	}
-	unfenced := sim.Rates{Crash: 0.1, LeaderCrash: 0.1, Spike: 0.1, LoseReply: 1, ShortPause: 0.2,
+	unfenced := fault.Rates{Crash: 0.1, LeaderCrash: 0.1, Spike: 0.1, LoseReply: 1, ShortPause: 0.2,
 		Disconnect: 0.2, Outage: 0.02, Lag: 0.2, LoseRequest: 0.5, Triggered: 1}
 	for _, k := range Kinds() {
 		r := sessionRates

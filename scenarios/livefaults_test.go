@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/live"
-	"github.com/zksim/zksim/sim"
 )
 
 var (
@@ -101,8 +101,8 @@ func severalTimedKinds(t *testing.T, sc *Scenario) uint64 {
 }
 
 // timedKinds counts the kinds of fault in sched that strike at a time.
-func timedKinds(sched sim.Schedule) int {
-	kinds := map[sim.FaultKind]bool{}
+func timedKinds(sched fault.Schedule) int {
+	kinds := map[fault.Kind]bool{}
 	for _, f := range sched {
 		if f.When == nil {
 			kinds[f.Kind] = true

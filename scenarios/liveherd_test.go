@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/models"
-	"github.com/zksim/zksim/sim"
 )
 
 // A live run's notifications become the herd check's traffic: those of
@@ -142,7 +142,7 @@ func TestLiveRequestsJoinTheTraffic(t *testing.T) {
 // not for a heal or a restart that came after the workload: those only
 // undo a fault that did strike.
 func TestLiveWeaknessIgnoresUndoing(t *testing.T) {
-	sched, err := sim.ParseSchedule("at 1s partition s1 s3\nat 4s heal s1 s3")
+	sched, err := fault.ParseSchedule("at 1s partition s1 s3\nat 4s heal s1 s3")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/fault"
 )
 
 // liveProgress tells, every few seconds of a live run, where it stands and
@@ -20,7 +20,7 @@ type liveProgress struct {
 	names    []string
 	done     []atomic.Bool // by client
 	ok       atomic.Int64  // operations that returned OK
-	timed    []sim.Fault   // the timed faults, in order of their time
+	timed    []fault.Fault // the timed faults, in order of their time
 	stop     chan struct{}
 	// quiet, when set, says how long nothing has returned, and when the
 	// run ends for it (liveQuiet).
@@ -30,7 +30,7 @@ type liveProgress struct {
 // progressEvery is how often a live run says where it stands.
 const progressEvery = 5 * time.Second
 
-func newLiveProgress(out io.Writer, names []string, timed []sim.Fault, bound time.Duration) *liveProgress {
+func newLiveProgress(out io.Writer, names []string, timed []fault.Fault, bound time.Duration) *liveProgress {
 	now := time.Now()
 	return &liveProgress{out: out, start: now, deadline: now.Add(bound), names: names,
 		done: make([]atomic.Bool, len(names)), timed: timed, stop: make(chan struct{})}

@@ -4,14 +4,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/fault"
 )
 
 // A live run's progress line says how far it got and what it waits for:
 // the clients still running, the timed faults still to strike, how long
 // nothing has returned and when that ends the run, the bound.
 func TestLiveProgressLine(t *testing.T) {
-	sched, err := sim.ParseSchedule("at 1s crash leader for 1s; at 20s pause c1 1s")
+	sched, err := fault.ParseSchedule("at 1s crash leader for 1s; at 20s pause c1 1s")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
-	"github.com/zksim/zksim/sim"
 )
 
 // liveQuiet ends a live run the way a simulated run ends when nothing
@@ -69,7 +69,7 @@ func (q *liveQuiet) watch(pending func() bool, end func()) (stop func()) {
 // liveBound is the liveness bound a live run of spec is judged by (see
 // judgeLive): the kind's or the spec's, or the default stretched by the
 // schedule's pauses and quorum losses.
-func liveBound(spec Spec, k *kind, schedule sim.Schedule, servers int) time.Duration {
+func liveBound(spec Spec, k *kind, schedule fault.Schedule, servers int) time.Duration {
 	in := &models.Input{Bound: spec.Bound, SessionTimeout: spec.Ensemble.SessionTimeout}
 	if k.input != nil {
 		k.input(in, spec)

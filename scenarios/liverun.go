@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
@@ -177,7 +178,7 @@ func liveTimeout(spec Spec, opt LiveOptions) time.Duration {
 // are armed in its dialer, those at a time are returned to be struck by
 // timers; a random fault the live world cannot make is skipped (and
 // said), one the scenario names is refused.
-func (w *liveWorld) sortFaults(out *LiveOutcome, haveEnsemble, proxied bool) (timed, armed []sim.Fault, err error) {
+func (w *liveWorld) sortFaults(out *LiveOutcome, haveEnsemble, proxied bool) (timed, armed []fault.Fault, err error) {
 	spec := out.Spec
 	for _, f := range out.Schedule {
 		ok, err := armLive(w, f)
@@ -186,7 +187,7 @@ func (w *liveWorld) sortFaults(out *LiveOutcome, haveEnsemble, proxied bool) (ti
 			return nil, nil, fmt.Errorf("faults: %q: %w", f, err)
 		case ok:
 			armed = append(armed, f)
-		case (f.When == nil || f.When.On == sim.OnHolds) && liveKind(f, haveEnsemble, proxied):
+		case (f.When == nil || f.When.On == fault.OnHolds) && liveKind(f, haveEnsemble, proxied):
 			timed = append(timed, f) // at a time, or when a client holds (w.holds)
 		default:
 			if spec.Rates == nil || slices.Contains(spec.Faults, f) {
@@ -243,7 +244,7 @@ func (w *liveWorld) dial(ctx context.Context, spec Spec, servers []string, place
 // and been undone, and a session timeout more has passed for the ensemble
 // and the sessions to recover, so that every fault strikes while clients
 // are at work (the run's time bound still ends it).
-func (w *liveWorld) faultsPending(timed []sim.Fault, settle time.Duration) func() bool {
+func (w *liveWorld) faultsPending(timed []fault.Fault, settle time.Duration) func() bool {
 	if len(timed) == 0 {
 		return nil
 	}
@@ -274,12 +275,12 @@ func (w *liveWorld) faultsPending(timed []sim.Fault, settle time.Duration) func(
 // holdsHook is runner.holds for a live run: the faults tied to "cN
 // holds#K" strike when client N's workload holds for the Kth time. The
 // workload calls it with the world's lock held, one client at a time.
-func (w *liveWorld) holdsHook(timed []sim.Fault, e *live.Ensemble) func(int) {
+func (w *liveWorld) holdsHook(timed []fault.Fault, e *live.Ensemble) func(int) {
 	counts := make([]int, len(w.clients))
 	return func(i int) {
 		counts[i]++
 		for _, f := range timed {
-			if t := f.When; t != nil && t.On == sim.OnHolds && t.Client == i && t.Nth == counts[i] {
+			if t := f.When; t != nil && t.On == fault.OnHolds && t.Client == i && t.Nth == counts[i] {
 				w.strike(f, e)
 			}
 		}
@@ -304,7 +305,7 @@ func (w *liveWorld) closeSessions() {
 
 // strikeOnTime sets a timer for each timed fault, from the run's origin,
 // and returns what stops them.
-func (w *liveWorld) strikeOnTime(timed []sim.Fault, e *live.Ensemble) func() {
+func (w *liveWorld) strikeOnTime(timed []fault.Fault, e *live.Ensemble) func() {
 	var timers []*time.Timer
 	for _, f := range timed {
 		if f.When == nil {
@@ -321,7 +322,7 @@ func (w *liveWorld) strikeOnTime(timed []sim.Fault, e *live.Ensemble) func() {
 // runClients runs every client's body, one at a time between their
 // blocking calls (the world's lock), showing progress on progressOut
 // when set, and returns each client's error.
-func (w *liveWorld) runClients(ctx context.Context, rec *recording, progressOut io.Writer, timed []sim.Fault, timeout time.Duration,
+func (w *liveWorld) runClients(ctx context.Context, rec *recording, progressOut io.Writer, timed []fault.Fault, timeout time.Duration,
 	quiet *liveQuiet) []error {
 	var progress *liveProgress
 	if progressOut != nil {
@@ -407,7 +408,7 @@ func judgeLive(out *LiveOutcome, r *runner, k *kind, w *liveWorld, errs []error,
 // client's dialer, where the live world can: a lost reply, request or
 // notification, a delayed reply or notification. It reports whether it
 // did.
-func armLive(w *liveWorld, f sim.Fault) (bool, error) {
+func armLive(w *liveWorld, f fault.Fault) (bool, error) {
 	t := f.When
 	if t == nil {
 		return false, nil
@@ -417,18 +418,18 @@ func armLive(w *liveWorld, f sim.Fault) (bool, error) {
 	}
 	faults := w.clients[t.Client].faults
 	switch {
-	case f.Kind == sim.LoseReply && t.On == sim.OnApplied:
+	case f.Kind == fault.LoseReply && t.On == fault.OnApplied:
 		return true, faults.LoseReply(t.Op, t.Nth)
-	case f.Kind == sim.LoseRequest && t.On == sim.OnReceived:
+	case f.Kind == fault.LoseRequest && t.On == fault.OnReceived:
 		return true, faults.LoseRequest(t.Op, t.Nth)
-	case f.Kind == sim.Delay && t.On == sim.OnApplied:
+	case f.Kind == fault.Delay && t.On == fault.OnApplied:
 		return true, faults.DelayReply(t.Op, t.Nth, f.D)
-	case (f.Kind == sim.LoseReply || f.Kind == sim.Delay) && t.On == sim.OnNotified:
+	case (f.Kind == fault.LoseReply || f.Kind == fault.Delay) && t.On == fault.OnNotified:
 		faults.Notification(t.Nth, f.D) // D is 0 for a loss
 		return true, nil
-	case f.Kind == sim.Disconnect && t.On == sim.OnApplied:
+	case f.Kind == fault.Disconnect && t.On == fault.OnApplied:
 		return true, faults.Disconnect(t.Op, t.Nth, f.For)
-	case f.Kind == sim.Disconnect && t.On == sim.OnNotified:
+	case f.Kind == fault.Disconnect && t.On == fault.OnNotified:
 		faults.DisconnectOnNotification(t.Nth, f.For)
 		return true, nil
 	}
@@ -454,12 +455,12 @@ func CheckLive(spec Spec, local bool) error {
 // liveInjectable reports whether the live world can inject f: a fault
 // tied to a client's request or notification that its dialer can strike,
 // or a timed one liveKind allows.
-func liveInjectable(f sim.Fault, local, proxied bool) bool {
-	if t := f.When; t != nil && t.On != sim.OnHolds {
+func liveInjectable(f fault.Fault, local, proxied bool) bool {
+	if t := f.When; t != nil && t.On != fault.OnHolds {
 		switch {
-		case f.Kind == sim.LoseReply && t.On == sim.OnApplied, f.Kind == sim.LoseRequest && t.On == sim.OnReceived,
-			f.Kind == sim.Delay && t.On == sim.OnApplied, (f.Kind == sim.LoseReply || f.Kind == sim.Delay) && t.On == sim.OnNotified,
-			f.Kind == sim.Disconnect && (t.On == sim.OnApplied || t.On == sim.OnNotified):
+		case f.Kind == fault.LoseReply && t.On == fault.OnApplied, f.Kind == fault.LoseRequest && t.On == fault.OnReceived,
+			f.Kind == fault.Delay && t.On == fault.OnApplied, (f.Kind == fault.LoseReply || f.Kind == fault.Delay) && t.On == fault.OnNotified,
+			f.Kind == fault.Disconnect && (t.On == fault.OnApplied || t.On == fault.OnNotified):
 			return true
 		}
 		return false
@@ -468,7 +469,7 @@ func liveInjectable(f sim.Fault, local, proxied bool) bool {
 }
 
 // notLive is the error that refuses a fault the live world cannot inject.
-func notLive(f sim.Fault) error {
+func notLive(f fault.Fault) error {
 	return fmt.Errorf("faults: %q cannot be injected on a live ensemble here (live faults: crash sN|leader, "+
 		"restart sN, pause cN|sN|leader, disconnect cN for D, partition A B, one-way sA sB, isolate sN, heal, spike EXTRA for D, "+
 		"lag sN for D; lose-reply, delay and disconnect on a request applied or a notification, lose-request on a request "+
@@ -477,7 +478,7 @@ func notLive(f sim.Fault) error {
 
 // tally sorts the run's faults into those that struck, with when, in the
 // order they did, and those that did not.
-func (w *liveWorld) tally(timed, armed []sim.Fault) (injected []StruckFault, never []string) {
+func (w *liveWorld) tally(timed, armed []fault.Fault) (injected []StruckFault, never []string) {
 	w.struckMu.Lock()
 	struck := slices.Clone(w.struck)
 	w.struckMu.Unlock()
@@ -494,7 +495,7 @@ func (w *liveWorld) tally(timed, armed []sim.Fault) (injected []StruckFault, nev
 		t := f.When
 		faults := w.clients[t.Client].faults
 		at, hit := faults.StruckAt(t.Op, t.Nth)
-		if t.On == sim.OnNotified {
+		if t.On == fault.OnNotified {
 			at, hit = faults.NotificationStruckAt(t.Nth)
 		}
 		if !hit {
@@ -544,36 +545,36 @@ func liveWeakness(out *LiveOutcome) string {
 // undoes reports whether f only undoes an earlier fault (a heal, a
 // restart): the workload need not meet it for the run to be worth its
 // faults.
-func undoes(f sim.Fault) bool { return f.Kind == sim.Heal || f.Kind == sim.Restart }
+func undoes(f fault.Fault) bool { return f.Kind == fault.Heal || f.Kind == fault.Restart }
 
 // liveKind reports whether a timed fault can be struck live: on a local
 // ensemble (local), whose links between servers are proxied (proxied).
-func liveKind(f sim.Fault, local, proxied bool) bool {
+func liveKind(f fault.Fault, local, proxied bool) bool {
 	switch f.Kind {
-	case sim.Crash:
-		return local && (f.A.Kind == sim.ServerT || f.A.Kind == sim.LeaderT)
-	case sim.Restart:
+	case fault.Crash:
+		return local && (f.A.Kind == fault.ServerT || f.A.Kind == fault.LeaderT)
+	case fault.Restart:
 		return local
-	case sim.Pause:
-		return f.A.Kind == sim.ClientT || local // a server's process: the local ensemble's
-	case sim.Disconnect:
+	case fault.Pause:
+		return f.A.Kind == fault.ClientT || local // a server's process: the local ensemble's
+	case fault.Disconnect:
 		return f.For > 0
-	case sim.Expire: // through a second connection with each session's id and password
-		return f.A.Kind == sim.ClientT
-	case sim.Partition:
+	case fault.Expire: // through a second connection with each session's id and password
+		return f.A.Kind == fault.ClientT
+	case fault.Partition:
 		// A client's link through its dialer (on a local ensemble, whose
 		// servers' addresses it knows by index); between two servers
 		// through the local ensemble's proxies.
-		return local && (f.A.Kind == sim.ClientT || f.B.Kind == sim.ClientT || proxied)
-	case sim.Isolate, sim.Heal, sim.Spike:
+		return local && (f.A.Kind == fault.ClientT || f.B.Kind == fault.ClientT || proxied)
+	case fault.Isolate, fault.Heal, fault.Spike:
 		return local && proxied
-	case sim.OneWay: // between servers through their proxies; a client's link in its dialer
-		return local && (proxied || f.A.Kind == sim.ClientT || f.B.Kind == sim.ClientT)
-	case sim.Lag:
+	case fault.OneWay: // between servers through their proxies; a client's link in its dialer
+		return local && (proxied || f.A.Kind == fault.ClientT || f.B.Kind == fault.ClientT)
+	case fault.Lag:
 		// A follower's quorum link, held up; the leader has no such link,
 		// so "lag leader" (or the applier, known only when it applies) is
 		// the simulator's.
-		return local && proxied && f.A.Kind == sim.ServerT
+		return local && proxied && f.A.Kind == fault.ServerT
 	}
 	return false
 }
@@ -585,7 +586,7 @@ func liveKind(f sim.Fault, local, proxied bool) bool {
 func NeedsProxiedLinks(spec Spec) bool {
 	for _, f := range spec.Faults {
 		switch f.Kind {
-		case sim.Partition, sim.OneWay, sim.Isolate, sim.Heal, sim.Spike, sim.Lag:
+		case fault.Partition, fault.OneWay, fault.Isolate, fault.Heal, fault.Spike, fault.Lag:
 			return true
 		}
 	}
@@ -611,19 +612,19 @@ type liveWorld struct {
 }
 
 // strike carries out a timed fault.
-func (w *liveWorld) strike(f sim.Fault, e *live.Ensemble) {
+func (w *liveWorld) strike(f fault.Fault, e *live.Ensemble) {
 	fmt.Fprintf(w.log, "live fault at %s: %s\n", time.Since(w.origin).Round(time.Millisecond), f)
 	w.struckMu.Lock()
 	w.struck = append(w.struck, struckFault(f.String(), time.Now(), w.origin))
 	w.struckMu.Unlock()
-	server := func(t sim.Target) int {
-		if t.Kind == sim.LeaderT {
+	server := func(t fault.Target) int {
+		if t.Kind == fault.LeaderT {
 			return e.Leader()
 		}
 		return t.Index
 	}
 	switch f.Kind {
-	case sim.Crash:
+	case fault.Crash:
 		i := server(f.A)
 		if i < 0 || i >= len(e.Servers) {
 			return
@@ -632,23 +633,23 @@ func (w *liveWorld) strike(f sim.Fault, e *live.Ensemble) {
 		if f.For > 0 {
 			time.AfterFunc(f.For, func() { _ = e.Restart(i) })
 		}
-	case sim.Restart:
+	case fault.Restart:
 		if f.A.Index < len(e.Servers) {
 			_ = e.Restart(f.A.Index)
 		}
-	case sim.Pause:
-		if f.A.Kind != sim.ClientT {
+	case fault.Pause:
+		if f.A.Kind != fault.ClientT {
 			if i := server(f.A); i >= 0 && i < len(e.Servers) {
 				_ = e.Pause(i, f.D)
 			}
 		} else if f.A.Index < len(w.clients) {
 			w.clients[f.A.Index].Pause(f.D)
 		}
-	case sim.Expire:
+	case fault.Expire:
 		if f.A.Index < len(w.clients) {
 			w.clients[f.A.Index].proc.expireAll(w.log)
 		}
-	case sim.Disconnect:
+	case fault.Disconnect:
 		// The process's cable pulled: nothing passes, no connection is
 		// made, for every session of the process (they share the dialer);
 		// the connections stay open, and the library notices the silence
@@ -666,26 +667,26 @@ func (w *liveWorld) strike(f sim.Fault, e *live.Ensemble) {
 // healed, every link between servers slowed. Links between servers go
 // through the local ensemble's proxies (live/peerlinks.go), a client's
 // through its dialer.
-func (w *liveWorld) strikeLinks(f sim.Fault, e *live.Ensemble) {
+func (w *liveWorld) strikeLinks(f fault.Fault, e *live.Ensemble) {
 	undo := func(fn func()) {
 		if f.For > 0 {
 			time.AfterFunc(f.For, fn)
 		}
 	}
 	switch f.Kind {
-	case sim.Partition:
+	case fault.Partition:
 		a, b := f.A, f.B
-		if a.Kind == sim.ClientT {
+		if a.Kind == fault.ClientT {
 			w.clients[a.Index].faults.Cut(e.Servers[b.Index].Addr(), f.For)
 			return
 		}
-		if b.Kind == sim.ClientT {
+		if b.Kind == fault.ClientT {
 			w.clients[b.Index].faults.Cut(e.Servers[a.Index].Addr(), f.For)
 			return
 		}
 		w.note(e.Partition(a.Index, b.Index))
 		undo(func() { w.note(e.Heal(a.Index, b.Index)) })
-	case sim.Isolate:
+	case fault.Isolate:
 		i := f.A.Index
 		w.note(e.Isolate(i))
 		for _, c := range w.clients {
@@ -698,24 +699,24 @@ func (w *liveWorld) strikeLinks(f sim.Fault, e *live.Ensemble) {
 				}
 			}
 		})
-	case sim.OneWay:
+	case fault.OneWay:
 		switch {
-		case f.A.Kind == sim.ClientT: // what the client sends the server
+		case f.A.Kind == fault.ClientT: // what the client sends the server
 			w.clients[f.A.Index].faults.OneWay(e.Servers[f.B.Index].Addr(), true, f.For)
-		case f.B.Kind == sim.ClientT: // what the server sends the client
+		case f.B.Kind == fault.ClientT: // what the server sends the client
 			w.clients[f.B.Index].faults.OneWay(e.Servers[f.A.Index].Addr(), false, f.For)
 		default:
 			w.note(e.OneWay(f.A.Index, f.B.Index))
 			undo(func() { w.note(e.Heal(f.A.Index, f.B.Index)) })
 		}
-	case sim.Heal:
+	case fault.Heal:
 		w.heal(f, e)
-	case sim.Lag:
-		if i := f.A.Index; f.A.Kind == sim.ServerT && i < len(e.Servers) {
+	case fault.Lag:
+		if i := f.A.Index; f.A.Kind == fault.ServerT && i < len(e.Servers) {
 			w.note(e.Lag(i, f.For))
 			time.AfterFunc(f.For, func() { w.note(e.Lag(i, 0)) })
 		}
-	case sim.Spike:
+	case fault.Spike:
 		w.note(e.Slow(f.D))
 		time.AfterFunc(f.For, func() { w.note(e.Slow(0)) })
 		until := time.Now().Add(f.For)
@@ -726,16 +727,16 @@ func (w *liveWorld) strikeLinks(f sim.Fault, e *live.Ensemble) {
 }
 
 // heal reopens the links a heal names (every link when it names none).
-func (w *liveWorld) heal(f sim.Fault, e *live.Ensemble) {
+func (w *liveWorld) heal(f fault.Fault, e *live.Ensemble) {
 	a, b := f.A, f.B
 	switch {
-	case a.Kind == sim.NoTarget:
+	case a.Kind == fault.NoTarget:
 		w.note(e.HealAll())
 		for _, c := range w.clients {
 			c.faults.Uncut("")
 		}
-	case a.Kind == sim.ClientT || b.Kind == sim.ClientT:
-		if a.Kind != sim.ClientT {
+	case a.Kind == fault.ClientT || b.Kind == fault.ClientT:
+		if a.Kind != fault.ClientT {
 			a, b = b, a
 		}
 		w.clients[a.Index].faults.Uncut(e.Servers[b.Index].Addr())

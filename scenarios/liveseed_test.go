@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/fault"
 )
 
 // A live run takes, without a seed, the first of the scenario's seeds that
@@ -18,7 +18,7 @@ func TestLiveSeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc.Spec.Faults = slices.DeleteFunc(slices.Clone(sc.Spec.Faults), func(f sim.Fault) bool { return f.Kind == sim.Delay })
+	sc.Spec.Faults = slices.DeleteFunc(slices.Clone(sc.Spec.Faults), func(f fault.Fault) bool { return f.Kind == fault.Delay })
 	first, err := Run(sc.Spec, 1, Options{})
 	if err != nil {
 		t.Fatal(err)

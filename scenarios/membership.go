@@ -10,9 +10,9 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
-	"github.com/zksim/zksim/sim"
 )
 
 // The group membership workload. The first Readers clients watch the
@@ -93,14 +93,14 @@ func membershipBound(s Spec) time.Duration {
 // its last timed fault (a pause's end, a spike's), and, when it draws
 // faults at random, the end of its horizon plus the longest a drawn fault
 // lasts (a pause, up to 20s; crashes and cuts heal within 10s, see
-// sim.Rates). A fault tied to an event strikes at once and is not
+// fault.Rates). A fault tied to an event strikes at once and is not
 // counted.
 func faultsOverAt(s Spec) time.Duration {
 	var end time.Duration
 	for _, f := range s.Faults {
 		switch {
 		case f.When != nil:
-		case f.Kind == sim.Pause:
+		case f.Kind == fault.Pause:
 			end = max(end, f.At+f.D)
 		default:
 			end = max(end, f.At+f.For)

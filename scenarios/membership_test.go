@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
-	"github.com/zksim/zksim/sim"
 )
 
 // lastViews is each watcher's last View of o, by client.
@@ -62,7 +62,7 @@ func TestMembershipRecipeHolds(t *testing.T) {
 // records a Leave from the last call its old session answered to when it
 // learnt of the expiry, and a Join, and the check holds.
 func TestMembershipExpiryRecorded(t *testing.T) {
-	faults, err := sim.ParseSchedule("at 1s pause c3 15s")
+	faults, err := fault.ParseSchedule("at 1s pause c3 15s")
 	if err != nil {
 		t.Fatal(err)
 	}

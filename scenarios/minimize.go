@@ -1,6 +1,6 @@
 package scenarios
 
-import "github.com/zksim/zksim/sim"
+import "github.com/zksim/zksim/fault"
 
 // minimize removes faults from sched while fails says the run without
 // them still fails: whole chunks first (halves, then quarters, ...), then
@@ -14,13 +14,13 @@ import "github.com/zksim/zksim/sim"
 // create #3" strikes another create once an earlier fault no longer makes
 // c2 retry): each schedule kept is a counterexample as it stands, replayed
 // by its own run.
-func minimize(sched sim.Schedule, fails func(sim.Schedule) bool) sim.Schedule {
+func minimize(sched fault.Schedule, fails func(fault.Schedule) bool) fault.Schedule {
 	chunk := max(len(sched)/2, 1) // a lone fault is tried too
 	for chunk >= 1 && len(sched) > 0 {
 		removed := false
 		for start := 0; start < len(sched); {
 			end := min(start+chunk, len(sched))
-			rest := append(append(sim.Schedule{}, sched[:start]...), sched[end:]...)
+			rest := append(append(fault.Schedule{}, sched[:start]...), sched[end:]...)
 			if fails(rest) {
 				sched, removed = rest, true
 				continue // the next chunk now begins at start

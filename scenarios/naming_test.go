@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
-	"github.com/zksim/zksim/sim"
 )
 
 // The recipe passes the naming check (no two owners of a name, no name
@@ -55,9 +55,9 @@ func TestNamingRecipeHolds(t *testing.T) {
 // namingLostReply is a lost reply to client 0's n-th create(): which of
 // its creates makes its first name's node depends on whether it, or
 // another client, created the registry's node and its parent first.
-func namingLostReply(t *testing.T, n int) sim.Schedule {
+func namingLostReply(t *testing.T, n int) fault.Schedule {
 	t.Helper()
-	s, err := sim.ParseSchedule(fmt.Sprintf("when c1 create#%d applied: lose-reply", n))
+	s, err := fault.ParseSchedule(fmt.Sprintf("when c1 create#%d applied: lose-reply", n))
 	if err != nil {
 		t.Fatal(err)
 	}

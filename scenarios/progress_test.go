@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
@@ -71,7 +72,7 @@ func (l *pollingLock) Unlock(ctx context.Context) error { return l.conn.Delete(c
 // last, and the wait is judged as one that would have lasted for ever,
 // instead of the run going on to its one-hour budget.
 func TestPollersThatCannotProgressEndTheRun(t *testing.T) {
-	sched, err := sim.ParseSchedule("when c1 create#3 applied: lose-reply")
+	sched, err := fault.ParseSchedule("when c1 create#3 applied: lose-reply")
 	if err != nil {
 		t.Fatal(err)
 	}

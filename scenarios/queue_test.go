@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
-	"github.com/zksim/zksim/sim"
 )
 
 // queueSeeds is how many seeds each queue test runs (fewer with -short).
@@ -22,17 +22,17 @@ func queueSeeds() uint64 {
 }
 
 // queueRates strike every kind of fault the queues ride out.
-var queueRates = sim.Rates{Crash: 0.3, LeaderCrash: 0.2, Partition: 0.4, Isolate: 0.1, Pause: 0.3, Spike: 0.3, LoseReply: 1}
+var queueRates = fault.Rates{Crash: 0.3, LeaderCrash: 0.2, Partition: 0.4, Isolate: 0.1, Pause: 0.3, Spike: 0.3, LoseReply: 1}
 
 // queueFaulty is kind's spec under random faults: producers and consumers
 // paced so that the work spans the faults' horizon, and, since the random
 // schedule loses only the replies of plain writes, the reply of one of the
 // queue's own multis lost too (a put's or a take's, by seed).
 func queueFaulty(kind string, seed uint64) Spec {
-	lost := sim.Trigger{Client: int(seed % 4), Op: client.OpMulti, Nth: 1 + int(seed%5)}
+	lost := fault.Trigger{Client: int(seed % 4), Op: client.OpMulti, Nth: 1 + int(seed%5)}
 	return Spec{Kind: kind, Rates: &queueRates, Horizon: 2 * time.Second,
 		Workload: Workload{Think: 100 * time.Millisecond, Step: 50 * time.Millisecond},
-		Faults:   sim.Schedule{{When: &lost, Kind: sim.LoseReply}}}
+		Faults:   fault.Schedule{{When: &lost, Kind: fault.LoseReply}}}
 }
 
 // queueRun runs spec with seed and fails the test on an error.
@@ -128,7 +128,7 @@ func TestQueueVariantsCaught(t *testing.T) {
 		{"priority-queue", "priority-queue-stale-list", "", "priority-queue"},
 	} {
 		t.Run(c.variant, func(t *testing.T) {
-			faults, err := sim.ParseSchedule(c.faults)
+			faults, err := fault.ParseSchedule(c.faults)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +180,7 @@ func TestQueueListingsPerTake(t *testing.T) {
 // A queue that loses an item still ends its run: the consumers give up
 // once nothing happened for queueGiveUp after the producers were done.
 func TestQueueConsumersStopWhenAnItemIsLost(t *testing.T) {
-	faults, err := sim.ParseSchedule("when c1 delete#1 applied: lose-reply")
+	faults, err := fault.ParseSchedule("when c1 delete#1 applied: lose-reply")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestQueueRunsRepeat(t *testing.T) {
 // not as nothing, or a correct queue fails its FIFO check (the item the
 // multi took looks never taken while later ones are).
 func TestTakeGivenUpInDoubtIsUnknown(t *testing.T) {
-	sched, err := sim.ParseSchedule("at 3.6s pause c2 12.48s; at 3.8s crash leader; " +
+	sched, err := fault.ParseSchedule("at 3.6s pause c2 12.48s; at 3.8s crash leader; " +
 		"when c2 getData#2 applied: disconnect c2 for 11.01s; when c2 notified#1: disconnect c2 for 17.77s")
 	if err != nil {
 		t.Fatal(err)

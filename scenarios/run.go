@@ -12,6 +12,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
@@ -44,7 +45,7 @@ type Outcome struct {
 	// Schedule is every fault of the run: the spec's and those drawn
 	// from the seed. Running the spec with Faults set to it and no Rates
 	// replays the run.
-	Schedule sim.Schedule
+	Schedule fault.Schedule
 	// Result is the simulator's account of the run.
 	Result sim.Result
 	// Input is what the checks judged: the history and the run around it.
@@ -190,7 +191,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 // simulate builds the world of cfg, spawns the kind's clients, injects
 // sched and runs it: the outcome before any check, and the runner that
 // recorded its history.
-func simulate(spec Spec, k *kind, cfg sim.Config, sched sim.Schedule, stop func() bool) (*Outcome, *runner, error) {
+func simulate(spec Spec, k *kind, cfg sim.Config, sched fault.Schedule, stop func() bool) (*Outcome, *runner, error) {
 	w, err := sim.New(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -307,10 +308,10 @@ func ended(err error) error {
 // schedule is the run's faults: the spec's, and those drawn from seed at
 // its rates for an ensemble of n servers, the faults tied to requests and
 // notifications drawn from what the workload does (repertoire).
-func (spec Spec) schedule(seed uint64, n int) sim.Schedule {
+func (spec Spec) schedule(seed uint64, n int) fault.Schedule {
 	sched := slices.Clone(spec.Faults)
 	if spec.Rates != nil {
-		sched = append(sched, sim.RandomScheduleFor(sim.NewSeeded(seed^faultSeed), spec.rates(), spec.Horizon, n, spec.Clients,
+		sched = append(sched, fault.RandomScheduleFor(sim.NewSeeded(seed^faultSeed), spec.rates(), spec.Horizon, n, spec.Clients,
 			spec.repertoire())...)
 	}
 	return sched
@@ -328,7 +329,7 @@ func servers(cfg sim.Config) int {
 // sched leave the ensemble without a quorum: nobody can get anything done then, and the
 // liveness bound allows for it (a crash of "the leader" is counted as one
 // more server down, which may overcount, never undercount).
-func withoutQuorum(sched sim.Schedule, n int) time.Duration {
+func withoutQuorum(sched fault.Schedule, n int) time.Duration {
 	type edge struct {
 		at    time.Duration
 		delta int
@@ -336,9 +337,9 @@ func withoutQuorum(sched sim.Schedule, n int) time.Duration {
 	var edges []edge
 	for _, f := range sched {
 		switch {
-		case f.Kind == sim.Crash && f.When == nil && f.For > 0:
+		case f.Kind == fault.Crash && f.When == nil && f.For > 0:
 			edges = append(edges, edge{f.At, 1}, edge{f.At + f.For, -1})
-		case f.Kind == sim.Pause && f.A.Kind != sim.ClientT && f.When == nil:
+		case f.Kind == fault.Pause && f.A.Kind != fault.ClientT && f.When == nil:
 			edges = append(edges, edge{f.At, 1}, edge{f.At + f.D, -1}) // a stopped server is as good as down
 		}
 	}
@@ -364,7 +365,7 @@ func withoutQuorum(sched sim.Schedule, n int) time.Duration {
 // wait may last (the liveness bound, with the faults' allowance), and a
 // session timeout more, so that ending it there changes no verdict but
 // spares running polling clients to the virtual-time budget.
-func progressBound(spec Spec, sched sim.Schedule) time.Duration {
+func progressBound(spec Spec, sched fault.Schedule) time.Duration {
 	timeout := spec.Ensemble.SessionTimeout
 	if timeout == 0 {
 		timeout = 10 * time.Second
@@ -378,20 +379,20 @@ func progressBound(spec Spec, sched sim.Schedule) time.Duration {
 // disconnects (the session may outlive them, its ephemeral nodes with it),
 // lags, delayed messages, and an outage of the whole ensemble (its
 // sessions' timers restart when it comes back).
-func paused(sched sim.Schedule) time.Duration {
+func paused(sched fault.Schedule) time.Duration {
 	var d time.Duration
 	for _, f := range sched {
 		switch f.Kind {
-		case sim.Pause:
-			if f.A.Kind == sim.ClientT {
+		case fault.Pause:
+			if f.A.Kind == fault.ClientT {
 				d += f.D
 			}
-		case sim.Delay:
+		case fault.Delay:
 			d += f.D
-		case sim.Disconnect, sim.Lag:
+		case fault.Disconnect, fault.Lag:
 			d += f.For
-		case sim.Crash:
-			if f.A.Kind == sim.ServerT && f.A.Index == 0 {
+		case fault.Crash:
+			if f.A.Kind == fault.ServerT && f.A.Index == 0 {
 				d += f.For // one server's share of an outage, counted once
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
@@ -257,7 +258,7 @@ func Replay(spec Spec, seed uint64) (*Outcome, error) {
 
 // withSchedule is spec with its faults replaced by sched (and no random
 // ones): the spec a shrunk or explored counterexample replays with.
-func withSchedule(spec Spec, sched sim.Schedule) Spec {
+func withSchedule(spec Spec, sched fault.Schedule) Spec {
 	spec.Faults, spec.Rates = sched, nil
 	return spec
 }

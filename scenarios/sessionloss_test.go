@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
@@ -17,7 +18,7 @@ import (
 // over the first, and the replies came out of order (a simulator panic).
 // This run found it: it must run to its end.
 func TestLocalSessionLossWhileBackingOff(t *testing.T) {
-	sched, err := sim.ParseSchedule("at 12.6s crash s3; at 13.4s crash leader; at 14.43s restart s3")
+	sched, err := fault.ParseSchedule("at 12.6s crash s3; at 13.4s crash leader; at 14.43s restart s3")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestLocalSessionLossWhileBackingOff(t *testing.T) {
 }
 
 // sessionRates are zksimtest's default rates (zksimtest.DefaultRates).
-var sessionRates = sim.Rates{Crash: 0.1, LeaderCrash: 0.1, Partition: 0.2, Isolate: 0.05, Spike: 0.1, LoseReply: 1,
+var sessionRates = fault.Rates{Crash: 0.1, LeaderCrash: 0.1, Partition: 0.2, Isolate: 0.05, Spike: 0.1, LoseReply: 1,
 	ShortPause: 0.2, Disconnect: 0.2, Outage: 0.02, Lag: 0.2, LoseRequest: 0.5, Triggered: 1}
 
 // A session mistake found under random session-shaped faults shrinks to a
@@ -76,7 +77,7 @@ func TestSessionFaultsShrink(t *testing.T) {
 // lost replies, breaks on many seeds; each of the first ten breaks shrinks
 // to a schedule of at most 3 faults that names a pause and replays exactly.
 func TestPauseCounterexamplesShrink(t *testing.T) {
-	rates := sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, Pause: 0.3, Spike: 0.2, LoseReply: 2,
+	rates := fault.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, Pause: 0.3, Spike: 0.2, LoseReply: 2,
 		Disconnect: 0.1, Lag: 0.1, LoseRequest: 1, Triggered: 1}
 	spec := Spec{Kind: "lock", Rates: &rates, Workload: Workload{Rounds: 2, Steps: 10, Step: time.Second}}
 	res, err := Search{Spec: spec, Seeds: 600}.Run(context.Background())
@@ -96,7 +97,7 @@ func TestPauseCounterexamplesShrink(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		paused := slices.ContainsFunc(c.Schedule, func(x sim.Fault) bool { return x.Kind == sim.Pause })
+		paused := slices.ContainsFunc(c.Schedule, func(x fault.Fault) bool { return x.Kind == fault.Pause })
 		if len(c.Schedule) > 3 || !paused {
 			t.Errorf("seed %d shrunk to %d faults (%s); want at most 3, a pause among them", f.Seed, len(c.Schedule), c.Faults())
 		}
@@ -125,7 +126,7 @@ func TestWithoutQuorum(t *testing.T) {
 		{"at 1s crash s1 for 5s; at 3s crash s2 for 5s", 5, 0},
 		{"at 1s crash s1 for 5s; at 2s crash s2 for 5s; at 3s crash s3 for 1s", 5, time.Second},
 	} {
-		sched, err := sim.ParseSchedule(tc.faults)
+		sched, err := fault.ParseSchedule(tc.faults)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,8 +14,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
-	"github.com/zksim/zksim/sim"
 )
 
 // Counterexample is a failing run made as small as the search could: the
@@ -26,7 +26,7 @@ type Counterexample struct {
 	Seed       uint64             `json:"seed"`
 	Clients    int                `json:"clients"`
 	Rounds     int                `json:"rounds"`
-	Schedule   sim.Schedule       `json:"-"`
+	Schedule   fault.Schedule     `json:"-"`
 	Violations []models.Violation `json:"violations"`
 	TraceHash  string             `json:"trace_hash"`
 	// Tries is how many runs the search and the shrinking made.
@@ -51,8 +51,8 @@ func reseeds(seed uint64) []uint64 {
 }
 
 // FaultsLine is a schedule on one line, "; "-separated, as flags and
-// sim.ParseSchedule take it back.
-func FaultsLine(s sim.Schedule) string {
+// fault.ParseSchedule take it back.
+func FaultsLine(s fault.Schedule) string {
 	parts := make([]string, len(s))
 	for i, f := range s {
 		parts[i] = f.String()
@@ -72,7 +72,7 @@ type Hunt struct {
 	// MaxFaults is the most faults a schedule holds (default 4).
 	MaxFaults int
 	// Kinds are the fault kinds drawn (default every kind).
-	Kinds []sim.FaultKind
+	Kinds []fault.Kind
 	// Checks is how many runs rapid tries before it gives up (default
 	// 100).
 	Checks int
@@ -123,7 +123,7 @@ func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, prog
 		}
 		clients := rapid.IntRange(k.minClients, base.Clients).Draw(t, "clients")
 		rounds := rapid.IntRange(1, max(base.Workload.Rounds, 1)).Draw(t, "rounds")
-		var sched sim.Schedule
+		var sched fault.Schedule
 		for i, f := range full {
 			// 0 drops the fault; shrinking drives draws towards 0.
 			if rapid.IntRange(0, 9).Draw(t, "keep "+strconv.Itoa(i)) > 0 && fits(f, clients) {
@@ -145,7 +145,7 @@ func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, prog
 	if err != nil {
 		return nil, err
 	}
-	best.Schedule = minimize(best.Schedule, func(sched sim.Schedule) bool {
+	best.Schedule = minimize(best.Schedule, func(sched fault.Schedule) bool {
 		s := resized(withSchedule(spec, sched), best.Clients, best.Rounds)
 		for _, sd := range reseeds(best.Seed) {
 			if ctx.Err() != nil {
@@ -192,7 +192,7 @@ func (h Hunt) Run() (*Counterexample, error) {
 		rounds := rapid.IntRange(1, max(base.Workload.Rounds, 1)).Draw(t, "rounds")
 		seed := rapid.Uint64Range(1, 1<<32).Draw(t, "seed")
 		// A slice of faults: rapid shrinks it by dropping any of them.
-		drawn := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) sim.Fault {
+		drawn := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) fault.Fault {
 			return drawFault(t, kinds, servers, clients, base.Horizon)
 		}), 0, maxFaults).Draw(t, "faults")
 		sched := append(slices.Clone(base.Faults), drawn...)
@@ -217,8 +217,8 @@ func (h Hunt) Run() (*Counterexample, error) {
 
 // HuntKinds are the fault kinds a Hunt draws by default: every kind that
 // undoes itself, the session-shaped ones included.
-var HuntKinds = []sim.FaultKind{sim.Crash, sim.Partition, sim.Isolate, sim.Pause, sim.Spike, sim.LoseReply,
-	sim.Disconnect, sim.Expire, sim.Lag, sim.LoseRequest, sim.Delay}
+var HuntKinds = []fault.Kind{fault.Crash, fault.Partition, fault.Isolate, fault.Pause, fault.Spike, fault.LoseReply,
+	fault.Disconnect, fault.Expire, fault.Lag, fault.LoseRequest, fault.Delay}
 
 // resized is spec with clients and rounds set. The spec is taken as the
 // user wrote it, before the kind's defaults: those that depend on the
@@ -231,61 +231,61 @@ func resized(spec Spec, clients, rounds int) Spec {
 
 // drawFault draws one fault that undoes itself: a crash restarts, a cut
 // heals, a pause ends.
-func drawFault(t *rapid.T, kinds []sim.FaultKind, servers, clients int, horizon time.Duration) sim.Fault {
+func drawFault(t *rapid.T, kinds []fault.Kind, servers, clients int, horizon time.Duration) fault.Fault {
 	kind := rapid.SampledFrom(kinds).Draw(t, "kind")
 	at := time.Duration(rapid.IntRange(0, int(horizon/(100*time.Millisecond))).Draw(t, "at")) * 100 * time.Millisecond
 	lasts := time.Duration(rapid.IntRange(1, 30).Draw(t, "lasts")) * 500 * time.Millisecond
-	srv := sim.Target{Kind: sim.ServerT, Index: rapid.IntRange(0, servers-1).Draw(t, "server")}
-	cl := sim.Target{Kind: sim.ClientT, Index: rapid.IntRange(0, clients-1).Draw(t, "client")}
-	f := sim.Fault{At: at, Kind: kind}
+	srv := fault.Target{Kind: fault.ServerT, Index: rapid.IntRange(0, servers-1).Draw(t, "server")}
+	cl := fault.Target{Kind: fault.ClientT, Index: rapid.IntRange(0, clients-1).Draw(t, "client")}
+	f := fault.Fault{At: at, Kind: kind}
 	switch kind {
-	case sim.Crash:
+	case fault.Crash:
 		f.A, f.For = srv, lasts
 		if rapid.Bool().Draw(t, "leader") {
-			f.A = sim.Target{Kind: sim.LeaderT}
+			f.A = fault.Target{Kind: fault.LeaderT}
 		}
-	case sim.Partition:
+	case fault.Partition:
 		f.A, f.B, f.For = srv, cl, lasts
 		if servers > 1 && rapid.Bool().Draw(t, "between servers") {
-			f.B = sim.Target{Kind: sim.ServerT, Index: (srv.Index + 1) % servers}
+			f.B = fault.Target{Kind: fault.ServerT, Index: (srv.Index + 1) % servers}
 		}
-	case sim.Isolate:
+	case fault.Isolate:
 		f.A, f.For = srv, lasts
-	case sim.Pause:
+	case fault.Pause:
 		f.A, f.D = cl, lasts
-	case sim.Spike:
+	case fault.Spike:
 		f.D, f.For = time.Duration(rapid.IntRange(1, 10).Draw(t, "extra"))*10*time.Millisecond, lasts
-	case sim.LoseReply:
+	case fault.LoseReply:
 		op := rapid.SampledFrom([]client.Op{client.OpCreate, client.OpDelete, client.OpSetData, client.OpMulti}).Draw(t, "op")
-		f.At, f.When = 0, &sim.Trigger{Client: cl.Index, Op: op, Nth: rapid.IntRange(1, 8).Draw(t, "nth")}
-	case sim.Disconnect:
+		f.At, f.When = 0, &fault.Trigger{Client: cl.Index, Op: op, Nth: rapid.IntRange(1, 8).Draw(t, "nth")}
+	case fault.Disconnect:
 		f.A, f.For = cl, lasts
-	case sim.Expire:
+	case fault.Expire:
 		f.A = cl
-	case sim.Lag:
+	case fault.Lag:
 		f.A, f.For = srv, lasts
-	case sim.LoseRequest:
+	case fault.LoseRequest:
 		op := rapid.SampledFrom([]client.Op{client.OpCreate, client.OpDelete, client.OpSetData, client.OpMulti}).Draw(t, "op")
-		f.At, f.When = 0, &sim.Trigger{Client: cl.Index, Op: op, Nth: rapid.IntRange(1, 8).Draw(t, "nth"), On: sim.OnReceived}
-	case sim.Delay:
+		f.At, f.When = 0, &fault.Trigger{Client: cl.Index, Op: op, Nth: rapid.IntRange(1, 8).Draw(t, "nth"), On: fault.OnReceived}
+	case fault.Delay:
 		// A reply to a read, or a notification, held back.
-		tr := &sim.Trigger{Client: cl.Index, Nth: rapid.IntRange(1, 8).Draw(t, "nth"), On: sim.OnNotified}
+		tr := &fault.Trigger{Client: cl.Index, Nth: rapid.IntRange(1, 8).Draw(t, "nth"), On: fault.OnNotified}
 		if rapid.Bool().Draw(t, "read") {
 			tr.Op = rapid.SampledFrom([]client.Op{client.OpGetChildren, client.OpExists, client.OpGetData}).Draw(t, "op")
-			tr.On = sim.OnApplied
+			tr.On = fault.OnApplied
 		}
 		f.At, f.When, f.D = 0, tr, lasts
 	default:
-		f.Kind = sim.Spike
+		f.Kind = fault.Spike
 		f.D, f.For = 50*time.Millisecond, lasts
 	}
 	return f
 }
 
 // fits reports whether f names only clients below n.
-func fits(f sim.Fault, n int) bool {
-	for _, t := range []sim.Target{f.A, f.B} {
-		if t.Kind == sim.ClientT && t.Index >= n {
+func fits(f fault.Fault, n int) bool {
+	for _, t := range []fault.Target{f.A, f.B} {
+		if t.Kind == fault.ClientT && t.Index >= n {
 			return false
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"html"
 	"strings"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -78,7 +79,7 @@ func (d *diagram) faultSpan(i int, r sim.Record) (span, bool) {
 	if _, rest, ok := strings.Cut(text, ": "); ok && strings.HasPrefix(text, "when ") {
 		text = "at 0s " + rest // the trigger has fired: the fault itself
 	}
-	sched, err := sim.ParseSchedule(text)
+	sched, err := fault.ParseSchedule(text)
 	if err != nil || len(sched) != 1 {
 		return span{}, false
 	}
@@ -86,13 +87,13 @@ func (d *diagram) faultSpan(i int, r sim.Record) (span, bool) {
 	lane := d.laneOf
 	var s span
 	switch f.Kind {
-	case sim.Partition:
+	case fault.Partition:
 		s = span{lanes: []int{lane(f.A), lane(f.B)}, label: f.A.String() + " ✕ " + f.B.String() + " cut"}
-	case sim.OneWay:
+	case fault.OneWay:
 		s = span{lanes: []int{lane(f.A), lane(f.B)}, label: f.A.String() + " → " + f.B.String() + " lost"}
-	case sim.Isolate:
+	case fault.Isolate:
 		s = span{lanes: []int{lane(f.A)}, label: "isolated"}
-	case sim.Disconnect:
+	case fault.Disconnect:
 		s = span{lanes: []int{lane(f.A)}, label: "disconnected"}
 	default:
 		return span{}, false
@@ -104,7 +105,7 @@ func (d *diagram) faultSpan(i int, r sim.Record) (span, bool) {
 // healRow is the row where the fault at row i ends: its "for" after it
 // struck, else the first heal the trace records of its first target,
 // else the window's last row.
-func (d *diagram) healRow(i int, r sim.Record, f sim.Fault) int {
+func (d *diagram) healRow(i int, r sim.Record, f fault.Fault) int {
 	if f.For > 0 {
 		return d.rowAt(int64(r.At) + int64(f.For))
 	}
@@ -138,9 +139,9 @@ func (d *diagram) lane(a sim.Actor) int {
 	return -1
 }
 
-func (d *diagram) laneOf(t sim.Target) int {
+func (d *diagram) laneOf(t fault.Target) int {
 	switch t.Kind {
-	case sim.ClientT, sim.ServerT:
+	case fault.ClientT, fault.ServerT:
 		if x := d.laneX(t.String()); x >= 0 {
 			return (x - laneLeft) / laneGap
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -35,10 +36,10 @@ type Spec struct {
 	Workload Workload
 
 	// Faults strike in every run.
-	Faults sim.Schedule
+	Faults fault.Schedule
 	// Rates, when set, adds faults drawn from each run's seed, within
 	// Horizon of the start (default 5s).
-	Rates   *sim.Rates
+	Rates   *fault.Rates
 	Horizon time.Duration
 
 	// Checks name the checkers that judge each run (models.Checks); the
@@ -195,7 +196,7 @@ func DefaultChecks(s Spec) []string {
 
 // rates are the spec's random fault rates, their session-shaped faults
 // drawn around the ensemble's session timeout.
-func (s Spec) rates() sim.Rates {
+func (s Spec) rates() fault.Rates {
 	r := *s.Rates
 	if r.SessionTimeout == 0 {
 		r.SessionTimeout = s.Ensemble.SessionTimeout

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
@@ -49,7 +50,7 @@ func RunStaleRead(seed uint64, withSync bool) (*StoreRun, error) {
 		_, _, err := rec.Get(ctx, "/store/k")
 		return err
 	})
-	sched, err := sim.ParseSchedule(StaleReadSchedule)
+	sched, err := fault.ParseSchedule(StaleReadSchedule)
 	if err != nil {
 		return nil, err
 	}

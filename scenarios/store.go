@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
@@ -24,7 +25,7 @@ type StoreConfig struct {
 	Keys    int // default 3: /store/k0 ...
 	Ops     int // per client, default 30
 	// Faults strike during the run (none by default).
-	Faults sim.Schedule
+	Faults fault.Schedule
 	// KeepTrace keeps the run's trace for printing.
 	KeepTrace bool
 }

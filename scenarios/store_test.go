@@ -10,12 +10,13 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
 
 // heavy strikes every kind of fault often.
-var heavy = sim.Rates{Crash: 0.3, LeaderCrash: 0.2, Partition: 0.4, Isolate: 0.1, Pause: 0.3, Spike: 0.3, LoseReply: 1,
+var heavy = fault.Rates{Crash: 0.3, LeaderCrash: 0.2, Partition: 0.4, Isolate: 0.1, Pause: 0.3, Spike: 0.3, LoseReply: 1,
 	Disconnect: 0.3, Expire: 0.2, Lag: 0.3, LoseRequest: 1, Triggered: 2, SessionTimeout: 4 * time.Second}
 
 // fataler is what testing.T and rapid.T share.
@@ -49,15 +50,15 @@ func TestStoreWritesLinearizableUnderFaults(t *testing.T) {
 	if testing.Short() {
 		seeds = 30
 	}
-	kinds := map[sim.FaultKind]bool{}
+	kinds := map[fault.Kind]bool{}
 	unknown := 0
 	for seed := uint64(1); seed <= seeds; seed++ {
-		sched := sim.RandomSchedule(sim.NewSeeded(seed), heavy, 2*time.Second, 3, 3)
+		sched := fault.RandomSchedule(sim.NewSeeded(seed), heavy, 2*time.Second, 3, 3)
 		for _, f := range sched {
 			kinds[f.Kind] = true
 			if f.For > 0 { // it undoes itself: a restart, a heal
-				kinds[sim.Restart] = kinds[sim.Restart] || f.Kind == sim.Crash
-				kinds[sim.Heal] = kinds[sim.Heal] || f.Kind == sim.Partition || f.Kind == sim.Isolate || f.Kind == sim.Disconnect
+				kinds[fault.Restart] = kinds[fault.Restart] || f.Kind == fault.Crash
+				kinds[fault.Heal] = kinds[fault.Heal] || f.Kind == fault.Partition || f.Kind == fault.Isolate || f.Kind == fault.Disconnect
 			}
 		}
 		run, err := RunStore(StoreConfig{Seed: seed, Faults: sched})
@@ -71,10 +72,10 @@ func TestStoreWritesLinearizableUnderFaults(t *testing.T) {
 		}
 		checkWrites(t, fmt.Sprint("seed ", seed), run)
 	}
-	for _, k := range []sim.FaultKind{sim.Crash, sim.Restart, sim.Partition, sim.Isolate, sim.Heal, sim.Pause, sim.Spike,
-		sim.LoseReply, sim.Disconnect, sim.Expire, sim.Lag, sim.LoseRequest, sim.Delay} {
+	for _, k := range []fault.Kind{fault.Crash, fault.Restart, fault.Partition, fault.Isolate, fault.Heal, fault.Pause, fault.Spike,
+		fault.LoseReply, fault.Disconnect, fault.Expire, fault.Lag, fault.LoseRequest, fault.Delay} {
 		if !kinds[k] {
-			t.Errorf("no seed had a fault of kind %v", sim.Fault{Kind: k}.String())
+			t.Errorf("no seed had a fault of kind %v", fault.Fault{Kind: k}.String())
 		}
 	}
 	if unknown == 0 {
@@ -88,32 +89,32 @@ func TestStoreWritesLinearizableRapid(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		seed := rapid.Uint64().Draw(t, "seed")
 		n := rapid.IntRange(0, 6).Draw(t, "faults")
-		var sched sim.Schedule
+		var sched fault.Schedule
 		for i := 0; i < n; i++ {
 			at := time.Duration(rapid.IntRange(0, 20).Draw(t, "at")) * 100 * time.Millisecond
-			srv := sim.Target{Kind: sim.ServerT, Index: rapid.IntRange(0, 2).Draw(t, "server")}
-			cl := sim.Target{Kind: sim.ClientT, Index: rapid.IntRange(0, 2).Draw(t, "client")}
+			srv := fault.Target{Kind: fault.ServerT, Index: rapid.IntRange(0, 2).Draw(t, "server")}
+			cl := fault.Target{Kind: fault.ClientT, Index: rapid.IntRange(0, 2).Draw(t, "client")}
 			back := at + time.Duration(rapid.IntRange(1, 8).Draw(t, "for"))*time.Second
 			switch rapid.IntRange(0, 6).Draw(t, "kind") {
 			case 0:
-				sched = append(sched, sim.Fault{At: at, Kind: sim.Crash, A: srv}, sim.Fault{At: back, Kind: sim.Restart, A: srv})
+				sched = append(sched, fault.Fault{At: at, Kind: fault.Crash, A: srv}, fault.Fault{At: back, Kind: fault.Restart, A: srv})
 			case 1:
-				sched = append(sched, sim.Fault{At: at, Kind: sim.Crash, A: sim.Target{Kind: sim.LeaderT}})
+				sched = append(sched, fault.Fault{At: at, Kind: fault.Crash, A: fault.Target{Kind: fault.LeaderT}})
 				for s := 0; s < 3; s++ {
-					sched = append(sched, sim.Fault{At: back, Kind: sim.Restart, A: sim.Target{Kind: sim.ServerT, Index: s}})
+					sched = append(sched, fault.Fault{At: back, Kind: fault.Restart, A: fault.Target{Kind: fault.ServerT, Index: s}})
 				}
 			case 2:
-				other := sim.Target{Kind: sim.ServerT, Index: (srv.Index + 1) % 3}
-				sched = append(sched, sim.Fault{At: at, Kind: sim.Partition, A: srv, B: other}, sim.Fault{At: back, Kind: sim.Heal, A: srv, B: other})
+				other := fault.Target{Kind: fault.ServerT, Index: (srv.Index + 1) % 3}
+				sched = append(sched, fault.Fault{At: at, Kind: fault.Partition, A: srv, B: other}, fault.Fault{At: back, Kind: fault.Heal, A: srv, B: other})
 			case 3:
-				sched = append(sched, sim.Fault{At: at, Kind: sim.Partition, A: srv, B: cl}, sim.Fault{At: back, Kind: sim.Heal, A: srv, B: cl})
+				sched = append(sched, fault.Fault{At: at, Kind: fault.Partition, A: srv, B: cl}, fault.Fault{At: back, Kind: fault.Heal, A: srv, B: cl})
 			case 4:
-				sched = append(sched, sim.Fault{At: at, Kind: sim.Pause, A: cl, D: back - at})
+				sched = append(sched, fault.Fault{At: at, Kind: fault.Pause, A: cl, D: back - at})
 			case 5:
-				sched = append(sched, sim.Fault{At: at, Kind: sim.Spike, D: 50 * time.Millisecond, For: back - at})
+				sched = append(sched, fault.Fault{At: at, Kind: fault.Spike, D: 50 * time.Millisecond, For: back - at})
 			case 6:
-				tr := sim.Trigger{Client: cl.Index, Op: client.OpSetData, Nth: rapid.IntRange(1, 4).Draw(t, "nth")}
-				sched = append(sched, sim.Fault{When: &tr, Kind: sim.LoseReply})
+				tr := fault.Trigger{Client: cl.Index, Op: client.OpSetData, Nth: rapid.IntRange(1, 4).Draw(t, "nth")}
+				sched = append(sched, fault.Fault{When: &tr, Kind: fault.LoseReply})
 			}
 		}
 		run, err := RunStore(StoreConfig{Seed: seed, Faults: sched, Ops: 15})

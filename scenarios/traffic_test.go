@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
@@ -414,7 +415,7 @@ func TestTrafficOfAReRegisteredWatch(t *testing.T) {
 		}
 		return l.Unlock(ctx)
 	})
-	sched, err := sim.ParseSchedule("at 900ms isolate s2 for 8s") // c2's server, with seed 1
+	sched, err := fault.ParseSchedule("at 900ms isolate s2 for 8s") // c2's server, with seed 1
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
@@ -15,7 +16,7 @@ import (
 // with every fault that matters to them: crashes, leader crashes,
 // partitions, pauses (up to 20s, so sessions expire), latency spikes and
 // lost replies.
-var workloadFaults = sim.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.2, Spike: 0.2, LoseReply: 2}
+var workloadFaults = fault.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Pause: 0.2, Spike: 0.2, LoseReply: 2}
 
 // seedCount is n seeds, or a quarter of them (at least 3) in -short mode.
 func seedCount(n int) uint64 {

@@ -17,12 +17,13 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden traces under testdata/")
 
 // everyFault strikes often enough that a few hundred seeds see every kind.
-var everyFault = Rates{Crash: 0.3, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, Pause: 0.3, Spike: 0.3, LoseReply: 1,
+var everyFault = fault.Rates{Crash: 0.3, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, Pause: 0.3, Spike: 0.3, LoseReply: 1,
 	Disconnect: 0.2, Outage: 0.05, Expire: 0.1, Lag: 0.2, LoseRequest: 0.5, Triggered: 1, SessionTimeout: 4 * time.Second, OneWay: 0.1}
 
 // randomWorkload is a multi-client workload whose every decision comes from
@@ -34,7 +35,7 @@ func randomWorkload(seed uint64, clients, ops int) *World {
 	return w
 }
 
-func randomWorkloadWithFaults(seed uint64, clients, ops int) (*World, Schedule) {
+func randomWorkloadWithFaults(seed uint64, clients, ops int) (*World, fault.Schedule) {
 	w := workloadWithoutFaults(seed, clients, ops)
 	sched := workloadFaults(seed, len(w.servers), clients)
 	if err := w.Inject(sched); err != nil {
@@ -45,11 +46,11 @@ func randomWorkloadWithFaults(seed uint64, clients, ops int) (*World, Schedule) 
 
 // workloadFaults is the schedule randomWorkload runs under: none for one
 // seed in four, else drawn from the seed.
-func workloadFaults(seed uint64, servers, clients int) Schedule {
+func workloadFaults(seed uint64, servers, clients int) fault.Schedule {
 	if seed%4 == 0 {
 		return nil
 	}
-	return RandomSchedule(NewSeeded(seed^0xfa17), everyFault, 2*time.Second, servers, clients)
+	return fault.RandomSchedule(NewSeeded(seed^0xfa17), everyFault, 2*time.Second, servers, clients)
 }
 
 func workloadWithoutFaults(seed uint64, clients, ops int) *World {
@@ -148,7 +149,7 @@ func TestSameSeedSameTrace(t *testing.T) {
 		seeds = 100
 	}
 	seen := map[uint64]uint64{}
-	kinds := map[FaultKind]int{}
+	kinds := map[fault.Kind]int{}
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
 		h1, text1 := runWorkload(t, seed)
 		h2, text2 := runWorkload(t, seed)
@@ -165,16 +166,16 @@ func TestSameSeedSameTrace(t *testing.T) {
 			// A fault that undoes itself (for D) restarts its server or
 			// heals its links when D has passed.
 			switch {
-			case f.Kind == Crash && f.For > 0:
-				kinds[Restart]++
-			case (f.Kind == Partition || f.Kind == OneWay || f.Kind == Isolate || f.Kind == Disconnect) && f.For > 0:
-				kinds[Heal]++
+			case f.Kind == fault.Crash && f.For > 0:
+				kinds[fault.Restart]++
+			case (f.Kind == fault.Partition || f.Kind == fault.OneWay || f.Kind == fault.Isolate || f.Kind == fault.Disconnect) && f.For > 0:
+				kinds[fault.Heal]++
 			}
 		}
 	}
-	for k, name := range faultNames {
+	for _, k := range fault.Kinds() {
 		if kinds[k] == 0 {
-			t.Errorf("no seed had a %s fault", name)
+			t.Errorf("no seed had a %s fault", k)
 		}
 	}
 }

@@ -4,18 +4,19 @@ import (
 	"fmt"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 )
 
 // faultPlan holds a run's faults that wait for their trigger, and counts
 // the events they wait for.
 type faultPlan struct {
 	w       *World
-	pending []Fault
-	counts  map[Trigger]int // (client, op, moment) → how many so far (Nth unused)
+	pending []fault.Fault
+	counts  map[fault.Trigger]int // (client, op, moment) → how many so far (Nth unused)
 	// moments says which moments some fault is tied to: the hooks of the
 	// others need count nothing (a server receives, answers and notifies
 	// on every request).
-	moments [OnHolds + 1]bool
+	moments [fault.OnHolds + 1]bool
 }
 
 // hit is where a triggered fault strikes: the server at which the event
@@ -37,7 +38,7 @@ type effect struct {
 // scheduled, faults tied to an event wait for it. It checks that every
 // target exists: call it after spawning the clients and before Run (a
 // fault tied to an event counts its events from the start).
-func (w *World) Inject(sched Schedule) error {
+func (w *World) Inject(sched fault.Schedule) error {
 	for _, f := range sched {
 		if err := w.checkTargets(f); err != nil {
 			return err
@@ -46,7 +47,7 @@ func (w *World) Inject(sched Schedule) error {
 	for _, f := range sched {
 		if f.When != nil {
 			if w.faults == nil {
-				w.faults = &faultPlan{w: w, counts: map[Trigger]int{}}
+				w.faults = &faultPlan{w: w, counts: map[fault.Trigger]int{}}
 			}
 			w.faults.pending = append(w.faults.pending, f)
 			w.faults.moments[f.When.On] = true
@@ -58,12 +59,12 @@ func (w *World) Inject(sched Schedule) error {
 }
 
 // checkTargets reports a fault naming a server or client the run lacks.
-func (w *World) checkTargets(f Fault) error {
-	for _, t := range []Target{f.A, f.B} {
+func (w *World) checkTargets(f fault.Fault) error {
+	for _, t := range []fault.Target{f.A, f.B} {
 		switch {
-		case t.Kind == ServerT && t.Index >= len(w.servers):
+		case t.Kind == fault.ServerT && t.Index >= len(w.servers):
 			return fmt.Errorf("fault %q: no server %s in an ensemble of %d", f, t, len(w.servers))
-		case t.Kind == ClientT && t.Index >= len(w.clients):
+		case t.Kind == fault.ClientT && t.Index >= len(w.clients):
 			return fmt.Errorf("fault %q: no client %s among %d", f, t, len(w.clients))
 		}
 	}
@@ -75,18 +76,18 @@ func (w *World) checkTargets(f Fault) error {
 
 // onReply is called as server s is about to answer req, which it applied.
 func (p *faultPlan) onReply(s *server, req *request) effect {
-	return p.on(Trigger{Client: req.cn.client.idx, Op: req.op, On: OnApplied}, hit{s, req.cn, req})
+	return p.on(fault.Trigger{Client: req.cn.client.idx, Op: req.op, On: fault.OnApplied}, hit{s, req.cn, req})
 }
 
 // onReceive is called as server s receives req, before it acts on it.
 func (p *faultPlan) onReceive(s *server, req *request) effect {
-	return p.on(Trigger{Client: req.cn.client.idx, Op: req.op, On: OnReceived}, hit{s, req.cn, req})
+	return p.on(fault.Trigger{Client: req.cn.client.idx, Op: req.op, On: fault.OnReceived}, hit{s, req.cn, req})
 }
 
 // onNotify is called as server s is about to send a watch notification on
 // connection c.
 func (p *faultPlan) onNotify(s *server, c *conn) effect {
-	return p.on(Trigger{Client: c.client.idx, On: OnNotified}, hit{s: s, cn: c})
+	return p.on(fault.Trigger{Client: c.client.idx, On: fault.OnNotified}, hit{s: s, cn: c})
 }
 
 // Holds tells the run that client (0-based) holds a lock or a leadership
@@ -94,12 +95,12 @@ func (p *faultPlan) onNotify(s *server, c *conn) effect {
 // strike now, at the instant the acquisition returned.
 func (w *World) Holds(client int) {
 	if w.faults != nil {
-		w.faults.on(Trigger{Client: client, On: OnHolds}, hit{})
+		w.faults.on(fault.Trigger{Client: client, On: fault.OnHolds}, hit{})
 	}
 }
 
 // on counts the event key and strikes the faults it triggers.
-func (p *faultPlan) on(key Trigger, at hit) effect {
+func (p *faultPlan) on(key fault.Trigger, at hit) effect {
 	if !p.moments[key.On] {
 		return effect{}
 	}
@@ -122,68 +123,68 @@ func (p *faultPlan) on(key Trigger, at hit) effect {
 
 // strike carries out f now. For a fault tied to an event, at says where the
 // event happened; strike says what becomes of the triggering message.
-func (w *World) strike(f Fault, at hit) effect {
+func (w *World) strike(f fault.Fault, at hit) effect {
 	w.s.record(Record{Kind: KFault, From: WorldActor, Path: f.String()})
 	w.struck = append(w.struck, f)
 	switch f.Kind {
-	case Crash:
+	case fault.Crash:
 		return w.strikeCrash(f, at)
-	case Restart:
+	case fault.Restart:
 		w.restart(w.serverOf(f.A, at))
-	case Partition:
+	case fault.Partition:
 		w.setCut(f.A, f.B, true)
 		if f.For > 0 {
-			w.s.at(w.s.now+Time(f.For), func() { w.strike(Fault{Kind: Heal, A: f.A, B: f.B}, hit{}) })
+			w.s.at(w.s.now+Time(f.For), func() { w.strike(fault.Fault{Kind: fault.Heal, A: f.A, B: f.B}, hit{}) })
 		}
-	case OneWay:
+	case fault.OneWay:
 		w.cutOneWay(f.A, f.B)
 		if f.For > 0 {
-			w.s.at(w.s.now+Time(f.For), func() { w.strike(Fault{Kind: Heal, A: f.A, B: f.B}, hit{}) })
+			w.s.at(w.s.now+Time(f.For), func() { w.strike(fault.Fault{Kind: fault.Heal, A: f.A, B: f.B}, hit{}) })
 		}
-	case Isolate:
+	case fault.Isolate:
 		w.isolate(f)
-	case Heal:
-		if f.A.Kind == NoTarget {
+	case fault.Heal:
+		if f.A.Kind == fault.NoTarget {
 			w.healAll()
 		} else {
 			w.setCut(f.A, f.B, false)
 		}
 		w.electionAt = 0
 		w.needElection()
-	case Pause:
-		if f.A.Kind != ClientT {
+	case fault.Pause:
+		if f.A.Kind != fault.ClientT {
 			w.pauseServer(w.serverOf(f.A, at), Time(f.D))
 		} else {
 			w.clients[f.A.Index].Pause(f.D)
 		}
-	case Spike:
+	case fault.Spike:
 		until := w.s.now + Time(f.For)
 		w.eachLink(func(l *link) { l.spike, l.spikeUntil = Time(f.D), until })
-	case Disconnect:
+	case fault.Disconnect:
 		w.disconnect(f)
-	case Expire:
+	case fault.Expire:
 		w.expire(f.A.Index)
-	case Lag:
+	case fault.Lag:
 		w.lag(w.serverOf(f.A, at), Time(f.For))
-	case LoseReply, LoseRequest:
+	case fault.LoseReply, fault.LoseRequest:
 		if at.cn != nil && at.s != nil {
 			at.s.closeConn(at.cn)
 			return effect{taken: true}
 		}
-	case Delay:
+	case fault.Delay:
 		return effect{delay: Time(f.D)}
 	}
 	return effect{}
 }
 
 // serverOf is the server a target names when a fault strikes.
-func (w *World) serverOf(t Target, at hit) *server {
+func (w *World) serverOf(t fault.Target, at hit) *server {
 	switch t.Kind {
-	case ServerT:
+	case fault.ServerT:
 		return w.servers[t.Index]
-	case ApplierT:
+	case fault.ApplierT:
 		return at.s
-	case LeaderT:
+	case fault.LeaderT:
 		for _, x := range w.servers {
 			if x.role == roleLeading {
 				return x
@@ -194,7 +195,7 @@ func (w *World) serverOf(t Target, at hit) *server {
 }
 
 // strikeCrash crashes the server f names.
-func (w *World) strikeCrash(f Fault, at hit) effect {
+func (w *World) strikeCrash(f fault.Fault, at hit) effect {
 	target := w.serverOf(f.A, at)
 	if target == nil {
 		w.s.record(Record{Kind: KNote, From: WorldActor, Path: "no leader to crash"})
@@ -221,7 +222,7 @@ func (w *World) strikeCrash(f Fault, at hit) effect {
 }
 
 // isolate cuts a server from every server and client, for f.For if set.
-func (w *World) isolate(f Fault) { w.cutOff(f.A, Time(f.For), "isolation over") }
+func (w *World) isolate(f fault.Fault) { w.cutOff(f.A, Time(f.For), "isolation over") }
 
 // pauseServer stops server s for d, as SIGSTOP stops its process:
 // nothing it was sent is read and nothing it would send leaves until it
@@ -238,21 +239,21 @@ func (w *World) pauseServer(s *server, d Time) {
 		w.s.record(Record{Kind: KNote, From: WorldActor, Path: "no leader to pause"})
 		return
 	}
-	w.cutOff(Target{Kind: ServerT, Index: s.idx}, d, "pause over")
+	w.cutOff(fault.Target{Kind: fault.ServerT, Index: s.idx}, d, "pause over")
 }
 
 // cutOff cuts server t from every server and client, for d if set; over
 // is what the trace says when it ends.
-func (w *World) cutOff(t Target, d Time, over string) {
+func (w *World) cutOff(t fault.Target, d Time, over string) {
 	x := w.servers[t.Index]
 	cutAll := func(cut bool) {
 		for _, o := range w.servers {
 			if o != x {
-				w.setCut(t, Target{Kind: ServerT, Index: o.idx}, cut)
+				w.setCut(t, fault.Target{Kind: fault.ServerT, Index: o.idx}, cut)
 			}
 		}
 		for _, c := range w.clients {
-			w.setCut(t, Target{Kind: ClientT, Index: c.idx}, cut)
+			w.setCut(t, fault.Target{Kind: fault.ClientT, Index: c.idx}, cut)
 		}
 	}
 	cutAll(true)
@@ -268,10 +269,10 @@ func (w *World) cutOff(t Target, d Time, over string) {
 
 // disconnect cuts a client process from every server, for f.For if set:
 // the cable pulled out of the client's machine.
-func (w *World) disconnect(f Fault) {
+func (w *World) disconnect(f fault.Fault) {
 	cutAll := func(cut bool) {
 		for _, s := range w.servers {
-			w.setCut(Target{Kind: ServerT, Index: s.idx}, f.A, cut)
+			w.setCut(fault.Target{Kind: fault.ServerT, Index: s.idx}, f.A, cut)
 		}
 	}
 	cutAll(true)
@@ -344,15 +345,15 @@ func (w *World) lag(s *server, d Time) {
 func (s *server) lagging() bool { return s.lagGen == s.gen && s.w.s.now < s.lagUntil }
 
 // setCut cuts (or heals) both directions between a and b.
-func (w *World) setCut(a, b Target, cut bool) {
-	if a.Kind == ClientT {
+func (w *World) setCut(a, b fault.Target, cut bool) {
+	if a.Kind == fault.ClientT {
 		a, b = b, a
 	}
 	var ls []*link
 	switch {
-	case a.Kind == ServerT && b.Kind == ServerT:
+	case a.Kind == fault.ServerT && b.Kind == fault.ServerT:
 		ls = []*link{w.peers[a.Index][b.Index], w.peers[b.Index][a.Index]}
-	case a.Kind == ServerT && b.Kind == ClientT:
+	case a.Kind == fault.ServerT && b.Kind == fault.ClientT:
 		lp := &w.clients[b.Index].links[a.Index]
 		ls = []*link{&lp.up, &lp.down}
 	}
@@ -367,13 +368,13 @@ func (w *World) setCut(a, b Target, cut bool) {
 
 // cutOneWay cuts the link from a to b alone: what a sends b is held until
 // the link heals, what b sends a goes on.
-func (w *World) cutOneWay(a, b Target) {
+func (w *World) cutOneWay(a, b fault.Target) {
 	switch {
-	case a.Kind == ServerT && b.Kind == ServerT:
+	case a.Kind == fault.ServerT && b.Kind == fault.ServerT:
 		w.peers[a.Index][b.Index].cut = true
-	case a.Kind == ServerT && b.Kind == ClientT:
+	case a.Kind == fault.ServerT && b.Kind == fault.ClientT:
 		w.clients[b.Index].links[a.Index].down.cut = true
-	case a.Kind == ClientT && b.Kind == ServerT:
+	case a.Kind == fault.ClientT && b.Kind == fault.ServerT:
 		w.clients[a.Index].links[b.Index].up.cut = true
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 )
 
 // states drains a subscription's queued events into their states.
@@ -231,7 +232,7 @@ func TestSelectWakesOnASessionEvent(t *testing.T) {
 	})
 	w.At(time.Second, func() {
 		for s := range 3 {
-			w.setCut(Target{Kind: ClientT}, Target{Kind: ServerT, Index: s}, true)
+			w.setCut(fault.Target{Kind: fault.ClientT}, fault.Target{Kind: fault.ServerT, Index: s}, true)
 		}
 	})
 	_ = c
@@ -317,7 +318,7 @@ func localLossRun(t *testing.T, local bool) (expiredAt, deletedAt time.Duration,
 			mustDo(wt.Wait(ctx))
 		}
 	})
-	sched, err := ParseSchedule("at 1s partition c1 s1; at 1s partition c1 s2; at 1s partition c1 s3; " +
+	sched, err := fault.ParseSchedule("at 1s partition c1 s1; at 1s partition c1 s2; at 1s partition c1 s3; " +
 		"at 10s crash leader for 1s; at 18s heal")
 	must(err)
 	must(w.Inject(sched))
@@ -410,7 +411,7 @@ func lifecycleWorkload(seed uint64) *World {
 			return nil
 		})
 	}
-	if err := w.Inject(RandomSchedule(NewSeeded(seed^0x5e55), everyFault, 20*time.Second, 3, 3)); err != nil {
+	if err := w.Inject(fault.RandomSchedule(NewSeeded(seed^0x5e55), everyFault, 20*time.Second, 3, 3)); err != nil {
 		panic(err)
 	}
 	return w
@@ -466,7 +467,7 @@ func TestLocalSessionLossDuringBackOff(t *testing.T) {
 			after = c.SessionID()
 			return nil
 		})
-		sched, err := ParseSchedule(fmt.Sprintf("at 1s crash s3 for %s; at 1.5s crash leader for %s", down, down))
+		sched, err := fault.ParseSchedule(fmt.Sprintf("at 1s crash s3 for %s; at 1.5s crash leader for %s", down, down))
 		if err != nil {
 			t.Fatal(err)
 		}

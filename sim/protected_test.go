@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 )
 
 // go-zk's protected create: the name carries a guid of 32 hex digits,
@@ -46,7 +47,7 @@ func TestProtectedCreate(t *testing.T) {
 	}
 	w.Spawn("", body)
 	w.Spawn("", body)
-	sched, err := ParseSchedule("when c1 create#2 applied: lose-reply")
+	sched, err := fault.ParseSchedule("when c1 create#2 applied: lose-reply")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/internal/stall"
 )
 
@@ -144,7 +145,7 @@ type World struct {
 	cfg     Config
 	s       *Scheduler
 	trace   *Trace
-	struck  Schedule // the faults that struck, in order
+	struck  fault.Schedule // the faults that struck, in order
 	salt    uint64
 	servers []*server
 	peers   [][]*link // peers[a][b]: server a → server b
@@ -320,7 +321,7 @@ type Result struct {
 	Violations []string
 	// Struck are the faults that struck, in order (a scheduled fault the
 	// run ended before, or whose trigger never came, is not among them).
-	Struck Schedule
+	Struck fault.Schedule
 }
 
 // recycle takes back a reply its client is done with, if it is a pooled

@@ -60,6 +60,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/sim"
@@ -89,7 +90,7 @@ type Options struct {
 	// apply.
 	Faults string
 	// Rates draws random faults from each seed.
-	Rates *sim.Rates
+	Rates *fault.Rates
 	// Workload tunes the kind's workload (rounds, steps, fencing, ...).
 	Workload scenarios.Workload
 	// Checks replaces the kind's checks.
@@ -125,7 +126,7 @@ type Options struct {
 // the work paced to span several, faults over 20s), unless the Options say
 // otherwise: the session's mistakes show only when the work goes on across
 // a session timeout.
-var DefaultRates = sim.Rates{Crash: 0.1, LeaderCrash: 0.1, Partition: 0.2, Isolate: 0.05, Spike: 0.1, LoseReply: 1,
+var DefaultRates = fault.Rates{Crash: 0.1, LeaderCrash: 0.1, Partition: 0.2, Isolate: 0.05, Spike: 0.1, LoseReply: 1,
 	ShortPause: 0.2, Disconnect: 0.2, Outage: 0.02, Lag: 0.2, LoseRequest: 0.5, Triggered: 1}
 
 // Lock checks a user's exclusive lock: one holder at a time (as its uses
@@ -243,12 +244,12 @@ func withFlags(t testing.TB, spec scenarios.Spec, faults string) scenarios.Spec 
 	case "":
 	case "none":
 		faults, spec.Rates = "", nil
-		spec.Faults = sim.Schedule{} // no faults, and no random ones
+		spec.Faults = fault.Schedule{} // no faults, and no random ones
 	default:
 		faults, spec.Rates = *flagFaults, nil
 	}
 	if faults != "" {
-		s, err := sim.ParseSchedule(faults)
+		s, err := fault.ParseSchedule(faults)
 		if err != nil {
 			t.Fatalf("zksimtest: faults: %v", err)
 		}
@@ -300,7 +301,7 @@ func fail(t testing.TB, o *scenarios.Outcome, clients, rounds int) {
 // options (scenarios.OptionsLine: the workload's and the ensemble's
 // settings, the horizon, the bound and the checks the run had), so that it
 // replays exactly even if the test's Options change.
-func ReplayCommand(name string, seed uint64, clients, rounds int, sched sim.Schedule, options string) string {
+func ReplayCommand(name string, seed uint64, clients, rounds int, sched fault.Schedule, options string) string {
 	parts := strings.Split(name, "/")
 	for i, p := range parts {
 		parts[i] = "^" + regexp.QuoteMeta(p) + "$"

@@ -20,6 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/sim"
@@ -510,7 +511,7 @@ func runCrowdChild(w io.Writer, clients int) error {
 }
 
 // seedSpec is the spec of a seeds-per-second figure: lock-faults, or
-// lock-faults with every fault kind's rate (sim.EveryFault) instead of its
+// lock-faults with every fault kind's rate (fault.EveryFault) instead of its
 // own.
 func seedSpec(lockFaults bool) (scenarios.Spec, error) {
 	sc, err := scenarios.LoadScenario("lock-faults")
@@ -519,15 +520,15 @@ func seedSpec(lockFaults bool) (scenarios.Spec, error) {
 	}
 	spec := sc.Spec
 	if !lockFaults {
-		every := sim.EveryFault()
+		every := fault.EveryFault()
 		spec.Rates = &every
 	}
 	return spec, nil
 }
 
-// everyFaultKind names what sim.EveryFault strikes with.
+// everyFaultKind names what fault.EveryFault strikes with.
 func everyFaultKind() string {
-	return "sim.EveryFault (crashes, leader crashes, partitions, isolation, pauses long and short, spikes, " +
+	return "fault.EveryFault (crashes, leader crashes, partitions, isolation, pauses long and short, spikes, " +
 		"lost replies and requests, disconnects, outages, expiries, lagging servers, faults on reads and notifications)"
 }
 

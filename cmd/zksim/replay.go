@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/scenarios"
-	"github.com/zksim/zksim/sim"
 )
 
 // replayFlags are zksim replay's options.
@@ -97,7 +97,7 @@ func resolveReplay(cmd *cobra.Command, arg string, fl replayFlags) (*scenarios.S
 		if faults == "none" {
 			faults = ""
 		}
-		s, err := sim.ParseSchedule(faults)
+		s, err := fault.ParseSchedule(faults)
 		if err != nil {
 			return nil, scenarios.Spec{}, usageError{fmt.Errorf("--faults: %w", err)}
 		}
