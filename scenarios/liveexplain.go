@@ -21,19 +21,17 @@ import (
 type liveFacts struct {
 	owner    map[int64]string // session id → its client's name
 	last     map[string]int64 // a client's name → its last session
-	injected []StruckFault
+	injected []live.StruckFault
 }
 
-func newLiveFacts(w *liveWorld, injected []StruckFault) *liveFacts {
+func newLiveFacts(w *live.World, injected []live.StruckFault) *liveFacts {
 	f := &liveFacts{owner: map[int64]string{}, last: map[string]int64{}, injected: injected}
-	for _, c := range w.clients {
-		c.proc.mu.Lock()
-		for _, s := range c.proc.sessions {
-			if id := s.SessionID(); id != 0 {
-				f.owner[id], f.last[c.name] = c.name, id
+	for _, p := range w.Processes() {
+		for _, id := range p.SessionIDs() {
+			if id != 0 {
+				f.owner[id], f.last[p.Name()] = p.Name(), id
 			}
 		}
-		c.proc.mu.Unlock()
 	}
 	return f
 }
@@ -67,11 +65,11 @@ func (f *liveFacts) struck(trigger, kind string) string {
 	return ""
 }
 
-// liveWaitCauses is waitCauses for a live run: the nodes left under each
+// waitCauses is waitCauses for a live run: the nodes left under each
 // lock whose liveness violation guessed at an orphaned node, read from
 // the ensemble (a session of its own, which deletes nothing) before the
 // run's sessions close.
-func liveWaitCauses(servers []string, w *liveWorld, injected []StruckFault, vs []models.Violation) map[string]string {
+func (run *liveEvidence) waitCauses(servers []string, injected []live.StruckFault, vs []models.Violation) map[string]string {
 	if !needsCauses(vs) {
 		return nil
 	}
@@ -82,15 +80,15 @@ func liveWaitCauses(servers []string, w *liveWorld, injected []StruckFault, vs [
 	defer conn.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	facts := newLiveFacts(w, injected)
+	facts := newLiveFacts(run.w, injected)
 	causes := map[string]string{}
 	for _, v := range vs {
 		if v.Kind != models.Liveness || !strings.Contains(v.Message, orphanHint) {
 			continue
 		}
-		w.gil.Lock()
-		nodes, ok := w.ending[v.Object]
-		w.gil.Unlock()
+		var nodes []sim.NodeInfo
+		var ok bool
+		run.w.Exclusive(func() { nodes, ok = run.ending[v.Object] })
 		if !ok {
 			var err error
 			if nodes, err = liveNodes(ctx, conn, v.Object); err != nil {
@@ -103,17 +101,17 @@ func liveWaitCauses(servers []string, w *liveWorld, injected []StruckFault, vs [
 }
 
 // snapshotLocks reads the nodes under every lock the run's clients
-// acquired or waited for, into w.ending, as the run ends and before its
+// acquired or waited for, into run.ending, as the run ends and before its
 // waiters give up and delete their nodes.
-func (w *liveWorld) snapshotLocks(servers []string, rec *recording) {
-	w.gil.Lock()
+func (run *liveEvidence) snapshotLocks(servers []string, rec *recording) {
 	var dirs []string
-	for _, op := range rec.ops {
-		if op.Kind == models.Acquire && !slices.Contains(dirs, op.Path) {
-			dirs = append(dirs, op.Path)
+	run.w.Exclusive(func() {
+		for _, op := range rec.ops {
+			if op.Kind == models.Acquire && !slices.Contains(dirs, op.Path) {
+				dirs = append(dirs, op.Path)
+			}
 		}
-	}
-	w.gil.Unlock()
+	})
 	if len(dirs) == 0 {
 		return
 	}
@@ -130,9 +128,7 @@ func (w *liveWorld) snapshotLocks(servers []string, rec *recording) {
 			ending[dir] = nodes
 		}
 	}
-	w.gil.Lock()
-	w.ending = ending
-	w.gil.Unlock()
+	run.w.Exclusive(func() { run.ending = ending })
 }
 
 // liveNodes are dir's children, with their owners, as the ensemble holds
@@ -162,7 +158,7 @@ func liveNodes(ctx context.Context, conn *live.Conn, dir string) ([]sim.NodeInfo
 // was sent to, as the client's dialer saw it, and the faults injected on
 // that server before the read; under "stale:" and the object in causes
 // (made if nil).
-func (ns *liveNotes) staleSources(servers []string, injected []StruckFault, vs []models.Violation,
+func (ns *liveNotes) staleSources(servers []string, injected []live.StruckFault, vs []models.Violation,
 	causes map[string]string) map[string]string {
 	ns.mu.Lock()
 	sent := slices.Clone(ns.sent)
@@ -197,7 +193,7 @@ func (ns *liveNotes) staleSources(servers []string, injected []StruckFault, vs [
 // simulator): the faults injected meanwhile, under "held:" and the object
 // in causes (made if nil). Which sessions the servers expired is the
 // servers' to know; the faults say what made them.
-func liveHolderFaults(injected []StruckFault, vs []models.Violation, causes map[string]string) map[string]string {
+func liveHolderFaults(injected []live.StruckFault, vs []models.Violation, causes map[string]string) map[string]string {
 	for v, holders := range twoHolders(vs) {
 		from, to := holders[0].Return, holders[len(holders)-1].Return
 		var parts []string

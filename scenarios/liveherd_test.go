@@ -147,7 +147,7 @@ func TestLiveWeaknessIgnoresUndoing(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := &LiveOutcome{Outcome: Outcome{Spec: Spec{Faults: sched}}}
-	out.Injected = []StruckFault{{Fault: sched[0].String()}}
+	out.Injected = []live.StruckFault{{Fault: sched[0].String()}}
 	out.NeverStruck = []string{sched[1].String()}
 	if w := liveWeakness(out); w != "" {
 		t.Errorf("weak %q for a heal that came after the workload", w)

@@ -158,7 +158,7 @@ func liveOutput(sc *scenarios.Scenario, servers []string, o *scenarios.LiveOutco
 	}
 	injected := o.Injected
 	if injected == nil {
-		injected = []scenarios.StruckFault{}
+		injected = []live.StruckFault{}
 	}
 	return map[string]any{"scenario": sc.Name, "seed": o.Seed, "servers": servers, "expected": sc.Expect.String(),
 		"as_expected": as, "violations": vs, "ops": len(o.Input.Ops), "wall_ms": o.Wall.Milliseconds(),
