@@ -51,6 +51,16 @@ func ParseSchedule(text string) (Schedule, error) {
 	return out, nil
 }
 
+// MustParseSchedule is ParseSchedule for a schedule known to be valid (a
+// program's own, a test's): it panics on an error.
+func MustParseSchedule(text string) Schedule {
+	s, err := ParseSchedule(text)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
 func parseFault(s string) (Fault, error) {
 	f, words, err := parseWhen(strings.Fields(s))
 	if err != nil {

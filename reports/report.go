@@ -229,7 +229,7 @@ func Verdicts(ctx context.Context, dir string, seeds int, only string, progress 
 			if err != nil {
 				return nil, err
 			}
-			vr := &scenarios.ViolationReport{Outcome: o}
+			vr := &ViolationReport{Outcome: o}
 			full := filepath.Join(dir, rel)
 			if err := os.RemoveAll(full); err != nil {
 				return nil, err
@@ -252,14 +252,14 @@ func Verdicts(ctx context.Context, dir string, seeds int, only string, progress 
 			// The report's text without the "wrote" lines (the scratch
 			// paths of the files it wrote): its account, wrapped, and its
 			// timeline, scrolled.
-			if steps, err := scenarios.Steps(o); err == nil {
+			if steps, err := Steps(o); err == nil {
 				data, err := json.Marshal(steps)
 				if err != nil {
 					return nil, err
 				}
 				row.Steps = string(data)
 			}
-			text := (&scenarios.ViolationReport{Outcome: vr.Outcome}).String()
+			text := (&ViolationReport{Outcome: vr.Outcome}).String()
 			row.ReportLines, row.ReportTimeline = text, ""
 			if i := strings.Index(text, "\ntimeline "); i >= 0 {
 				row.ReportLines, row.ReportTimeline = text[:i+1], text[i+1:]

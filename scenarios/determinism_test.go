@@ -73,3 +73,30 @@ func TestStopAbandonsTheRunAndChangesNothingElse(t *testing.T) {
 			a.Result.Hash, b.Result.Hash)
 	}
 }
+
+// Every kind's workload makes the same run twice from the same seed, with
+// and without faults: the same trace hash, the same history.
+func TestEveryKindIsDeterministic(t *testing.T) {
+	for _, k := range Kinds() {
+		for _, rates := range []bool{false, true} {
+			spec := Spec{Kind: k}
+			if rates {
+				spec.Rates = &noPause
+			}
+			for seed := uint64(1); seed <= 3; seed++ {
+				a, err := Run(spec, seed, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := Run(spec, seed, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a.Result.Hash != b.Result.Hash || len(a.Input.Ops) != len(b.Input.Ops) {
+					t.Fatalf("%s seed %d (faults %v): hashes %x and %x, %d and %d operations", k, seed, rates,
+						a.Result.Hash, b.Result.Hash, len(a.Input.Ops), len(b.Input.Ops))
+				}
+			}
+		}
+	}
+}

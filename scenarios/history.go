@@ -53,9 +53,9 @@ type NoProgress struct {
 	Bound time.Duration `json:"bound_ns"`
 }
 
-// history is the outcome's History, or one made of its Input (a live
-// run's).
-func (o *Outcome) history() *History {
+// Recorded is the outcome's History, as history.json holds it, or one
+// made of its Input (a live run's).
+func (o *Outcome) Recorded() *History {
 	if o.History != nil {
 		return o.History
 	}

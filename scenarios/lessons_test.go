@@ -146,7 +146,7 @@ func hasKind(vs []models.Violation, k models.ViolationKind) bool {
 // catches it; over a fenced resource, the same schedule passes: the stale
 // token is refused.
 func TestUnfencedPauseIsCaughtFencedPasses(t *testing.T) {
-	pause := mustSchedule("at 1500ms pause c1 15s")
+	pause := fault.MustParseSchedule("at 1500ms pause c1 15s")
 	hold := Workload{Rounds: 1, Steps: 30, Step: time.Second}
 	for seed := uint64(1); seed <= 5; seed++ {
 		o, err := Run(Spec{Kind: "lock", Clients: 2, Workload: hold, Faults: pause}, seed, Options{})
@@ -172,15 +172,6 @@ func TestUnfencedPauseIsCaughtFencedPasses(t *testing.T) {
 			t.Fatalf("seed %d, fenced: %v with %d uses rejected, want no violation and c1's stale use rejected", seed, o.Violations, rejected)
 		}
 	}
-}
-
-// mustSchedule parses a schedule written in a test.
-func mustSchedule(text string) fault.Schedule {
-	s, err := fault.ParseSchedule(text)
-	if err != nil {
-		panic(err)
-	}
-	return s
 }
 
 // Every built-in scenario reaches the verdict it expects: one expecting a

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/live"
 )
 
@@ -45,8 +46,8 @@ func TestScenariosLive(t *testing.T) {
 		s.Ensemble.SessionTimeout = 4 * time.Second
 		s.Workload.Steps = min(max(s.Workload.Steps, 1), 10)
 	}
-	pause := mustSchedule("when c1 holds#1: pause c1 10s")
-	never := mustSchedule("when c1 create#99 applied: lose-reply") // c1 makes far fewer
+	pause := fault.MustParseSchedule("when c1 holds#1: pause c1 10s")
+	never := fault.MustParseSchedule("when c1 create#99 applied: lose-reply") // c1 makes far fewer
 	for _, tc := range []struct {
 		name    string
 		adjust  func(*Spec)
@@ -205,7 +206,7 @@ func TestLinkFaultsLive(t *testing.T) {
 		"at 500ms pause leader 25s", // syncLimit (10s) to notice, an election, and margin on a loaded machine
 	} {
 		leader := e.Leader()
-		spec := Spec{Kind: "lock", Clients: 3, Workload: Workload{Fenced: true, Rounds: 6}, Faults: mustSchedule(faults)}
+		spec := Spec{Kind: "lock", Clients: 3, Workload: Workload{Fenced: true, Rounds: 6}, Faults: fault.MustParseSchedule(faults)}
 		spec.Ensemble.SessionTimeout = 6 * time.Second
 		if !NeedsProxiedLinks(spec) && !strings.Contains(faults, "partition c1") && !strings.Contains(faults, "pause") {
 			t.Errorf("%s: not said to need proxied links", faults)

@@ -1,6 +1,10 @@
 package scenarios
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/zksim/zksim/fault"
+)
 
 // Regressions of simulator bugs the scenarios found.
 
@@ -11,7 +15,7 @@ import "testing"
 // lock found it (the holder's delete on reconnect, then its setWatches).
 func TestCrashedApplierAnswersNothingMore(t *testing.T) {
 	spec := Spec{Kind: "revocable-lock", Clients: 3, Workload: Workload{Rounds: 1},
-		Faults: mustSchedule("when c3 create#2 applied: crash applier for 1s; when c2 delete#1 applied: crash applier for 1s")}
+		Faults: fault.MustParseSchedule("when c3 create#2 applied: crash applier for 1s; when c2 delete#1 applied: crash applier for 1s")}
 	for seed := uint64(1); seed <= 3; seed++ {
 		o, err := Run(spec, seed, Options{})
 		if err != nil {

@@ -171,7 +171,7 @@ func TestTwoPhaseCommitFailedSiteAborts(t *testing.T) {
 func TestTwoPhaseCoordinatorNewSessionReadsUpToDate(t *testing.T) {
 	spec := Spec{Kind: "2pc", Clients: 3, Workload: Workload{Rounds: 1}, Horizon: 20 * time.Second,
 		Ensemble: sim.Config{TickTime: 250 * time.Millisecond, SessionTimeout: 2 * time.Second, LocalSessionLoss: true},
-		Faults: mustSchedule("at 0s lag s3 for 3.93s; when c1 getChildren#4 applied: lose-reply; " +
+		Faults: fault.MustParseSchedule("at 0s lag s3 for 3.93s; when c1 getChildren#4 applied: lose-reply; " +
 			"when c1 getChildren#3 applied: disconnect c1 for 2.14s")}
 	o, err := Run(spec, 9842, Options{})
 	if err != nil {

@@ -62,6 +62,7 @@ import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/reports"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/sim"
 )
@@ -287,7 +288,7 @@ func replay(t testing.TB, spec scenarios.Spec) {
 // command that replays it.
 func fail(t testing.TB, o *scenarios.Outcome, clients, rounds int) {
 	t.Helper()
-	r := &scenarios.ViolationReport{Outcome: o}
+	r := &reports.ViolationReport{Outcome: o}
 	if *flagReport != "" {
 		if err := r.Write(*flagReport); err != nil {
 			t.Errorf("zksimtest: writing the report: %v", err)

@@ -74,7 +74,7 @@ func writeList(out io.Writer) error {
 	for _, v := range recipes.Variants() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Name, v.Kind, v.Fails, firstSentence(v.Lesson))
 	}
-	fmt.Fprintln(tw, "\nEach variant's shrunk counterexample, step by step: scenarios/testdata/golden/variants/NAME.txt.")
+	fmt.Fprintln(tw, "\nEach variant's shrunk counterexample, step by step: reports/testdata/golden/variants/NAME.txt.")
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "FAULT\tWHAT IT DOES")
 	for _, f := range faultKinds {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/reports"
 	"github.com/zksim/zksim/scenarios"
 )
 
@@ -124,14 +125,14 @@ func resolveReplay(cmd *cobra.Command, arg string, fl replayFlags) (*scenarios.S
 func showReplay(w io.Writer, name string, o *scenarios.Outcome, fl replayFlags) error {
 	interrupted := false
 	if fl.trace {
-		tl, err := scenarios.NewTimeline(o)
+		tl, err := reports.NewTimeline(o)
 		if err != nil {
 			return err
 		}
 		fmt.Fprint(w, tl)
 	}
 	if o.Failed() {
-		r := &scenarios.ViolationReport{Outcome: o, All: fl.all}
+		r := &reports.ViolationReport{Outcome: o, All: fl.all}
 		if fl.out != "" {
 			var err error
 			if interrupted, err = writeViolationReport(r, fl.out); err != nil {

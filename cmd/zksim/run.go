@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/reports"
 	"github.com/zksim/zksim/scenarios"
 )
 
@@ -161,7 +162,7 @@ func runScenario(cmd *cobra.Command, arg string, fl runFlags) error {
 		return err
 	}
 	o := runOutputOf(arg, v, search, interrupted)
-	var report *scenarios.ViolationReport
+	var report *reports.ViolationReport
 	if failures := v.Result.Failures; len(failures) > 0 && (fl.shrink || fl.out != "") && !interrupted {
 		// An interrupt stops the shrinking, which keeps the smallest
 		// counterexample so far; the report is written whole all the same.
@@ -333,7 +334,7 @@ func violationsOf(seed uint64, schedule, hash string, vs []models.Violation) []r
 	return out
 }
 
-func printRun(w io.Writer, o runOutput, report *scenarios.ViolationReport) {
+func printRun(w io.Writer, o runOutput, report *reports.ViolationReport) {
 	fmt.Fprintf(w, "%s: %d seeds from %d", o.Scenario, o.Seeds, o.First)
 	if o.Shard != "" {
 		fmt.Fprintf(w, " (shard %s)", o.Shard)
@@ -408,7 +409,7 @@ type firstReportOptions struct {
 // failed) and replays it for its report, written to opts.out when set.
 // The replay keeps the run's check limit: a history that porcupine could
 // not decide is saved, not searched again without end.
-func firstReport(ctx context.Context, o *runOutput, spec scenarios.Spec, f scenarios.Failure, opts firstReportOptions) (*scenarios.ViolationReport, error) {
+func firstReport(ctx context.Context, o *runOutput, spec scenarios.Spec, f scenarios.Failure, opts firstReportOptions) (*reports.ViolationReport, error) {
 	replay, seed := spec, f.Seed
 	if opts.shrink && decided(f.Violations) {
 		c, err := scenarios.ShrinkContext(ctx, spec, f.Seed, 100, nil)
@@ -427,7 +428,7 @@ func firstReport(ctx context.Context, o *runOutput, spec scenarios.Spec, f scena
 	if err != nil {
 		return nil, err
 	}
-	report := &scenarios.ViolationReport{Outcome: oc, All: opts.all}
+	report := &reports.ViolationReport{Outcome: oc, All: opts.all}
 	if opts.out != "" {
 		// An interrupt while it writes comes after every run: the command
 		// ends as it would have a moment later.

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/reports"
 )
 
 // stagedOut is where a command writes a directory of output (a report, a
@@ -120,7 +120,7 @@ func (s *stagedOut) path(name string) string {
 // r.Files naming them in out. An interrupt while it writes waits for it
 // (the report is published whole) and is reported as interrupted, for the
 // command to end as it ends on one.
-func writeViolationReport(r *scenarios.ViolationReport, out string) (interrupted bool, err error) {
+func writeViolationReport(r *reports.ViolationReport, out string) (interrupted bool, err error) {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sig)

@@ -1,12 +1,14 @@
-package scenarios
+package reports
 
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/zksim/zksim/sim"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/sim"
 )
 
 // ViolationReport is what a person needs to understand a failing run and
@@ -14,7 +16,7 @@ import (
 // schedule, the end of the timeline up to the first violation, and the
 // files written beside it.
 type ViolationReport struct {
-	Outcome *Outcome
+	Outcome *scenarios.Outcome
 	// Files written by Write: the full timeline, the history as JSON, and
 	// porcupine's visualization of each failed linearizability check.
 	Files []string
@@ -39,7 +41,7 @@ func (r *ViolationReport) String() string {
 			name = o.Spec.Variant
 		}
 	}
-	fmt.Fprintf(&b, "VIOLATION in %s, seed %d (trace hash %s)\n", name, o.Seed, HashString(o.Result.Hash))
+	fmt.Fprintf(&b, "VIOLATION in %s, seed %d (trace hash %s)\n", name, o.Seed, scenarios.HashString(o.Result.Hash))
 	for _, v := range o.Violations {
 		fmt.Fprintf(&b, "  %s\n", v)
 	}
@@ -74,7 +76,7 @@ func (r *ViolationReport) String() string {
 // causeWindow to the moment the violation shows, or later, to the return
 // of the last operation the checks named (the second holder of a lock, the
 // stale use, the write a read missed), not later than the run's end.
-func violationWindow(o *Outcome) (from, to int64) {
+func violationWindow(o *scenarios.Outcome) (from, to int64) {
 	end := o.Input.End
 	at := end
 	for _, v := range o.Violations {
@@ -95,7 +97,7 @@ func violationWindow(o *Outcome) (from, to int64) {
 // starts: at the first call of the operations it involves, or at the
 // first fault that struck if that came earlier (the cause lies among
 // them), or at the start.
-func causeWindow(o *Outcome, at int64) int64 {
+func causeWindow(o *scenarios.Outcome, at int64) int64 {
 	from := at
 	for _, v := range o.Violations {
 		for _, op := range v.Ops {
@@ -169,7 +171,7 @@ func (r *ViolationReport) Write(dir string) error {
 	if err := write("history.json", func(f *os.File) error {
 		enc := json.NewEncoder(f)
 		enc.SetIndent("", "  ")
-		return enc.Encode(o.history())
+		return enc.Encode(o.Recorded())
 	}); err != nil {
 		return err
 	}

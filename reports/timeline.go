@@ -1,4 +1,4 @@
-package scenarios
+package reports
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -45,7 +46,7 @@ var shown = map[sim.Kind]bool{
 }
 
 // NewTimeline builds the timeline of o.
-func NewTimeline(o *Outcome) (*Timeline, error) {
+func NewTimeline(o *scenarios.Outcome) (*Timeline, error) {
 	tr := o.World.Trace()
 	if len(tr.Records()) == 0 {
 		return nil, fmt.Errorf("the run kept no trace: replay it with its trace kept")
@@ -91,7 +92,7 @@ func NewTimeline(o *Outcome) (*Timeline, error) {
 
 // timelineColumns are the world's column, then a client's each, then a
 // server's each.
-func timelineColumns(o *Outcome) []string {
+func timelineColumns(o *scenarios.Outcome) []string {
 	servers := o.Spec.Ensemble.Servers
 	if servers == 0 {
 		servers = 3

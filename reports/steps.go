@@ -1,7 +1,8 @@
-package scenarios
+package reports
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -27,7 +29,7 @@ type Step struct {
 // Steps are the counterexample's events in the violation's window (the
 // timeline's), each with the state after it. It needs the run's kept
 // trace.
-func Steps(o *Outcome) ([]Step, error) {
+func Steps(o *scenarios.Outcome) ([]Step, error) {
 	tr := o.World.Trace()
 	recs := tr.Records()
 	if len(recs) == 0 {
@@ -58,7 +60,7 @@ func Steps(o *Outcome) ([]Step, error) {
 
 // stepWorld is the state the steps show, as the trace changes it.
 type stepWorld struct {
-	o       *Outcome
+	o       *scenarios.Outcome
 	name    func(sim.Actor) string
 	objects []string                     // the paths the violations are about
 	state   map[string]string            // a client's session state
@@ -68,7 +70,7 @@ type stepWorld struct {
 	watches map[string][]string          // a client's watches
 }
 
-func newStepWorld(o *Outcome, name func(sim.Actor) string) *stepWorld {
+func newStepWorld(o *scenarios.Outcome, name func(sim.Actor) string) *stepWorld {
 	w := &stepWorld{o: o, name: name, state: map[string]string{}, trees: map[string]map[string]string{},
 		owner: map[int64]string{}, sent: map[string]string{}, watches: map[string][]string{}}
 	for _, v := range o.Violations {
@@ -163,7 +165,7 @@ func (w *stepWorld) step(r sim.Record, event string) Step {
 		srv := fmt.Sprintf("s%d", i+1)
 		var kids []string
 		for p, who := range w.trees[srv] {
-			kids = append(kids, fmt.Sprintf("%s (%s)", baseName(p), orDash(who)))
+			kids = append(kids, fmt.Sprintf("%s (%s)", path.Base(p), orDash(who)))
 		}
 		slices.Sort(kids)
 		s.Servers = append(s.Servers, fmt.Sprintf("%s: %s", srv, orDash(strings.Join(kids, ", "))))

@@ -1,4 +1,4 @@
-package scenarios
+package reports
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/scenarios"
 )
 
 // goldenDir holds the golden scripts: each replays one run of interest
@@ -19,7 +20,7 @@ var goldenDir = filepath.Join("testdata", "golden")
 // event of these runs fails here. A deliberate change is made visible by
 // regenerating them and reviewing the diff:
 //
-//	go test ./scenarios -run TestGolden -rewrite
+//	go test ./reports -run TestGolden -rewrite
 //
 // A script's command is
 //
@@ -34,7 +35,7 @@ func TestGolden(t *testing.T) {
 				d.Fatalf(t, "unknown command %q; want replay", d.Cmd)
 			}
 			spec, seed := goldenSpec(t, d)
-			o, err := Replay(spec, seed)
+			o, err := scenarios.Replay(spec, seed)
 			if err != nil {
 				d.Fatalf(t, "%v", err)
 			}
@@ -48,12 +49,12 @@ func TestGolden(t *testing.T) {
 }
 
 // goldenSpec is the spec and seed a replay command names.
-func goldenSpec(t *testing.T, d *datadriven.TestData) (Spec, uint64) {
+func goldenSpec(t *testing.T, d *datadriven.TestData) (scenarios.Spec, uint64) {
 	var name string
 	var seed uint64
 	d.ScanArgs(t, "scenario", &name)
 	d.ScanArgs(t, "seed", &seed)
-	sc, err := LoadScenario(name)
+	sc, err := scenarios.LoadScenario(name)
 	if err != nil {
 		d.Fatalf(t, "%v", err)
 	}
@@ -82,7 +83,7 @@ func goldenSpec(t *testing.T, d *datadriven.TestData) (Spec, uint64) {
 // and the script still breaks the check the variant's lesson names, with
 // a violation that states its cause (no question mark).
 func TestGoldenCoversEveryTeachingVariant(t *testing.T) {
-	lib, err := Library()
+	lib, err := scenarios.Library()
 	if err != nil {
 		t.Fatal(err)
 	}

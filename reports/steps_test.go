@@ -1,22 +1,25 @@
-package scenarios
+package reports
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/scenarios"
 )
 
 // Stepping through the lost create reply: the steps follow the lock's
 // children on each server, c1's state and operation, and its watch on its
 // own orphan.
 func TestStepsFollowTheCounterexample(t *testing.T) {
-	sc, err := LoadScenario("lock-noguid")
+	sc, err := scenarios.LoadScenario("lock-noguid")
 	if err != nil {
 		t.Fatal(err)
 	}
 	spec := sc.Spec
 	spec.Clients, spec.Workload.Rounds, spec.Rates = 1, 1, nil
-	spec.Faults = mustSchedule("when c1 create#3 applied: lose-reply")
-	o, err := Replay(spec, 1)
+	spec.Faults = fault.MustParseSchedule("when c1 create#3 applied: lose-reply")
+	o, err := scenarios.Replay(spec, 1)
 	if err != nil || !o.Failed() {
 		t.Fatalf("%v %v", err, o.Violations)
 	}

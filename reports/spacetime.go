@@ -1,4 +1,4 @@
-package scenarios
+package reports
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -27,7 +28,7 @@ import (
 // down; a session's expiry is a mark on its line; the operations a
 // violation involves are red bars on their clients' lines. It needs the
 // run's kept trace.
-func SpaceTime(o *Outcome) (string, error) {
+func SpaceTime(o *scenarios.Outcome) (string, error) {
 	recs := o.World.Trace().Records()
 	if len(recs) == 0 {
 		return "", fmt.Errorf("the run kept no trace: replay it with its trace kept")
@@ -39,7 +40,7 @@ func SpaceTime(o *Outcome) (string, error) {
 
 // diagram is a space-time diagram being drawn.
 type diagram struct {
-	o     *Outcome
+	o     *scenarios.Outcome
 	lanes []string // c1, ..., s1, ...
 	rows  []sim.Record
 	name  func(sim.Actor) string
@@ -62,7 +63,7 @@ const (
 	maxRows  = 400 // the last rows of a longer window are drawn
 )
 
-func newDiagram(o *Outcome, recs []sim.Record, from, to int64) *diagram {
+func newDiagram(o *scenarios.Outcome, recs []sim.Record, from, to int64) *diagram {
 	d := &diagram{o: o, name: o.World.Trace().ActorName, proposed: map[int64]proposal{}}
 	proposer := map[int64]sim.Actor{}
 	for _, r := range recs {

@@ -1,8 +1,10 @@
-package scenarios
+package reports
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/zksim/zksim/scenarios"
 )
 
 // Transcript is a run as text: its timeline (every event, a column per
@@ -10,7 +12,7 @@ import (
 // checksum of every decision the run made). It is what the golden scripts
 // under testdata/golden pin, and what `zksim replay --trace --hash` shows.
 // The outcome must have kept its trace.
-func Transcript(o *Outcome) (string, error) {
+func Transcript(o *scenarios.Outcome) (string, error) {
 	tl, err := NewTimeline(o)
 	if err != nil {
 		return "", err
@@ -24,6 +26,6 @@ func Transcript(o *Outcome) (string, error) {
 	} else {
 		fmt.Fprintf(&b, "every check held (%s)\n", strings.Join(o.Spec.Checks, ", "))
 	}
-	fmt.Fprintf(&b, "trace hash %s\n", HashString(o.Result.Hash))
+	fmt.Fprintf(&b, "trace hash %s\n", scenarios.HashString(o.Result.Hash))
 	return b.String(), nil
 }

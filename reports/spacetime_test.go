@@ -1,4 +1,4 @@
-package scenarios
+package reports
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -18,11 +19,11 @@ import (
 // cross on its client), and the operations the violation involves
 // highlighted; run --out and replay --out write it.
 func TestSpaceTimeDiagram(t *testing.T) {
-	sc, err := LoadScenario("lock-noguid-lost-reply")
+	sc, err := scenarios.LoadScenario("lock-noguid-lost-reply")
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := Replay(sc.Spec, 1)
+	o, err := scenarios.Replay(sc.Spec, 1)
 	if err != nil || !o.Failed() {
 		t.Fatalf("%v %v", err, o.Violations)
 	}
@@ -47,11 +48,11 @@ func TestSpaceTimeDiagram(t *testing.T) {
 	// The stale read's diagram: the cut link s1–s3 shaded on both lines
 	// for as long as it lasts, the leader's proposals with their arrows
 	// to the followers that apply them, and none to s1, cut off.
-	sc, err = LoadScenario("stale-read")
+	sc, err = scenarios.LoadScenario("stale-read")
 	if err != nil {
 		t.Fatal(err)
 	}
-	stale, err := Replay(sc.Spec, 1)
+	stale, err := scenarios.Replay(sc.Spec, 1)
 	if err != nil || !stale.Failed() {
 		t.Fatalf("%v %v", err, stale.Violations)
 	}
@@ -84,7 +85,7 @@ func TestSpaceTimeDiagram(t *testing.T) {
 // violation is drawn (random ones, incidental, may fall before the rows
 // the diagram keeps).
 func TestSpaceTimeShowsTheFaults(t *testing.T) {
-	lib, err := Library()
+	lib, err := scenarios.Library()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,12 +93,12 @@ func TestSpaceTimeShowsTheFaults(t *testing.T) {
 		if sc.Expect.Pass {
 			continue
 		}
-		res, err := Search{Spec: sc.Spec, Seeds: max(sc.Seeds, 1), StopAtFirst: true}.Run(context.Background())
+		res, err := scenarios.Search{Spec: sc.Spec, Seeds: max(sc.Seeds, 1), StopAtFirst: true}.Run(context.Background())
 		if err != nil || len(res.Failures) == 0 {
 			t.Errorf("%s: no counterexample (%v)", sc.Name, err)
 			continue
 		}
-		o, err := Replay(sc.Spec, res.Failures[0].Seed)
+		o, err := scenarios.Replay(sc.Spec, res.Failures[0].Seed)
 		if err != nil {
 			t.Fatal(err)
 		}
