@@ -123,10 +123,7 @@ func TrafficAround(kind, variant string, clients int, seed uint64, window, bucke
 	from := mid - int64(window)/4
 	n := max(int(window/bucket), 1)
 	out := map[string][]float64{}
-	servers := spec.Ensemble.Servers
-	if servers == 0 {
-		servers = 3
-	}
+	servers := spec.Ensemble.ServerCount()
 	for s := 1; s <= servers; s++ {
 		out[fmt.Sprintf("s%d notifications sent", s)] = make([]float64, n)
 		out[fmt.Sprintf("s%d requests received", s)] = make([]float64, n)

@@ -88,10 +88,7 @@ func newDiagram(o *scenarios.Outcome, recs []sim.Record, from, to int64) *diagra
 		d.rows = d.rows[len(d.rows)-maxRows:]
 	}
 	d.lanes = d.clientLanes()
-	servers := o.Spec.Ensemble.Servers
-	if servers == 0 {
-		servers = 3
-	}
+	servers := o.Spec.Ensemble.ServerCount()
 	for i := 0; i < servers; i++ {
 		d.lanes = append(d.lanes, fmt.Sprintf("s%d", i+1))
 	}

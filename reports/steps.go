@@ -157,10 +157,7 @@ func (w *stepWorld) step(r sim.Record, event string) Step {
 			s.Watches = append(s.Watches, c+": "+watch)
 		}
 	}
-	servers := w.o.Spec.Ensemble.Servers
-	if servers == 0 {
-		servers = 3
-	}
+	servers := w.o.Spec.Ensemble.ServerCount()
 	for i := 0; i < servers; i++ {
 		srv := fmt.Sprintf("s%d", i+1)
 		var kids []string

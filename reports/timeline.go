@@ -93,10 +93,7 @@ func NewTimeline(o *scenarios.Outcome) (*Timeline, error) {
 // timelineColumns are the world's column, then a client's each, then a
 // server's each.
 func timelineColumns(o *scenarios.Outcome) []string {
-	servers := o.Spec.Ensemble.Servers
-	if servers == 0 {
-		servers = 3
-	}
+	servers := o.Spec.Ensemble.ServerCount()
 	cols := []string{"world"}
 	for i := 0; i < o.Spec.Clients; i++ {
 		cols = append(cols, fmt.Sprintf("c%d", i+1))

@@ -606,10 +606,7 @@ func (p *fileParse) checkExpectedAmongChecks(e Expectation, s Spec) error {
 // faultFits checks that a fault names clients and servers the scenario
 // has.
 func faultFits(f fault.Fault, s Spec, k *kind) error {
-	servers := s.Ensemble.Servers
-	if servers == 0 {
-		servers = 3
-	}
+	servers := s.Ensemble.ServerCount()
 	clients := s.Clients
 	if clients == 0 {
 		clients = k.clients

@@ -92,7 +92,7 @@ func severalTimedKinds(t *testing.T, sc *Scenario) uint64 {
 		t.Fatal(err)
 	}
 	for seed := uint64(1); seed <= 50; seed++ {
-		if timedKinds(spec.schedule(seed, servers(spec.Ensemble))) >= 3 {
+		if timedKinds(spec.schedule(seed, spec.Ensemble.ServerCount())) >= 3 {
 			return seed
 		}
 	}

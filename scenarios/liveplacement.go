@@ -15,7 +15,7 @@ import (
 // one's size, or the simulator cannot run the spec: the library shuffles
 // then, as it does.
 func simPlacement(spec Spec, seed uint64, n int) [][]int {
-	if servers(spec.Ensemble) != n {
+	if spec.Ensemble.ServerCount() != n {
 		return nil
 	}
 	o, err := Run(spec, seed, Options{})

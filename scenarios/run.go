@@ -153,7 +153,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	cfg := spec.Ensemble
 	cfg.Seed, cfg.Source = seed, opt.Source
 	cfg.KeepTrace = opt.KeepTrace || herd
-	sched := spec.schedule(seed, servers(cfg))
+	sched := spec.schedule(seed, cfg.ServerCount())
 	if cfg.ProgressBound == 0 {
 		cfg.ProgressBound = progressBound(spec, sched)
 	}
@@ -245,7 +245,7 @@ func checkInput(out *Outcome, r *runner, k *kind, cfg sim.Config, limit time.Dur
 	if spec.Bound == 0 {
 		// A paused process holds up whoever waits for it, rightly: the
 		// liveness bound allows for every pause of the schedule.
-		in.Bound = in.BoundOrDefault() + paused(out.Schedule) + withoutQuorum(out.Schedule, servers(cfg))
+		in.Bound = in.BoundOrDefault() + paused(out.Schedule) + withoutQuorum(out.Schedule, cfg.ServerCount())
 	}
 	if herd {
 		in.Traffic = Traffic(out.World.Trace())
@@ -317,14 +317,6 @@ func (spec Spec) schedule(seed uint64, n int) fault.Schedule {
 	return sched
 }
 
-// servers is the ensemble's size.
-func servers(cfg sim.Config) int {
-	if cfg.Servers > 0 {
-		return cfg.Servers
-	}
-	return 3
-}
-
 // withoutQuorum is how long, at most, the crashes and server pauses of
 // sched leave the ensemble without a quorum: nobody can get anything done then, and the
 // liveness bound allows for it (a crash of "the leader" is counted as one
@@ -371,7 +363,7 @@ func progressBound(spec Spec, sched fault.Schedule) time.Duration {
 		timeout = 10 * time.Second
 	}
 	in := models.Input{Bound: spec.Bound, SessionTimeout: timeout}
-	return in.BoundOrDefault() + paused(sched) + withoutQuorum(sched, servers(spec.Ensemble)) + timeout
+	return in.BoundOrDefault() + paused(sched) + withoutQuorum(sched, spec.Ensemble.ServerCount()) + timeout
 }
 
 // paused is how long the faults of sched may hold progress up by design,

@@ -181,10 +181,7 @@ func (h Hunt) Run() (*Counterexample, error) {
 	if len(kinds) == 0 {
 		kinds = HuntKinds
 	}
-	servers := base.Ensemble.Servers
-	if servers == 0 {
-		servers = 3
-	}
+	servers := base.Ensemble.ServerCount()
 	var best *Counterexample
 	tries := 0
 	err = runRapid(h.Checks, max(h.Seed, 1), func(t *rapid.T) {

@@ -104,6 +104,20 @@ type Config struct {
 	KeepTrace bool
 }
 
+// DefaultServers is the ensemble's size when a Config names none: the
+// one home of that default, for the simulator and for everything that
+// draws or renders a run's servers.
+const DefaultServers = 3
+
+// ServerCount is the ensemble's size: Servers, or DefaultServers when it
+// names none.
+func (c Config) ServerCount() int {
+	if c.Servers > 0 {
+		return c.Servers
+	}
+	return DefaultServers
+}
+
 func (c *Config) defaults() {
 	def := func(d *time.Duration, v time.Duration) {
 		if *d == 0 {
@@ -115,9 +129,7 @@ func (c *Config) defaults() {
 		def(d, v)
 		*d = max(*d, 0)
 	}
-	if c.Servers == 0 {
-		c.Servers = 3
-	}
+	c.Servers = c.ServerCount()
 	if c.SyncLimit == 0 {
 		c.SyncLimit = 5
 	}
