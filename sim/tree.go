@@ -1,12 +1,9 @@
 package sim
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/zksim/zksim/client"
@@ -25,63 +22,6 @@ type znode struct {
 	ephIdx  int     // an ephemeral: its index in its owner's list
 	key     uint64  // its name's key in its parent's listing (see link)
 	parent  *znode  // the node it is listed under (see link)
-}
-
-// listing keeps a node's child names sorted by a salted hash of the name,
-// the order getChildren answers in: unsorted by name, as a real server's
-// hash order is, but fixed for a run. It is kept up to date on every create
-// and delete. The names are handed out as a shared snapshot (see snapshot),
-// so listing costs nothing until the next change, which copies them once:
-// thousands of waiters listing one lock directory between two writes share
-// one copy.
-type listing struct {
-	keys   []uint64
-	names  []string
-	shared bool // names has been handed out: copy before changing it
-}
-
-// snapshot is the names as they are now, to be read and never changed:
-// later changes to the listing leave it as it is.
-func (l *listing) snapshot() []string {
-	l.shared = true
-	return l.names[:len(l.names):len(l.names)]
-}
-
-// own makes the names the listing's own again before a change.
-func (l *listing) own() {
-	if l.shared {
-		// Room for the change about to be made, and a few more.
-		l.names = append(make([]string, 0, len(l.names)+1+len(l.names)/4), l.names...)
-		l.shared = false
-	}
-}
-
-func (l *listing) find(key uint64, name string) (int, bool) {
-	i, _ := slices.BinarySearch(l.keys, key) // the first entry with this key
-	for ; i < len(l.keys) && l.keys[i] == key; i++ {
-		if c := cmp.Compare(l.names[i], name); c >= 0 {
-			return i, c == 0
-		}
-	}
-	return i, false
-}
-
-func (l *listing) add(key uint64, name string) {
-	i, found := l.find(key, name)
-	if found {
-		return
-	}
-	l.own()
-	l.keys = slices.Insert(l.keys, i, key)
-	l.names = slices.Insert(l.names, i, name)
-}
-
-func (l *listing) remove(key uint64, name string) {
-	if i, found := l.find(key, name); found {
-		l.own()
-		l.keys = slices.Delete(l.keys, i, i+1)
-		l.names = slices.Delete(l.names, i, i+1)
-	}
 }
 
 // visibleStat is the Stat a client sees. ZooKeeper keeps only the count of
@@ -187,77 +127,6 @@ func newTree(salt uint64) *Tree {
 		t.nodes[p] = n
 	}
 	return t
-}
-
-// sequenceName is the name a sequential create gets: the requested path and
-// the parent's internal cversion (its count of creates), ten digits,
-// zero-padded. Deleting children does not advance it.
-//
-// Like Java's String.format("%010d"), a negative count (after 2³¹ creates)
-// keeps its sign first: -1 is "-000000001".
-func sequenceName(path string, creates int32) string {
-	return sequenceNameLike(path, creates, "", nil)
-}
-
-// sequenceNameLike is sequenceName, returning like itself when like is that
-// name: every server applying a transaction computes the same name, and the
-// first one's string serves the others without a new allocation. A new name
-// is written into arena, when given.
-func sequenceNameLike(path string, creates int32, like string, arena *nameArena) string {
-	var stack [128]byte
-	b := stack[:0]
-	b = append(b, path...)
-	v := int64(creates)
-	width := 10
-	if v < 0 {
-		b = append(b, '-')
-		v = -v
-		width--
-	}
-	var digits [24]byte
-	d := strconv.AppendInt(digits[:0], v, 10)
-	for i := len(d); i < width; i++ {
-		b = append(b, '0')
-	}
-	b = append(b, d...)
-	if string(b) == like {
-		return like
-	}
-	if arena != nil {
-		return arena.string(b)
-	}
-	return string(b)
-}
-
-// nameArena hands out the strings of sequential names from large blocks,
-// so that the names of one directory, created one after another, lie side
-// by side in memory: a waiter scanning the ten thousand children of a
-// crowded lock reads a few hundred kilobytes in order rather than ten
-// thousand scattered objects (measured: the recipe's scan took a third less
-// time). A block is only ever appended to, so a string handed out never
-// changes; it lives as long as any of its block's strings does.
-type nameArena struct{ block []byte }
-
-// firstNameBlock and nameBlock are the sizes of an arena's first block
-// of names and of its largest: the blocks double from the first, so that a
-// short run's tree (a few dozen names; a run under faults rebuilds several)
-// does not make a whole large block.
-const (
-	firstNameBlock = 1 << 10
-	nameBlock      = 64 << 10
-)
-
-func (a *nameArena) string(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	if cap(a.block)-len(a.block) < len(b) {
-		size := min(max(2*cap(a.block), firstNameBlock), nameBlock)
-		a.block = make([]byte, 0, max(size, len(b)))
-	}
-	start := len(a.block)
-	a.block = append(a.block, b...)
-	return unsafe.String(&a.block[start], len(b))
 }
 
 // writeConfig writes the ensemble's configuration (configText) into
@@ -771,150 +640,6 @@ func (t *Tree) descendants(path string) int32 {
 		}
 	}
 	return n
-}
-
-// subOp is one operation of a multi.
-type subOp struct {
-	op      client.Op
-	path    string
-	data    []byte
-	flags   int32
-	acl     []zk.ACL
-	version int32
-}
-
-// subResult is one op's outcome within a multi.
-type subResult struct {
-	op   client.Op
-	code int32
-	path string
-	stat zk.Stat
-}
-
-// multi applies ops all or nothing, as one transaction with one zxid and one
-// time. A create with the container flag makes a container; one with a
-// TTL flag, once reached, fails the whole multi as unreadable
-// (MarshallingError, no results), as the 3.8.0 server does. Each op is checked against the tree as the earlier ops left it. If
-// one fails, every op is undone, no watch fires, and the results say what
-// ZooKeeper says of a failed multi: the ops before it 0 (ok), the failing op
-// its error, the ops after it runtime inconsistency (-2).
-func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResult, int32) {
-	t.inMulti = true
-	defer func() { t.inMulti = false }()
-	results := make([]subResult, len(ops))
-	firedBefore := len(t.fired)
-	var undo []func()
-	failed := -1
-	for i, op := range ops {
-		results[i].op = op.op
-		restore := t.snapshot(op.path)
-		var code int32
-		switch op.op {
-		case client.OpCreate:
-			var p string
-			switch op.flags {
-			case zk.FlagContainer:
-				// A create with the container mode becomes a createContainer.
-				results[i].op = client.OpCreateContainer
-				p, code = t.createNode(client.OpCreateContainer, createArgs{path: op.path, data: op.data, flags: op.flags,
-					acl: op.acl, owner: owner, ttl: -1}, zxid, now, nil)
-			case zk.FlagTTL, zk.FlagPersistentSequentialWithTTL:
-				// One with a TTL mode becomes a createTTL op that carries
-				// no TTL, which the server fails to read when it reaches
-				// it: the whole multi fails (MarshallingError), undone.
-				code = codeMarshallingError
-			default:
-				p, code = t.create(op.path, op.data, op.flags, op.acl, owner, zxid, now)
-			}
-			if code == codeOK {
-				results[i].path = p
-				// The parent was captured before; the node is new.
-				restore.path, restore.node = p, nil
-			}
-		case client.OpDelete:
-			code = t.delete(op.path, op.version, zxid)
-		case client.OpSetData:
-			results[i].stat, code = t.setData(op.path, op.data, op.version, zxid, now)
-		case client.OpCheck:
-			code = t.check(op.path, op.version)
-		default:
-			code = codeBadArguments
-		}
-		if code != codeOK {
-			failed = i
-			results[i].code = code
-			break
-		}
-		undo = append(undo, restore.apply)
-	}
-	if failed < 0 {
-		return results, codeOK
-	}
-	for i := len(undo) - 1; i >= 0; i-- {
-		undo[i]()
-	}
-	t.fired = t.fired[:firedBefore]
-	if results[failed].code == codeMarshallingError {
-		return nil, codeMarshallingError
-	}
-	for i := range results {
-		results[i].path = ""
-		results[i].stat = zk.Stat{}
-		if i > failed {
-			results[i].code = codeRuntimeInconsistency
-		}
-	}
-	return results, results[failed].code
-}
-
-// nodeSnapshot holds what a write can change about a node and its parent, so
-// that a failed multi can put them back exactly.
-type nodeSnapshot struct {
-	t                *Tree
-	path, parentPath string
-	node             *znode
-	data             []byte
-	stat             zk.Stat
-	parent           *znode
-	parentStat       zk.Stat
-	parentCreates    int32
-}
-
-func (t *Tree) snapshot(path string) nodeSnapshot {
-	s := nodeSnapshot{t: t, path: path, node: t.nodes[path]}
-	if s.node != nil {
-		s.data, s.stat = s.node.data, s.node.stat
-	}
-	s.parentPath, _ = parentOf(path)
-	if s.parent = t.nodes[s.parentPath]; s.parent != nil {
-		s.parentStat, s.parentCreates = s.parent.stat, s.parent.creates
-	}
-	return s
-}
-
-// apply puts the node and its parent back as they were when s was taken.
-func (s nodeSnapshot) apply() {
-	t := s.t
-	_, name := parentOf(s.path)
-	if cur := t.nodes[s.path]; cur != nil && cur != s.node {
-		// created since: unlink it
-		delete(t.nodes, s.path)
-		if s.parent != nil {
-			t.unlink(s.parent, cur, name)
-		}
-		t.untrack(cur)
-	}
-	if s.node != nil {
-		s.node.data, s.node.stat = s.data, s.stat
-		if t.nodes[s.path] == nil { // deleted since: link it again
-			t.nodes[s.path] = s.node
-			t.link(s.parent, s.node, name)
-			t.track(s.node)
-		}
-	}
-	if s.parent != nil {
-		s.parent.stat, s.parent.creates = s.parentStat, s.parentCreates
-	}
 }
 
 // sortedSessions lists session ids in order.

@@ -1,0 +1,150 @@
+package sim
+
+import (
+	"github.com/go-zookeeper/zk"
+	"github.com/zksim/zksim/client"
+)
+
+// subOp is one operation of a multi.
+type subOp struct {
+	op      client.Op
+	path    string
+	data    []byte
+	flags   int32
+	acl     []zk.ACL
+	version int32
+}
+
+// subResult is one op's outcome within a multi.
+type subResult struct {
+	op   client.Op
+	code int32
+	path string
+	stat zk.Stat
+}
+
+// multi applies ops all or nothing, as one transaction with one zxid and one
+// time. A create with the container flag makes a container; one with a
+// TTL flag, once reached, fails the whole multi as unreadable
+// (MarshallingError, no results), as the 3.8.0 server does. Each op is checked against the tree as the earlier ops left it. If
+// one fails, every op is undone, no watch fires, and the results say what
+// ZooKeeper says of a failed multi: the ops before it 0 (ok), the failing op
+// its error, the ops after it runtime inconsistency (-2).
+func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResult, int32) {
+	t.inMulti = true
+	defer func() { t.inMulti = false }()
+	results := make([]subResult, len(ops))
+	firedBefore := len(t.fired)
+	var undo []func()
+	failed := -1
+	for i, op := range ops {
+		results[i].op = op.op
+		restore := t.snapshot(op.path)
+		var code int32
+		switch op.op {
+		case client.OpCreate:
+			var p string
+			switch op.flags {
+			case zk.FlagContainer:
+				// A create with the container mode becomes a createContainer.
+				results[i].op = client.OpCreateContainer
+				p, code = t.createNode(client.OpCreateContainer, createArgs{path: op.path, data: op.data, flags: op.flags,
+					acl: op.acl, owner: owner, ttl: -1}, zxid, now, nil)
+			case zk.FlagTTL, zk.FlagPersistentSequentialWithTTL:
+				// One with a TTL mode becomes a createTTL op that carries
+				// no TTL, which the server fails to read when it reaches
+				// it: the whole multi fails (MarshallingError), undone.
+				code = codeMarshallingError
+			default:
+				p, code = t.create(op.path, op.data, op.flags, op.acl, owner, zxid, now)
+			}
+			if code == codeOK {
+				results[i].path = p
+				// The parent was captured before; the node is new.
+				restore.path, restore.node = p, nil
+			}
+		case client.OpDelete:
+			code = t.delete(op.path, op.version, zxid)
+		case client.OpSetData:
+			results[i].stat, code = t.setData(op.path, op.data, op.version, zxid, now)
+		case client.OpCheck:
+			code = t.check(op.path, op.version)
+		default:
+			code = codeBadArguments
+		}
+		if code != codeOK {
+			failed = i
+			results[i].code = code
+			break
+		}
+		undo = append(undo, restore.apply)
+	}
+	if failed < 0 {
+		return results, codeOK
+	}
+	for i := len(undo) - 1; i >= 0; i-- {
+		undo[i]()
+	}
+	t.fired = t.fired[:firedBefore]
+	if results[failed].code == codeMarshallingError {
+		return nil, codeMarshallingError
+	}
+	for i := range results {
+		results[i].path = ""
+		results[i].stat = zk.Stat{}
+		if i > failed {
+			results[i].code = codeRuntimeInconsistency
+		}
+	}
+	return results, results[failed].code
+}
+
+// nodeSnapshot holds what a write can change about a node and its parent, so
+// that a failed multi can put them back exactly.
+type nodeSnapshot struct {
+	t                *Tree
+	path, parentPath string
+	node             *znode
+	data             []byte
+	stat             zk.Stat
+	parent           *znode
+	parentStat       zk.Stat
+	parentCreates    int32
+}
+
+func (t *Tree) snapshot(path string) nodeSnapshot {
+	s := nodeSnapshot{t: t, path: path, node: t.nodes[path]}
+	if s.node != nil {
+		s.data, s.stat = s.node.data, s.node.stat
+	}
+	s.parentPath, _ = parentOf(path)
+	if s.parent = t.nodes[s.parentPath]; s.parent != nil {
+		s.parentStat, s.parentCreates = s.parent.stat, s.parent.creates
+	}
+	return s
+}
+
+// apply puts the node and its parent back as they were when s was taken.
+func (s nodeSnapshot) apply() {
+	t := s.t
+	_, name := parentOf(s.path)
+	if cur := t.nodes[s.path]; cur != nil && cur != s.node {
+		// created since: unlink it
+		delete(t.nodes, s.path)
+		if s.parent != nil {
+			t.unlink(s.parent, cur, name)
+		}
+		t.untrack(cur)
+	}
+	if s.node != nil {
+		s.node.data, s.node.stat = s.data, s.stat
+		if t.nodes[s.path] == nil { // deleted since: link it again
+			t.nodes[s.path] = s.node
+			t.link(s.parent, s.node, name)
+			t.track(s.node)
+		}
+	}
+	if s.parent != nil {
+		s.parent.stat, s.parent.creates = s.parentStat, s.parentCreates
+	}
+}
