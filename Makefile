@@ -30,7 +30,7 @@ explore:
 ## the divergences counted by the operation at which each program first
 ## diverged (`make test` runs 30 of 60 steps)
 differential:
-	$(GO) test -count=1 -timeout 2h ./scenarios -run '^TestDifferentialSimAgainstLive$$' -v -diff.programs 1000 -diff.steps 50
+	$(GO) test -count=1 -timeout 2h ./differential -run '^TestDifferentialSimAgainstLive$$' -v -diff.programs 1000 -diff.steps 50
 
 ## live: every built-in scenario the live world can run, on local ensembles
 ## with its faults (the others listed with the reason), and each pause

@@ -1,4 +1,4 @@
-package scenarios
+package differential
 
 import (
 	"context"
@@ -21,14 +21,14 @@ var (
 
 // The same random programs, by one, two or three clients in a fixed
 // interleaving, answer the same in the simulator and on a live ensemble,
-// every field a client can observe (see DiffRun.Render). The divergences
+// every field a client can observe (see Run.Render). The divergences
 // are counted by the operation at which each program first diverged.
 func TestDifferentialSimAgainstLive(t *testing.T) {
 	if testing.Short() {
 		t.Log("-short: the differential runs are in the full test")
 		return
 	}
-	e, err := live.StartEnsemble(3, DiffEnsembleOptions)
+	e, err := live.StartEnsemble(3, EnsembleOptions)
 	if err != nil {
 		t.Fatalf("a local ensemble: %v", err)
 	}
@@ -38,7 +38,7 @@ func TestDifferentialSimAgainstLive(t *testing.T) {
 	for seed := uint64(1); seed <= uint64(*diffPrograms); seed++ {
 		clients := 1 + int(seed%3)
 		root := fmt.Sprintf("/diff-%d", seed)
-		d := diffProgram(t, e, root, DiffProgram(root, seed, clients, *diffSteps), seed, clients)
+		d := diffProgram(t, e, root, Program(root, seed, clients, *diffSteps), seed, clients)
 		if d == nil {
 			continue
 		}
@@ -62,9 +62,9 @@ func TestDifferentialSimAgainstLive(t *testing.T) {
 
 // diffProgram runs prog (under root) in the simulator and on e, and returns where they
 // first answered differently (nil if nowhere).
-func diffProgram(t *testing.T, e *live.Ensemble, root string, prog []DiffOp, seed uint64, clients int) *DiffDivergence {
+func diffProgram(t *testing.T, e *live.Ensemble, root string, prog []Op, seed uint64, clients int) *Divergence {
 	t.Helper()
-	simRun, err := RunDiffSim(root, prog, clients, seed)
+	simRun, err := RunSim(root, prog, clients, seed)
 	if err != nil {
 		t.Fatalf("seed %d in the simulator: %v", seed, err)
 	}
@@ -86,11 +86,11 @@ func diffProgram(t *testing.T, e *live.Ensemble, root string, prog []DiffOp, see
 	// A fresh root for each program (a run of the test before may have
 	// left one).
 	cleanTree(t, ctx, conns[0], root)
-	liveRun, err := RunDiffProgram(ctx, root, prog, conns)
+	liveRun, err := RunProgram(ctx, root, prog, conns)
 	if err != nil {
 		t.Fatalf("seed %d live: %v", seed, err)
 	}
-	return CompareDiff(prog, simRun, liveRun)
+	return Compare(prog, simRun, liveRun)
 }
 
 // cleanTree deletes path and everything below it.

@@ -1,4 +1,4 @@
-package scenarios
+package differential
 
 import (
 	"context"
@@ -19,9 +19,9 @@ import (
 	"github.com/zksim/zksim/sim"
 )
 
-// DiffResult is what one call of a differential program answered, as the
+// Result is what one call of a differential program answered, as the
 // client saw it.
-type DiffResult struct {
+type Result struct {
 	Op  string
 	Err string // "" or the zk error's text
 	// Path is a create's returned path.
@@ -35,7 +35,7 @@ type DiffResult struct {
 	Kids []string
 	Stat *zk.Stat
 	// Multi is a multi's answer, one per op.
-	Multi []DiffSubResult
+	Multi []SubResult
 	// ACL is getACL's answer.
 	ACL []zk.ACL
 	// Count is getAllChildrenNumber's answer; Counted says it is one.
@@ -50,20 +50,20 @@ type DiffResult struct {
 	Notified []string
 }
 
-// DiffSubResult is one op's part of a multi's answer.
-type DiffSubResult struct {
+// SubResult is one op's part of a multi's answer.
+type SubResult struct {
 	Err  string
 	Path string
 	Stat *zk.Stat
 }
 
-// DiffRun is a program's answers in one world, and the name of each
+// Run is a program's answers in one world, and the name of each
 // session it opened: its client, and a prime for each new session ("c1",
 // "c1'", ...), so that an ephemeral owner compares across worlds. Base is
 // the zxid that created the program's root, after every client's first
 // session: the zxids are compared as offsets from it.
-type DiffRun struct {
-	Results  []DiffResult
+type Run struct {
+	Results  []Result
 	Sessions map[int64]string
 	Base     int64
 }
@@ -92,7 +92,7 @@ type notifier interface {
 
 // start names the client's session, once it has one, and listens to its
 // notifications.
-func (dc *diffClient) start(ctx context.Context, run *DiffRun) error {
+func (dc *diffClient) start(ctx context.Context, run *Run) error {
 	if n, ok := dc.conn.(notifier); ok {
 		n.OnNotification(func(ev zk.Event) {
 			dc.mu.Lock()
@@ -108,14 +108,14 @@ func (dc *diffClient) start(ctx context.Context, run *DiffRun) error {
 }
 
 // name names the client's current session.
-func (dc *diffClient) name(run *DiffRun) {
+func (dc *diffClient) name(run *Run) {
 	run.Sessions[dc.conn.SessionID()] = fmt.Sprintf("c%d%s", dc.i+1, strings.Repeat("'", dc.opened))
 	dc.opened++
 }
 
 // expireNow has the ensemble expire the client's session, and waits until
 // the client has learnt of it and holds another.
-func (dc *diffClient) expireNow(ctx context.Context, run *DiffRun) error {
+func (dc *diffClient) expireNow(ctx context.Context, run *Run) error {
 	old := dc.conn.SessionID()
 	if err := dc.expire(ctx); err != nil {
 		return err
@@ -141,7 +141,7 @@ func (dc *diffClient) liveExpire(ctx context.Context) error {
 // reopen opens the client's next session and, once the ensemble has
 // granted it, closes the one it had: the new session's zxid comes before
 // the close's in both worlds.
-func (dc *diffClient) reopen(ctx context.Context, run *DiffRun) error {
+func (dc *diffClient) reopen(ctx context.Context, run *Run) error {
 	next, err := dc.conn.NewSession(ctx)
 	if err != nil {
 		return err
@@ -154,12 +154,12 @@ func (dc *diffClient) reopen(ctx context.Context, run *DiffRun) error {
 	return dc.start(ctx, run)
 }
 
-// RunDiffProgram runs prog on conns (one per client) in order, from one
+// RunProgram runs prog on conns (one per client) in order, from one
 // goroutine (a live world's sessions allow it), after creating root once
 // every client has its session, and returns what each step answered. A
 // reopen replaces the client's Conn in conns.
-func RunDiffProgram(ctx context.Context, root string, prog []DiffOp, conns []client.Conn) (DiffRun, error) {
-	run := DiffRun{Sessions: map[int64]string{}}
+func RunProgram(ctx context.Context, root string, prog []Op, conns []client.Conn) (Run, error) {
+	run := Run{Sessions: map[int64]string{}}
 	clients := make([]*diffClient, len(conns))
 	for i, c := range conns {
 		clients[i] = &diffClient{i: i, conn: c}
@@ -193,7 +193,7 @@ func RunDiffProgram(ctx context.Context, root string, prog []DiffOp, conns []cli
 }
 
 // createRoot creates the program's root and keeps the zxid that did.
-func (dc *diffClient) createRoot(ctx context.Context, root string, run *DiffRun) error {
+func (dc *diffClient) createRoot(ctx context.Context, root string, run *Run) error {
 	_, st, err := dc.conn.Create2(ctx, root, nil, 0, zk.WorldACL(zk.PermAll))
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", root, err)
@@ -203,31 +203,31 @@ func (dc *diffClient) createRoot(ctx context.Context, root string, run *DiffRun)
 	return nil
 }
 
-// DiffConfig is the simulator's configuration for a differential program:
+// SimConfig is the simulator's configuration for a differential program:
 // extended types on, so that TTL nodes are created and compared, and the
 // containers' and TTL nodes' reaping every hour, so that none happens
 // during a program (its timing is compared by the reaping tests); the live
-// ensemble is started with the same settings (DiffEnsembleOptions).
-func DiffConfig(seed uint64) sim.Config {
+// ensemble is started with the same settings (EnsembleOptions).
+func SimConfig(seed uint64) sim.Config {
 	return sim.Config{Seed: seed, ExtendedTypes: true, ContainerCheckInterval: time.Hour}
 }
 
-// DiffEnsembleOptions are the live ensemble's settings for differential
-// programs, DiffConfig's.
-var DiffEnsembleOptions = live.EnsembleOptions{ExtendedTypes: true, ContainerCheckInterval: time.Hour}
+// EnsembleOptions are the live ensemble's settings for differential
+// programs, SimConfig's.
+var EnsembleOptions = live.EnsembleOptions{ExtendedTypes: true, ContainerCheckInterval: time.Hour}
 
-// RunDiffSim runs prog in the simulator (one client process per client,
+// RunSim runs prog in the simulator (one client process per client,
 // taking turns: the step's client makes its call, then every client
 // settles, in order), after creating root, and returns what each step
 // answered.
-func RunDiffSim(root string, prog []DiffOp, clients int, seed uint64) (DiffRun, error) {
-	w, err := sim.New(DiffConfig(seed))
+func RunSim(root string, prog []Op, clients int, seed uint64) (Run, error) {
+	w, err := sim.New(SimConfig(seed))
 	if err != nil {
-		return DiffRun{}, err
+		return Run{}, err
 	}
-	run := DiffRun{Sessions: map[int64]string{}}
+	run := Run{Sessions: map[int64]string{}}
 	var (
-		res     DiffResult
+		res     Result
 		step    int
 		phase   = -2 // -2: starting; -3: client 1 creates the root; -1: the step's call; i >= 0: client i settles
 		started int
@@ -286,8 +286,8 @@ func RunDiffSim(root string, prog []DiffOp, clients int, seed uint64) (DiffRun, 
 
 // step makes one step's call as client dc and records its answer; a
 // watching read adds its watch to the client's.
-func (dc *diffClient) step(ctx context.Context, op DiffOp, run *DiffRun) (DiffResult, error) {
-	res := DiffResult{Op: op.String()}
+func (dc *diffClient) step(ctx context.Context, op Op, run *Run) (Result, error) {
+	res := Result{Op: op.String()}
 	w, err := dc.call(ctx, op, run, &res)
 	if errors.Is(err, errUnknownDiffOp) {
 		return res, err
@@ -327,7 +327,7 @@ var errUnknownDiffOp = errors.New("unknown differential op")
 
 // call makes op's call, filling res with its answer; it returns the watch
 // a watching read left, and the call's error.
-func (dc *diffClient) call(ctx context.Context, op DiffOp, run *DiffRun, res *DiffResult) (client.Watch, error) {
+func (dc *diffClient) call(ctx context.Context, op Op, run *Run, res *Result) (client.Watch, error) {
 	c := dc.conn
 	var err error
 	var w client.Watch
@@ -371,7 +371,7 @@ func (dc *diffClient) call(ctx context.Context, op DiffOp, run *DiffRun, res *Di
 
 // write makes op's call when it is a write (a create of any mode, a
 // delete, a set, a multi, a setACL).
-func (dc *diffClient) write(ctx context.Context, op DiffOp, res *DiffResult) error {
+func (dc *diffClient) write(ctx context.Context, op Op, res *Result) error {
 	c := dc.conn
 	var err error
 	switch op.Op {
@@ -402,7 +402,7 @@ func (dc *diffClient) write(ctx context.Context, op DiffOp, res *DiffResult) err
 // getConfig reads /zookeeper/config, with the servers' ports masked:
 // another ensemble listens on other ports, whose digits count in the
 // data's length.
-func (dc *diffClient) getConfig(ctx context.Context, res *DiffResult) error {
+func (dc *diffClient) getConfig(ctx context.Context, res *Result) error {
 	var err error
 	res.Data, res.Stat, err = dc.conn.Get(ctx, "/zookeeper/config")
 	res.Read = err == nil
@@ -425,7 +425,7 @@ var createFlags = map[string]int32{"create": 0, "create-e": zk.FlagEphemeral, "c
 	"create2-es": zk.FlagEphemeral | zk.FlagSequence}
 
 // multi runs op's ops as one multi and records each one's answer.
-func (dc *diffClient) multi(ctx context.Context, op DiffOp, res *DiffResult) error {
+func (dc *diffClient) multi(ctx context.Context, op Op, res *Result) error {
 	ops := make([]any, len(op.Sub))
 	for i, s := range op.Sub {
 		switch s.Op {
@@ -443,7 +443,7 @@ func (dc *diffClient) multi(ctx context.Context, op DiffOp, res *DiffResult) err
 	}
 	rs, err := dc.conn.Multi(ctx, ops...)
 	for _, r := range rs {
-		sub := DiffSubResult{Path: r.String, Stat: r.Stat}
+		sub := SubResult{Path: r.String, Stat: r.Stat}
 		if r.Error != nil {
 			sub.Err = zkErrText(r.Error)
 		}
@@ -457,7 +457,7 @@ func (dc *diffClient) multi(ctx context.Context, op DiffOp, res *DiffResult) err
 // before the data that follows it), and collects the events that fired.
 // A sync would not do on the leader, which may apply the step's write
 // after the writer's follower answered it (recipes.UpToDate).
-func (dc *diffClient) settle(ctx context.Context, res *DiffResult) error {
+func (dc *diffClient) settle(ctx context.Context, res *Result) error {
 	if err := recipes.UpToDate(ctx, dc.conn); err != nil {
 		return fmt.Errorf("c%d up to date: %w", dc.i+1, err)
 	}

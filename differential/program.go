@@ -1,4 +1,4 @@
-package scenarios
+package differential
 
 import (
 	"fmt"
@@ -8,21 +8,8 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// Differential testing: the same random program of operations, by one or
-// several clients in a fixed interleaving, runs in the simulator and on a
-// live ensemble, and what each call answered is compared field by field:
-// the result or the error, the path a create returned (sequence numbers
-// included), the data (nil and empty told apart), every Stat field (zxids
-// and session ids by what they refer to, see diffcompare.go), the children,
-// a multi's result per op, and the watch events each client received. A
-// difference is a simulator bug, or a deliberate difference documented in
-// docs/fidelity.md and pinned by a test.
-//
-// This file is the program; diffrun.go runs it in either world;
-// diffcompare.go renders and compares the answers.
-
-// DiffOp is one step of a differential program: client Client calls Op.
-type DiffOp struct {
+// Op is one step of a differential program: client Client calls Op.
+type Op struct {
 	Client int
 	// Op is one of diffOps; a multi's ops are of diffSubOps. The creates:
 	// create (persistent), -e (ephemeral), -s (sequential), -es; -c
@@ -40,7 +27,7 @@ type DiffOp struct {
 	// 0 or 1.
 	Version int32
 	// Sub are a multi's ops, in order.
-	Sub []DiffOp
+	Sub []Op
 	// ACL is the ACL a create or setACL gives, an index in diffACLs.
 	ACL int
 	// Big sizes the data of a set-big, a create-big or a multi-big's set
@@ -85,7 +72,7 @@ var diffOps = []string{"create", "create", "create-e", "create-s", "create-es", 
 var diffSubOps = []string{"create", "create-e", "create-s", "create-es", "create-pc", "create-t", "delete", "set",
 	"check"}
 
-func (o DiffOp) String() string {
+func (o Op) String() string {
 	s := fmt.Sprintf("%s %s", o.Op, o.Path)
 	create := strings.HasPrefix(o.Op, "create")
 	if create || o.Op == "set" {
@@ -123,7 +110,7 @@ func (o DiffOp) String() string {
 	return s
 }
 
-func (o DiffOp) dataString() string {
+func (o Op) dataString() string {
 	if o.NilData {
 		return "nil"
 	}
@@ -131,7 +118,7 @@ func (o DiffOp) dataString() string {
 }
 
 // data is the op's data as the client passes it.
-func (o DiffOp) data() []byte {
+func (o Op) data() []byte {
 	if o.Big > 0 {
 		return make([]byte, o.BigLen)
 	}
@@ -164,29 +151,29 @@ func bigOverhead(op, path string) int {
 	}
 }
 
-// DiffProgram draws n operations for the given number of clients over a
+// Program draws n operations for the given number of clients over a
 // small tree under root/d (root, which must exist and be fresh, is the
 // parent of its sequential nodes: both worlds must start it empty), from
 // seed.
-func DiffProgram(root string, seed uint64, clients, n int) []DiffOp {
+func Program(root string, seed uint64, clients, n int) []Op {
 	r := rand.New(rand.NewPCG(seed, 0x64696666))
 	var paths []string
 	for _, p := range []string{"/d", "/d/a", "/d/b", "/d/a/x", "/d/b/y"} {
 		paths = append(paths, root+p)
 	}
-	var out []DiffOp
+	var out []Op
 	for i := 0; i < n; i++ {
 		op := drawDiffOp(r, diffOps, paths, i)
 		op.Client = r.IntN(clients)
 		switch op.Op {
 		case "multi":
-			op.Sub = make([]DiffOp, 1+r.IntN(4))
+			op.Sub = make([]Op, 1+r.IntN(4))
 			for j := range op.Sub {
 				op.Sub[j] = drawDiffOp(r, diffSubOps, paths, i)
 				op.Sub[j].Client = -1
 			}
 		case "multi-big":
-			op.Sub = []DiffOp{{Client: -1, Op: "set", Path: op.Path, Version: -1, Big: op.Big, BigLen: op.BigLen}}
+			op.Sub = []Op{{Client: -1, Op: "set", Path: op.Path, Version: -1, Big: op.Big, BigLen: op.BigLen}}
 		}
 		out = append(out, op)
 	}
@@ -196,8 +183,8 @@ func DiffProgram(root string, seed uint64, clients, n int) []DiffOp {
 // drawDiffOp draws one op of ops on one of paths, its data numbered i: a
 // string one time in two, else empty or nil; its ACL open one time in
 // two, else any of diffACLs.
-func drawDiffOp(r *rand.Rand, ops, paths []string, i int) DiffOp {
-	op := DiffOp{Op: ops[r.IntN(len(ops))], Path: paths[r.IntN(len(paths))], Version: int32(r.IntN(3)) - 1}
+func drawDiffOp(r *rand.Rand, ops, paths []string, i int) Op {
+	op := Op{Op: ops[r.IntN(len(ops))], Path: paths[r.IntN(len(paths))], Version: int32(r.IntN(3)) - 1}
 	switch r.IntN(4) {
 	case 0:
 		op.NilData = true

@@ -1,4 +1,4 @@
-package scenarios
+package differential
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 // ensemble numbers them from elsewhere; one before the root shows as
 // "before"), an ephemeral owner by the session's name (c1, c1', ...),
 // times by whether mtime follows ctime (the clocks differ).
-func (r DiffRun) Render() []string {
+func (r Run) Render() []string {
 	guids := guidNames{}
 	out := make([]string, len(r.Results))
 	for i, res := range r.Results {
@@ -26,7 +26,7 @@ func (r DiffRun) Render() []string {
 }
 
 // zxid is z as Render shows it.
-func (r DiffRun) zxid(z int64) string {
+func (r Run) zxid(z int64) string {
 	if z < r.Base {
 		return "before"
 	}
@@ -50,7 +50,7 @@ func (g guidNames) name(s string) string {
 }
 
 // statString is every field of st, as Render says.
-func (r DiffRun) statString(st *zk.Stat) string {
+func (r Run) statString(st *zk.Stat) string {
 	if st == nil {
 		return ""
 	}
@@ -72,7 +72,7 @@ func (r DiffRun) statString(st *zk.Stat) string {
 
 // render is the answer as one line, its Stats by stat, and the names in
 // it by name.
-func (res DiffResult) render(stat func(*zk.Stat) string, name func(string) string) string {
+func (res Result) render(stat func(*zk.Stat) string, name func(string) string) string {
 	s := res.Op + " → " + outcome(res.Err, res.Path, name)
 	if res.Read {
 		if res.Data == nil {
@@ -138,9 +138,9 @@ func sortedNames(names []string, name func(string) string) []string {
 	return out
 }
 
-// DiffDivergence is the first step at which two worlds answered a program
+// Divergence is the first step at which two worlds answered a program
 // differently.
-type DiffDivergence struct {
+type Divergence struct {
 	// Step is the step's index (from 0); Op is its operation's name
 	// (create-e, multi, ...).
 	Step      int
@@ -148,23 +148,23 @@ type DiffDivergence struct {
 	Sim, Live string
 }
 
-func (d DiffDivergence) String() string {
+func (d Divergence) String() string {
 	return fmt.Sprintf("step %d:\n  sim:  %s\n  live: %s", d.Step+1, d.Sim, d.Live)
 }
 
-// CompareDiff finds the first step at which the simulator's run of prog
+// Compare finds the first step at which the simulator's run of prog
 // and the live one answered differently, or returns nil when they agree
 // throughout.
-func CompareDiff(prog []DiffOp, simRun, liveRun DiffRun) *DiffDivergence {
+func Compare(prog []Op, simRun, liveRun Run) *Divergence {
 	a, b := simRun.Render(), liveRun.Render()
 	for i := 0; i < min(len(a), len(b)); i++ {
 		if a[i] != b[i] {
-			return &DiffDivergence{Step: i, Op: prog[i].Op, Sim: a[i], Live: b[i]}
+			return &Divergence{Step: i, Op: prog[i].Op, Sim: a[i], Live: b[i]}
 		}
 	}
 	if len(a) != len(b) {
 		i := min(len(a), len(b))
-		d := &DiffDivergence{Step: i, Sim: fmt.Sprintf("%d steps", len(a)), Live: fmt.Sprintf("%d steps", len(b))}
+		d := &Divergence{Step: i, Sim: fmt.Sprintf("%d steps", len(a)), Live: fmt.Sprintf("%d steps", len(b))}
 		if i < len(prog) {
 			d.Op = prog[i].Op
 		}
