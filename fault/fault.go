@@ -211,10 +211,43 @@ func (f Fault) String() string {
 	return b.String()
 }
 
+// Equal reports whether f and g are the same fault: the same kind,
+// targets, times and trigger (a Fault holds its trigger by pointer).
+func (f Fault) Equal(g Fault) bool {
+	if (f.When == nil) != (g.When == nil) || f.When != nil && *f.When != *g.When {
+		return false
+	}
+	f.When, g.When = nil, nil
+	return f == g
+}
+
+// Names reports whether f names t as one of its targets (a partition's
+// either side, a crash's server, a heal's link): a fault on the leader or
+// the applier names neither, since which server that was is the run's.
+func (f Fault) Names(t Target) bool {
+	return t.Kind != NoTarget && (f.A == t || f.B == t)
+}
+
+// TiedTo reports whether f is tied to client's requests of type op ("when
+// c1 create#2 applied:", or received).
+func (f Fault) TiedTo(client int, op client.Op) bool {
+	return f.When != nil && f.When.Client == client && f.When.Op == op &&
+		(f.When.On == OnApplied || f.When.On == OnReceived)
+}
+
 // Schedule is a list of faults. It prints one fault a line, and
 // ParseSchedule reads that text back to an equal schedule, so a schedule
 // found by a search replays exactly.
 type Schedule []Fault
+
+// Texts are the faults' texts, one each (nil for none).
+func (s Schedule) Texts() []string {
+	var out []string
+	for _, f := range s {
+		out = append(out, f.String())
+	}
+	return out
+}
 
 func (s Schedule) String() string {
 	lines := make([]string, len(s))

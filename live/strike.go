@@ -8,20 +8,25 @@ import (
 	"github.com/zksim/zksim/fault"
 )
 
-// StruckFault is a fault a live run injected: when, on the run's clock
-// (from its clients' start) and on the wall clock.
+// StruckFault is a fault a live run injected: the fault (read by its
+// fields), its text (as the schedule prints it), and when it struck, on
+// the run's clock (from its clients' start) and on the wall clock.
 type StruckFault struct {
-	Fault string        `json:"fault"`
+	Fault fault.Fault   `json:"-"`
+	Text  string        `json:"fault"`
 	At    time.Duration `json:"-"`
 	AtMs  float64       `json:"at_ms"`
 	Wall  time.Time     `json:"wall"`
 }
 
-// struckFault is fault, struck at wall on a run that began at origin.
-func struckFault(fault string, wall, origin time.Time) StruckFault {
+// struckFault is f, struck at wall on a run that began at origin.
+func struckFault(f fault.Fault, wall, origin time.Time) StruckFault {
 	at := wall.Sub(origin)
-	return StruckFault{Fault: fault, At: at, AtMs: float64(at.Microseconds()) / 1000, Wall: wall}
+	return StruckFault{Fault: f, Text: f.String(), At: at, AtMs: float64(at.Microseconds()) / 1000, Wall: wall}
 }
+
+// same reports whether s is f struck.
+func (s StruckFault) same(f fault.Fault) bool { return s.Fault.Equal(f) }
 
 // Arm arms a fault tied to a client's request or notification in that
 // client's dialer, where the live world can: a lost reply, request or
@@ -104,7 +109,7 @@ func (w *World) FaultsPending(timed []fault.Fault, settle time.Duration) func() 
 		for _, f := range timed {
 			at := f.At
 			if f.When != nil { // tied to a holding: when it struck, if it has
-				i := slices.IndexFunc(w.struck, func(s StruckFault) bool { return s.Fault == f.String() })
+				i := slices.IndexFunc(w.struck, func(s StruckFault) bool { return s.same(f) })
 				if i < 0 {
 					return true
 				}
@@ -120,14 +125,14 @@ func (w *World) FaultsPending(timed []fault.Fault, settle time.Duration) func() 
 
 // Tally sorts the run's faults into those that struck, with when, in the
 // order they did, and those that did not.
-func (w *World) Tally(timed, armed []fault.Fault) (injected []StruckFault, never []string) {
+func (w *World) Tally(timed, armed []fault.Fault) (injected []StruckFault, never fault.Schedule) {
 	w.struckMu.Lock()
 	struck := slices.Clone(w.struck)
 	w.struckMu.Unlock()
 	for _, f := range timed {
-		i := slices.IndexFunc(struck, func(s StruckFault) bool { return s.Fault == f.String() })
+		i := slices.IndexFunc(struck, func(s StruckFault) bool { return s.same(f) })
 		if i < 0 {
-			never = append(never, f.String())
+			never = append(never, f)
 			continue
 		}
 		injected = append(injected, struck[i])
@@ -141,10 +146,10 @@ func (w *World) Tally(timed, armed []fault.Fault) (injected []StruckFault, never
 			at, hit = faults.NotificationStruckAt(t.Nth)
 		}
 		if !hit {
-			never = append(never, f.String())
+			never = append(never, f)
 			continue
 		}
-		injected = append(injected, struckFault(f.String(), at, w.origin))
+		injected = append(injected, struckFault(f, at, w.origin))
 	}
 	slices.SortStableFunc(injected, func(a, b StruckFault) int { return a.Wall.Compare(b.Wall) })
 	return injected, never
@@ -155,7 +160,7 @@ func (w *World) Strike(f fault.Fault) {
 	e := w.ensemble
 	fmt.Fprintf(w.log, "live fault at %s: %s\n", time.Since(w.origin).Round(time.Millisecond), f)
 	w.struckMu.Lock()
-	w.struck = append(w.struck, struckFault(f.String(), time.Now(), w.origin))
+	w.struck = append(w.struck, struckFault(f, time.Now(), w.origin))
 	w.struckMu.Unlock()
 	server := func(t fault.Target) int {
 		if t.Kind == fault.LeaderT {

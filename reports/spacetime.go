@@ -3,10 +3,12 @@ package reports
 import (
 	"fmt"
 	"html"
+	"slices"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/sim"
@@ -44,6 +46,7 @@ type diagram struct {
 	lanes []string // c1, ..., s1, ...
 	rows  []sim.Record
 	name  func(sim.Actor) string
+	fault func(*sim.Record) (fault.Fault, bool) // the trace's Fault
 	b     strings.Builder
 	// proposed is the row of each write's proposal, by zxid, and who
 	// proposed it: where its replication arrows start.
@@ -64,7 +67,7 @@ const (
 )
 
 func newDiagram(o *scenarios.Outcome, recs []sim.Record, from, to int64) *diagram {
-	d := &diagram{o: o, name: o.World.Trace().ActorName, proposed: map[int64]proposal{}}
+	d := &diagram{o: o, name: o.World.Trace().ActorName, fault: o.World.Trace().Fault, proposed: map[int64]proposal{}}
 	proposer := map[int64]sim.Actor{}
 	for _, r := range recs {
 		t := int64(r.At)
@@ -104,9 +107,12 @@ func (d *diagram) clientLanes() []string {
 		for _, a := range []sim.Actor{r.From, r.To} {
 			used[d.processName(a)] = true
 		}
-		if r.Kind == sim.KFault {
-			for w := range strings.FieldsSeq(strings.TrimSuffix(r.Path, ":")) {
-				used[strings.Trim(w, ":")] = true
+		if f, ok := d.fault(&r); ok {
+			for _, t := range []fault.Target{f.A, f.B} {
+				used[t.String()] = true
+			}
+			if f.When != nil {
+				used[fmt.Sprintf("c%d", f.When.Client+1)] = true
 			}
 		}
 	}
@@ -208,7 +214,7 @@ func (d *diagram) event(i int, r sim.Record) {
 	yy := y(i)
 	switch r.Kind {
 	case sim.KSend:
-		d.arrow(from, yy, to, yy+rowGap-4, "#36c", false, shortOp(r), "request")
+		d.arrow(from, yy, to, yy+rowGap-4, "#36c", false, sim.ShortOp(r.Op, r.Path), "request")
 	case sim.KReply:
 		color, label := "#393", ""
 		if r.Code != 0 {
@@ -228,10 +234,10 @@ func (d *diagram) event(i int, r sim.Record) {
 	case sim.KRole:
 		d.mark(from, yy, "#555", firstWord(r.Path))
 	case sim.KFault:
-		d.fault(yy, r.Path)
+		d.faultLine(yy, &r)
 	case sim.KPropose:
 		d.proposed[r.Zxid] = proposal{i, r.From}
-		d.mark(from, yy, "#96c", "propose "+shortOp(r))
+		d.mark(from, yy, "#96c", "propose "+sim.ShortOp(r.Op, r.Path))
 	case sim.KApply:
 		if p, ok := d.proposed[r.Zxid]; ok {
 			d.arrow(d.x(p.leader), y(p.row), from, yy, "#96c", false, "", "replicate")
@@ -269,29 +275,22 @@ func (d *diagram) mark(x, yy int, color, label string) {
 		x, yy, color, x+6, yy+4, color, html.EscapeString(label))
 }
 
-// fault draws a fault as a red line across the diagram with its text,
-// and a lost reply as a cross on the client it never reached.
-func (d *diagram) fault(yy int, text string) {
+// faultLine draws a fault as a red line across the diagram with its
+// text, and a lost reply or request as a cross on the client it was
+// tied to.
+func (d *diagram) faultLine(yy int, r *sim.Record) {
 	right := laneLeft + (len(d.lanes)-1)*laneGap
 	fmt.Fprintf(&d.b, `<line class="fault" x1="%d" y1="%d" x2="%d" y2="%d" stroke="#e33" stroke-dasharray="2 2"/>`+"\n",
 		laneLeft-10, yy, right+10, yy)
-	fmt.Fprintf(&d.b, `<text x="%d" y="%d" fill="#e33" font-weight="bold">⚡ %s</text>`+"\n", right+16, yy+4, html.EscapeString(text))
-	if strings.Contains(text, "lose-reply") || strings.Contains(text, "lose-request") {
-		for i, l := range d.lanes {
-			if strings.Contains(text, "when "+l+" ") {
-				x := laneLeft + i*laneGap
-				fmt.Fprintf(&d.b, `<text class="lost" x="%d" y="%d" fill="#e33" font-size="16" text-anchor="middle">✕</text>`+"\n", x, yy+6)
-			}
-		}
+	fmt.Fprintf(&d.b, `<text x="%d" y="%d" fill="#e33" font-weight="bold">⚡ %s</text>`+"\n", right+16, yy+4, html.EscapeString(r.Path))
+	f, ok := d.fault(r)
+	if !ok || f.When == nil || f.Kind != fault.LoseReply && f.Kind != fault.LoseRequest {
+		return
 	}
-}
-
-func shortOp(r sim.Record) string {
-	p := r.Path
-	if i := strings.LastIndexByte(p, '/'); i >= 0 && i < len(p)-1 {
-		p = p[i+1:]
+	if i := slices.Index(d.lanes, fmt.Sprintf("c%d", f.When.Client+1)); i >= 0 {
+		x := laneLeft + i*laneGap
+		fmt.Fprintf(&d.b, `<text class="lost" x="%d" y="%d" fill="#e33" font-size="16" text-anchor="middle">✕</text>`+"\n", x, yy+6)
 	}
-	return fmt.Sprintf("%s %s", r.Op, p)
 }
 
 func shortCode(code int32) string {

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/sim"
@@ -61,7 +63,7 @@ func TestSpaceTimeDiagram(t *testing.T) {
 		t.Fatal(err)
 	}
 	s1 := fmt.Sprintf(`x2="%d"`, laneLeft+(stale.Spec.Clients)*laneGap)
-	if strings.Count(svg, `class="span"`) != 2 || !strings.Contains(svg, "s1 ✕ s3 cut") || !strings.Contains(svg, "propose setData k") ||
+	if strings.Count(svg, `class="span"`) != 2 || !strings.Contains(svg, "s1 ✕ s3 cut") || !strings.Contains(svg, "propose setData /k") ||
 		!strings.Contains(svg, `class="replicate"`) {
 		t.Errorf("the stale read's diagram has no cut link s1–s3 or no replication:\n%s", svg)
 	}
@@ -121,5 +123,32 @@ func TestSpaceTimeShowsTheFaults(t *testing.T) {
 				t.Errorf("%s seed %d: the diagram does not show %q (struck at %s)", sc.Name, o.Seed, r.Path, models.FormatTime(int64(r.At)))
 			}
 		}
+	}
+}
+
+// A cut healed by a heal of the schedule ends at that heal's row, not at
+// the end of the window.
+func TestSpaceTimeCutEndsAtItsHeal(t *testing.T) {
+	sc, err := scenarios.LoadScenario("stale-read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := sc.Spec
+	spec.Faults = fault.MustParseSchedule("at 500ms partition s1 s3\nat 1500ms heal s1 s3")
+	o, err := scenarios.Replay(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := o.World.Trace()
+	d := newDiagram(o, tr.Records(), 0, o.Input.End)
+	heal := slices.IndexFunc(d.rows, func(r sim.Record) bool { return r.Kind == sim.KFault && strings.Contains(r.Path, "heal") })
+	var cuts []span
+	for _, s := range d.findSpans() {
+		if s.cut {
+			cuts = append(cuts, s)
+		}
+	}
+	if heal < 0 || len(cuts) != 1 || cuts[0].to != heal {
+		t.Fatalf("the heal at row %d (of %d); the cuts %+v: want one, ending there", heal, len(d.rows), cuts)
 	}
 }

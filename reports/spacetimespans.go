@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"html"
-	"strings"
 
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/sim"
@@ -58,7 +57,7 @@ func (d *diagram) findSpans() []span {
 			end := d.nextRow(i, func(o sim.Record) bool { return o.Kind == sim.KResume && o.From == r.From }, last)
 			out = append(out, d.lineSpan(r.From, i, end, "paused"))
 		case r.Kind == sim.KFault:
-			if s, ok := d.faultSpan(i, r); ok {
+			if s, ok := d.faultSpan(i, &r); ok {
 				out = append(out, s)
 			}
 		}
@@ -74,16 +73,11 @@ func (d *diagram) findSpans() []span {
 
 // faultSpan is the span of the fault row i records, when it cuts links
 // between lines the diagram has.
-func (d *diagram) faultSpan(i int, r sim.Record) (span, bool) {
-	text := r.Path
-	if _, rest, ok := strings.Cut(text, ": "); ok && strings.HasPrefix(text, "when ") {
-		text = "at 0s " + rest // the trigger has fired: the fault itself
-	}
-	sched, err := fault.ParseSchedule(text)
-	if err != nil || len(sched) != 1 {
+func (d *diagram) faultSpan(i int, r *sim.Record) (span, bool) {
+	f, ok := d.fault(r)
+	if !ok {
 		return span{}, false
 	}
-	f := sched[0]
 	lane := d.laneOf
 	var s span
 	switch f.Kind {
@@ -98,20 +92,20 @@ func (d *diagram) faultSpan(i int, r sim.Record) (span, bool) {
 	default:
 		return span{}, false
 	}
-	s.from, s.to, s.cut = i, d.healRow(i, r, f), true
+	s.from, s.to, s.cut = i, d.healRow(i, *r, f), true
 	return s, true
 }
 
 // healRow is the row where the fault at row i ends: its "for" after it
-// struck, else the first heal the trace records of its first target,
-// else the window's last row.
+// struck, else the first heal the trace records of its first target (or
+// of every link), else the window's last row.
 func (d *diagram) healRow(i int, r sim.Record, f fault.Fault) int {
 	if f.For > 0 {
 		return d.rowAt(int64(r.At) + int64(f.For))
 	}
-	name := f.A.String()
 	return d.nextRow(i, func(o sim.Record) bool {
-		return o.Kind == sim.KFault && strings.HasPrefix(o.Path, "heal") && strings.Contains(o.Path, name)
+		h, ok := d.fault(&o)
+		return ok && h.Kind == fault.Heal && (h.A.Kind == fault.NoTarget || h.Names(f.A))
 	}, len(d.rows)-1)
 }
 
@@ -146,5 +140,5 @@ func (d *diagram) laneOf(t fault.Target) int {
 			return (x - laneLeft) / laneGap
 		}
 	}
-	return -1 // the leader, the applier: which server it was is not in the fault's text
+	return -1 // the leader, the applier: which server it was, the fault does not say
 }

@@ -37,14 +37,7 @@ func Steps(o *scenarios.Outcome) ([]Step, error) {
 	}
 	from, at := violationWindow(o)
 	w := newStepWorld(o, tr.ActorName)
-	action := func(r *sim.Record) string {
-		text := shorten(tr.Action(r))
-		switch r.Kind {
-		case sim.KSend, sim.KReply, sim.KNotify:
-			text = "→" + tr.ActorName(r.To) + " " + text
-		}
-		return w.name(r.From) + ": " + text
-	}
+	action := func(r *sim.Record) string { return w.name(r.From) + ": " + rowText(tr, r) }
 	var steps []Step
 	for _, r := range recs {
 		w.apply(r)

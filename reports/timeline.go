@@ -2,9 +2,7 @@ package reports
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/zksim/zksim/models"
@@ -80,14 +78,19 @@ func NewTimeline(o *scenarios.Outcome) (*Timeline, error) {
 		if !shown[r.Kind] {
 			continue
 		}
-		text := shorten(tr.Action(r))
-		switch r.Kind {
-		case sim.KSend, sim.KReply, sim.KNotify:
-			text = "→" + tr.ActorName(r.To) + " " + text
-		}
-		t.Rows = append(t.Rows, TimelineRow{At: int64(r.At), Col: col(r.From), Text: text})
+		t.Rows = append(t.Rows, TimelineRow{At: int64(r.At), Col: col(r.From), Text: rowText(tr, r)})
 	}
 	return t, nil
+}
+
+// rowText is what a record says in a timeline's row or a step: its short
+// form (sim.Trace.Short), a message's with where it went.
+func rowText(tr *sim.Trace, r *sim.Record) string {
+	switch r.Kind {
+	case sim.KSend, sim.KReply, sim.KNotify:
+		return "→" + tr.ActorName(r.To) + " " + tr.Short(r)
+	}
+	return tr.Short(r)
 }
 
 // timelineColumns are the world's column, then a client's each, then a
@@ -158,35 +161,6 @@ func callText(op models.Operation) string {
 		s += fmt.Sprintf(" %q", op.Data)
 	}
 	return s
-}
-
-var (
-	sessionSuffix = regexp.MustCompile(`\s+\(session 0x[0-9a-f]+\)`)
-	sessionState  = regexp.MustCompile(`^session 0x[0-9a-f]+ State(\w+)$`)
-	applyZxid     = regexp.MustCompile(`^apply zxid=0x[0-9a-f]+ `)
-	pathToken     = regexp.MustCompile(`/[^\s":]+`)
-	guidPrefix    = regexp.MustCompile(`^[0-9a-f]{12,}-`)
-	sequential    = regexp.MustCompile(`^(.*?)(\d{10})$`)
-)
-
-// shorten keeps a record's text readable in a column: a session's state
-// change is its new state, an apply loses its zxid (the full trace has
-// it), a path becomes its last element, and a sequential node's name
-// loses its guid and its sequence number's leading zeros (lock-3).
-func shorten(s string) string {
-	if m := sessionState.FindStringSubmatch(s); m != nil {
-		return "session " + m[1]
-	}
-	s = sessionSuffix.ReplaceAllString(s, "")
-	s = applyZxid.ReplaceAllString(s, "apply ")
-	return pathToken.ReplaceAllStringFunc(s, func(p string) string {
-		last := guidPrefix.ReplaceAllString(p[strings.LastIndexByte(p, '/')+1:], "")
-		if m := sequential.FindStringSubmatch(last); m != nil {
-			n, _ := strconv.Atoi(m[2])
-			last = fmt.Sprintf("%s%d", m[1], n)
-		}
-		return "/" + last
-	})
 }
 
 // Window keeps the rows from time from to time to (inclusive), at most

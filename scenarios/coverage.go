@@ -49,13 +49,15 @@ func coverageKeys(k *kind) []string {
 // megabytes a run for one pass).
 func coverageOf(sched fault.Schedule, res sim.Result, recs iter.Seq[*sim.Record]) Coverage {
 	c := Coverage{}
-	left := map[string]int{}
+	left := map[string]int{} // by the fault's text, which says all of it
+	kinds := map[string]fault.Kind{}
 	for _, f := range sched {
 		left[f.String()]++
+		kinds[f.String()] = f.Kind
 	}
 	for _, f := range res.Struck {
 		text := f.String() // written out once: a fault's text is built each time
-		c["struck: "+faultKind(text)]++
+		c["struck: "+f.Kind.String()]++
 		if t := f.When; t != nil && (f.Kind == fault.LoseReply || f.Kind == fault.LoseRequest) {
 			switch t.Op {
 			case client.OpCreate:
@@ -72,7 +74,7 @@ func coverageOf(sched fault.Schedule, res sim.Result, recs iter.Seq[*sim.Record]
 	}
 	for text, n := range left {
 		c[CovNeverStruck] += n
-		c["never struck: "+faultKind(text)] += n
+		c["never struck: "+kinds[text].String()] += n
 	}
 	elections := 0
 	for r := range recs {
@@ -108,35 +110,13 @@ func coverageOf(sched fault.Schedule, res sim.Result, recs iter.Seq[*sim.Record]
 func liveCoverage(out *LiveOutcome, k *kind) Coverage {
 	c := situationsOf(k, out.Input.Ops)
 	for _, f := range out.Injected {
-		c["struck: "+faultKind(f.Fault)]++
+		c["struck: "+f.Fault.Kind.String()]++
 	}
 	for _, f := range out.NeverStruck {
 		c[CovNeverStruck]++
-		c["never struck: "+faultKind(f)]++
+		c["never struck: "+f.Kind.String()]++
 	}
 	return c
-}
-
-// faultKind is a fault's kind as the schedule syntax names it, read from
-// the fault's text (fault.Fault.String) without splitting it into a list.
-func faultKind(text string) string {
-	var first [3]string // "at TIME KIND ..."
-	n := 0
-	afterTrigger := false
-	for w := range strings.FieldsSeq(text) {
-		if afterTrigger { // a trigger, then the fault
-			return w
-		}
-		if n < len(first) {
-			first[n] = w
-		}
-		n++
-		afterTrigger = strings.HasSuffix(w, ":")
-	}
-	if n > 2 && first[0] == "at" {
-		return first[2]
-	}
-	return first[0]
 }
 
 // add adds o's counts to c.

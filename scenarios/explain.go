@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
@@ -80,11 +81,11 @@ func staleSources(w *sim.World, vs []models.Violation, causes map[string]string)
 	}
 	tr := w.Trace()
 	for v, read := range staleReads(vs) {
-		server := ""
+		server, from := "", sim.WorldActor
 		for _, r := range tr.Records() {
 			if r.Kind == sim.KReply && r.To == sim.ClientActor(read.Client) && r.Op == client.OpGetData &&
 				int64(r.At) >= read.Call && int64(r.At) <= read.Return {
-				server = tr.ActorName(r.From)
+				server, from = tr.ActorName(r.From), r.From
 			}
 		}
 		if server == "" {
@@ -92,7 +93,7 @@ func staleSources(w *sim.World, vs []models.Violation, causes map[string]string)
 		}
 		var struck []string
 		for _, r := range tr.Records() {
-			if r.Kind == sim.KFault && int64(r.At) <= read.Call && slices.Contains(strings.Fields(r.Path), server) {
+			if f, ok := tr.Fault(&r); ok && int64(r.At) <= read.Call && f.Names(from.Target()) {
 				struck = append(struck, r.Path)
 			}
 		}
@@ -243,10 +244,11 @@ type runFacts struct {
 	last  map[string]int64 // a client's name → the session it opened last
 	recs  []sim.Record
 	name  func(sim.Actor) string
+	fault func(*sim.Record) (fault.Fault, bool) // the trace's Fault
 }
 
 func factsOf(tr *sim.Trace) *runFacts {
-	f := &runFacts{owner: map[int64]string{}, last: map[string]int64{}, recs: tr.Records(), name: tr.ActorName}
+	f := &runFacts{owner: map[int64]string{}, last: map[string]int64{}, recs: tr.Records(), name: tr.ActorName, fault: tr.Fault}
 	for _, r := range f.recs {
 		if r.Kind == sim.KState && r.Sess != 0 {
 			// A client's last session is the one it opened last: an old
@@ -395,7 +397,7 @@ func ownerName(owner map[int64]string, n sim.NodeInfo) string {
 func (f *runFacts) lostCreateReply(path, who string) string {
 	for _, r := range f.recs {
 		if r.Kind == sim.KApply && r.Op == client.OpCreate && r.Path == path && r.Code == 0 {
-			if lost := f.faultAt(r.At, who, "lose-reply"); strings.Contains(lost, who+" create#") {
+			if lost := f.faultAt(r.At, who, fault.LoseReply, client.OpCreate); lost != "" {
 				return lost
 			}
 		}
@@ -418,15 +420,25 @@ func seqOf(path string) int64 {
 
 func baseName(path string) string { return path[strings.LastIndexByte(path, '/')+1:] }
 
-// faultAt is the text of a fault of kind, on client who, struck at t ("" if
-// none).
-func (f *runFacts) faultAt(t sim.Time, who, kind string) string {
+// faultAt is the text of a fault of kind tied to client who's requests
+// of type op, struck at t ("" if none).
+func (f *runFacts) faultAt(t sim.Time, who string, kind fault.Kind, op client.Op) string {
 	for _, r := range f.recs {
-		if r.Kind == sim.KFault && r.At == t && strings.Contains(r.Path, who+" ") && strings.Contains(r.Path, kind) {
+		if x, ok := f.fault(&r); ok && r.At == t && x.Kind == kind && x.TiedTo(clientIndex(who), op) {
 			return r.Path
 		}
 	}
 	return ""
+}
+
+// clientIndex is the index of the client a fault names cN (-1 for a name
+// of another form).
+func clientIndex(name string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(name, "c"))
+	if err != nil || !strings.HasPrefix(name, "c") || n < 1 {
+		return -1
+	}
+	return n - 1
 }
 
 // lostDelete is the fault that took who's delete of path, after it was
@@ -437,12 +449,18 @@ func (f *runFacts) lostDelete(path, who string) string {
 		switch {
 		case r.Kind == sim.KSend && r.Op == client.OpDelete && r.Path == path && f.name(r.From) == who:
 			sent = r.At
-		case sent >= 0 && r.Kind == sim.KFault && strings.Contains(r.Path, who+" delete#") &&
-			(strings.Contains(r.Path, "lose-request") || strings.Contains(r.Path, "lose-reply")):
+		case sent >= 0 && f.lost(&r, who, client.OpDelete):
 			return r.Path
 		}
 	}
 	return ""
+}
+
+// lost reports whether r tells of a fault that lost who's request of
+// type op or its reply.
+func (f *runFacts) lost(r *sim.Record, who string, op client.Op) bool {
+	x, ok := f.fault(r)
+	return ok && (x.Kind == fault.LoseRequest || x.Kind == fault.LoseReply) && x.TiedTo(clientIndex(who), op)
 }
 
 // current reports whether session id was its client's last.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
@@ -43,23 +45,23 @@ func (f *liveFacts) current(id int64, who string) bool { return f.last[who] == i
 // lostCreateReply is the lost reply to one of who's creates that struck,
 // with when ("" if none).
 func (f *liveFacts) lostCreateReply(_, who string) string {
-	return f.struck(who+" create#", "lose-reply")
+	return f.struck(who, client.OpCreate, fault.LoseReply)
 }
 
 // lostDelete is a lost delete of who's, or its lost reply ("" if none).
 func (f *liveFacts) lostDelete(_, who string) string {
-	if s := f.struck(who+" delete#", "lose-request"); s != "" {
+	if s := f.struck(who, client.OpDelete, fault.LoseRequest); s != "" {
 		return s
 	}
-	return f.struck(who+" delete#", "lose-reply")
+	return f.struck(who, client.OpDelete, fault.LoseReply)
 }
 
-// struck is the first injected fault whose text holds both trigger and
-// kind, with when it struck.
-func (f *liveFacts) struck(trigger, kind string) string {
+// struck is the first injected fault of kind tied to who's requests of
+// type op, with when it struck.
+func (f *liveFacts) struck(who string, op client.Op, kind fault.Kind) string {
 	for _, s := range f.injected {
-		if strings.Contains(s.Fault, trigger) && strings.Contains(s.Fault, kind) {
-			return fmt.Sprintf("%s, struck at %s", s.Fault, s.At.Round(time.Millisecond))
+		if s.Fault.Kind == kind && s.Fault.TiedTo(clientIndex(who), op) {
+			return fmt.Sprintf("%s, struck at %s", s.Text, s.At.Round(time.Millisecond))
 		}
 	}
 	return ""
@@ -164,25 +166,25 @@ func (ns *liveNotes) staleSources(servers []string, injected []live.StruckFault,
 	sent := slices.Clone(ns.sent)
 	ns.mu.Unlock()
 	for v, read := range staleReads(vs) {
-		server := ""
+		server := -1
 		for _, s := range sent {
 			if s.client == read.Client && s.r.Op == "getData" && s.r.Path == read.Path &&
 				int64(s.at) >= read.Call && int64(s.at) <= read.Return {
 				if i := slices.Index(servers, s.r.Addr); i >= 0 {
-					server = fmt.Sprintf("s%d", i+1)
+					server = i
 				}
 			}
 		}
-		if server == "" {
+		if server < 0 {
 			continue
 		}
 		var struck []string
 		for _, f := range injected {
-			if int64(f.At) <= read.Call && slices.Contains(strings.Fields(f.Fault), server) {
-				struck = append(struck, f.Fault)
+			if int64(f.At) <= read.Call && f.Fault.Names(fault.Target{Kind: fault.ServerT, Index: server}) {
+				struck = append(struck, f.Text)
 			}
 		}
-		causes = staleCause(causes, v.Object, server, struck)
+		causes = staleCause(causes, v.Object, fmt.Sprintf("s%d", server+1), struck)
 	}
 	return causes
 }
@@ -199,7 +201,7 @@ func liveHolderFaults(injected []live.StruckFault, vs []models.Violation, causes
 		var parts []string
 		for _, f := range injected {
 			if at := int64(f.At); at >= from && at <= to && len(parts) < 4 {
-				parts = append(parts, fmt.Sprintf("%s (struck at %s)", f.Fault, models.FormatTime(at)))
+				parts = append(parts, fmt.Sprintf("%s (struck at %s)", f.Text, models.FormatTime(at)))
 			}
 		}
 		if len(parts) == 0 {

@@ -41,7 +41,7 @@ func liveRun(t *testing.T, sc *Scenario, seed uint64) *LiveOutcome {
 		t.Errorf("%s live: expected %s, got %v (weak %q, timed out %v)", sc.Name, sc.Expect, o.Violations, o.Weak, o.TimedOut)
 	}
 	for _, f := range o.Schedule {
-		if f.When == nil && !undoes(f) && slices.Contains(o.NeverStruck, f.String()) {
+		if f.When == nil && !undoes(f) && slices.ContainsFunc(o.NeverStruck, f.Equal) {
 			t.Errorf("%s live: the timed fault %q never struck", sc.Name, f)
 		}
 	}
@@ -53,7 +53,7 @@ func liveRun(t *testing.T, sc *Scenario, seed uint64) *LiveOutcome {
 		t.Fatal(err)
 	}
 	for _, f := range simulated.Result.Struck {
-		if slices.Contains(o.NeverStruck, f.String()) {
+		if slices.ContainsFunc(o.NeverStruck, f.Equal) {
 			t.Errorf("%s live: %q struck in the simulator's run of seed %d, and never live", sc.Name, f, seed)
 		}
 	}

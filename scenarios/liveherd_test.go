@@ -147,12 +147,12 @@ func TestLiveWeaknessIgnoresUndoing(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := &LiveOutcome{Outcome: Outcome{Spec: Spec{Faults: sched}}}
-	out.Injected = []live.StruckFault{{Fault: sched[0].String()}}
-	out.NeverStruck = []string{sched[1].String()}
+	out.Injected = []live.StruckFault{{Fault: sched[0], Text: sched[0].String()}}
+	out.NeverStruck = fault.Schedule{sched[1]}
 	if w := liveWeakness(out); w != "" {
 		t.Errorf("weak %q for a heal that came after the workload", w)
 	}
-	out.Injected, out.NeverStruck = nil, []string{sched[0].String(), sched[1].String()}
+	out.Injected, out.NeverStruck = nil, fault.Schedule{sched[0], sched[1]}
 	if w := liveWeakness(out); w == "" {
 		t.Error("not weak though the partition never struck")
 	}

@@ -52,7 +52,7 @@ type LiveOutcome struct {
 	// NeverStruck, those scheduled that did not (the run ended first, or
 	// their trigger never came): a live pass is worth the faults it met.
 	Injected    []live.StruckFault
-	NeverStruck []string
+	NeverStruck fault.Schedule
 	// Weak says why the run met too few of its faults to be a pass ("":
 	// it met enough): a fault the scenario names that never struck, or
 	// none of its random faults. A weak run is not as expected.
@@ -289,7 +289,7 @@ func liveWeakness(out *LiveOutcome) string {
 		if undoes(f) {
 			continue // a heal or a restart that came after the workload met nothing it had to
 		}
-		if slices.Contains(out.NeverStruck, f.String()) {
+		if slices.ContainsFunc(out.NeverStruck, f.Equal) {
 			return fmt.Sprintf("the scenario's fault %q never struck", f)
 		}
 	}

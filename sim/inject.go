@@ -124,7 +124,7 @@ func (p *faultPlan) on(key fault.Trigger, at hit) effect {
 // strike carries out f now. For a fault tied to an event, at says where the
 // event happened; strike says what becomes of the triggering message.
 func (w *World) strike(f fault.Fault, at hit) effect {
-	w.s.record(Record{Kind: KFault, From: WorldActor, Path: f.String()})
+	w.s.recordFault(f, f.String())
 	w.struck = append(w.struck, f)
 	switch f.Kind {
 	case fault.Crash:
@@ -259,7 +259,7 @@ func (w *World) cutOff(t fault.Target, d Time, over string) {
 	cutAll(true)
 	if d > 0 {
 		w.s.at(w.s.now+d, func() {
-			w.s.record(Record{Kind: KFault, From: WorldActor, Path: "heal " + t.String() + " (" + over + ")"})
+			w.s.recordFault(fault.Fault{At: w.s.now.Std(), Kind: fault.Heal, A: t}, "heal "+t.String()+" ("+over+")")
 			cutAll(false)
 			w.electionAt = 0
 			w.needElection()
@@ -278,7 +278,7 @@ func (w *World) disconnect(f fault.Fault) {
 	cutAll(true)
 	if f.For > 0 {
 		w.s.at(w.s.now+Time(f.For), func() {
-			w.s.record(Record{Kind: KFault, From: WorldActor, Path: "heal " + f.A.String() + " (disconnect over)"})
+			w.s.recordFault(fault.Fault{At: w.s.now.Std(), Kind: fault.Heal, A: f.A}, "heal "+f.A.String()+" (disconnect over)")
 			cutAll(false)
 		})
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/zksim/zksim/fault"
 )
 
 // handler is what an event does when it fires. Messages implement it
@@ -207,6 +209,11 @@ func (s *Scheduler) background(t Time, fn func()) { s.schedule(t, funcHandler(fn
 func (s *Scheduler) record(r Record) {
 	r.At = s.now
 	s.trace.add(r)
+}
+
+// recordFault records that f strikes now, printed as text.
+func (s *Scheduler) recordFault(f fault.Fault, text string) {
+	s.trace.add(s.trace.fault(s.now, f, text))
 }
 
 // makeRunnable puts t at the end of the run queue.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
 )
 
 // Actor names who did something in a trace record: the world itself, a
@@ -25,6 +26,18 @@ func ClientActor(i int) Actor { return Actor(1 + i) }
 
 // ServerActor is the actor of server i (0-based).
 func ServerActor(i int) Actor { return serverBase + Actor(i) }
+
+// Target is the actor as a fault names it: a server sN or a client cN
+// (NoTarget for the world).
+func (a Actor) Target() fault.Target {
+	switch {
+	case a == WorldActor:
+		return fault.Target{}
+	case a >= serverBase:
+		return fault.Target{Kind: fault.ServerT, Index: int(a - serverBase)}
+	}
+	return fault.Target{Kind: fault.ClientT, Index: int(a) - 1}
+}
 
 // Kind is what a trace record says happened.
 type Kind uint8
@@ -46,7 +59,7 @@ const (
 	KNote                    // free text (Path holds the text)
 	KRole                    // a server's role changes (Arg=role, Path=why)
 	KPropose                 // the leader orders a write (Op, Path, Zxid, Sess)
-	KFault                   // a fault is injected (Path describes it)
+	KFault                   // a fault strikes (Path: its text; Arg: its place in Trace.Faults, 1-based)
 )
 
 // Record is one event of a run. It is kept compact and rendered to text only
@@ -79,6 +92,9 @@ type Trace struct {
 	kept   int
 	recs   []Record
 	names  []string // client names by index
+	// faults are the faults struck, in order, each a KFault record's
+	// (Fault): a fault is read by its fields, never back from its text.
+	faults []fault.Fault
 }
 
 // traceChunk is the most records in a block of a kept trace;
@@ -122,7 +138,11 @@ func (t *Trace) add(r Record) {
 	t.mixString(r.Path)
 	t.mix(uint64(r.Zxid))
 	t.mix(uint64(r.Sess))
-	t.mix(uint64(r.Arg))
+	arg := r.Arg
+	if r.Kind == KFault {
+		arg = 0 // the fault's place in Faults: its text, in Path, is hashed
+	}
+	t.mix(uint64(arg))
 	if t.keep {
 		if n := len(t.chunks); n == 0 || len(t.chunks[n-1]) == cap(t.chunks[n-1]) {
 			// The first blocks are small and double (a short run keeps a few
@@ -139,6 +159,25 @@ func (t *Trace) add(r Record) {
 		t.kept++
 	}
 }
+
+// fault hashes and keeps a KFault record of f, its text text, striking
+// now: the text is what the trace prints (f's schedule form, or what
+// ended with a heal).
+func (t *Trace) fault(at Time, f fault.Fault, text string) Record {
+	t.faults = append(t.faults, f)
+	return Record{At: at, Kind: KFault, From: WorldActor, Path: text, Arg: int64(len(t.faults))}
+}
+
+// Fault is the fault a KFault record tells of; false for another record.
+func (t *Trace) Fault(r *Record) (fault.Fault, bool) {
+	if r.Kind != KFault || r.Arg < 1 || int(r.Arg) > len(t.faults) {
+		return fault.Fault{}, false
+	}
+	return t.faults[r.Arg-1], true
+}
+
+// Faults are the faults struck so far, in the order they struck.
+func (t *Trace) Faults() []fault.Fault { return t.faults }
 
 // choice hashes one decision drawn from the run's Source.
 func (t *Trace) choice(n, v int) {

@@ -163,7 +163,7 @@ func liveOutput(sc *scenarios.Scenario, servers []string, o *scenarios.LiveOutco
 	return map[string]any{"scenario": sc.Name, "seed": o.Seed, "servers": servers, "expected": sc.Expect.String(),
 		"as_expected": as, "violations": vs, "ops": len(o.Input.Ops), "wall_ms": o.Wall.Milliseconds(),
 		"timed_out": o.TimedOut, "quiesced": o.Quiesced, "skipped_faults": o.Skipped, "injected_faults": injected,
-		"never_struck_faults": o.NeverStruck, "weak": o.Weak, "placement": scenarios.PlacementLines(o.Placement),
+		"never_struck_faults": o.NeverStruck.Texts(), "weak": o.Weak, "placement": scenarios.PlacementLines(o.Placement),
 		"interrupted": o.Interrupted, "coverage": o.Coverage}
 }
 
@@ -189,7 +189,7 @@ func printLive(w io.Writer, sc *scenarios.Scenario, servers []string, o *scenari
 			strings.Join(scenarios.PlacementLines(o.Placement), ", "))
 	}
 	for _, f := range o.Injected {
-		fmt.Fprintf(w, "  injected at %s (%s): %s\n", f.At.Round(time.Millisecond), f.Wall.Format("15:04:05.000"), f.Fault)
+		fmt.Fprintf(w, "  injected at %s (%s): %s\n", f.At.Round(time.Millisecond), f.Wall.Format("15:04:05.000"), f.Text)
 	}
 	for _, f := range o.NeverStruck {
 		fmt.Fprintf(w, "  never struck (the run ended first, or its trigger never came): %s\n", f)
