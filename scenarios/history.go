@@ -18,17 +18,20 @@ import (
 // run ended for lack of progress). `zksim check` judges it again with
 // Judge, the function a run's verdict comes from, so both say the same.
 type History struct {
-	Kind           string         `json:"kind,omitempty"`
-	Checks         []string       `json:"checks,omitempty"`
-	Start          int64          `json:"start_ns,omitempty"`
-	End            int64          `json:"end_ns,omitempty"`
-	Stuck          bool           `json:"stuck,omitempty"`
-	Bound          time.Duration  `json:"bound_ns,omitempty"`
-	SessionTimeout time.Duration  `json:"session_timeout_ns,omitempty"`
-	Size           int            `json:"size,omitempty"`
-	Proceed        int            `json:"proceed,omitempty"`
-	ClientFailure  *ClientFailure `json:"client_failure,omitempty"`
-	NoProgress     *NoProgress    `json:"no_progress,omitempty"`
+	Kind           string          `json:"kind,omitempty"`
+	Checks         []string        `json:"checks,omitempty"`
+	Start          int64           `json:"start_ns,omitempty"`
+	End            int64           `json:"end_ns,omitempty"`
+	Stuck          bool            `json:"stuck,omitempty"`
+	Bound          time.Duration   `json:"bound_ns,omitempty"`
+	SessionTimeout time.Duration   `json:"session_timeout_ns,omitempty"`
+	Size           int             `json:"size,omitempty"`
+	Proceed        int             `json:"proceed,omitempty"`
+	ClientFailures []ClientFailure `json:"client_failures,omitempty"`
+	NoProgress     *NoProgress     `json:"no_progress,omitempty"`
+	// OldClientFailure is how a history written before client_failures
+	// held its one failure: read into ClientFailures, never written.
+	OldClientFailure *ClientFailure `json:"client_failure,omitempty"`
 	// Causes are what the run showed of a violation's cause, by object:
 	// the nodes a lock's waiters waited behind; under "stale:" and the
 	// object, the server a stale read came from and the faults that had
@@ -40,7 +43,9 @@ type History struct {
 }
 
 // ClientFailure is a client that failed (an error or a panic): a safety
-// violation of the "client" check.
+// violation of the "client" check. At is when, where the world knows it
+// (a simulated run ends at its first failure; a live run's clients fail
+// on their own, each told when the run ends).
 type ClientFailure struct {
 	At      int64  `json:"at_ns"`
 	Message string `json:"message"`
@@ -78,7 +83,7 @@ func (h *History) Judge(checks ...string) ([]models.Violation, error) {
 		checks = h.Checks
 	}
 	var out []models.Violation
-	if f := h.ClientFailure; f != nil {
+	for _, f := range h.ClientFailures {
 		out = append(out, models.Violation{Check: "client", Kind: models.Safety, At: f.At, Message: f.Message})
 	}
 	vs, err := models.Run(h.Input(), checks...)
@@ -121,6 +126,9 @@ func ParseHistory(data []byte) (*History, error) {
 	}
 	if dec.InputOffset() < int64(len(trimmed)) {
 		return nil, fmt.Errorf("more after the history, at byte %d: a history file holds one JSON document", dec.InputOffset())
+	}
+	if old := h.OldClientFailure; old != nil {
+		h.ClientFailures, h.OldClientFailure = append([]ClientFailure{*old}, h.ClientFailures...), nil
 	}
 	if err := h.checkHeader(bare); err != nil {
 		return nil, err

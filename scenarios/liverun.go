@@ -227,20 +227,21 @@ func sortFaults(w *live.World, out *LiveOutcome, haveEnsemble, proxied bool) (ti
 	return timed, armed, nil
 }
 
-// judgeLive records the run's traffic and history and checks it: a
-// client's error is a violation unless the run's time was up; the
-// liveness bound allows for the schedule's pauses and quorum losses.
+// judgeLive records the run's traffic and history and judges it as a
+// simulated run is judged (judge, settle): a client's error is a failure
+// unless the run's time was up; the liveness bound allows for the
+// schedule's pauses and quorum losses.
 func judgeLive(out *LiveOutcome, r *runner, k *kind, run *liveEvidence, errs []error, servers []string) error {
 	spec := out.Spec
 	w := run.w
 	out.Counters = w.Counters()
 	end := int64(out.Wall)
 	out.Result = sim.Result{End: sim.Time(end)}
+	var failures []ClientFailure
 	for i, err := range errs {
 		over := out.TimedOut || out.Quiesced
 		if err != nil && !(over && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled))) {
-			out.Violations = append(out.Violations, models.Violation{Check: "client", Kind: models.Safety,
-				Message: fmt.Sprintf("%s failed: %v", w.Processes()[i].Name(), err)})
+			failures = append(failures, ClientFailure{Message: fmt.Sprintf("%s failed: %v", w.Processes()[i].Name(), err)})
 		}
 	}
 	ops := r.rec.history(end)
@@ -253,14 +254,13 @@ func judgeLive(out *LiveOutcome, r *runner, k *kind, run *liveEvidence, errs []e
 	}
 	in.Bound = liveBound(spec, k, out.Schedule, len(servers))
 	out.Input = in
-	vs, err := models.Run(in, spec.Checks...)
+	vs, err := judge(&out.Outcome, failures, nil)
 	if err != nil {
 		return err
 	}
 	causes := run.waitCauses(servers, out.Injected, vs)
 	causes = run.notes.staleSources(servers, out.Injected, vs, causes)
-	explain(vs, liveHolderFaults(out.Injected, vs, causes))
-	out.Violations = append(out.Violations, vs...)
+	settle(&out.Outcome, vs, liveHolderFaults(out.Injected, vs, causes))
 	return nil
 }
 

@@ -171,8 +171,8 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	}
 	out.Input = checkInput(out, r, k, cfg, opt.CheckLimit, herd)
 	out.Coverage.add(situationsOf(k, out.Input.Ops))
-	out.History = historyOf(out)
-	vs, err := out.History.Judge()
+	failures, stopped := simEnding(out.Result.Err)
+	vs, err := judge(out, failures, stopped)
 	if err != nil {
 		return out, err
 	}
@@ -182,9 +182,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 		opt.KeepTrace = true
 		return Run(spec, seed, opt)
 	}
-	out.History.Causes = holderFaults(out.World, vs, staleSources(out.World, vs, waitCauses(out.World, vs)))
-	explain(vs, out.History.Causes)
-	out.Violations = vs
+	settle(out, vs, holderFaults(out.World, vs, staleSources(out.World, vs, waitCauses(out.World, vs))))
 	return out, nil
 }
 
@@ -253,23 +251,22 @@ func checkInput(out *Outcome, r *runner, k *kind, cfg sim.Config, limit time.Dur
 	return in
 }
 
-// historyOf is the run's history as history.json holds it: what the
-// checks judged, and how the run ended (a client's failure, no progress).
-func historyOf(out *Outcome) *History {
-	in := out.Input
-	h := &History{Kind: out.Spec.Kind, Checks: out.Spec.Checks, Start: in.Start, End: in.End, Stuck: in.Stuck, Bound: in.Bound,
-		SessionTimeout: in.SessionTimeout, Size: in.Size, Proceed: in.Proceed, Traffic: in.Traffic, Ops: in.Ops}
+// simEnding is how a simulated run ended, as far as its verdict goes: a
+// client that failed (the run ends at the first), or no progress.
+func simEnding(err error) ([]ClientFailure, *NoProgress) {
 	var (
-		failed *sim.ClientError
-		still  *sim.NoProgressError
+		failed   *sim.ClientError
+		still    *sim.NoProgressError
+		failures []ClientFailure
+		stopped  *NoProgress
 	)
-	if errors.As(out.Result.Err, &failed) {
-		h.ClientFailure = &ClientFailure{At: int64(failed.At), Message: fmt.Sprintf("%s failed: %v", failed.Client, failed.Err)}
+	if errors.As(err, &failed) {
+		failures = []ClientFailure{{At: int64(failed.At), Message: fmt.Sprintf("%s failed: %v", failed.Client, failed.Err)}}
 	}
-	if errors.As(out.Result.Err, &still) {
-		h.NoProgress = &NoProgress{At: strings.TrimSpace(still.At.String()), Bound: still.Bound}
+	if errors.As(err, &still) {
+		stopped = &NoProgress{At: strings.TrimSpace(still.At.String()), Bound: still.Bound}
 	}
-	return h
+	return failures, stopped
 }
 
 // expectedOps is about how many operations spec's clients record: each
