@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/go-zookeeper/zk"
 
@@ -45,7 +44,7 @@ func NewBarrier(conn client.Conn, path string) *NodeBarrier {
 // error. If ctx ends before Set knows the outcome, the node is removed if
 // this call created it (its data names the call).
 func (b *NodeBarrier) Set(ctx context.Context) error {
-	if err := barrierEnsureParent(ctx, b.conn, b.path); err != nil {
+	if err := ensureParent(ctx, b.conn, b.path); err != nil {
 		return err
 	}
 	b.sets++
@@ -57,7 +56,7 @@ func (b *NodeBarrier) Set(ctx context.Context) error {
 			// Up, by us or by someone else; after a lost reply, NodeExists
 			// may be our own earlier attempt. Either way the barrier is up.
 			return nil
-		case barrierTransient(err):
+		case transient(err):
 			continue
 		case ctx.Err() != nil:
 			b.unset(ctx, mark)
@@ -73,14 +72,14 @@ func (b *NodeBarrier) unset(ctx context.Context, mark []byte) {
 	defer cancel()
 	for {
 		data, st, err := b.conn.Get(cctx, b.path)
-		if barrierTransient(err) {
+		if transient(err) {
 			continue
 		}
 		if err != nil || string(data) != string(mark) {
 			return // gone, someone else's, or we cannot tell: leave it
 		}
 		err = b.conn.Delete(cctx, b.path, st.Version)
-		if barrierTransient(err) {
+		if transient(err) {
 			continue
 		}
 		return
@@ -112,7 +111,7 @@ func (b *NodeBarrier) Wait(ctx context.Context) error {
 			session = s
 		}
 		up, _, w, err := b.conn.ExistsW(ctx, b.path) // step 1
-		if barrierTransient(err) || errors.Is(err, zk.ErrSessionExpired) {
+		if transient(err) || expired(err) {
 			continue
 		}
 		if err != nil {
@@ -137,25 +136,9 @@ func barrierSync(ctx context.Context, conn client.Conn) error {
 		switch {
 		case err == nil:
 			return nil
-		case barrierTransient(err), errors.Is(err, zk.ErrSessionExpired):
+		case transient(err), expired(err):
 			continue
 		}
 		return err
 	}
-}
-
-// barrierTransient reports whether a call failed for a reason that passes
-// with a retry: its outcome is unknown (recoverable), it was not sent
-// (retryable), or the leader refused it because the session had moved to
-// another server (not applied).
-func barrierTransient(err error) bool {
-	return recoverable(err) || retryable(err) || errors.Is(err, zk.ErrSessionMoved)
-}
-
-// barrierEnsureParent creates the parents of path, if any.
-func barrierEnsureParent(ctx context.Context, conn client.Conn, path string) error {
-	if i := strings.LastIndexByte(path, '/'); i > 0 {
-		return ensurePath(ctx, conn, path[:i])
-	}
-	return nil
 }

@@ -121,7 +121,7 @@ func (c *ConfigNode) Write(ctx context.Context, data []byte, version int32) (int
 			return st.Version, nil
 		case retryable(err):
 			continue
-		case recoverable(err), errors.Is(err, zk.ErrSessionExpired):
+		case recoverable(err), expired(err):
 			unsure = true
 			continue // the same conditional write: applied once at most
 		case errors.Is(err, zk.ErrNoNode):
@@ -164,7 +164,7 @@ func (c *ConfigNode) create(ctx context.Context, data []byte, unsure *bool) (int
 			return 0, true, nil
 		case retryable(err):
 			continue
-		case recoverable(err), errors.Is(err, zk.ErrSessionExpired):
+		case recoverable(err), expired(err):
 			*unsure = true
 			continue
 		case errors.Is(err, zk.ErrNoNode):
@@ -201,7 +201,7 @@ func (c *ConfigNode) read(ctx context.Context) (Configuration, bool, error) {
 	for {
 		data, st, err := c.conn.Get(ctx, c.path)
 		switch {
-		case recoverable(err), retryable(err), errors.Is(err, zk.ErrSessionExpired):
+		case transient(err), expired(err):
 			continue
 		case errors.Is(err, zk.ErrNoNode):
 			return Configuration{}, false, nil
@@ -308,7 +308,7 @@ func (r *ConfigWatcher) read(ctx context.Context) (Configuration, bool, error) {
 		if r.session != 0 && r.conn.SessionID() != r.session {
 			// A new session: bring its server up to date first.
 			if err := UpToDate(ctx, r.conn); err != nil {
-				if configTransient(err) {
+				if transient(err) || expired(err) {
 					continue
 				}
 				return Configuration{}, false, err
@@ -325,7 +325,7 @@ func (r *ConfigWatcher) read(ctx context.Context) (Configuration, bool, error) {
 			data, st, err = r.conn.Get(ctx, r.path)
 		}
 		switch {
-		case configTransient(err):
+		case transient(err), expired(err):
 			continue
 		case errors.Is(err, zk.ErrNoNode):
 			if !watching {
@@ -333,7 +333,7 @@ func (r *ConfigWatcher) read(ctx context.Context) (Configuration, bool, error) {
 				return Configuration{}, false, nil
 			}
 			cfg, found, err := r.awaitCreation(ctx)
-			if configTransient(err) {
+			if transient(err) || expired(err) {
 				continue
 			}
 			r.session = session
@@ -369,7 +369,7 @@ func (r *ConfigWatcher) awaitCreation(ctx context.Context) (Configuration, bool,
 	for {
 		data, st, err := r.conn.Get(ctx, r.path)
 		switch {
-		case configTransient(err):
+		case transient(err), expired(err):
 			continue
 		case errors.Is(err, zk.ErrNoNode):
 			return Configuration{}, false, nil // deleted again: the watch fires
@@ -378,13 +378,6 @@ func (r *ConfigWatcher) awaitCreation(ctx context.Context) (Configuration, bool,
 		}
 		return configOf(data, st), true, nil
 	}
-}
-
-// configTransient reports whether a read failed for a reason the session
-// recovers from by itself: a connection loss, no server yet, or an expiry
-// (the client opens a new session).
-func configTransient(err error) bool {
-	return recoverable(err) || retryable(err) || errors.Is(err, zk.ErrSessionExpired)
 }
 
 // configIdle waits for the end of ctx, hearing the session's events and

@@ -117,7 +117,7 @@ func (d *NodeDoubleBarrier) enter(ctx context.Context) error {
 		return err
 	}
 	if d.node != "" {
-		return errors.New("recipes: Enter while already in the double barrier")
+		return fmt.Errorf("%w: Enter while already in the double barrier", ErrAlreadyHeld)
 	}
 	if err := ensurePath(ctx, d.conn, d.dir); err != nil {
 		return err
@@ -170,7 +170,7 @@ func (d *NodeDoubleBarrier) check() error {
 func (d *NodeDoubleBarrier) watchReady(ctx context.Context, ready string) (bool, client.Watch, error) {
 	for {
 		ok, _, w, err := d.conn.ExistsW(ctx, ready)
-		if doubleBarrierRetry(err) {
+		if transient(err) || expired(err) {
 			continue
 		}
 		return ok, w, err
@@ -222,7 +222,7 @@ func (d *NodeDoubleBarrier) createOnce(ctx context.Context, node, ready string) 
 	case err == nil:
 		d.since, d.mine = 0, 0
 		return d.settle(ctx, node, ready)
-	case doubleBarrierRetry(err):
+	case transient(err), expired(err):
 		return false, nil
 	case !errors.Is(err, zk.ErrNodeExists):
 		return true, err
@@ -245,7 +245,7 @@ func (d *NodeDoubleBarrier) settle(ctx context.Context, node, ready string) (don
 func (d *NodeDoubleBarrier) existing(ctx context.Context, node, ready string) (done bool, err error) {
 	ok, st, err := d.conn.Exists(ctx, node)
 	switch {
-	case doubleBarrierRetry(err):
+	case transient(err), expired(err):
 		return false, nil
 	case err != nil:
 		return true, err
@@ -280,7 +280,7 @@ func (d *NodeDoubleBarrier) formerNode(ctx context.Context, node, ready string, 
 		open, r, err = d.conn.Exists(ctx, ready)
 	}
 	switch {
-	case doubleBarrierRetry(err):
+	case transient(err), expired(err):
 		return false, nil
 	case err != nil:
 		return true, err
@@ -324,7 +324,7 @@ func (d *NodeDoubleBarrier) reopen(ctx context.Context, node, ready string) (don
 			ok, st, err = d.conn.Exists(ctx, node)
 		}
 		switch {
-		case doubleBarrierRetry(err):
+		case transient(err), expired(err):
 			continue
 		case err != nil:
 			return true, err
@@ -351,13 +351,6 @@ func (d *NodeDoubleBarrier) heldSince(czxid int64) int64 {
 		return d.since
 	}
 	return czxid
-}
-
-// doubleBarrierRetry reports whether a call is worth making again: a
-// transient error, or an expired session (the client opens another; what
-// became of our node is for create and Leave to find out).
-func doubleBarrierRetry(err error) bool {
-	return barrierTransient(err) || errors.Is(err, zk.ErrSessionExpired)
 }
 
 // doubt reports whether a create of our node may have been applied in a
@@ -397,7 +390,7 @@ func (d *NodeDoubleBarrier) adopt(ctx context.Context, node string, st *zk.Stat,
 		d.note()
 		switch {
 		case err == nil:
-		case doubleBarrierRetry(err):
+		case transient(err), expired(err):
 			// Applied or not, look again: if it was, the node is ours (in
 			// this session or a former one), though we cannot tell that it
 			// was without a gap: created then judges by its own czxid.
@@ -410,7 +403,7 @@ func (d *NodeDoubleBarrier) adopt(ctx context.Context, node string, st *zk.Stat,
 		for {
 			ok, nst, err := d.conn.Exists(ctx, node)
 			switch {
-			case barrierTransient(err):
+			case transient(err):
 				continue
 			case err == nil && ok:
 				d.since, d.mine = since, nst.Czxid
@@ -439,7 +432,7 @@ func (d *NodeDoubleBarrier) created(ctx context.Context, node, ready string) err
 			open, r, err = d.conn.Exists(ctx, ready)
 		}
 		switch {
-		case doubleBarrierRetry(err):
+		case transient(err), expired(err):
 			continue
 		case err != nil:
 			return err
@@ -486,7 +479,7 @@ func (d *NodeDoubleBarrier) await(ctx context.Context, node, ready string, w cli
 			continue
 		}
 		kids, err := d.children(ctx) // step 4
-		if errors.Is(err, zk.ErrSessionExpired) {
+		if expired(err) {
 			continue
 		}
 		if err != nil {
@@ -538,7 +531,7 @@ func (d *NodeDoubleBarrier) createReady(ctx context.Context, ready string) error
 		switch {
 		case err == nil, errors.Is(err, zk.ErrNodeExists):
 			return nil
-		case doubleBarrierRetry(err):
+		case transient(err), expired(err):
 			// ready is persistent: the next session creates it as well
 			// (failing, our node, maybe still held, would be abandoned).
 			continue
@@ -557,7 +550,7 @@ func (d *NodeDoubleBarrier) children(ctx context.Context) ([]string, error) {
 			return kids, nil
 		case errors.Is(err, zk.ErrNoNode):
 			return nil, nil
-		case barrierTransient(err):
+		case transient(err):
 			continue
 		}
 		return nil, err
@@ -599,7 +592,7 @@ func (d *NodeDoubleBarrier) processes(kids []string) []string {
 // ends, our node is deleted.
 func (d *NodeDoubleBarrier) Leave(ctx context.Context) error {
 	if d.node == "" {
-		return errors.New("recipes: Leave without Enter")
+		return fmt.Errorf("%w: Leave without Enter", ErrNotHeld)
 	}
 	if d.mistakes.herd {
 		return d.leaveHerd(ctx)
@@ -658,7 +651,7 @@ func (d *NodeDoubleBarrier) leaveList(ctx context.Context, session *int64) ([]st
 		*session = s
 	}
 	kids, err := d.children(ctx)
-	if errors.Is(err, zk.ErrSessionExpired) {
+	if expired(err) {
 		return nil, errListAgain
 	}
 	if err != nil {
@@ -679,7 +672,7 @@ func (d *NodeDoubleBarrier) leaveRound(ctx context.Context, procs []string, i in
 	case len(procs) == 0: // step 2
 		return true, nil
 	case i == 0 && len(procs) == 1: // step 3
-		return true, doubleBarrierDelete(ctx, d.conn, d.node)
+		return true, deleteNodeAnySession(ctx, d.conn, d.node)
 	}
 	target := procs[0]
 	if i == 0 {
@@ -696,7 +689,7 @@ func (d *NodeDoubleBarrier) leaveRound(ctx context.Context, procs []string, i in
 		}
 	}
 	ok, _, w, err := d.conn.ExistsW(ctx, d.dir+"/"+target)
-	if doubleBarrierRetry(err) || (err == nil && !ok) {
+	if transient(err) || expired(err) || (err == nil && !ok) {
 		return false, nil // gone already: step 6
 	}
 	if err != nil {
@@ -723,7 +716,7 @@ func (d *NodeDoubleBarrier) leaveBelow(ctx context.Context, lowest string) (retr
 	switch {
 	case err == nil:
 		return false, nil
-	case errors.Is(err, zk.ErrNoNode), doubleBarrierRetry(err):
+	case errors.Is(err, zk.ErrNoNode), (transient(err) || expired(err)):
 		return true, nil
 	}
 	return false, err
@@ -737,12 +730,12 @@ func (d *NodeDoubleBarrier) leaveHerd(ctx context.Context) error {
 		d.node = ""
 		return ErrNodeVanished
 	}
-	if err := doubleBarrierDelete(ctx, d.conn, d.node); err != nil {
+	if err := deleteNodeAnySession(ctx, d.conn, d.node); err != nil {
 		return d.quit(ctx, err)
 	}
 	for {
 		kids, _, w, err := d.conn.ChildrenW(ctx, d.dir)
-		if doubleBarrierRetry(err) {
+		if transient(err) || expired(err) {
 			continue
 		}
 		if errors.Is(err, zk.ErrNoNode) {
@@ -784,34 +777,16 @@ func (d *NodeDoubleBarrier) abandon(ctx context.Context, node string) {
 	defer cancel()
 	for {
 		ok, st, err := d.conn.Exists(cctx, node)
-		if doubleBarrierRetry(err) {
+		if transient(err) || expired(err) {
 			continue
 		}
 		if err != nil || !ok || st.EphemeralOwner != d.conn.SessionID() && !d.former(st.EphemeralOwner) {
 			return
 		}
 		err = d.conn.Delete(cctx, node, st.Version)
-		if doubleBarrierRetry(err) {
+		if transient(err) || expired(err) {
 			continue
 		}
 		return
-	}
-}
-
-// doubleBarrierDelete deletes our process node, retrying through connection
-// losses. Gone already is success. An expired session is not: the client
-// may have given the session up on its own clock while the servers still
-// hold it and our node, so the next session deletes it (it is gone
-// already if the servers expired the session).
-func doubleBarrierDelete(ctx context.Context, conn client.Conn, node string) error {
-	for {
-		err := conn.Delete(ctx, node, -1)
-		switch {
-		case err == nil, errors.Is(err, zk.ErrNoNode):
-			return nil
-		case doubleBarrierRetry(err):
-			continue
-		}
-		return err
 	}
 }

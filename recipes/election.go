@@ -85,7 +85,7 @@ func (e *Election) AckPath() string { return e.dir + "-leader" }
 // sequence number of z.
 func (e *Election) Campaign(ctx context.Context) (*Lease, error) {
 	if e.node != "" {
-		return nil, errors.New("recipes: Campaign while campaigning or leading: Resign first")
+		return nil, fmt.Errorf("%w: Campaign while campaigning or leading: Resign first", ErrAlreadyHeld)
 	}
 	if err := ensurePath(ctx, e.conn, e.dir); err != nil {
 		return nil, err
@@ -156,7 +156,7 @@ func (e *Election) acknowledge(ctx context.Context, lease *Lease) error {
 	ack := e.AckPath()
 	for {
 		ok, st, err := e.conn.Exists(ctx, ack)
-		if recoverable(err) || retryable(err) {
+		if transient(err) {
 			continue
 		}
 		if err != nil {
@@ -176,7 +176,7 @@ func (e *Election) acknowledge(ctx context.Context, lease *Lease) error {
 		case err == nil:
 			e.acked = true
 			return nil
-		case recoverable(err), retryable(err):
+		case transient(err):
 			continue // look again: the multi may have been applied
 		case len(res) > 0 && errors.Is(res[0].Error, zk.ErrNoNode):
 			return ErrNodeVanished // our node is gone: we do not lead
@@ -214,7 +214,7 @@ func (e *Election) unacknowledge(ctx context.Context) error {
 			// our acknowledgement; or the acknowledgement is gone already.
 			e.acked = false
 			return nil
-		case recoverable(err), retryable(err):
+		case transient(err):
 			continue
 		}
 		return err
@@ -252,7 +252,7 @@ func (e *Election) Leader(ctx context.Context) (string, error) {
 			return string(data), nil
 		case errors.Is(err, zk.ErrNoNode):
 			return "", nil
-		case recoverable(err), retryable(err):
+		case transient(err):
 			continue
 		}
 		return "", err
@@ -269,7 +269,7 @@ func (e *Election) LeaderW(ctx context.Context) (string, client.Watch, error) {
 		switch {
 		case err == nil:
 			return string(data), w, nil
-		case recoverable(err), retryable(err):
+		case transient(err):
 			continue
 		case !errors.Is(err, zk.ErrNoNode):
 			return "", nil, err
@@ -278,7 +278,7 @@ func (e *Election) LeaderW(ctx context.Context) (string, client.Watch, error) {
 		switch {
 		case err == nil && !ok:
 			return "", w, nil
-		case err == nil, recoverable(err), retryable(err):
+		case err == nil, transient(err):
 			continue // created meanwhile: read it
 		}
 		return "", nil, err

@@ -2,7 +2,6 @@ package recipes
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -55,8 +54,8 @@ func guidSession(ctx context.Context, conn client.Conn) (int64, error) {
 			return s, nil
 		}
 		// A call waits for a session (or fails for want of one).
-		if _, err := conn.Sync(ctx, "/"); err != nil && !recoverable(err) && !retryable(err) &&
-			!errors.Is(err, zk.ErrSessionExpired) {
+		if _, err := conn.Sync(ctx, "/"); err != nil && !transient(err) &&
+			!expired(err) {
 			return 0, err
 		}
 	}
@@ -79,13 +78,13 @@ func guidSession(ctx context.Context, conn client.Conn) (int64, error) {
 func findGUIDNode(ctx context.Context, conn client.Conn, dir, prefix string) (string, error) {
 	for {
 		if err := UpToDate(ctx, conn); err != nil {
-			if recoverable(err) || retryable(err) {
+			if transient(err) {
 				continue
 			}
 			return "", err
 		}
 		kids, _, err := conn.Children(ctx, dir)
-		if recoverable(err) || retryable(err) {
+		if transient(err) {
 			continue
 		}
 		if err != nil {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/zksim/zksim/client"
 )
 
@@ -24,8 +22,7 @@ type Lock struct {
 
 	ready bool // the lock node exists (made once, by the first Lock)
 	tries int
-	node  string
-	lease *Lease
+	held
 
 	mistakes lockMistakes
 }
@@ -79,7 +76,7 @@ func (l *Lock) Lock(ctx context.Context) (*Lease, error) {
 	l.node = node
 	lease, err := l.await(ctx, node)
 	if err != nil {
-		l.abandon(ctx, node)
+		l.abandon(ctx, l.conn, node)
 		return nil, err
 	}
 	l.lease = lease
@@ -96,40 +93,9 @@ func (l *Lock) await(ctx context.Context, node string) (*Lease, error) {
 	return turn{mistakes: turnMistakes{unsorted: l.mistakes.unsorted, watchAll: l.mistakes.watchAll}}.await(ctx, l.conn, l.dir, node)
 }
 
-// abandon deletes our node after a failed or cancelled acquisition.
-func (l *Lock) abandon(ctx context.Context, node string) {
-	abandonNode(ctx, l.conn, node)
-	l.node = ""
-}
-
 // Unlock releases the lock: delete our node.
 func (l *Lock) Unlock(ctx context.Context) error {
-	if l.node == "" {
-		return errors.New("recipes: Unlock without Lock")
-	}
-	err := deleteNode(ctx, l.conn, l.node)
-	l.node = ""
-	if l.lease != nil {
-		l.lease.release()
-		l.lease = nil
-	}
-	return err
-}
-
-// deleteNode deletes path, retrying through connection losses; a node that
-// is already gone (deleted by an earlier attempt, or with its session) is
-// not an error.
-func deleteNode(ctx context.Context, conn client.Conn, path string) error {
-	for {
-		err := conn.Delete(ctx, path, -1)
-		switch {
-		case err == nil, errors.Is(err, zk.ErrNoNode):
-			return nil
-		case recoverable(err), retryable(err):
-			continue
-		}
-		return err
-	}
+	return l.release(ctx, l.conn, "Unlock without Lock")
 }
 
 // lockGUID names an acquisition for the guid recovery: the session id in

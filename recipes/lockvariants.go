@@ -3,6 +3,7 @@ package recipes
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -141,7 +142,7 @@ func (l *ReleaseTrustingLock) Lock(ctx context.Context) (*Lease, error) { return
 func (l *ReleaseTrustingLock) Unlock(ctx context.Context) error {
 	lk := l.lock
 	if lk.node == "" {
-		return errors.New("recipes: Unlock without Lock")
+		return fmt.Errorf("%w: Unlock without Lock", ErrNotHeld)
 	}
 	err := lk.conn.Delete(ctx, lk.node, -1)
 	if errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoNode) {
@@ -197,7 +198,7 @@ func (l *RequeuingLock) await(ctx context.Context, node string) (*Lease, error) 
 	conn, dir := l.lock.conn, l.lock.dir
 	for {
 		kids, _, err := conn.Children(ctx, dir)
-		if recoverable(err) || retryable(err) {
+		if transient(err) {
 			continue
 		}
 		if err != nil {
@@ -214,7 +215,7 @@ func (l *RequeuingLock) await(ctx context.Context, node string) (*Lease, error) 
 		ok, _, w, err := conn.ExistsW(ctx, dir+"/"+prev)
 		if err != nil || !ok {
 			sub.Close()
-			if err != nil && !recoverable(err) && !retryable(err) {
+			if err != nil && !transient(err) {
 				return nil, err
 			}
 			continue
@@ -349,7 +350,7 @@ func (lk *Lock) variantAcquire(ctx context.Context, create func(context.Context,
 			continue
 		}
 		if node != "" {
-			lk.abandon(ctx, node)
+			lk.abandon(ctx, lk.conn, node)
 		}
 		return nil, err
 	}

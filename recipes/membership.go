@@ -113,7 +113,7 @@ func (g *Group) create(ctx context.Context) error {
 		case recoverable(err):
 			unsure = true
 			continue // it may have been applied: then the retry says NodeExists
-		case errors.Is(err, zk.ErrSessionExpired):
+		case expired(err):
 			unsure = false // a node made in the old session went with it
 			continue
 		case ctx.Err() != nil:
@@ -131,7 +131,7 @@ func (g *Group) create(ctx context.Context) error {
 		}
 		ok, st, err := g.conn.Exists(ctx, g.path())
 		switch {
-		case recoverable(err), retryable(err):
+		case transient(err):
 			continue
 		case err != nil:
 			return g.abandon(ctx, unsure, err)
@@ -168,7 +168,7 @@ func (g *Group) deleteOwn(ctx context.Context) error {
 	for {
 		ok, st, err := g.conn.Exists(ctx, g.path())
 		switch {
-		case recoverable(err), retryable(err):
+		case transient(err):
 			continue
 		case err != nil:
 			return err
@@ -181,7 +181,7 @@ func (g *Group) deleteOwn(ctx context.Context) error {
 		switch {
 		case err == nil, errors.Is(err, zk.ErrNoNode):
 			return nil
-		case recoverable(err), retryable(err), errors.Is(err, zk.ErrBadVersion):
+		case transient(err), errors.Is(err, zk.ErrBadVersion):
 			continue
 		}
 		return err
@@ -250,7 +250,7 @@ func (g *Group) list(ctx context.Context) ([]string, error) {
 	for {
 		kids, _, w, err := g.conn.ChildrenW(ctx, g.dir)
 		switch {
-		case recoverable(err), retryable(err), errors.Is(err, zk.ErrSessionExpired):
+		case transient(err), expired(err):
 			continue
 		case errors.Is(err, zk.ErrNoNode):
 			if err := ensurePath(ctx, g.conn, g.dir); err != nil {
@@ -272,7 +272,7 @@ func (g *Group) Data(ctx context.Context, member string) ([]byte, error) {
 	for {
 		data, _, err := g.conn.Get(ctx, g.dir+"/"+member)
 		switch {
-		case recoverable(err), retryable(err):
+		case transient(err):
 			continue
 		case errors.Is(err, zk.ErrNoNode):
 			return nil, fmt.Errorf("%w: %s", ErrNotMember, member)

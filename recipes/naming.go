@@ -147,7 +147,7 @@ func (r *NameRegistry) owner(ctx context.Context, name string, data []byte) (own
 	for {
 		got, st, err := r.conn.Get(ctx, r.path(name))
 		switch {
-		case recoverable(err), retryable(err):
+		case transient(err):
 			continue
 		case errors.Is(err, zk.ErrNoNode):
 			return ownerNone, nil
@@ -188,7 +188,7 @@ func (r *NameRegistry) Resolve(ctx context.Context, name string) ([]byte, error)
 	for {
 		data, _, err := r.conn.Get(ctx, r.path(name))
 		switch {
-		case recoverable(err), retryable(err):
+		case transient(err):
 			continue
 		case errors.Is(err, zk.ErrNoNode):
 			return nil, fmt.Errorf("%w: %s", ErrNameNotFound, name)
@@ -208,7 +208,7 @@ func (r *NameRegistry) Names(ctx context.Context) ([]string, error) {
 	for {
 		kids, _, err := r.conn.Children(ctx, r.dir)
 		switch {
-		case recoverable(err), retryable(err):
+		case transient(err):
 			continue
 		case errors.Is(err, zk.ErrNoNode):
 			return nil, nil
@@ -237,7 +237,7 @@ func (r *NameRegistry) deleteOwn(ctx context.Context, name string) error {
 	for {
 		ok, st, err := r.conn.Exists(ctx, path)
 		switch {
-		case recoverable(err), retryable(err):
+		case transient(err):
 			continue
 		case err != nil:
 			return err
@@ -250,7 +250,7 @@ func (r *NameRegistry) deleteOwn(ctx context.Context, name string) error {
 		switch {
 		case err == nil, errors.Is(err, zk.ErrNoNode):
 			return nil
-		case recoverable(err), retryable(err), errors.Is(err, zk.ErrBadVersion):
+		case transient(err), errors.Is(err, zk.ErrBadVersion):
 			continue // look again: it may be gone, or changed
 		}
 		return err

@@ -176,7 +176,7 @@ func (c *queueCore) ensure(ctx context.Context) error {
 		if err == nil {
 			break
 		}
-		if !queueTransient(err) {
+		if !(transient(err) || expired(err)) {
 			return err
 		}
 	}
@@ -190,7 +190,7 @@ func (c *queueCore) ensure(ctx context.Context) error {
 		if err == nil || errors.Is(err, zk.ErrNodeExists) {
 			break // NodeExists: an earlier try whose reply was lost made it
 		}
-		if !queueTransient(err) {
+		if !(transient(err) || expired(err)) {
 			return err
 		}
 	}
@@ -208,7 +208,7 @@ func (c *queueCore) put(ctx context.Context, prefix string, data []byte) error {
 		if c.mistakes.blindPut {
 			for {
 				_, err := c.conn.Create(ctx, path, data, zk.FlagSequence, c.acl)
-				if err == nil || !queueTransient(err) {
+				if err == nil || !(transient(err) || expired(err)) {
 					return err
 				}
 				// The teaching variant's mistake: create again, blindly.
@@ -268,7 +268,7 @@ func (c *queueCore) list(ctx context.Context) error {
 			if err := c.ensure(ctx); err != nil {
 				return err
 			}
-		case !queueTransient(err):
+		case !(transient(err) || expired(err)):
 			return err
 		}
 	}
@@ -290,7 +290,7 @@ func (c *queueCore) takeItem(ctx context.Context, name string) ([]byte, bool, er
 			c.pending = c.pending[1:] // another consumer took it
 			return nil, false, nil
 		}
-		if !queueTransient(err) {
+		if !(transient(err) || expired(err)) {
 			return nil, false, err
 		}
 	}
@@ -325,7 +325,7 @@ func (c *queueCore) takeItem(ctx context.Context, name string) ([]byte, bool, er
 func (c *queueCore) deletePlain(ctx context.Context, path string) error {
 	for {
 		err := c.conn.Delete(ctx, path, -1)
-		if err == nil || !queueTransient(err) {
+		if err == nil || !(transient(err) || expired(err)) {
 			return err
 		}
 	}
@@ -349,7 +349,7 @@ func (c *queueCore) apply(ctx context.Context, what string, ops ...any) error {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return c.settleAfter(ctx, record)
 		}
-		if queueTransient(err) {
+		if transient(err) || expired(err) {
 			applied, err := c.settle(ctx, record)
 			switch {
 			case err != nil && ctx.Err() != nil:
@@ -404,7 +404,7 @@ func (c *queueCore) settle(ctx context.Context, record []byte) (bool, error) {
 				return false, nil // no receipt: the multi that writes it failed
 			}
 		}
-		if !queueTransient(err) {
+		if !(transient(err) || expired(err)) {
 			return false, err
 		}
 	}
@@ -418,15 +418,6 @@ func (c *queueCore) close(ctx context.Context) error {
 	err := deleteNode(ctx, c.conn, c.receipt())
 	c.ready, c.me, c.pending, c.watch = false, "", nil, nil
 	return err
-}
-
-// queueTransient reports whether err says nothing about the queue, only
-// about the connection or the session: the call may or may not have been
-// applied (or surely was not), and can be retried once its outcome is
-// known. The queue's nodes are persistent, so a new session carries on.
-func queueTransient(err error) bool {
-	return recoverable(err) || retryable(err) ||
-		errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrSessionMoved)
 }
 
 // sessionMoved reports whether the session went through any change

@@ -3,6 +3,7 @@ package recipes
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -80,7 +81,7 @@ func (r *RevocableLock) read(ctx context.Context, node string) error {
 		case err == nil:
 			r.watch, r.data = w, data
 			return nil
-		case recoverable(err), retryable(err):
+		case transient(err):
 			continue
 		case errors.Is(err, zk.ErrNoNode):
 			return ErrNodeVanished
@@ -112,7 +113,7 @@ func (r *RevocableLock) RevokePending(ctx context.Context) (bool, error) {
 // then reads the node again with a watch.
 func (r *RevocableLock) check(ctx context.Context, block bool) (bool, error) {
 	if r.shared.node == "" || r.watch == nil {
-		return false, errors.New("recipes: no revocable lock held or sought")
+		return false, fmt.Errorf("%w: no revocable lock held or sought", ErrNotHeld)
 	}
 	for {
 		if string(r.data) == revokeMark {
@@ -155,14 +156,14 @@ func (r *RevocableLock) Revoke(ctx context.Context, node string) error {
 		if errors.Is(err, zk.ErrNoNode) {
 			return nil
 		}
-		if recoverable(err) || retryable(err) {
+		if transient(err) {
 			continue // writing "unlock" twice does no harm
 		}
 		return err
 	}
 	for {
 		ok, _, w, err := conn.ExistsW(ctx, node)
-		if recoverable(err) || retryable(err) {
+		if transient(err) {
 			continue
 		}
 		if err != nil {

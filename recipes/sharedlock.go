@@ -30,8 +30,7 @@ type SharedLock struct {
 
 	ready bool // the lock node exists (made once, by the first acquisition)
 	tries int
-	node  string
-	lease *Lease
+	held
 
 	// onCreate, when set, runs right after step 1 with the node created
 	// (the revocable lock's getData() with a watch).
@@ -88,7 +87,7 @@ func (l *SharedLock) Lock(ctx context.Context) (*Lease, error) {
 // acquire runs the protocol for a node of kind sharedRead or sharedWrite.
 func (l *SharedLock) acquire(ctx context.Context, kind string) (*Lease, error) {
 	if l.node != "" {
-		return nil, errors.New("recipes: the shared lock is already held or sought")
+		return nil, fmt.Errorf("%w: the shared lock", ErrAlreadyHeld)
 	}
 	if !l.ready {
 		if err := ensurePath(ctx, l.conn, l.dir); err != nil {
@@ -109,13 +108,13 @@ func (l *SharedLock) acquire(ctx context.Context, kind string) (*Lease, error) {
 	l.node = node
 	if l.onCreate != nil {
 		if err := l.onCreate(ctx, node); err != nil {
-			l.abandon(ctx, node)
+			l.abandon(ctx, l.conn, node)
 			return nil, err
 		}
 	}
 	lease, err := l.await(ctx, node, kind == sharedWrite)
 	if err != nil {
-		l.abandon(ctx, node)
+		l.abandon(ctx, l.conn, node)
 		return nil, err
 	}
 	l.lease = lease
@@ -165,24 +164,9 @@ func (l *SharedLock) await(ctx context.Context, node string, write bool) (*Lease
 	return turn{blocker: blocker}.await(ctx, l.conn, l.dir, node)
 }
 
-// abandon deletes our node after a failed or cancelled acquisition.
-func (l *SharedLock) abandon(ctx context.Context, node string) {
-	abandonNode(ctx, l.conn, node)
-	l.node = ""
-}
-
 // Unlock releases the read or write lock: delete our node.
 func (l *SharedLock) Unlock(ctx context.Context) error {
-	if l.node == "" {
-		return errors.New("recipes: Unlock without RLock or Lock")
-	}
-	err := deleteNode(ctx, l.conn, l.node)
-	l.node = ""
-	if l.lease != nil {
-		l.lease.release()
-		l.lease = nil
-	}
-	return err
+	return l.release(ctx, l.conn, "Unlock without RLock or Lock")
 }
 
 // Holders lists the nodes (full paths) that hold the lock now, by the
@@ -191,7 +175,7 @@ func (l *SharedLock) Unlock(ctx context.Context) error {
 func (l *SharedLock) Holders(ctx context.Context) ([]string, error) {
 	for {
 		kids, _, err := l.conn.Children(ctx, l.dir)
-		if recoverable(err) || retryable(err) {
+		if transient(err) {
 			continue
 		}
 		if errors.Is(err, zk.ErrNoNode) {

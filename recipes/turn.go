@@ -85,7 +85,7 @@ func (t turn) await(ctx context.Context, conn client.Conn, dir, node string) (*L
 		} else {
 			kids, _, err = conn.Children(ctx, dir)
 		}
-		if recoverable(err) || retryable(err) {
+		if transient(err) {
 			continue
 		}
 		if err != nil {
@@ -124,7 +124,7 @@ func (t turn) await(ctx context.Context, conn client.Conn, dir, node string) (*L
 			continue
 		}
 		ok, _, w, err := conn.ExistsW(ctx, dir+"/"+prev)
-		if recoverable(err) || retryable(err) {
+		if transient(err) {
 			continue
 		}
 		if err != nil {
@@ -151,7 +151,7 @@ func (t turn) await(ctx context.Context, conn client.Conn, dir, node string) (*L
 func grantLease(ctx context.Context, conn client.Conn, node string) (*Lease, error) {
 	for {
 		ok, st, err := conn.Exists(ctx, node)
-		if recoverable(err) || retryable(err) {
+		if transient(err) {
 			continue
 		}
 		if err != nil {
@@ -162,12 +162,4 @@ func grantLease(ctx context.Context, conn client.Conn, node string) (*Lease, err
 		}
 		return newLease(conn, node, st.Czxid), nil
 	}
-}
-
-// abandonNode deletes a node a call created, after that call's context
-// ended or it failed.
-func abandonNode(ctx context.Context, conn client.Conn, node string) {
-	cctx, cancel := cleanup(ctx, conn)
-	defer cancel()
-	_ = deleteNode(cctx, conn, node)
 }

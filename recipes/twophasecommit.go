@@ -150,7 +150,7 @@ func (c *TwoPhaseCoordinator) collect(ctx context.Context, txPath string, sites 
 	for {
 		if s := c.conn.SessionID(); s != session {
 			if err := UpToDate(ctx, c.conn); err != nil {
-				if twoPhaseRetry(err) && ctx.Err() == nil {
+				if (transient(err) || expired(err)) && ctx.Err() == nil {
 					continue
 				}
 				return "", err
@@ -161,7 +161,7 @@ func (c *TwoPhaseCoordinator) collect(ctx context.Context, txPath string, sites 
 		if c.conn.SessionID() != session && ctx.Err() == nil {
 			continue // answered, maybe, in a new session not yet up to date: see above
 		}
-		if twoPhaseRetry(err) && ctx.Err() == nil {
+		if (transient(err) || expired(err)) && ctx.Err() == nil {
 			continue
 		}
 		if err != nil {
@@ -251,7 +251,7 @@ func (s *TwoPhaseSite) Join(ctx context.Context, tx string) (Decision, error) {
 		case ctx.Err() != nil:
 			s.leave(ctx, node)
 			return "", ctx.Err()
-		case twoPhaseRetry(err):
+		case transient(err), expired(err):
 			// Not applied, applied with its reply lost (then NodeExists
 			// next time), or applied in a session that has expired since
 			// (then the node is gone with it): create again.
@@ -316,7 +316,7 @@ func (s *TwoPhaseSite) cast(ctx context.Context, node string, vote Decision) err
 			return nil // our node is gone: we were seen to fail, and do not vote
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case twoPhaseRetry(err):
+		case transient(err), expired(err):
 			continue // the multi may have been applied: the next answers NodeExists
 		}
 		return err
@@ -328,15 +328,6 @@ func (s *TwoPhaseSite) leave(ctx context.Context, node string) {
 	cctx, cancel := cleanup(ctx, s.conn)
 	defer cancel()
 	_ = deleteNode(cctx, s.conn, node)
-}
-
-// twoPhaseRetry reports whether a call may simply be made again: it was not
-// sent, its outcome is unknown, the session expired (the client has opened
-// a new one), or the session moved to another server. The recipe's writes
-// are made safe to repeat by their names and versions.
-func twoPhaseRetry(err error) bool {
-	return recoverable(err) || retryable(err) ||
-		errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrSessionMoved)
 }
 
 // twoPhaseCreateTx creates the transaction node (and, for the plain
@@ -360,7 +351,7 @@ func twoPhaseCreateTx(ctx context.Context, conn client.Conn, acl []zk.ACL, txPat
 			return fmt.Errorf("%w: %s", ErrTxExists, txPath)
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case twoPhaseRetry(err):
+		case transient(err), expired(err):
 			unknown = unknown || !retryable(err)
 			continue
 		}
@@ -385,7 +376,7 @@ func twoPhaseDecide(ctx context.Context, conn client.Conn, txPath string, d Deci
 			return Decision(data), nil
 		case ctx.Err() != nil:
 			return "", ctx.Err()
-		case twoPhaseRetry(err):
+		case transient(err), expired(err):
 			continue
 		}
 		return "", err
@@ -396,7 +387,7 @@ func twoPhaseDecide(ctx context.Context, conn client.Conn, txPath string, d Deci
 func twoPhaseGet(ctx context.Context, conn client.Conn, path string) ([]byte, error) {
 	for {
 		data, _, err := conn.Get(ctx, path)
-		if err != nil && twoPhaseRetry(err) && ctx.Err() == nil {
+		if err != nil && (transient(err) || expired(err)) && ctx.Err() == nil {
 			continue
 		}
 		return data, err
@@ -413,7 +404,7 @@ func twoPhaseAwaitTx(ctx context.Context, conn client.Conn, txPath string) (Deci
 			return Decision(data), nil
 		case ctx.Err() != nil:
 			return "", ctx.Err()
-		case twoPhaseRetry(err):
+		case transient(err), expired(err):
 			continue
 		case !errors.Is(err, zk.ErrNoNode):
 			return "", err
@@ -424,7 +415,7 @@ func twoPhaseAwaitTx(ctx context.Context, conn client.Conn, txPath string) (Deci
 			if _, err := w.Wait(ctx); err != nil {
 				return "", err
 			}
-		case err == nil, twoPhaseRetry(err) && ctx.Err() == nil:
+		case err == nil, (transient(err) || expired(err)) && ctx.Err() == nil:
 		default:
 			return "", err
 		}
@@ -443,7 +434,7 @@ func twoPhaseAwaitDecision(ctx context.Context, conn client.Conn, txPath string)
 			if _, err := w.Wait(ctx); err != nil {
 				return "", err
 			}
-		case twoPhaseRetry(err) && ctx.Err() == nil:
+		case (transient(err) || expired(err)) && ctx.Err() == nil:
 		default:
 			return "", err
 		}
@@ -528,7 +519,7 @@ func plainTwoPhaseFollow(ctx context.Context, conn client.Conn, txPath, me strin
 		if err == nil {
 			break
 		}
-		if !twoPhaseRetry(err) || ctx.Err() != nil {
+		if !(transient(err) || expired(err)) || ctx.Err() != nil {
 			return "", err
 		}
 	}
@@ -542,7 +533,7 @@ func plainTwoPhaseFollow(ctx context.Context, conn client.Conn, txPath, me strin
 				votes[k], watches[k] = Decision(data), w
 				return nil
 			}
-			if !twoPhaseRetry(err) || ctx.Err() != nil {
+			if !(transient(err) || expired(err)) || ctx.Err() != nil {
 				return err
 			}
 		}
@@ -596,7 +587,7 @@ func plainTwoPhaseWrite(ctx context.Context, conn client.Conn, node string, vote
 		switch {
 		case err == nil, errors.Is(err, zk.ErrBadVersion):
 			return nil
-		case twoPhaseRetry(err) && ctx.Err() == nil:
+		case (transient(err) || expired(err)) && ctx.Err() == nil:
 			continue
 		}
 		return err

@@ -2,7 +2,6 @@ package recipes
 
 import (
 	"context"
-	"errors"
 
 	"github.com/go-zookeeper/zk"
 
@@ -37,7 +36,7 @@ func UpToDate(ctx context.Context, conn client.Conn) error {
 		switch {
 		case err == nil:
 			return nil
-		case recoverable(err), retryable(err), errors.Is(err, zk.ErrSessionMoved):
+		case transient(err):
 			continue
 		}
 		return err
