@@ -65,78 +65,51 @@ func listedBefore(kids []string, i int) string {
 }
 
 // await waits until node, a child of dir, has its turn, and returns the
-// lease on it.
+// lease on it. These are the lock recipe's steps 2 to 5 (the shared
+// lock's 2 to 6, the election's: only the blocker differs):
+//
+//  2. call getChildren() on the lock node, without a watch;
+//  3. if nothing blocks our node (the lock: it has the lowest sequence
+//     number), we hold the lock;
+//  4. otherwise call exists(), with a watch, on the node that blocks it
+//     (the lock: the next lower one);
+//  5. if exists() returns false, go to step 2; otherwise wait for its
+//     notification, then go to step 2.
+//
+// Our node is ephemeral: once the client's session is another than the
+// one that made it, the node is gone with the old one (ErrNodeVanished),
+// even while a server still lists it.
 func (t turn) await(ctx context.Context, conn client.Conn, dir, node string) (*Lease, error) {
-	mine := base(node)
-	// The session our node belongs to (made just before): once the client
-	// has another, that one expired and our node goes with it, even while
-	// a server still lists it (a leader that had not closed it yet).
-	owner := conn.SessionID()
+	w := waiter{turn: t, conn: conn, dir: dir, node: node, owner: conn.SessionID()}
 	for {
-		var kids []string
-		var all client.Watch
-		var err error
-		// The session the listing is read in: a watch set in another one
-		// (the old expired meanwhile, the client got a new one) waits on
-		// a listing in which our node may be gone with the old session.
-		listedIn := conn.SessionID()
-		if t.mistakes.watchAll {
-			kids, _, all, err = conn.ChildrenW(ctx, dir)
-		} else {
-			kids, _, err = conn.Children(ctx, dir)
-		}
+		kids, all, err := w.list(ctx) // step 2
 		if transient(err) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		if conn.SessionID() != owner {
-			return nil, ErrNodeVanished // our session is gone, and our node with it
-		}
-		var prev string
-		if t.blocker == nil && !t.mistakes.unsorted {
-			var found bool
-			if prev, found = predecessor(kids, mine); !found {
-				return nil, ErrNodeVanished
-			}
-		} else {
-			if !t.mistakes.unsorted {
-				sortBySequence(kids)
-			}
-			i := slices.Index(kids, mine)
-			if i < 0 {
-				return nil, ErrNodeVanished
-			}
-			if t.blocker == nil {
-				prev = listedBefore(kids, i)
-			} else {
-				prev = t.blocker(kids, i)
-			}
+		prev, err := w.blocker(kids)
+		if err != nil {
+			return nil, err
 		}
 		if prev == "" {
-			return grantLease(ctx, conn, node)
+			return grantLease(ctx, conn, node) // step 3
 		}
-		if t.mistakes.watchAll {
+		if t.mistakes.watchAll { // the herd variant's step 4: the whole directory
 			if _, err := all.Wait(ctx); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		ok, _, w, err := conn.ExistsW(ctx, dir+"/"+prev)
-		if transient(err) {
-			continue
+		watch, err := w.watch(ctx, prev) // step 4
+		if transient(err) || err == nil && watch == nil {
+			continue // step 5: gone already (or listed in a session since lost): back to 2
 		}
 		if err != nil {
 			return nil, err
 		}
-		if conn.SessionID() != owner {
-			return nil, ErrNodeVanished // our session is gone, and our node with it
-		}
-		if !ok || conn.SessionID() != listedIn {
-			continue // gone already, or listed in a session since lost: list again
-		}
-		ev, err := w.Wait(ctx)
+		ev, err := watch.Wait(ctx) // step 5: its notification, then back to 2
 		if err != nil {
 			return nil, err
 		}
@@ -144,6 +117,78 @@ func (t turn) await(ctx context.Context, conn client.Conn, dir, node string) (*L
 			return grantLease(ctx, conn, node)
 		}
 	}
+}
+
+// waiter is one wait for a turn: the node, the session that made it, and
+// the session the last listing was read in.
+type waiter struct {
+	turn
+	conn      client.Conn
+	dir, node string
+	owner     int64 // the session our node belongs to
+	listedIn  int64 // the session the last listing was read in
+}
+
+// list is step 2: the lock node's children (with a watch on them for the
+// herd variant), read in the session our node belongs to.
+func (w *waiter) list(ctx context.Context) ([]string, client.Watch, error) {
+	// A watch set in another session than the listing's (the old one
+	// expired meanwhile, the client got a new one) would wait on a
+	// listing in which our node may be gone with the old session.
+	w.listedIn = w.conn.SessionID()
+	var kids []string
+	var all client.Watch
+	var err error
+	if w.mistakes.watchAll {
+		kids, _, all, err = w.conn.ChildrenW(ctx, w.dir)
+	} else {
+		kids, _, err = w.conn.Children(ctx, w.dir)
+	}
+	if err == nil && w.conn.SessionID() != w.owner {
+		err = ErrNodeVanished // our session is gone, and our node with it
+	}
+	return kids, all, err
+}
+
+// blocker is steps 3 and 4's question: which child blocks our node ("" for
+// none: our turn). Our node missing from the listing is gone.
+func (w *waiter) blocker(kids []string) (string, error) {
+	mine := base(w.node)
+	if w.turn.blocker == nil && !w.mistakes.unsorted {
+		prev, found := predecessor(kids, mine)
+		if !found {
+			return "", ErrNodeVanished
+		}
+		return prev, nil
+	}
+	if !w.mistakes.unsorted {
+		sortBySequence(kids)
+	}
+	i := slices.Index(kids, mine)
+	if i < 0 {
+		return "", ErrNodeVanished
+	}
+	if w.turn.blocker == nil {
+		return listedBefore(kids, i), nil
+	}
+	return w.turn.blocker(kids, i), nil
+}
+
+// watch is step 4: exists() with a watch on the blocker prev. A nil watch
+// without an error means step 5's "go to step 2": prev is gone already,
+// or the listing was read in a session since lost.
+func (w *waiter) watch(ctx context.Context, prev string) (client.Watch, error) {
+	ok, _, watch, err := w.conn.ExistsW(ctx, w.dir+"/"+prev)
+	if err != nil {
+		return nil, err
+	}
+	if w.conn.SessionID() != w.owner {
+		return nil, ErrNodeVanished // our session is gone, and our node with it
+	}
+	if !ok || w.conn.SessionID() != w.listedIn {
+		return nil, nil
+	}
+	return watch, nil
 }
 
 // grantLease makes the lease of the holder of node, after checking that
