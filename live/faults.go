@@ -127,27 +127,13 @@ func NewClientFaults() *ClientFaults {
 // op ("create", "delete", "setData", "multi", ...), counted from the
 // client's first.
 func (f *ClientFaults) LoseReply(op client.Op, nth int) error {
-	code, ok := int32(op), libraryOp(op)
-	if !ok {
-		return fmt.Errorf("lose-reply: unknown request type %q", op)
-	}
-	f.mu.Lock()
-	f.triggers = append(f.triggers, replyTrigger{op: code, nth: nth})
-	f.mu.Unlock()
-	return nil
+	return f.arm("lose-reply", replyTrigger{op: int32(op), nth: nth})
 }
 
 // LoseRequest arms the loss of the client's nth request of type op: the
 // connection drops as it goes out, before any server sees it.
 func (f *ClientFaults) LoseRequest(op client.Op, nth int) error {
-	code, ok := int32(op), libraryOp(op)
-	if !ok {
-		return fmt.Errorf("lose-request: unknown request type %q", op)
-	}
-	f.mu.Lock()
-	f.triggers = append(f.triggers, replyTrigger{op: code, nth: nth, request: true})
-	f.mu.Unlock()
-	return nil
+	return f.arm("lose-request", replyTrigger{op: int32(op), nth: nth, request: true})
 }
 
 // Disconnect arms a disconnect of the client for d when the server answers
@@ -155,14 +141,7 @@ func (f *ClientFaults) LoseRequest(op client.Op, nth int) error {
 // the answer comes, which waits with everything else until d has passed,
 // as the simulator's "when cN OP#K applied: disconnect cN for D".
 func (f *ClientFaults) Disconnect(op client.Op, nth int, d time.Duration) error {
-	code, ok := int32(op), libraryOp(op)
-	if !ok {
-		return fmt.Errorf("disconnect: unknown request type %q", op)
-	}
-	f.mu.Lock()
-	f.triggers = append(f.triggers, replyTrigger{op: code, nth: nth, cut: d})
-	f.mu.Unlock()
-	return nil
+	return f.arm("disconnect", replyTrigger{op: int32(op), nth: nth, cut: d})
 }
 
 // DisconnectOnNotification arms a disconnect of the client for d when its
@@ -180,12 +159,20 @@ func (f *ClientFaults) DisconnectOnNotification(nth int, d time.Duration) {
 // DelayReply arms a delay of d on the reply to the client's nth request
 // of type op (and on everything the server sends after it).
 func (f *ClientFaults) DelayReply(op client.Op, nth int, d time.Duration) error {
-	code, ok := int32(op), libraryOp(op)
-	if !ok || d <= 0 {
-		return fmt.Errorf("delay: request type %q, delay %s: want a known type and a positive delay", op, d)
+	if d <= 0 {
+		return fmt.Errorf("delay: %s#%d: delay %s: want a positive delay", op, nth, d)
+	}
+	return f.arm("delay", replyTrigger{op: int32(op), nth: nth, delay: d})
+}
+
+// arm adds t, a fault named what on a request of the client's, once its
+// request type is one the library sends.
+func (f *ClientFaults) arm(what string, t replyTrigger) error {
+	if !libraryOp(client.Op(t.op)) {
+		return fmt.Errorf("%s: unknown request type %q", what, client.Op(t.op))
 	}
 	f.mu.Lock()
-	f.triggers = append(f.triggers, replyTrigger{op: code, nth: nth, delay: d})
+	f.triggers = append(f.triggers, t)
 	f.mu.Unlock()
 	return nil
 }

@@ -409,3 +409,24 @@ func TestCutIsSilentLive(t *testing.T) {
 		t.Errorf("after the cut: session %#x on %s; want %#x on another server than %s", c.SessionID(), c.handle().zk.Server(), id, from)
 	}
 }
+
+// A fault is armed only on a request the library sends, and a delay only
+// when it is one.
+func TestArmRefusesWhatNeverComes(t *testing.T) {
+	f := NewClientFaults()
+	if err := f.LoseReply(client.OpPing, 1); err == nil || !strings.Contains(err.Error(), `lose-reply: unknown request type "ping"`) {
+		t.Errorf("a lost ping reply: %v", err)
+	}
+	if err := f.LoseRequest(client.OpSetWatches, 1); err == nil {
+		t.Error("a lost setWatches request was armed")
+	}
+	if err := f.DelayReply(client.OpGetData, 1, 0); err == nil || !strings.Contains(err.Error(), "positive delay") {
+		t.Errorf("a delay of 0: %v", err)
+	}
+	if err := f.Disconnect(client.OpCreate, 2, time.Second); err != nil {
+		t.Errorf("a disconnect on create#2: %v", err)
+	}
+	if len(f.triggers) != 1 {
+		t.Errorf("%d triggers armed, want 1", len(f.triggers))
+	}
+}
