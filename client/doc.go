@@ -1,6 +1,7 @@
 // Package client is the recipes' view of a ZooKeeper session: the Conn
-// interface every recipe is written against, and the Watch a watching read
-// returns.
+// interface every recipe is written against, the Watch a watching read
+// returns, the request types both worlds name requests by (Op), and the
+// instant both worlds' clocks start from (Epoch).
 //
 // It speaks go-zookeeper/zk's vocabulary on purpose. Stats are *zk.Stat, events
 // are zk.Event, create modes are zk.FlagEphemeral and zk.FlagSequence, and
@@ -22,5 +23,9 @@
 // session changed" writes one Select, and it runs deterministically in the
 // simulator and as a plain select against a live ensemble.
 //
-// This package defines interfaces only. It must never import sim or live.
+// It holds the vocabulary both worlds share (the interface, the request
+// types, the clock origin) and no behaviour: it must never import another
+// package of zksim.
+//
+// Its files are listed in docs/ARCHITECTURE.md.
 package client

@@ -46,4 +46,6 @@
 // live ensemble, or by a user's own harness is checked the same way. It must
 // stay deterministic: no wall clock (times come from the history), no global
 // math/rand, no goroutines; output never depends on map iteration.
+//
+// Its files are listed in docs/ARCHITECTURE.md.
 package models

@@ -14,4 +14,7 @@
 // same code runs in virtual time in the simulator and in real time against
 // a live ensemble. Every blocking call takes a context; when the context
 // ends, the recipe removes the nodes it created for that call.
+//
+// Its files, a recipe each with its teaching variants beside it, are
+// listed in docs/ARCHITECTURE.md.
 package recipes

@@ -45,7 +45,9 @@
 // ExploreOptions.Reads and Notifications its reads and notifications), and
 // says how many it ran.
 //
-// It must not be used outside tests: it fails the test it is given.
+// It must never be used outside tests: it fails the test it is given.
+//
+// Its files are listed in docs/ARCHITECTURE.md.
 package zksimtest
 
 import (

@@ -5,6 +5,8 @@
 // It is the one place the simulator looks at the wall clock, and it only
 // observes: it never influences a decision, an order or a trace. It is kept
 // out of package sim so that sim itself holds no wall-clock reading at all.
+//
+// It must never decide anything. Its place is in docs/ARCHITECTURE.md.
 package stall
 
 import "time"

@@ -5,6 +5,9 @@
 // faults takes longer than 30 seconds, and the tests check that it gets
 // there (a shrink cut short leaves dozens of faults). It is for tests
 // only, and changes nothing else.
+//
+// It must never be imported by code that is not a test. Its place is in
+// docs/ARCHITECTURE.md.
 package testshrink
 
 import (
