@@ -214,3 +214,11 @@ type Timer interface {
 	// fired.
 	Stop() bool
 }
+
+// Pauser is a session whose process the world can stop, heartbeats
+// included, for d: what a crash or a long garbage-collection pause does to
+// a process. Both worlds' sessions are Pausers; a workload that makes a
+// process fail for good uses it (a recipe never does).
+type Pauser interface {
+	Pause(d time.Duration)
+}

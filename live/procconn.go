@@ -19,7 +19,10 @@ type procConn struct {
 	conn *Conn
 }
 
-var _ client.Conn = (*procConn)(nil)
+var (
+	_ client.Conn   = (*procConn)(nil)
+	_ client.Pauser = (*procConn)(nil)
+)
 
 func (c *procConn) Create(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (p string, err error) {
 	c.p.call(func() { p, err = c.conn.Create(ctx, path, data, flags, acl) })
@@ -128,6 +131,11 @@ func (c *procConn) SetACL(ctx context.Context, path string, acl []zk.ACL, versio
 	c.p.call(func() { st, err = c.conn.SetACL(ctx, path, acl, version) })
 	return st, err
 }
+
+// Pause stops the session's process for d (Process.Pause): what a crash
+// or a long garbage-collection pause does to it, as sim.Client.Pause does
+// in the simulator.
+func (c *procConn) Pause(d time.Duration) { c.p.Pause(d) }
 
 func (c *procConn) SessionID() int64 { return c.conn.SessionID() }
 func (c *procConn) State() zk.State  { return c.conn.State() }

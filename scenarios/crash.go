@@ -16,24 +16,17 @@ func sessionTimeoutOf(s Spec) time.Duration {
 	return 10 * time.Second
 }
 
-// processPauser is a client whose process can be stopped, heartbeats
-// included (sim.Client.Pause): what a crash, or a long garbage-collection
-// pause, does to a process.
-type processPauser interface {
-	Pause(d time.Duration)
-}
-
 // stopForGood stops the calling client's process as a crash does, for the
 // workloads whose processes fail (a 2PC site, a group member, a double barrier's process): it neither
 // closes its session nor sends another heartbeat, so the session expires
 // and its ephemeral nodes go with it, as the recipes expect of a failed
 // process. In the simulator the process is paused for three session timeouts
 // (its session has expired well before: a timeout, plus at most a tick,
-// after its last heartbeat), then ends without a word. A client that cannot
-// be paused (a live one) just ends, closing its session: its ephemeral
-// nodes go at once.
+// after its last heartbeat), then ends without a word; live, the same pause
+// stops the process for real. A session that is no client.Pauser (a
+// user's own) just ends its body.
 func stopForGood(ctx context.Context, conn client.Conn, s Spec) error {
-	p, ok := conn.(processPauser)
+	p, ok := conn.(client.Pauser)
 	if !ok {
 		return nil
 	}

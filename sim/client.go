@@ -84,7 +84,10 @@ type Client struct {
 // compare.
 func (c *Client) OnNotification(fn func(zk.Event)) { c.onNote = fn }
 
-var _ client.Conn = (*Client)(nil)
+var (
+	_ client.Conn   = (*Client)(nil)
+	_ client.Pauser = (*Client)(nil)
+)
 
 // Name is the client's name in traces and reports.
 func (c *Client) Name() string { return c.name }
