@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/sim"
 )
@@ -62,7 +63,7 @@ func (r *ViolationReport) String() string {
 		} else {
 			w := t.Window(from, at, 0)
 			fmt.Fprintf(&b, "timeline from %s to %s, the operations involved (%d events; --all for every event of the run):\n",
-				fmtAt(from), fmtAt(at), len(w.Rows))
+				models.FormatTime(from), models.FormatTime(at), len(w.Rows))
 			b.WriteString(w.elide(maxWindowRows))
 		}
 	}
@@ -117,8 +118,6 @@ func causeWindow(o *scenarios.Outcome, at int64) int64 {
 	}
 	return max(from, 0)
 }
-
-func fmtAt(ns int64) string { return fmt.Sprintf("%.6fs", float64(ns)/1e9) }
 
 func firstLine(s string) string {
 	first, _, _ := strings.Cut(s, "\n")
