@@ -90,12 +90,10 @@ func (e *Election) Campaign(ctx context.Context) (*Lease, error) {
 	if err := ensurePath(ctx, e.conn, e.dir); err != nil {
 		return nil, err
 	}
-	session, err := guidSession(ctx, e.conn)
+	guid, err := nextGUID(ctx, e.conn, &e.tries)
 	if err != nil {
 		return nil, err
 	}
-	e.tries++
-	guid := fmt.Sprintf("%016x%04x", session, e.tries)
 	node, err := e.create(ctx, guid) // step 1
 	if err != nil {
 		return nil, err

@@ -2,6 +2,8 @@ package recipes
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -97,4 +99,39 @@ func findGUIDNode(ctx context.Context, conn client.Conn, dir, prefix string) (st
 		}
 		return "", nil
 	}
+}
+
+// nextGUID names a recipe's next attempt at step 1 for the guid
+// recovery: its session's id (guidSession) and the attempt's number,
+// counted in tries.
+func nextGUID(ctx context.Context, conn client.Conn, tries *int) (string, error) {
+	session, err := guidSession(ctx, conn)
+	if err != nil {
+		return "", err
+	}
+	*tries++
+	return attemptGUID(session, *tries), nil
+}
+
+// attemptGUID is the guid of attempt try in session: the session id in
+// sixteen hex digits and the attempt in four at least, as fmt's
+// "%016x%04x" writes them, without its cost on the lock's path.
+func attemptGUID(session int64, try int) string {
+	if session < 0 || try < 0 {
+		return fmt.Sprintf("%016x%04x", session, try)
+	}
+	b := make([]byte, 0, 24)
+	b = appendHex(b, uint64(session), 16)
+	b = appendHex(b, uint64(try), 4)
+	return string(b)
+}
+
+// appendHex appends v in hex, zero-padded to width digits.
+func appendHex(b []byte, v uint64, width int) []byte {
+	var d [16]byte
+	digits := strconv.AppendUint(d[:0], v, 16)
+	for i := len(digits); i < width; i++ {
+		b = append(b, '0')
+	}
+	return append(b, digits...)
 }

@@ -3,8 +3,6 @@ package recipes
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strconv"
 
 	"github.com/zksim/zksim/client"
 )
@@ -20,8 +18,6 @@ type Lock struct {
 	conn client.Conn
 	dir  string
 
-	ready bool // the lock node exists (made once, by the first Lock)
-	tries int
 	held
 
 	mistakes lockMistakes
@@ -57,18 +53,13 @@ func NewLock(conn client.Conn, dir string) *Lock {
 // the node may exist), we look for our node by its guid before creating
 // another. If ctx ends first, our node is deleted.
 func (l *Lock) Lock(ctx context.Context) (*Lease, error) {
-	if !l.ready {
-		if err := ensurePath(ctx, l.conn, l.dir); err != nil {
-			return nil, err
-		}
-		l.ready = true
+	if err := l.prepare(ctx, l.conn, l.dir); err != nil {
+		return nil, err
 	}
-	session, err := guidSession(ctx, l.conn)
+	guid, err := nextGUID(ctx, l.conn, &l.tries)
 	if err != nil {
 		return nil, err
 	}
-	l.tries++
-	guid := lockGUID(session, l.tries)
 	node, err := l.create(ctx, guid) // step 1
 	if err != nil {
 		return nil, err
@@ -96,27 +87,4 @@ func (l *Lock) await(ctx context.Context, node string) (*Lease, error) {
 // Unlock releases the lock: delete our node.
 func (l *Lock) Unlock(ctx context.Context) error {
 	return l.release(ctx, l.conn, "Unlock without Lock")
-}
-
-// lockGUID names an acquisition for the guid recovery: the session id in
-// sixteen hex digits and the attempt in four at least, as fmt's
-// "%016x%04x" writes them, without its cost on the lock's path.
-func lockGUID(session int64, try int) string {
-	if session < 0 || try < 0 {
-		return fmt.Sprintf("%016x%04x", session, try)
-	}
-	b := make([]byte, 0, 24)
-	b = appendHex(b, uint64(session), 16)
-	b = appendHex(b, uint64(try), 4)
-	return string(b)
-}
-
-// appendHex appends v in hex, zero-padded to width digits.
-func appendHex(b []byte, v uint64, width int) []byte {
-	var d [16]byte
-	digits := strconv.AppendUint(d[:0], v, 16)
-	for i := len(digits); i < width; i++ {
-		b = append(b, '0')
-	}
-	return append(b, digits...)
 }

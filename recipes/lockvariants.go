@@ -321,19 +321,15 @@ func (l *LeakingLock) Lock(ctx context.Context) (*Lease, error) {
 // start over at step 1 with a new guid (each variant's mistake) or fails.
 func (lk *Lock) variantAcquire(ctx context.Context, create func(context.Context, string) (string, error),
 	await func(context.Context, string) (*Lease, error), again func(error) (bool, error)) (*Lease, error) {
-	if !lk.ready {
-		if err := ensurePath(ctx, lk.conn, lk.dir); err != nil {
-			return nil, err
-		}
-		lk.ready = true
+	if err := lk.prepare(ctx, lk.conn, lk.dir); err != nil {
+		return nil, err
 	}
 	for {
-		session, err := guidSession(ctx, lk.conn)
+		guid, err := nextGUID(ctx, lk.conn, &lk.tries)
 		if err != nil {
 			return nil, err
 		}
-		lk.tries++
-		node, err := create(ctx, lockGUID(session, lk.tries))
+		node, err := create(ctx, guid)
 		if err == nil {
 			lk.node = node
 			var lease *Lease

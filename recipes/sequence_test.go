@@ -76,7 +76,7 @@ func TestPredecessorAgreesWithSorting(t *testing.T) {
 	}
 }
 
-// lockGUID writes what fmt's "%016x%04x" writes.
+// attemptGUID writes what fmt's "%016x%04x" writes.
 func TestLockGUIDAsFmt(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	cases := [][2]int64{{0, 0}, {1, 1}, {-1, 3}, {1 << 62, 65535}, {0x7fffffffffffffff, 70000}, {5, -2}}
@@ -84,8 +84,8 @@ func TestLockGUIDAsFmt(t *testing.T) {
 		cases = append(cases, [2]int64{int64(r.Uint64()), int64(r.IntN(1 << 20))})
 	}
 	for _, c := range cases {
-		if got, want := lockGUID(c[0], int(c[1])), fmt.Sprintf("%016x%04x", c[0], int(c[1])); got != want {
-			t.Fatalf("lockGUID(%d, %d) = %q, want %q", c[0], c[1], got, want)
+		if got, want := attemptGUID(c[0], int(c[1])), fmt.Sprintf("%016x%04x", c[0], int(c[1])); got != want {
+			t.Fatalf("attemptGUID(%d, %d) = %q, want %q", c[0], c[1], got, want)
 		}
 	}
 }

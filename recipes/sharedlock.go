@@ -28,8 +28,6 @@ type SharedLock struct {
 	conn client.Conn
 	dir  string
 
-	ready bool // the lock node exists (made once, by the first acquisition)
-	tries int
 	held
 
 	// onCreate, when set, runs right after step 1 with the node created
@@ -89,18 +87,13 @@ func (l *SharedLock) acquire(ctx context.Context, kind string) (*Lease, error) {
 	if l.node != "" {
 		return nil, fmt.Errorf("%w: the shared lock", ErrAlreadyHeld)
 	}
-	if !l.ready {
-		if err := ensurePath(ctx, l.conn, l.dir); err != nil {
-			return nil, err
-		}
-		l.ready = true
+	if err := l.prepare(ctx, l.conn, l.dir); err != nil {
+		return nil, err
 	}
-	session, err := guidSession(ctx, l.conn)
+	guid, err := nextGUID(ctx, l.conn, &l.tries)
 	if err != nil {
 		return nil, err
 	}
-	l.tries++
-	guid := fmt.Sprintf("%016x%04x", session, l.tries)
 	node, err := l.create(ctx, guid+"-"+kind) // step 1
 	if err != nil {
 		return nil, err
