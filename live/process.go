@@ -98,22 +98,6 @@ func (p *Process) expireAll(log io.Writer) {
 	}
 }
 
-// closeAll closes every session of the process, all at once.
-func (p *Process) closeAll() {
-	p.mu.Lock()
-	sessions := slices.Clone(p.sessions)
-	p.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, conn := range sessions {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			conn.Close()
-		}()
-	}
-	wg.Wait()
-}
-
 // counters sums the traffic of every session of the process.
 func (p *Process) counters() Counters {
 	p.mu.Lock()

@@ -145,12 +145,18 @@ func (w *World) Run(ctx context.Context, done func(i int)) []error {
 // closing them one after another could outlast the run's time bound
 // against servers that accept connections and never answer.
 func (w *World) Close() {
-	var wg sync.WaitGroup
+	var sessions []*Conn
 	for _, p := range w.procs {
+		p.mu.Lock()
+		sessions = append(sessions, p.sessions...)
+		p.mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	for _, conn := range sessions {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.closeAll()
+			conn.Close()
 		}()
 	}
 	wg.Wait()
