@@ -216,9 +216,9 @@ func sortFaults(w *live.World, out *LiveOutcome, haveEnsemble, proxied bool) (ti
 		case ok:
 			armed = append(armed, f)
 		case (f.When == nil || f.When.On == fault.OnHolds) && live.Timed(f, haveEnsemble, proxied):
-			timed = append(timed, f) // at a time, or when a client holds (w.holds)
+			timed = append(timed, f) // at a time, or when a client holds (World.HoldsHook)
 		default:
-			if spec.Rates == nil || slices.Contains(spec.Faults, f) {
+			if spec.Rates == nil || slices.ContainsFunc(spec.Faults, f.Equal) {
 				return nil, nil, live.NotInjectable(f)
 			}
 			out.Skipped = append(out.Skipped, f.String())
