@@ -148,12 +148,32 @@ func TestShrinkStopsWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	runs := 0
-	c, err := ShrinkContext(ctx, spec, res.Failures[0].Seed, 100, func(n, _ int) { runs = n })
+	c, err := ShrinkContext(ctx, spec, res.Failures[0].Seed, 100, func(n, _, _ int) { runs = n })
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := strings.Count(res.Failures[0].Schedule, "\n") + 1; len(c.Schedule) != want || runs > 1 {
 		t.Errorf("shrinking with an ended context made %d runs and gave %d faults; want the failing run's %d as they were",
 			runs, len(c.Schedule), want)
+	}
+}
+
+// Shrinking counts the runs that still fail the check, the original's
+// among them, so that its progress line shows the search finding smaller
+// counterexamples (it said "0 failing" throughout).
+func TestShrinkCountsFailingRuns(t *testing.T) {
+	r := sessionRates
+	spec := SessionPaced(Spec{Kind: "lock", Variant: "lock-requeues-on-disconnect", Rates: &r})
+	res, err := Search{Spec: spec, Seeds: 50, StopAtFirst: true}.Run(context.Background())
+	if err != nil || len(res.Failures) == 0 {
+		t.Fatalf("not caught on 50 seeds: %v", err)
+	}
+	var runs, failing int
+	c, err := ShrinkContext(context.Background(), spec, res.Failures[0].Seed, 20, func(r, f, _ int) { runs, failing = r, f })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failing < 2 || failing > runs {
+		t.Errorf("%d runs, %d failing (down to %d faults): want at least the original and one smaller failing", runs, failing, len(c.Schedule))
 	}
 }

@@ -94,9 +94,10 @@ func Shrink(spec Spec, seed uint64, checks int) (*Counterexample, error) {
 
 // ShrinkContext is Shrink until ctx ends: the smallest counterexample found
 // by then is returned (the original run's, at worst). progress, when set,
-// is called after each run with the runs made and the faults of the
-// smallest counterexample so far.
-func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, progress func(runs, faults int)) (*Counterexample, error) {
+// is called after each run with the runs made, how many of them failed the
+// check (the original's included), and the faults of the smallest
+// counterexample so far.
+func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, progress func(runs, failing, faults int)) (*Counterexample, error) {
 	orig, err := Run(spec, seed, Options{})
 	if err != nil {
 		return nil, err
@@ -110,11 +111,14 @@ func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, prog
 	k, _ := lookupKind(base.Kind)
 	best := &Counterexample{Spec: withSchedule(base, full), Seed: seed, Clients: base.Clients, Rounds: base.Workload.Rounds,
 		Schedule: full, Violations: orig.Violations, TraceHash: HashString(orig.Result.Hash), Tries: 1}
-	tries := 1
-	ran := func() {
+	tries, failing := 1, 1
+	ran := func(failed bool) {
 		tries++
+		if failed {
+			failing++
+		}
 		if progress != nil {
-			progress(tries, len(best.Schedule))
+			progress(tries, failing, len(best.Schedule))
 		}
 	}
 	err = runRapid(checks, 1, func(t *rapid.T) {
@@ -132,7 +136,7 @@ func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, prog
 		}
 		s := resized(withSchedule(spec, sched), clients, rounds)
 		o, err := Run(s, seed, Options{})
-		ran()
+		ran(err == nil && hasCheck(o, target))
 		if err != nil {
 			t.Skip(err.Error()) // cannot run this draw (not a counterexample)
 		}
@@ -152,7 +156,7 @@ func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, prog
 				return false
 			}
 			o, err := Run(s, sd, Options{})
-			ran()
+			ran(err == nil && hasCheck(o, target))
 			if err == nil && hasCheck(o, target) {
 				best = &Counterexample{Spec: s, Seed: sd, Clients: best.Clients, Rounds: best.Rounds, Schedule: sched,
 					Violations: o.Violations, TraceHash: HashString(o.Result.Hash)}

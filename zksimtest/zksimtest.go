@@ -211,7 +211,7 @@ func shrink(t testing.TB, spec scenarios.Spec, seed uint64, budget time.Duration
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	progress := newProgressLine(os.Stderr, t.Name(), "shrinking runs", 0)
-	c, err := scenarios.ShrinkContext(ctx, spec, seed, 100, func(runs, faults int) { progress.seen(runs, 0) })
+	c, err := scenarios.ShrinkContext(ctx, spec, seed, 100, func(runs, failing, _ int) { progress.seen(runs, failing) })
 	progress.done()
 	if err == nil && ctx.Err() != nil {
 		t.Logf("zksimtest: shrinking stopped at its budget of %s with %d faults; raise -zksim.budget or Options.Budget to shrink further",
