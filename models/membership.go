@@ -22,7 +22,8 @@ func init() {
 // clients see converges to the live members within the bound
 // (Input.BoundOrDefault).
 //
-// The live members follow the changes, in time order: a member (Data)
+// The live members follow the changes, in time order (at one instant, in
+// the order the history has them, never by a tie-break): a member (Data)
 // becomes live when its Join returns OK, and stops being live when its
 // Leave returns OK or at the Call of its Fail (a Join after those makes it
 // live again). T is the time of the last change (a Join's or a Leave's
@@ -58,7 +59,8 @@ type memberChange struct {
 	op     Operation
 }
 
-// memberChanges are a group's changes, in time order.
+// memberChanges are a group's changes, in time order; ops are in the
+// history's order (sortOps: by call).
 func memberChanges(ops []Operation) []memberChange {
 	var out []memberChange
 	for _, op := range ops {
@@ -71,19 +73,11 @@ func memberChanges(ops []Operation) []memberChange {
 			out = append(out, memberChange{op.Call, op.Data, false, op})
 		}
 	}
-	// At one instant, joins first: the member then goes.
-	slices.SortStableFunc(out, func(a, b memberChange) int {
-		if c := cmp.Compare(a.at, b.at); c != 0 {
-			return c
-		}
-		if a.live != b.live {
-			if a.live {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.member, b.member)
-	})
+	// At one instant, in the history's order (ops come sorted by call): a
+	// join answered at once, as an idempotent one is, at the instant of
+	// the leave before it is the last change, and the member is in; a
+	// leave called as a join returned is the last, and it is out.
+	slices.SortStableFunc(out, func(a, b memberChange) int { return cmp.Compare(a.at, b.at) })
 	return out
 }
 
