@@ -126,6 +126,9 @@ func refHerdStats(in *Input, object string, zxids map[int64]bool) HerdStats {
 			if t.Event == "NodeDeleted" && refChildOf(t.Path, object) && r.Op != "delete" {
 				r.Path = t.Path // what a multi or a session's end deleted
 			}
+			if t.Event == "NodeDeleted" && refChildOf(t.Path, object) && !slices.Contains(r.Deleted, t.Path) {
+				r.Deleted = append(r.Deleted, t.Path)
+			}
 			r.Notifications++
 			woken[t.Zxid][t.Client] = true
 		}
@@ -273,7 +276,7 @@ func refCheckHerd(in *Input) []Violation {
 		st := refHerdOf(in, obj)
 		shared := refSharedAcquires(in.Ops, obj)
 		out = append(out, refJudgeReleases(in, st, func(_ int, r ReleaseTraffic) int {
-			return proceed + refSharedWaiters(shared, r)
+			return proceed*max(1, len(r.Deleted)) + refSharedWaiters(shared, r)
 		}, "releases", "a release should wake only the next waiter")...)
 	}
 	for _, obj := range refObjectsOf(in.Ops, Enter) {
@@ -290,7 +293,7 @@ func refCheckHerd(in *Input) []Violation {
 			if i == last || r.Op == "closeSession" {
 				return r.Woken // the last process out, or a failed one
 			}
-			return proceed
+			return proceed * max(1, len(r.Deleted))
 		}, "processes leaving", "a process leaving should wake at most the lowest process, until the last one leaves")...)
 	}
 	for _, obj := range refObjectsOf(in.Ops, Propose, Vote) {

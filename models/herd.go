@@ -33,6 +33,11 @@ type ReleaseTraffic struct {
 	// it is the node a NodeDeleted event named, or "" when only the
 	// object's child watches fired.
 	Path string `json:"path,omitempty"`
+	// Deleted are the object's children whose deletion by this
+	// transaction woke someone (a NodeDeleted event), in the order they
+	// were told: a session's end can delete several, each waking its own
+	// waiters.
+	Deleted []string `json:"deleted,omitempty"`
 	// Session is the session whose request it was (or which ended).
 	Session int64 `json:"session,omitempty"`
 	// Woken is the number of distinct clients notified because of it, on
@@ -224,6 +229,9 @@ type scannedRelease struct {
 	zxid, at      int64
 	notifications int32
 	from, to      int32 // its clients in releaseScan.clients
+	// deleted are the object's children whose NodeDeleted it sent: each
+	// deleted node may wake its own waiters (nodes).
+	deleted []string
 	// detail, when the scan was asked for it: what releaseDetail says.
 	detail *releaseDetail
 }
@@ -290,6 +298,9 @@ func scanReleases(in *Input, o herdObject, zxids *zxidSet, details bool) *releas
 			}
 			r.notifications++
 			woke = append(woke, wake{int32(k), int32(t.Client)})
+			if t.Event == "NodeDeleted" && o.childOf(t.Path) && !slices.Contains(r.deleted, t.Path) {
+				r.deleted = append(r.deleted, t.Path)
+			}
 		}
 		if details {
 			ds[k].add(t, o)
@@ -334,7 +345,8 @@ func scanReleases(in *Input, o herdObject, zxids *zxidSet, details bool) *releas
 func (sc *releaseScan) release(in *Input, k int) ReleaseTraffic {
 	r := sc.releases[k]
 	cs := sc.clients[r.from:r.to:r.to]
-	out := ReleaseTraffic{Zxid: r.zxid, At: r.at, Woken: len(cs), Clients: cs, Notifications: int(r.notifications)}
+	out := ReleaseTraffic{Zxid: r.zxid, At: r.at, Woken: len(cs), Clients: cs, Notifications: int(r.notifications),
+		Deleted: r.deleted}
 	d := r.detail
 	if d == nil {
 		d = &releaseDetail{}
@@ -347,6 +359,11 @@ func (sc *releaseScan) release(in *Input, k int) ReleaseTraffic {
 	out.Op, out.Path, out.Session = d.op, d.path, d.session
 	return out
 }
+
+// nodes is how many deleted nodes r's wakes are attributed to: each of its
+// deleted children woke its own waiters (at least one: a release that
+// deleted none wakes through the object's child watches).
+func (r scannedRelease) nodes() int { return max(1, len(r.deleted)) }
 
 // wokenPerRelease is the mean number of clients a release woke.
 func (sc *releaseScan) wokenPerRelease() float64 {

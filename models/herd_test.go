@@ -100,6 +100,19 @@ func TestHerdCheck(t *testing.T) {
 		apply(100, 5, "closeSession", "", 0x10).
 		notify(100, 0, 1, "NodeChildrenChanged", "/app/lock", 5).
 		notify(100, 1, 2, "NodeChildrenChanged", "/app/lock", 5)
+	// A session's end that deletes two nodes, each watched by the client
+	// after it: each wake is its own node's.
+	twoNodes := (&herdTraffic{}).
+		apply(100, 5, "closeSession", "", 0x10).
+		notify(100, 0, 1, "NodeDeleted", lockNode(0), 5).
+		notify(100, 1, 2, "NodeDeleted", lockNode(1), 5)
+	// The same end, the first node watched by two clients.
+	twoNodesHerd := (&herdTraffic{}).
+		apply(100, 5, "closeSession", "", 0x10).
+		notify(100, 0, 1, "NodeDeleted", lockNode(0), 5).
+		notify(100, 1, 2, "NodeDeleted", lockNode(1), 5).
+		notify(100, 2, 3, "NodeDeleted", lockNode(0), 5).
+		notify(100, 2, 4, "NodeDeleted", lockNode(0), 5)
 	reRegistered := turns(false).
 		notify(150, 1, 2, "NodeDeleted", lockNode(0), 0).
 		notify(150, 1, 3, "NodeDeleted", lockNode(0), 0)
@@ -132,6 +145,9 @@ func TestHerdCheck(t *testing.T) {
 			[]string{"the end of session 0x10, which deleted /app/lock/x-0000000000, at 0.100000s woke 3 clients"}},
 		{"a session's end that fires the child watches is a release", acquires(4), childWatchesOnly, 0,
 			[]string{"the end of session 0x10 at 0.100000s woke 2 clients (c2, c3)"}},
+		{"a session's end deleting two nodes, each waking its own waiter, is no herd", acquires(4), twoNodes, 0, nil},
+		{"a session's end deleting two nodes, one waking three, is a herd that names both", acquires(5), twoNodesHerd, 0,
+			[]string{"the end of session 0x10, which deleted /app/lock/x-0000000000, /app/lock/x-0000000001, at 0.100000s woke 4 clients (c2, c3, c4, c5); 2 can proceed"}},
 		{"re-registered watches firing on reconnect count against no release", acquires(4), reRegistered, 0, nil},
 		{"events on a sibling of the lock are not its releases", acquires(4), otherObject, 0, nil},
 		{"readers woken together by a writer's release all proceed", shared(3), turns(true), 0, nil},

@@ -19,12 +19,14 @@ func init() {
 //
 //   - A lock, shared lock or election (the Paths of Acquire operations):
 //     a release may wake Input.Proceed clients (default 1: the next
-//     waiter, the next candidate), plus every woken client waiting for a
+//     waiter, the next candidate) for each node it deleted that woke
+//     anyone (a session's end deleting several nodes, each watched by its
+//     own waiter, is no herd), plus every woken client waiting for a
 //     shared lock (readers queued behind a writer all proceed when it
 //     goes).
 //   - A double barrier (the Paths of Enter operations; Leave is also
 //     membership's): a process leaving may wake Proceed (the lowest
-//     process, waiting on the highest), except the last deletion of the
+//     process, waiting on the highest) for each node it deleted, except the last deletion of the
 //     round that woke anyone, which lets everyone out, and a failed
 //     process's node going (its session's end, or the process deleting it
 //     on giving up: FailedNodes), which wakes whoever waited on it. Each
@@ -70,7 +72,7 @@ func checkHerd(in *Input) []Violation {
 		sc := releasesOf(obj, deletions, false)
 		shared := sharedAcquires(in.Ops, obj)
 		out = append(out, judgeReleases(in, sc, func(_ int, r scannedRelease) int {
-			return proceed + shared.waiters(r.at, sc.clients[r.from:r.to])
+			return proceed*r.nodes() + shared.waiters(r.at, sc.clients[r.from:r.to])
 		}, "releases", "a release should wake only the next waiter")...)
 	}
 	failed := FailedNodes(in.Ops)
@@ -102,7 +104,7 @@ func checkHerd(in *Input) []Violation {
 			if i == last || failure(r) {
 				return int(r.to - r.from) // the last process out, or a failed one
 			}
-			return proceed + ended[i]
+			return proceed*r.nodes() + ended[i]
 		}, "processes leaving", "a process leaving should wake at most the lowest process, until the last one leaves")...)
 	}
 	for _, obj := range objects(Propose, Vote) {
@@ -239,6 +241,8 @@ func systematic(over, n, worstOver int) bool {
 // describeRelease names a release's transaction as a person reads it.
 func describeRelease(r ReleaseTraffic) string {
 	switch {
+	case r.Op == "closeSession" && len(r.Deleted) > 1:
+		return fmt.Sprintf("the end of session %#x, which deleted %s,", r.Session, strings.Join(r.Deleted, ", "))
 	case r.Op == "closeSession" && r.Path != "":
 		return fmt.Sprintf("the end of session %#x, which deleted %s,", r.Session, r.Path)
 	case r.Op == "closeSession":
