@@ -42,7 +42,7 @@ type ExploreOptions struct {
 func Explore(t testing.TB, kind string, impl scenarios.Implementation, opt ExploreOptions) {
 	t.Helper()
 	spec := scenarios.Spec{Name: t.Name(), Kind: kind, Impl: &impl, Clients: opt.Clients, Workload: opt.Workload,
-		Checks: opt.Checks, Ensemble: opt.Ensemble}
+		Checks: opt.Checks, Ensemble: opt.Ensemble, Horizon: opt.Horizon, Bound: opt.Bound}
 	if *flagSeed != 0 { // the replay line of a counterexample
 		replay(t, withFlags(t, spec, ""))
 		return

@@ -100,6 +100,14 @@ type Options struct {
 	Checks []string
 	// Ensemble configures the simulated ensemble (servers, timeouts).
 	Ensemble sim.Config
+	// Horizon is how long random faults are drawn over (default: the
+	// experiment's: 20s session-paced).
+	Horizon time.Duration
+	// Bound is the liveness bound: how long a wait may last that nothing
+	// blocks (default: the kind's). Every field a replay line carries is
+	// an Option, so that the experiment a test states is the one it
+	// replays.
+	Bound time.Duration
 	// NoShrink reports the first failing seed as it is.
 	NoShrink bool
 	// Budget is the search's wall-clock budget (default 2m): past it, the
@@ -227,7 +235,7 @@ func shrink(t testing.TB, spec scenarios.Spec, seed uint64, budget time.Duration
 func specOf(t testing.TB, kind string, impl scenarios.Implementation, opt Options) scenarios.Spec {
 	t.Helper()
 	spec := scenarios.Spec{Name: t.Name(), Kind: kind, Impl: &impl, Clients: opt.Clients, Workload: opt.Workload,
-		Checks: opt.Checks, Ensemble: opt.Ensemble, Rates: opt.Rates}
+		Checks: opt.Checks, Ensemble: opt.Ensemble, Rates: opt.Rates, Horizon: opt.Horizon, Bound: opt.Bound}
 	if opt.Faults == "" && opt.Rates == nil {
 		spec = scenarios.SessionPaced(spec)
 	}

@@ -84,6 +84,21 @@ func TestUserLockMistakeIsCaught(t *testing.T) {
 	})
 }
 
+// The bound and the horizon the Options state are the run's, and the
+// replay line carries them, so that the replay is the same experiment.
+func TestOptionsCarryTheBoundAndHorizon(t *testing.T) {
+	careless := func(conn client.Conn, path string) recipes.Locker {
+		return &nodeLock{conn: conn, dir: path, careless: true}
+	}
+	opt := zksimtest.Options{Seeds: 30, Checks: []string{"mutex", "liveness"}, Bound: 7 * time.Second, Horizon: 9 * time.Second}
+	msg := run("TestCarelessBound", func(ft testing.TB) { zksimtest.Lock(ft, careless, opt) })
+	options := replayQuoted(msg, "zksim.options")
+	if !strings.Contains(options, "bound: 7s") || !strings.Contains(options, "horizon: 9s") {
+		t.Fatalf("the replay line's options %q do not carry the bound and the horizon:\n%s", options, msg)
+	}
+	checkReplays(t, msg, func(ft testing.TB) { zksimtest.Lock(ft, careless, opt) })
+}
+
 // replayFaults is the -zksim.faults of a failure's replay line.
 func replayFaults(msg string) string { return replayQuoted(msg, "zksim.faults") }
 
