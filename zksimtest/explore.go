@@ -41,8 +41,11 @@ type ExploreOptions struct {
 // its replay line names, alone.
 func Explore(t testing.TB, kind string, impl scenarios.Implementation, opt ExploreOptions) {
 	t.Helper()
-	spec := scenarios.Spec{Name: t.Name(), Kind: kind, Impl: &impl, Clients: opt.Clients, Workload: opt.Workload,
-		Checks: opt.Checks, Ensemble: opt.Ensemble, Horizon: opt.Horizon, Bound: opt.Bound}
+	// The experiment Check runs: paced across session timeouts, where a
+	// session's mistakes show (scenarios.SessionPaced), its faults the
+	// exploration's own.
+	spec := scenarios.SessionPaced(scenarios.Spec{Name: t.Name(), Kind: kind, Impl: &impl, Clients: opt.Clients,
+		Workload: opt.Workload, Checks: opt.Checks, Ensemble: opt.Ensemble, Horizon: opt.Horizon, Bound: opt.Bound})
 	if *flagSeed != 0 { // the replay line of a counterexample
 		replay(t, withFlags(t, spec, ""))
 		return

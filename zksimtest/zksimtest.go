@@ -40,8 +40,9 @@
 // (the workload's and the ensemble's options) comes from the Options the
 // test passes, so the replay line's flags replay it exactly.
 //
-// Explore runs every fault schedule within a bound instead of random
-// seeds (each fault tied to one of the run's writes, and with
+// Explore runs the experiment Check runs (session-paced unless the
+// Options say otherwise) under every fault schedule within a bound instead
+// of random seeds (each fault tied to one of the run's writes, and with
 // ExploreOptions.Reads and Notifications its reads and notifications), and
 // says how many it ran.
 //
