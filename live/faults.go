@@ -124,8 +124,8 @@ func NewClientFaults() *ClientFaults {
 }
 
 // LoseReply arms the loss of the reply to the client's nth request of type
-// op ("create", "delete", "setData", "multi", ...), counted from the
-// client's first.
+// op (client.OpCreate, OpDelete, OpSetData, OpMulti, ...: one the library
+// sends), counted from the client's first.
 func (f *ClientFaults) LoseReply(op client.Op, nth int) error {
 	return f.arm("lose-reply", replyTrigger{op: int32(op), nth: nth})
 }

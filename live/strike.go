@@ -25,9 +25,6 @@ func struckFault(f fault.Fault, wall, origin time.Time) StruckFault {
 	return StruckFault{Fault: f, Text: f.String(), At: at, AtMs: float64(at.Microseconds()) / 1000, Wall: wall}
 }
 
-// same reports whether s is f struck.
-func (s StruckFault) same(f fault.Fault) bool { return s.Fault.Equal(f) }
-
 // Arm arms a fault tied to a client's request or notification in that
 // client's dialer, where the live world can: a lost reply, request or
 // notification, a delayed reply or notification, a disconnect as one
@@ -109,7 +106,7 @@ func (w *World) FaultsPending(timed []fault.Fault, settle time.Duration) func() 
 		for _, f := range timed {
 			at := f.At
 			if f.When != nil { // tied to a holding: when it struck, if it has
-				i := slices.IndexFunc(w.struck, func(s StruckFault) bool { return s.same(f) })
+				i := slices.IndexFunc(w.struck, func(s StruckFault) bool { return s.Fault.Equal(f) })
 				if i < 0 {
 					return true
 				}
@@ -130,7 +127,7 @@ func (w *World) Tally(timed, armed []fault.Fault) (injected []StruckFault, never
 	struck := slices.Clone(w.struck)
 	w.struckMu.Unlock()
 	for _, f := range timed {
-		i := slices.IndexFunc(struck, func(s StruckFault) bool { return s.same(f) })
+		i := slices.IndexFunc(struck, func(s StruckFault) bool { return s.Fault.Equal(f) })
 		if i < 0 {
 			never = append(never, f)
 			continue

@@ -56,8 +56,7 @@ func guidSession(ctx context.Context, conn client.Conn) (int64, error) {
 			return s, nil
 		}
 		// A call waits for a session (or fails for want of one).
-		if _, err := conn.Sync(ctx, "/"); err != nil && !transient(err) &&
-			!expired(err) {
+		if _, err := conn.Sync(ctx, "/"); err != nil && !transient(err) && !expired(err) {
 			return 0, err
 		}
 	}

@@ -170,7 +170,7 @@ func (r *ViolationReport) Write(dir string) error {
 	if err := write("history.json", func(f *os.File) error {
 		enc := json.NewEncoder(f)
 		enc.SetIndent("", "  ")
-		return enc.Encode(o.Recorded())
+		return enc.Encode(o.History)
 	}); err != nil {
 		return err
 	}

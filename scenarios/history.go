@@ -58,17 +58,6 @@ type NoProgress struct {
 	Bound time.Duration `json:"bound_ns"`
 }
 
-// Recorded is the outcome's History, as history.json holds it, or one
-// made of its Input (a live run's).
-func (o *Outcome) Recorded() *History {
-	if o.History != nil {
-		return o.History
-	}
-	in := o.Input
-	return &History{Kind: o.Spec.Kind, Checks: o.Spec.Checks, Start: in.Start, End: in.End, Stuck: in.Stuck,
-		Bound: in.Bound, SessionTimeout: in.SessionTimeout, Size: in.Size, Proceed: in.Proceed, Traffic: in.Traffic, Ops: in.Ops}
-}
-
 // Input is what the checks read.
 func (h *History) Input() *models.Input {
 	return &models.Input{Ops: h.Ops, Start: h.Start, End: h.End, Stuck: h.Stuck, Bound: h.Bound,

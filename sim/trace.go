@@ -176,9 +176,6 @@ func (t *Trace) Fault(r *Record) (fault.Fault, bool) {
 	return t.faults[r.Arg-1], true
 }
 
-// Faults are the faults struck so far, in the order they struck.
-func (t *Trace) Faults() []fault.Fault { return t.faults }
-
 // choice hashes one decision drawn from the run's Source.
 func (t *Trace) choice(n, v int) {
 	t.mix(0xc4 ^ uint64(n)<<8)

@@ -110,12 +110,12 @@ type Config struct {
 const DefaultServers = 3
 
 // ServerCount is the ensemble's size: Servers, or DefaultServers when it
-// names none.
+// names none (a size New refuses stays as it is, to be refused).
 func (c Config) ServerCount() int {
-	if c.Servers > 0 {
-		return c.Servers
+	if c.Servers == 0 {
+		return DefaultServers
 	}
-	return DefaultServers
+	return c.Servers
 }
 
 func (c *Config) defaults() {

@@ -44,8 +44,7 @@ func Explore(t testing.TB, kind string, impl scenarios.Implementation, opt Explo
 	// The experiment Check runs: paced across session timeouts, where a
 	// session's mistakes show (scenarios.SessionPaced), its faults the
 	// exploration's own.
-	spec := scenarios.SessionPaced(scenarios.Spec{Name: t.Name(), Kind: kind, Impl: &impl, Clients: opt.Clients,
-		Workload: opt.Workload, Checks: opt.Checks, Ensemble: opt.Ensemble, Horizon: opt.Horizon, Bound: opt.Bound})
+	spec := scenarios.SessionPaced(experiment(t, kind, impl, opt.Options))
 	if *flagSeed != 0 { // the replay line of a counterexample
 		replay(t, withFlags(t, spec, ""))
 		return

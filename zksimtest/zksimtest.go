@@ -235,8 +235,8 @@ func shrink(t testing.TB, spec scenarios.Spec, seed uint64, budget time.Duration
 // replaces the random faults, not the experiment they struck.
 func specOf(t testing.TB, kind string, impl scenarios.Implementation, opt Options) scenarios.Spec {
 	t.Helper()
-	spec := scenarios.Spec{Name: t.Name(), Kind: kind, Impl: &impl, Clients: opt.Clients, Workload: opt.Workload,
-		Checks: opt.Checks, Ensemble: opt.Ensemble, Rates: opt.Rates, Horizon: opt.Horizon, Bound: opt.Bound}
+	spec := experiment(t, kind, impl, opt)
+	spec.Rates = opt.Rates
 	if opt.Faults == "" && opt.Rates == nil {
 		spec = scenarios.SessionPaced(spec)
 	}
@@ -246,6 +246,13 @@ func specOf(t testing.TB, kind string, impl scenarios.Implementation, opt Option
 		spec.Rates = &r
 	}
 	return spec
+}
+
+// experiment is the spec the Options state, its faults aside: the same
+// for Check and Explore.
+func experiment(t testing.TB, kind string, impl scenarios.Implementation, opt Options) scenarios.Spec {
+	return scenarios.Spec{Name: t.Name(), Kind: kind, Impl: &impl, Clients: opt.Clients, Workload: opt.Workload,
+		Checks: opt.Checks, Ensemble: opt.Ensemble, Horizon: opt.Horizon, Bound: opt.Bound}
 }
 
 // withFlags is spec with the faults given (a schedule, or none) and the
