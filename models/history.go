@@ -58,7 +58,8 @@ const (
 	// error (the item may be in the queue or not).
 	Put OpKind = "put"
 	// Take: OutData was taken. Unknown when the caller got an error (an
-	// item may have been removed).
+	// item may have been removed); Failed when the take gave up and took
+	// nothing (a consumer asking, that got no item).
 	Take OpKind = "take"
 )
 
@@ -192,6 +193,9 @@ func Describe(op Operation) string {
 		if op.Data != "" {
 			s += fmt.Sprintf(" %q", op.Data)
 		}
+	}
+	if op.Kind == Take && op.Result == Failed {
+		return s + " → nothing (gave up)"
 	}
 	s += " → " + string(op.Result)
 	switch {

@@ -168,6 +168,8 @@ func (q queueItems) String() string {
 //     unique, or a take would not say which one it took.
 //   - A take that returned (OK) with item x needs x in the queue with no
 //     item outranking it, and removes it.
+//   - A take that gave up and says it took nothing (Failed) leaves the
+//     queue as it is: a blocking take may give up at any time.
 //   - A take whose outcome the caller does not know (Unknown) or that was
 //     still blocked at the end of the run (Pending) may have removed the
 //     head or not. It removes, of the items nothing outranks, the one whose
@@ -201,6 +203,8 @@ func queueStep(q queueItems, op Operation, byPriority bool) (bool, queueItems) {
 			}
 			it, _ := q.item(from)
 			return q.first(it), q[:from] + q[to:]
+		case Failed:
+			return true, q
 		case Unknown, Pending:
 			if from, to, ok := q.due(); ok {
 				return true, q[:from] + q[to:]
@@ -228,7 +232,8 @@ func unknownLast(ops []Operation) []Operation {
 	return out
 }
 
-// queuePrepare is unknownLast, then every take of unknown outcome (Unknown
+// queuePrepare is unknownLast without the takes that took nothing (Failed:
+// legal anywhere, they change nothing), then every take of unknown outcome (Unknown
 // or Pending) past the U earliest called dropped, where U is the number of
 // items put (whatever the put's result) that no take returned. It is
 // sound: a take of unknown outcome is legal at every point of queueStep
@@ -242,7 +247,7 @@ func unknownLast(ops []Operation) []Operation {
 // of identical open takes (2^19 states and 40 s for one history of 51
 // operations).
 func queuePrepare(ops []Operation) []Operation {
-	ops = unknownLast(ops)
+	ops = slices.DeleteFunc(unknownLast(ops), func(op Operation) bool { return op.Kind == Take && op.Result == Failed })
 	taken := map[string]bool{}
 	items := map[string]bool{}
 	for _, op := range ops {

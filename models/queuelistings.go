@@ -39,7 +39,7 @@ func QueueListings(in *Input, queue string) Listings {
 		case op.Path != queue:
 		case op.Kind == Put:
 			puts = append(puts, timeSpan{op.Call, op.Return})
-		case op.Kind == Take:
+		case op.Kind == Take && op.Result != Failed: // a take that took nothing sent what it sent for nothing
 			takes = append(takes, *op)
 		}
 	}

@@ -25,6 +25,9 @@ type kind struct {
 	defaults func(w *Workload, clients int)
 	// checks are the checks that judge a spec of this kind by default.
 	checks func(s Spec) []string
+	// alsoChecks are the checks a spec may name beyond those: another
+	// promise the kind's histories can be judged by (a queue's delivery).
+	alsoChecks []string
 	// spawn starts the workload's clients.
 	spawn func(r *runner)
 	// input sets what the kind's checks need beyond the history.

@@ -3,9 +3,6 @@ package scenarios
 import (
 	"sync/atomic"
 	"time"
-
-	"github.com/zksim/zksim/fault"
-	"github.com/zksim/zksim/models"
 )
 
 // liveQuiet ends a live run the way a simulated run ends when nothing
@@ -64,18 +61,4 @@ func (q *liveQuiet) watch(pending func() bool, end func()) (stop func()) {
 		}
 	}()
 	return func() { close(done) }
-}
-
-// liveBound is the liveness bound a live run of spec is judged by (see
-// judgeLive): the kind's or the spec's, or the default stretched by the
-// schedule's pauses and quorum losses.
-func liveBound(spec Spec, k *kind, schedule fault.Schedule, servers int) time.Duration {
-	in := &models.Input{Bound: spec.Bound, SessionTimeout: spec.Ensemble.SessionTimeout}
-	if k.input != nil {
-		k.input(in, spec)
-	}
-	if spec.Bound == 0 {
-		in.Bound = in.BoundOrDefault() + paused(schedule) + withoutQuorum(schedule, servers)
-	}
-	return in.Bound
 }

@@ -95,7 +95,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	// one on the leader would overtake it 5ms behind, as it does not in
 	// the simulator.
 	r := &runner{spec: spec, impl: k.implementation(spec), rec: &recording{}, resources: map[string]*resource{},
-		startGap: liveStartGap, start: w.Spawn}
+		bound: runBound(spec, k, out.Schedule, len(opt.Servers)), startGap: liveStartGap, start: w.Spawn}
 	k.spawn(r)
 	timed, armed, err := sortFaults(w, out, opt.Ensemble != nil, opt.Ensemble != nil && opt.Ensemble.LinksProxied())
 	if err != nil {
@@ -138,7 +138,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	defer w.StrikeOnTime(timed)()
 	r.more = w.FaultsPending(timed, spec.Ensemble.SessionTimeout)
 	r.holds = w.HoldsHook(timed)
-	quiet := newLiveQuiet(liveBound(spec, k, out.Schedule, len(opt.Servers)), sessionTimeoutOf(spec))
+	quiet := newLiveQuiet(runBound(spec, k, out.Schedule, len(opt.Servers)), sessionTimeoutOf(spec))
 	r.rec.progressed = quiet.progressed
 	stopWatch := quiet.watch(r.more, end)
 	errs := runLiveClients(ctx, w, r.rec, opt.Progress, timed, timeout, quiet)
@@ -252,7 +252,7 @@ func judgeLive(out *LiveOutcome, r *runner, k *kind, run *liveEvidence, errs []e
 	if k.input != nil {
 		k.input(in, spec)
 	}
-	in.Bound = liveBound(spec, k, out.Schedule, len(servers))
+	in.Bound = runBound(spec, k, out.Schedule, len(servers))
 	out.Input = in
 	vs, err := judge(&out.Outcome, failures, nil)
 	if err != nil {

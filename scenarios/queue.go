@@ -28,22 +28,25 @@ import (
 // before the less urgent ones already listed.
 //
 // When consumers stop. Nothing in the queue says it is empty for good, so
-// the workload counts, in the runner (clients run one at a time): the
-// puts that returned OK and the takes that returned an item. A consumer
+// the workload keeps, in the runner (clients run one at a time), the
+// items whose put returned OK and no take has returned yet. A consumer
 // takes with a deadline of queuePatience in virtual time, and after each
-// take, or each deadline, looks at the counts: it stops once the producers
-// are done and as many items were taken as were surely put. Items whose
-// put ended in an error (Unknown) are not counted: they may be left in the
-// queue, which the checks allow. A consumer also stops when the producers
-// are done and nobody put or took anything for queueGiveUp (an item lost
-// for good, as a broken queue loses them, would keep it waiting for ever):
-// the run ends, and the checks judge what was taken.
+// take, or each deadline, looks: it stops once the producers are done and
+// every item surely put was taken. Items whose put ended in an error
+// (Unknown) are not waited for: they may be in the queue or not, which
+// the checks allow. A consumer also stops when the producers are done and
+// no put or take has returned an item for longer than the run's liveness
+// bound and a patience more (runner.bound): an item lost, as a broken
+// queue loses them, would keep it waiting for ever, and asking that long
+// is what the delivery checks (exactly-once) need to call it lost.
 //
 // Recorded: Put (Data, Priority; OK, or Unknown when Put returned an error
 // a caller must expect under faults), Take (OutData; OK, or Unknown for an
 // expected error other than the workload's own deadline). A take whose
 // deadline passed took nothing, as the recipe's Take promises (it settles
-// a delete on its way before it returns), and is not recorded.
+// a delete on its way before it returns): it is recorded as Failed, a
+// consumer that asked and got nothing, unless a write of the take's was
+// in doubt when it gave up (then Unknown: see doubtConn).
 //
 // Priorities come from the producer and the item's number (see
 // queuePriority), so runs repeat exactly.
@@ -80,7 +83,8 @@ func init() {
 			orDefault(&w.Step, time.Millisecond)
 			orDefault(&w.Think, time.Millisecond)
 		},
-		checks: func(s Spec) []string { return []string{"fifo", "liveness", "herd"} },
+		checks:     func(s Spec) []string { return []string{"fifo", "exactly-once", "liveness", "herd"} },
+		alsoChecks: []string{"at-most-once", "at-least-once"},
 		spawn: func(r *runner) {
 			spawnQueue(r, "/zksim/queue", false, func(conn client.Conn) queueHandle {
 				q := r.impl.Queue(conn, "/zksim/queue")
@@ -107,7 +111,8 @@ func init() {
 			orDefault(&w.Step, 10*time.Millisecond)
 			orDefault(&w.Think, 5*time.Millisecond)
 		},
-		checks: func(s Spec) []string { return []string{"priority-queue", "liveness"} },
+		checks:     func(s Spec) []string { return []string{"priority-queue", "exactly-once", "liveness"} },
+		alsoChecks: []string{"at-most-once", "at-least-once"},
 		spawn: func(r *runner) {
 			spawnQueue(r, "/zksim/priority-queue", true, func(conn client.Conn) queueHandle {
 				q := r.impl.PriorityQueue(conn, "/zksim/priority-queue")
@@ -124,12 +129,8 @@ func queueDefaults(w *Workload, clients int) {
 }
 
 // queuePatience is how long a consumer's take waits before the consumer
-// looks at the counts again; queueGiveUp how long nothing may happen,
-// once the producers are done, before the consumers stop.
-const (
-	queuePatience = time.Second
-	queueGiveUp   = 30 * time.Second
-)
+// looks at the counts again.
+const queuePatience = time.Second
 
 // queueLevels are the priorities items are put with: the most urgent,
 // nearly so, and a few less.
@@ -152,17 +153,22 @@ type queueHandle struct {
 // queueCounts is what the clients of one run know of each other, kept in
 // the runner: clients run one at a time, so it needs no lock.
 type queueCounts struct {
-	producing int   // producers still putting
-	attempted int   // puts returned, whatever their outcome
-	putOK     int   // puts that returned OK
-	taken     int   // takes that returned an item
-	progress  int64 // when a put or a take last returned
+	producing int             // producers still putting
+	attempted int             // puts returned, whatever their outcome
+	waiting   map[string]bool // items put OK that no take returned yet
+	progress  int64           // when a put or a take last returned
+	giveUp    time.Duration   // how long without progress before consumers stop
 }
 
+// put notes an item put OK, taken an item taken.
+func (q *queueCounts) put(item string) { q.waiting[item] = true }
+
+func (q *queueCounts) taken(item string) { delete(q.waiting, item) }
+
 // done reports whether a consumer may stop: the producers are done, and
-// every item surely put was taken, or nothing happened for queueGiveUp.
+// every item surely put was taken, or nothing happened for giveUp.
 func (q *queueCounts) done(now int64) bool {
-	return q.producing == 0 && (q.taken >= q.putOK || now-q.progress > int64(queueGiveUp))
+	return q.producing == 0 && (len(q.waiting) == 0 || now-q.progress > int64(q.giveUp))
 }
 
 // spawnQueue starts the clients of a queue workload on the queue at path.
@@ -172,7 +178,8 @@ func (q *queueCounts) done(now int64) bool {
 func spawnQueue(r *runner, path string, byPriority bool, handle func(conn client.Conn) queueHandle) {
 	wl := r.spec.Workload
 	consumers := min(max(wl.Consumers, 1), r.spec.Clients-1)
-	counts := &queueCounts{producing: r.spec.Clients - consumers}
+	counts := &queueCounts{producing: r.spec.Clients - consumers, waiting: map[string]bool{},
+		giveUp: r.bound + queuePatience}
 	items := counts.producing * wl.Rounds
 	backlog := items // FIFO: every item
 	if byPriority {
@@ -209,7 +216,7 @@ func queueProduce(ctx context.Context, conn client.Conn, r *runner, i, p int, pa
 		switch {
 		case err == nil:
 			r.rec.end(conn, op, models.OK)
-			counts.putOK++
+			counts.put(data)
 		case expectedFault(err):
 			// The item may be in the queue or not; it is not put again
 			// (that could put it twice), and not counted.
@@ -244,7 +251,7 @@ func queueConsume(ctx context.Context, conn *doubtConn, r *runner, i int, path s
 		switch {
 		case err == nil:
 			r.rec.end(conn, op, models.OK).OutData = string(data)
-			counts.taken++
+			counts.taken(string(data))
 			counts.progress = now(conn)
 		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil && conn.inDoubt:
 			// Our deadline struck while a write of the take's was in
@@ -254,7 +261,7 @@ func queueConsume(ctx context.Context, conn *doubtConn, r *runner, i int, path s
 			r.rec.end(conn, op, models.Unknown)
 			continue
 		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-			r.rec.drop(op) // our deadline, every write answered: nothing was taken
+			r.rec.end(conn, op, models.Failed) // our deadline, every write answered: nothing was taken
 			continue
 		case expectedFault(err):
 			r.rec.end(conn, op, models.Unknown)

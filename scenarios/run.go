@@ -94,6 +94,9 @@ type runner struct {
 	// holds tells the world that client i holds its lock or leadership
 	// once more, for the faults tied to "cN holds#K" (sim.World.Holds).
 	holds func(i int)
+	// bound is the liveness bound the run is judged by (runBound): a
+	// workload that waits to see whether something happens waits past it.
+	bound time.Duration
 	// startGap is how far apart, in order, the clients of a holding
 	// workload start, so that c1 is the first holder (0: 5ms, the
 	// simulator's, whose writes take about a millisecond each).
@@ -199,9 +202,9 @@ func simulate(spec Spec, k *kind, cfg sim.Config, sched fault.Schedule, stop fun
 	}
 	r := &runner{spec: spec, impl: k.implementation(spec), rec: &recording{progressed: w.Progress,
 		ops: make([]models.Operation, 0, expectedOps(spec))},
-		resources: map[string]*resource{},
-		start:     func(name string, servers []int, body clientBody) { w.SpawnOn(name, servers, body) },
-		holds:     w.Holds}
+		resources: map[string]*resource{}, bound: runBound(spec, k, sched, cfg.ServerCount()),
+		start: func(name string, servers []int, body clientBody) { w.SpawnOn(name, servers, body) },
+		holds: w.Holds}
 	k.spawn(r)
 	if err := w.Inject(sched); err != nil {
 		return nil, nil, fmt.Errorf("faults: %w", err)
@@ -240,11 +243,7 @@ func checkInput(out *Outcome, r *runner, k *kind, cfg sim.Config, limit time.Dur
 	if k.input != nil {
 		k.input(in, spec)
 	}
-	if spec.Bound == 0 {
-		// A paused process holds up whoever waits for it, rightly: the
-		// liveness bound allows for every pause of the schedule.
-		in.Bound = in.BoundOrDefault() + paused(out.Schedule) + withoutQuorum(out.Schedule, cfg.ServerCount())
-	}
+	in.Bound = runBound(spec, k, out.Schedule, cfg.ServerCount())
 	if herd {
 		in.Traffic = Traffic(out.World.Trace())
 	}
@@ -347,6 +346,23 @@ func withoutQuorum(sched fault.Schedule, n int) time.Duration {
 		}
 	}
 	return total
+}
+
+// runBound is the liveness bound a run of spec is judged by, in either
+// world: the spec's, or the kind's (kind.input), or the default, stretched
+// by the schedule's pauses and quorum losses (a paused process holds up
+// whoever waits for it, rightly). A workload that waits to see whether
+// something happens waits past it (runner.bound), so that the checks can
+// judge.
+func runBound(spec Spec, k *kind, sched fault.Schedule, servers int) time.Duration {
+	in := &models.Input{Bound: spec.Bound, SessionTimeout: spec.Ensemble.SessionTimeout}
+	if k.input != nil {
+		k.input(in, spec)
+	}
+	if spec.Bound == 0 {
+		in.Bound = in.BoundOrDefault() + paused(sched) + withoutQuorum(sched, servers)
+	}
+	return in.Bound
 }
 
 // progressBound is how long a run may go without any client making
