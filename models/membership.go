@@ -30,7 +30,8 @@ func init() {
 // Return, a Fail's Call; the run's start when there is none), and the live
 // set is the members live after it.
 //
-// If the run ended before T plus the bound, nothing can be judged. Else
+// If the run ended before T plus the bound, the views cannot be judged:
+// when a watcher had a view, the run is undecided (never a pass). Else
 // each watcher (a client with a View that returned OK on the group, whose
 // own process did not stop, by a Fail, before T plus the bound) must see
 // the live set: its last View must list exactly the live members, and no
@@ -88,6 +89,40 @@ func memberList(members []string) string {
 	return strings.Join(slices.Compact(members), ",")
 }
 
+// viewDiff says how a View's OutData differs from the members of list:
+// who is missing from it, who is in it and no member.
+func viewDiff(view, list string) string {
+	seen, want := map[string]bool{}, map[string]bool{}
+	for _, m := range strings.Split(view, ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			seen[m] = true
+		}
+	}
+	var missing, extra []string
+	for _, m := range strings.Split(list, ",") {
+		if m != "" {
+			want[m] = true
+			if !seen[m] {
+				missing = append(missing, m)
+			}
+		}
+	}
+	for m := range seen {
+		if !want[m] {
+			extra = append(extra, m)
+		}
+	}
+	slices.Sort(extra)
+	var parts []string
+	if len(missing) > 0 {
+		parts = append(parts, strings.Join(missing, ", ")+" missing from the view")
+	}
+	if len(extra) > 0 {
+		parts = append(parts, strings.Join(extra, ", ")+" in it and no member")
+	}
+	return strings.Join(parts, "; ")
+}
+
 // sameMembers says whether a View's OutData lists exactly the members of
 // list (memberList), in whatever order.
 func sameMembers(view, list string) bool {
@@ -111,7 +146,7 @@ func unconverged(in *Input, path string, ops []Operation, stops map[int]int64) [
 	bound := int64(in.BoundOrDefault())
 	deadline := last + bound
 	if in.End < deadline {
-		return nil
+		return tooSoon(in, path, ops, changes, deadline)
 	}
 	var members []string
 	for m, ok := range live {
@@ -157,8 +192,8 @@ func unconverged(in *Input, path string, ops []Operation, stops map[int]int64) [
 				w+1, wrong.OutData, path, in.Since(wrong.Return), time.Duration(bound), change, want)
 			shown = append(shown, wrong)
 		} else {
-			msg = fmt.Sprintf("c%d's last view of %s, at %s, was %q, but the live members are %q since %s: it did not converge within the bound (%s)",
-				w+1, path, in.Since(lastView.Return), lastView.OutData, want, change, time.Duration(bound))
+			msg = fmt.Sprintf("c%d's last view of %s, at %s, was %q, but the live members are %q since %s (%s): it did not converge within the bound (%s)",
+				w+1, path, in.Since(lastView.Return), lastView.OutData, want, change, viewDiff(lastView.OutData, want), time.Duration(bound))
 			if late && wrong != lastView {
 				msg += fmt.Sprintf("; it saw %q at %s", wrong.OutData, in.Since(wrong.Return))
 				shown = append(shown, wrong)
@@ -169,4 +204,24 @@ func unconverged(in *Input, path string, ops []Operation, stops map[int]int64) [
 		out = append(out, Violation{Check: "membership", Kind: Liveness, Object: path, At: at - in.Start, Message: msg, Ops: shown})
 	}
 	return out
+}
+
+// tooSoon is the undecided verdict on a group whose run ended before its
+// deadline (the last change plus the bound), when some client watched it;
+// nil when nobody did, as there is nothing to judge.
+func tooSoon(in *Input, path string, ops []Operation, changes []memberChange, deadline int64) []Violation {
+	views := Of(okOps(ops), View)
+	if len(views) == 0 {
+		return nil
+	}
+	change := "the start of the run"
+	var shown []Operation
+	if len(changes) > 0 {
+		c := changes[len(changes)-1]
+		change = fmt.Sprintf("the last change (c%d's %s of %q, at %s)", c.op.Client+1, c.op.Kind, c.member, in.Since(c.at))
+		shown = append(shown, c.op)
+	}
+	msg := fmt.Sprintf("the run ended at %s, before %s plus the bound (%s): whether the watchers' views of %s "+
+		"converged could not be judged", in.Since(in.End), change, time.Duration(in.BoundOrDefault()), path)
+	return []Violation{{Check: "membership", Kind: Undecided, Object: path, At: in.End - in.Start, Message: msg, Ops: shown}}
 }

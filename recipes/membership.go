@@ -12,6 +12,9 @@ import (
 )
 
 // Membership is one process's place in a group, and its view of the group.
+// A member that joined stays in the group until it leaves: if its session
+// expires (and its ephemeral node with it), it is back in the group, in
+// its new session, by the time its next Members or Watch returns.
 type Membership interface {
 	// Join adds the caller to the group, with data for the others to read.
 	Join(ctx context.Context, data []byte) error
@@ -61,8 +64,10 @@ type Group struct {
 	known bool         // seen holds a list
 
 	// persistent joins with a persistent node (the membership-persistent
-	// variant's mistake). Only the teaching variant sets it.
-	persistent bool
+	// variant's mistake); forgets never rejoins after an expiry (the
+	// membership-forgets-expiry variant's). Only the teaching variants set
+	// them.
+	persistent, forgets bool
 }
 
 var _ Membership = (*Group)(nil)
@@ -191,7 +196,7 @@ func (g *Group) deleteOwn(ctx context.Context) error {
 // rejoin creates our node again if we joined and our session has been
 // replaced since (the old one expired, and our node with it).
 func (g *Group) rejoin(ctx context.Context) error {
-	if !g.joined || g.conn.SessionID() == g.session {
+	if !g.joined || g.conn.SessionID() == g.session || g.forgets {
 		return nil
 	}
 	return g.create(ctx)

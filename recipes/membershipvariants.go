@@ -12,6 +12,23 @@ func init() {
 			"nodes, which ZooKeeper deletes itself when the member's session ends."})
 }
 
+func init() {
+	register(Variant{Name: "membership-forgets-expiry", Kind: "membership", Fails: "liveness",
+		Lesson: "It rides out connection losses, as a member must, but not the end of its session: when the " +
+			"session expires, ZooKeeper deletes the member's ephemeral node, and the member, reconnected in a " +
+			"new session, goes on as if it were still in the group. It is missing from every view for good, " +
+			"though it never left. The recipe's member notices that its session changed the next time it " +
+			"lists or watches the group, and creates its node again in the new session."})
+}
+
+// NewForgetfulGroup returns the membership-forgets-expiry teaching
+// variant: a member that does not rejoin after its session expired.
+func NewForgetfulGroup(conn client.Conn, dir, name string) *Group {
+	g := NewGroup(conn, dir, name)
+	g.forgets = true
+	return g
+}
+
 // NewPersistentGroup returns the membership-persistent teaching variant:
 // a member that joins with a persistent node.
 func NewPersistentGroup(conn client.Conn, dir, name string) *Group {

@@ -26,19 +26,24 @@ import (
 //
 // A watcher lists the group (Members), then watches it (Watch in a loop),
 // recording each list it gets. It goes on until every member has done
-// what it came to do, the faults are over (faultsOverAt), and the bound
-// (membershipBound) has passed since the last change, and a second more:
-// the membership check judges the views after the last change plus the
-// bound, so the watchers must see that far.
+// what it came to do, and the run's liveness bound (runner.bound: the
+// kind's, membershipBound, stretched by the schedule's pauses and quorum
+// losses) has passed since the last change, and the kind's bound since
+// the faults were over (faultsOverAt), and a second more: the membership
+// check judges the views after the last change plus the run's bound, so
+// the watchers must see that far (a run that ends sooner is undecided).
 //
 // A member in the group watches it too, though it records no view: that
 // is how the recipe's member notices that its session expired (a pause
-// past the session timeout), and joins again in its new session. The
-// member records the expiry as what it was, a Leave (from the last call
-// its old session answered, after which its node may have gone, to when it
-// learnt of the expiry) and a Join (from the call in which it could have
-// joined again, to when it surely had); without them the check would
-// count on a member that was, for a while, rightly out of the group.
+// past the session timeout), and rejoins in its new session, as a
+// Membership must by itself (recipes.Membership). The member records the
+// expiry as what it was, a Leave (from the last call its old session
+// answered, after which its node may have gone, to when it learnt of the
+// expiry) and a Join (from the call in which the recipe could have joined
+// again, to when Members returned in the new session, by when it must
+// have); without them the check would count on a member that was, for a
+// while, rightly out of the group. A recipe that does not rejoin leaves a
+// member that believes itself in the group missing from every view.
 //
 // Recorded (Path = the group node): Join and Leave (Data the member; a
 // call that fails with an error a caller must expect under faults is made
@@ -58,6 +63,9 @@ func init() {
 		variants: map[string]Implementation{
 			"membership-persistent": {Membership: func(c client.Conn, p, name string) recipes.Membership {
 				return recipes.NewPersistentGroup(c, p, name)
+			}},
+			"membership-forgets-expiry": {Membership: func(c client.Conn, p, name string) recipes.Membership {
+				return recipes.NewForgetfulGroup(c, p, name)
 			}},
 		},
 		defaults: func(w *Workload, clients int) {
@@ -112,6 +120,14 @@ func faultsOverAt(s Spec) time.Duration {
 	return end
 }
 
+// watchersStop is when the watchers may stop: the check's deadline (the
+// last change plus the run's bound, which allows for the schedule's pauses
+// and quorum losses: runner.bound) and the faults' end plus the kind's
+// bound, whichever is later, and a second more, so that the check judges.
+func watchersStop(r *runner, run *membershipRun, quiet int64) int64 {
+	return max(run.lastChange+int64(r.bound), quiet+int64(membershipBound(r.spec))) + int64(time.Second)
+}
+
 // membershipRun is what the clients of one run share (they run one at a
 // time): when the group last changed, how many members are done with
 // what they came to do, how many watchers still watch.
@@ -141,13 +157,12 @@ func spawnMembership(r *runner) {
 	failures := min(wl.Failures, members)
 	run := &membershipRun{members: members, watching: watchers}
 	quiet := int64(faultsOverAt(r.spec))
-	bound := int64(membershipBound(r.spec))
 	for i := 0; i < watchers; i++ {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
 			defer func() { run.watching-- }()
 			w := &groupWatcher{r: r, conn: conn, i: i, g: r.impl.Membership(conn, membershipDir, fmt.Sprintf("c%d", i+1))}
 			return w.watch(ctx, func() (int64, bool) {
-				return max(run.lastChange, quiet) + bound + int64(time.Second), run.settled == run.members
+				return watchersStop(r, run, quiet), run.settled == run.members
 			})
 		})
 	}
@@ -352,13 +367,45 @@ func (m *groupMember) stay(ctx context.Context, done func() (until int64, known 
 			continue
 		}
 		// Our session expired, and our node with it, after the last call
-		// it answered. Join again in the new session (the recipe's group
-		// may have done so in the Watch already: then Join finds our node).
+		// it answered. The member is back once the recipe has rejoined in
+		// the new session, as a Membership must, by the time Members
+		// returns (it may have done so in the Watch already).
 		l := m.r.rec.begin(m.conn, m.i, models.Leave, membershipDir)
 		m.r.rec.op(l).Data, m.r.rec.op(l).Call = m.name, m.alive
 		m.run.changed(m.r.rec.end(m.conn, l, models.OK).Return)
-		if err := m.joinFrom(ctx, call); err != nil {
+		if err := m.rejoined(ctx, call); err != nil {
 			return err
 		}
+	}
+}
+
+// rejoined waits for the recipe to rejoin the group in the member's new
+// session (Members returned in it), recording a Join called at call: the
+// member believes itself in the group from then on. A recipe that does
+// not rejoin leaves it missing from every view, which the membership
+// check calls out.
+func (m *groupMember) rejoined(ctx context.Context, call int64) error {
+	j := m.r.rec.begin(m.conn, m.i, models.Join, membershipDir)
+	m.r.rec.op(j).Data, m.r.rec.op(j).Call = m.name, call
+	for {
+		session := m.conn.SessionID()
+		_, err := m.g.Members(ctx)
+		switch {
+		case err == nil && m.conn.SessionID() == session:
+		case err == nil, expectedFault(err):
+			continue
+		case errors.Is(err, zk.ErrNodeExists):
+			// Our previous session's node, not expired yet
+			// (recipes.ErrMemberExists): try again later.
+			if err := pause(ctx, m.conn, time.Second); err != nil {
+				return err
+			}
+			continue
+		default:
+			return fmt.Errorf("members: %w", err)
+		}
+		m.session, m.alive = session, call
+		m.run.changed(m.r.rec.end(m.conn, j, models.OK).Return)
+		return nil
 	}
 }

@@ -18,8 +18,9 @@ import (
 // expiry, a release that trusts a ConnectionLoss, a holder that ignores its
 // session's loss, a holder that adopts its old node under a new session
 // (with client-side session loss), a candidate that trusts a deletion, a
-// barrier that reads a lagging server, a priority queue that trusts its
-// watch across a reconnection. The printed replay line runs each one again
+// barrier that reads a lagging server, a member that does not rejoin its
+// group after its session expired, a priority queue that trusts its watch
+// across a reconnection. The printed replay line runs each one again
 // exactly.
 func TestDefaultsCatchSessionMistakes(t *testing.T) {
 	locker := func(f func(client.Conn, string) recipes.Locker) scenarios.Implementation {
@@ -47,6 +48,8 @@ func TestDefaultsCatchSessionMistakes(t *testing.T) {
 			Elector: func(c client.Conn, p, n string) recipes.Elector { return recipes.NewTrustingElection(c, p, n) }}, sim.Config{}},
 		{"no-sync", "barrier", "barrier", scenarios.Implementation{
 			Barrier: func(c client.Conn, p string) recipes.Barrier { return recipes.NewNoSyncBarrier(c, p) }}, sim.Config{}},
+		{"forgets-expiry", "membership", "membership", scenarios.Implementation{
+			Membership: func(c client.Conn, p, n string) recipes.Membership { return recipes.NewForgetfulGroup(c, p, n) }}, sim.Config{}},
 		{"trusts-watch", "priority-queue", "priority-queue", scenarios.Implementation{
 			PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
 				return recipes.NewWatchTrustingPriorityQueue(c, p)
