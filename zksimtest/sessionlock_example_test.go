@@ -200,9 +200,15 @@ func seq(name string) int64 {
 	return n
 }
 
-// ensureDir creates /zksim and dir unless they exist.
+// ensureDir creates dir and its parents unless they exist.
 func ensureDir(ctx context.Context, conn client.Conn, dir string) error {
-	for _, p := range []string{"/zksim", dir} {
+	var paths []string
+	for i := 1; i < len(dir); i++ {
+		if dir[i] == '/' {
+			paths = append(paths, dir[:i])
+		}
+	}
+	for _, p := range append(paths, dir) {
 		for {
 			_, err := conn.Create(ctx, p, nil, 0, lockACL)
 			if err == nil || errors.Is(err, zk.ErrNodeExists) {
