@@ -98,6 +98,10 @@ type Input struct {
 	Proceed int
 	// Traffic is what the servers did and sent, for the herd metrics.
 	Traffic []Traffic
+	// ForeignDeletes are the ephemeral nodes deleted by a session other
+	// than their owner's, for the ownership check (nil: none, or a world
+	// that cannot tell).
+	ForeignDeletes []ForeignDelete
 	// CheckLimit bounds porcupine's search of one object's history (zero:
 	// no limit). A search that runs out of it is reported as an Undecided
 	// violation, never as a pass. The limit is the one place a verdict

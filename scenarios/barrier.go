@@ -38,7 +38,7 @@ func init() {
 			orDefault(&w.Rounds, 3)
 			orDefault(&w.Step, 50*time.Millisecond)
 		},
-		checks: func(s Spec) []string { return []string{"barrier", "liveness"} },
+		checks: func(s Spec) []string { return []string{"barrier", "ownership", "liveness"} },
 		spawn:  spawnBarrier,
 	})
 }

@@ -57,7 +57,7 @@ func init() {
 			orDefault(&w.Rounds, 5)
 			orDefault(&w.Step, 50*time.Millisecond)
 		},
-		checks: func(s Spec) []string { return []string{"config"} },
+		checks: func(s Spec) []string { return []string{"config", "ownership"} },
 		spawn:  spawnConfig,
 	})
 }

@@ -79,7 +79,7 @@ func init() {
 			orDefault(&w.Step, 10*time.Millisecond)
 			orDefault(&w.Size, clients)
 		},
-		checks: func(s Spec) []string { return []string{"double-barrier", "liveness", "herd"} },
+		checks: func(s Spec) []string { return []string{"double-barrier", "ownership", "liveness", "herd"} },
 		spawn:  spawnDoubleBarrier,
 		input:  func(in *models.Input, s Spec) { in.Size = s.Workload.Size },
 	})

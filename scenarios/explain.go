@@ -232,7 +232,7 @@ func explain(vs []models.Violation, causes map[string]string) {
 		if c, ok := causes["stale:"+vs[i].Object]; ok {
 			vs[i].Message = strings.Replace(vs[i].Message, staleHint, c, 1)
 		}
-		if c, ok := causes["held:"+vs[i].Object]; ok {
+		if c, ok := causes["held:"+vs[i].Object]; ok && strings.Contains(vs[i].Message, heldHint) {
 			vs[i].Message += "; " + c
 		}
 	}

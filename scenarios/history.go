@@ -37,9 +37,12 @@ type History struct {
 	// object, the server a stale read came from and the faults that had
 	// struck it; under "held:" and the object, what struck between two
 	// holdings (explain.go).
-	Causes  map[string]string  `json:"causes,omitempty"`
-	Traffic []models.Traffic   `json:"traffic,omitempty"`
-	Ops     []models.Operation `json:"ops"`
+	Causes  map[string]string `json:"causes,omitempty"`
+	Traffic []models.Traffic  `json:"traffic,omitempty"`
+	// ForeignDeletes are the ephemeral nodes deleted by another client's
+	// session, which the ownership check judges.
+	ForeignDeletes []models.ForeignDelete `json:"foreign_deletes,omitempty"`
+	Ops            []models.Operation     `json:"ops"`
 }
 
 // ClientFailure is a client that failed (an error or a panic): a safety
@@ -61,7 +64,7 @@ type NoProgress struct {
 // Input is what the checks read.
 func (h *History) Input() *models.Input {
 	return &models.Input{Ops: h.Ops, Start: h.Start, End: h.End, Stuck: h.Stuck, Bound: h.Bound,
-		SessionTimeout: h.SessionTimeout, Size: h.Size, Proceed: h.Proceed, Traffic: h.Traffic}
+		SessionTimeout: h.SessionTimeout, Size: h.Size, Proceed: h.Proceed, Traffic: h.Traffic, ForeignDeletes: h.ForeignDeletes}
 }
 
 // Judge runs checks (the history's own when none are given) on the

@@ -62,7 +62,7 @@ func lockKind() *kind {
 			}},
 		},
 		defaults: holdingDefaults,
-		checks:   func(s Spec) []string { return []string{mutexCheck(s, "mutex"), "liveness", "herd"} },
+		checks:   func(s Spec) []string { return []string{mutexCheck(s, "mutex"), "ownership", "liveness", "herd"} },
 		spawn: func(r *runner) {
 			spawnHolders(r, "/zksim/lock", func(conn client.Conn, i int) holder {
 				l := r.impl.Locker(conn, "/zksim/lock")
@@ -87,7 +87,7 @@ func electionKind() *kind {
 			}},
 		},
 		defaults: holdingDefaults,
-		checks:   func(s Spec) []string { return []string{mutexCheck(s, "election"), "liveness", "herd"} },
+		checks:   func(s Spec) []string { return []string{mutexCheck(s, "election"), "ownership", "liveness", "herd"} },
 		spawn: func(r *runner) {
 			spawnHolders(r, "/zksim/election", func(conn client.Conn, i int) holder {
 				e := r.impl.Elector(conn, "/zksim/election", fmt.Sprintf("c%d", i+1))
@@ -117,7 +117,7 @@ func sharedLockKind() *kind {
 			holdingDefaults(w, clients)
 			orDefault(&w.Readers, (clients+1)/2)
 		},
-		checks: func(s Spec) []string { return []string{"rwlock", "liveness"} },
+		checks: func(s Spec) []string { return []string{"rwlock", "ownership", "liveness"} },
 		spawn: func(r *runner) {
 			spawnHolders(r, "/zksim/shared-lock", func(conn client.Conn, i int) holder {
 				l := r.impl.SharedLocker(conn, "/zksim/shared-lock")

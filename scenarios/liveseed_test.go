@@ -122,3 +122,17 @@ func TestOptionsLineRoundTrips(t *testing.T) {
 		t.Errorf("an unknown field: %v; want an error naming it", err)
 	}
 }
+
+// A live run leaves out the checks only the simulator can judge, and says
+// which: the ownership check, by default in every kind but the revocable
+// lock's.
+func TestLiveChecksLeaveOutOwnership(t *testing.T) {
+	spec, _, err := Spec{Kind: "lock"}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged, not := liveChecks(spec.Checks)
+	if !slices.Equal(not, []string{"ownership"}) || slices.Contains(judged, "ownership") || !slices.Contains(judged, "mutex") {
+		t.Fatalf("live checks of %v: judged %v, not %v", spec.Checks, judged, not)
+	}
+}

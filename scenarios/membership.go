@@ -75,7 +75,7 @@ func init() {
 			orDefault(&w.Step, 50*time.Millisecond)
 			orDefault(&w.Think, 500*time.Millisecond)
 		},
-		checks: func(s Spec) []string { return []string{"membership"} },
+		checks: func(s Spec) []string { return []string{"membership", "ownership"} },
 		spawn:  spawnMembership,
 		input: func(in *models.Input, s Spec) {
 			// A failed member's node goes when its session expires: a

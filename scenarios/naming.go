@@ -56,7 +56,7 @@ func init() {
 			orDefault(&w.Rounds, 3)
 			orDefault(&w.Think, 10*time.Millisecond)
 		},
-		checks: func(s Spec) []string { return []string{"naming"} },
+		checks: func(s Spec) []string { return []string{"naming", "ownership"} },
 		spawn:  spawnNaming,
 	})
 }

@@ -83,7 +83,7 @@ func init() {
 			orDefault(&w.Step, time.Millisecond)
 			orDefault(&w.Think, time.Millisecond)
 		},
-		checks:     func(s Spec) []string { return []string{"fifo", "exactly-once", "liveness", "herd"} },
+		checks:     func(s Spec) []string { return []string{"fifo", "exactly-once", "ownership", "liveness", "herd"} },
 		alsoChecks: []string{"at-most-once", "at-least-once"},
 		spawn: func(r *runner) {
 			spawnQueue(r, "/zksim/queue", false, func(conn client.Conn) queueHandle {
@@ -111,7 +111,7 @@ func init() {
 			orDefault(&w.Step, 10*time.Millisecond)
 			orDefault(&w.Think, 5*time.Millisecond)
 		},
-		checks:     func(s Spec) []string { return []string{"priority-queue", "exactly-once", "liveness"} },
+		checks:     func(s Spec) []string { return []string{"priority-queue", "exactly-once", "ownership", "liveness"} },
 		alsoChecks: []string{"at-most-once", "at-least-once"},
 		spawn: func(r *runner) {
 			spawnQueue(r, "/zksim/priority-queue", true, func(conn client.Conn) queueHandle {

@@ -52,6 +52,8 @@ func init() {
 			orDefault(&w.Step, 150*time.Millisecond)
 			orDefault(&w.Think, 200*time.Millisecond)
 		},
+		// Not the ownership check: a forced revocation deletes the
+		// holder's node, by design (a spec may still name it).
 		checks: func(s Spec) []string {
 			if s.Workload.Fenced {
 				return []string{"fenced-mutex", "liveness"}

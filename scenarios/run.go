@@ -247,6 +247,10 @@ func checkInput(out *Outcome, r *runner, k *kind, cfg sim.Config, limit time.Dur
 	if herd {
 		in.Traffic = Traffic(out.World.Trace())
 	}
+	for _, d := range out.World.ForeignDeletes() {
+		in.ForeignDeletes = append(in.ForeignDeletes, models.ForeignDelete{At: int64(d.At), Path: d.Path,
+			Owner: d.Owner, OwnerClient: d.OwnerClient, By: d.By, ByClient: d.ByClient, GivenUp: d.GivenUp})
+	}
 	return in
 }
 

@@ -67,7 +67,7 @@ func init() {
 			orDefault(&w.Rounds, 6)
 			orDefault(&w.Step, 200*time.Millisecond)
 		},
-		checks: func(s Spec) []string { return []string{"2pc", "liveness", "herd"} },
+		checks: func(s Spec) []string { return []string{"2pc", "ownership", "liveness", "herd"} },
 		spawn:  spawnTwoPhaseCommit,
 		input: func(in *models.Input, s Spec) {
 			// The recipe's coordinator waits up to its timeout for a site

@@ -34,7 +34,7 @@ func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResul
 	t.inMulti = true
 	defer func() { t.inMulti = false }()
 	results := make([]subResult, len(ops))
-	firedBefore := len(t.fired)
+	firedBefore, foreignBefore := len(t.fired), len(t.foreign)
 	var undo []func()
 	failed := -1
 	for i, op := range ops {
@@ -85,7 +85,7 @@ func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResul
 	for i := len(undo) - 1; i >= 0; i-- {
 		undo[i]()
 	}
-	t.fired = t.fired[:firedBefore]
+	t.fired, t.foreign = t.fired[:firedBefore], t.foreign[:foreignBefore]
 	if results[failed].code == codeMarshallingError {
 		return nil, codeMarshallingError
 	}

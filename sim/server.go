@@ -573,6 +573,10 @@ func (s *server) applyUpTo(n int) {
 		t := s.log[s.applied]
 		s.applied++
 		res := s.tree.apply(t)
+		if len(s.tree.foreign) > 0 {
+			s.w.noteForeignDeletes(t, s.tree.foreign)
+			s.tree.foreign = s.tree.foreign[:0]
+		}
 		path := ""
 		if t.req != nil {
 			path = applyPath(t.req, res.path)

@@ -77,6 +77,11 @@ type Tree struct {
 	// ephemeral nodes deleted), which no ACL stops; a connection always
 	// has an id, its address.
 	ids []authID
+	// applying is the session whose request is being applied (set by
+	// apply; 0 for the server's own writes), and foreign the ephemeral
+	// nodes it deleted that another session owned (ownership.go).
+	applying int64
+	foreign  []foreignDelete
 }
 
 // allowed reports whether the request being applied has perm on a node
@@ -370,6 +375,9 @@ func (t *Tree) delete(path string, version int32, zxid int64) int32 {
 	}
 	if len(n.listing.names) > 0 {
 		return codeNotEmpty
+	}
+	if owner := n.stat.EphemeralOwner; owner != 0 && t.applying != 0 && owner != t.applying {
+		t.foreign = append(t.foreign, foreignDelete{path: path, owner: owner})
 	}
 	t.remove(n, parentPath, parent, zxid)
 	return codeOK

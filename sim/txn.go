@@ -68,8 +68,8 @@ func (tr *Tree) apply(t *txn) applyResult {
 		return res
 	}
 	r := t.req
-	tr.ids = t.auth
-	defer func() { tr.ids = nil }()
+	tr.ids, tr.applying = t.auth, t.sess
+	defer func() { tr.ids, tr.applying = nil, 0 }()
 	switch t.op {
 	case client.OpCreate, client.OpCreate2:
 		res.path, res.code = tr.createLike(r.path, r.data, r.flags, r.acl, t.sess, t.zxid, t.time, &t.named)

@@ -182,6 +182,10 @@ type World struct {
 	// owners are the sessions created, in order, with the client process
 	// that asked for each (for the expire fault).
 	owners []sessionOwner
+	// foreign are the ephemeral nodes deleted by another session than
+	// their owner's (ownership.go); foreignUpTo the last zxid kept.
+	foreign     []ForeignDelete
+	foreignUpTo int64
 	// progressAt is when a client last made progress or the tree changed.
 	progressAt Time
 	faults     *faultPlan

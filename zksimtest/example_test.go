@@ -17,7 +17,10 @@ import (
 type nodeLock struct {
 	conn     client.Conn
 	dir      string
-	careless bool // the mistake the tests make: trust NodeExists after a lost reply
+	careless bool // a mistake the tests make: trust NodeExists after a lost reply
+	// blind is another: Unlock deletes the node and, after a lost reply,
+	// deletes it again without looking whose it is now.
+	blind bool
 }
 
 func (l *nodeLock) node() string { return l.dir + "/holder" }
@@ -91,6 +94,9 @@ func (l *nodeLock) grant(ctx context.Context) (*recipes.Lease, error) {
 // (zksimtest found that too, once the simulator's leader could apply a
 // write after a follower had answered it): recipes.UpToDate first.
 func (l *nodeLock) Unlock(ctx context.Context) error {
+	if l.blind {
+		return l.unlockBlindly(ctx)
+	}
 	for retry := false; ; retry = true {
 		if retry {
 			if err := recipes.UpToDate(ctx, l.conn); err != nil {
@@ -112,6 +118,19 @@ func (l *nodeLock) Unlock(ctx context.Context) error {
 			return nil // gone, or the next holder's
 		}
 		err = l.conn.Delete(ctx, l.node(), -1)
+		if err == nil || errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrSessionExpired) {
+			return nil
+		}
+		if !errors.Is(err, zk.ErrConnectionClosed) && !errors.Is(err, zk.ErrNoServer) {
+			return err
+		}
+	}
+}
+
+// unlockBlindly is the blind mistake: the first version of Unlock.
+func (l *nodeLock) unlockBlindly(ctx context.Context) error {
+	for {
+		err := l.conn.Delete(ctx, l.node(), -1)
 		if err == nil || errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrSessionExpired) {
 			return nil
 		}

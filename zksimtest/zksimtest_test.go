@@ -84,6 +84,26 @@ func TestUserLockMistakeIsCaught(t *testing.T) {
 	})
 }
 
+// The first version of the user's lock, whose Unlock deletes the node
+// again after a lost reply without looking whose it is, fails Lock with
+// the default options as an ownership violation naming both sessions and
+// the node: the name came back as the next holder's node, and the second
+// delete took the lock from it.
+func TestLockDeletingAnotherSessionsNodeIsCaught(t *testing.T) {
+	blind := func(conn client.Conn, path string) recipes.Locker {
+		return &nodeLock{conn: conn, dir: path, blind: true}
+	}
+	check := func(ft testing.TB) { zksimtest.Lock(ft, blind, zksimtest.Options{}) }
+	msg := run("TestBlindUnlock", check)
+	for _, want := range []string{"ownership (safety) on /zksim/lock", "deleted /zksim/lock/holder", "live session 0x",
+		"a client may delete only its own nodes"} {
+		if !strings.Contains(msg, want) {
+			t.Fatalf("the failure does not say %q:\n%.2000s", want, msg)
+		}
+	}
+	checkReplays(t, msg, check)
+}
+
 // The bound and the horizon the Options state are the run's, and the
 // replay line carries them, so that the replay is the same experiment.
 func TestOptionsCarryTheBoundAndHorizon(t *testing.T) {

@@ -164,7 +164,7 @@ func liveOutput(sc *scenarios.Scenario, servers []string, o *scenarios.LiveOutco
 		"as_expected": as, "violations": vs, "ops": len(o.Input.Ops), "wall_ms": o.Wall.Milliseconds(),
 		"timed_out": o.TimedOut, "quiesced": o.Quiesced, "skipped_faults": o.Skipped, "injected_faults": injected,
 		"never_struck_faults": o.NeverStruck.Texts(), "weak": o.Weak, "placement": scenarios.PlacementLines(o.Placement),
-		"interrupted": o.Interrupted, "coverage": o.Coverage}
+		"interrupted": o.Interrupted, "coverage": o.Coverage, "not_judged_live": append([]string{}, o.NotJudged...)}
 }
 
 // printLive prints a live run on servers for a reader: its operations and
@@ -196,6 +196,9 @@ func printLive(w io.Writer, sc *scenarios.Scenario, servers []string, o *scenari
 	}
 	for _, f := range o.Skipped {
 		fmt.Fprintf(w, "  skipped (not injectable live): %s\n", f)
+	}
+	if len(o.NotJudged) > 0 {
+		fmt.Fprintf(w, "  not judged live (the simulator judges it): %s\n", strings.Join(o.NotJudged, ", "))
 	}
 	fmt.Fprintf(w, "coverage: %s\n", o.Coverage)
 	if len(o.Violations) == 0 {
