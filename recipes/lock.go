@@ -3,6 +3,7 @@ package recipes
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/zksim/zksim/client"
 )
@@ -27,9 +28,11 @@ type Lock struct {
 // them; the recipe never does): watchAll makes every waiter watch the
 // lock node's children (the herd lock's mistake); noGUID retries create()
 // blindly after a connection loss (the orphaned node's mistake); unsorted
-// trusts getChildren's order.
+// trusts getChildren's order; breakAfter deletes the node ahead once it
+// has been waited for that long.
 type lockMistakes struct {
 	watchAll, noGUID, unsorted bool
+	breakAfter                 time.Duration
 }
 
 var _ Locker = (*Lock)(nil)
@@ -81,7 +84,8 @@ func (l *Lock) create(ctx context.Context, guid string) (string, error) {
 
 // await is steps 2 to 5: it returns once node is the lowest.
 func (l *Lock) await(ctx context.Context, node string) (*Lease, error) {
-	return turn{mistakes: turnMistakes{unsorted: l.mistakes.unsorted, watchAll: l.mistakes.watchAll}}.await(ctx, l.conn, l.dir, node)
+	return turn{mistakes: turnMistakes{unsorted: l.mistakes.unsorted, watchAll: l.mistakes.watchAll,
+		breakAfter: l.mistakes.breakAfter}}.await(ctx, l.conn, l.dir, node)
 }
 
 // Unlock releases the lock: delete our node.

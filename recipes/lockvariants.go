@@ -56,6 +56,26 @@ func NewNoGUIDLock(conn client.Conn, dir string) *Lock {
 	return l
 }
 
+func init() {
+	register(Variant{Name: "lock-breaks-stale", Kind: "lock", Fails: "safety",
+		Lesson: "A waiter that has waited 5s for the node ahead of it takes that node's holder for dead and " +
+			"deletes the node, to break a lock it believes stale, as locks with a timeout do. But a holder " +
+			"that is slow, paused or cut off is not dead until ZooKeeper expires its session, and then its " +
+			"ephemeral node goes by itself: deleting it takes the lock from a live holder, and two clients " +
+			"hold it at once. The recipe waits for the node to go."})
+}
+
+// staleAfter is how long the lock-breaks-stale variant waits for the node
+// ahead before it deletes it.
+const staleAfter = 5 * time.Second
+
+// NewStaleBreakingLock is the lock-breaks-stale teaching variant.
+func NewStaleBreakingLock(conn client.Conn, dir string) *Lock {
+	l := NewLock(conn, dir)
+	l.mistakes.breakAfter = staleAfter
+	return l
+}
+
 // NewUnsortedLock is the lock-unsorted teaching variant.
 func NewUnsortedLock(conn client.Conn, dir string) *Lock {
 	l := NewLock(conn, dir)

@@ -2,7 +2,9 @@ package recipes
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -27,9 +29,12 @@ type turn struct {
 // lock-unsorted variant's mistake); watchAll watches the parent's children
 // instead of the blocker (the lock-herd variant's); trustDeletion takes
 // the blocker's deletion for the turn, without listing again (the
-// election-trusts-deletion variant's).
+// election-trusts-deletion variant's); breakAfter, when set, deletes the
+// blocker once it has been waited for that long, taking its holder for
+// dead (the lock-breaks-stale variant's).
 type turnMistakes struct {
 	unsorted, watchAll, trustDeletion bool
+	breakAfter                        time.Duration
 }
 
 // predecessor is the node with the next lower sequence number than mine
@@ -109,7 +114,10 @@ func (t turn) await(ctx context.Context, conn client.Conn, dir, node string) (*L
 		if err != nil {
 			return nil, err
 		}
-		ev, err := watch.Wait(ctx) // step 5: its notification, then back to 2
+		ev, err := w.wait(ctx, watch, prev) // step 5: its notification, then back to 2
+		if errors.Is(err, errBroken) {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -172,6 +180,26 @@ func (w *waiter) blocker(kids []string) (string, error) {
 		return listedBefore(kids, i), nil
 	}
 	return w.turn.blocker(kids, i), nil
+}
+
+// errBroken says the lock-breaks-stale variant deleted the blocker.
+var errBroken = errors.New("recipes: the blocker's node was deleted as stale")
+
+// wait is step 5's wait for the blocker prev's notification. The
+// lock-breaks-stale variant waits only mistakes.breakAfter, then deletes
+// prev, taking its holder for dead: errBroken.
+func (w *waiter) wait(ctx context.Context, watch client.Watch, prev string) (zk.Event, error) {
+	if w.mistakes.breakAfter == 0 {
+		return watch.Wait(ctx)
+	}
+	wctx, cancel := w.conn.WithTimeout(ctx, w.mistakes.breakAfter)
+	ev, err := watch.Wait(wctx)
+	cancel()
+	if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+		return ev, err
+	}
+	_ = deleteNode(ctx, w.conn, w.dir+"/"+prev) // the mistake: its holder may be alive, and slow
+	return ev, errBroken
 }
 
 // watch is step 4: exists() with a watch on the blocker prev. A nil watch

@@ -42,6 +42,9 @@ func lockKind() *kind {
 			"lock-unsorted": {Locker: func(c client.Conn, p string) recipes.Locker {
 				return recipes.NewUnsortedLock(c, p)
 			}},
+			"lock-breaks-stale": {Locker: func(c client.Conn, p string) recipes.Locker {
+				return recipes.NewStaleBreakingLock(c, p)
+			}},
 			"lock-adopts-old-node": {Locker: func(c client.Conn, p string) recipes.Locker {
 				return recipes.NewAdoptingLock(c, p)
 			}},
