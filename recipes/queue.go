@@ -154,9 +154,10 @@ type queueCore struct {
 // with a plain delete (the recipe's text); unchecked does not look at
 // what its delete answered; relist drops the kept list at every Take;
 // trustWatch keeps a fresh list across a reconnection as long as its
-// watch has not fired.
+// watch has not fired; claimNoNode takes a NoNode after a lost delete
+// reply for its own delete.
 type queueMistakes struct {
-	blindPut, plainDelete, unchecked, relist, trustWatch bool
+	blindPut, plainDelete, unchecked, relist, trustWatch, claimNoNode bool
 }
 
 func newQueueCore(conn client.Conn, dir string, item func(string) bool, order func(a, b string) int) queueCore {
@@ -304,6 +305,8 @@ func (c *queueCore) takeItem(ctx context.Context, name string) ([]byte, bool, er
 		}
 	case c.mistakes.plainDelete:
 		err = c.deletePlain(ctx, path)
+	case c.mistakes.claimNoNode:
+		err = c.deleteClaiming(ctx, path)
 	default:
 		err = c.apply(ctx, "take "+name, &zk.DeleteRequest{Path: path, Version: -1})
 	}
@@ -328,6 +331,23 @@ func (c *queueCore) deletePlain(ctx context.Context, path string) error {
 		if err == nil || !(transient(err) || expired(err)) {
 			return err
 		}
+	}
+}
+
+// deleteClaiming is a plain delete that takes a NoNode after a lost reply
+// for its own delete applied (the queue-claims-nonode variant): no item is
+// lost, and an item another consumer took meanwhile is delivered twice.
+func (c *queueCore) deleteClaiming(ctx context.Context, path string) error {
+	retried := false
+	for {
+		err := c.conn.Delete(ctx, path, -1)
+		switch {
+		case errors.Is(err, zk.ErrNoNode) && retried:
+			return nil // the mistake: another consumer's delete answers so too
+		case err == nil || !(transient(err) || expired(err)):
+			return err
+		}
+		retried = true
 	}
 }
 

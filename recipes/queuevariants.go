@@ -14,9 +14,18 @@ func init() {
 		Lesson: "It takes an item with a plain delete, as the recipe's text does. When the delete's reply " +
 			"is lost, the retried delete answers NoNode whether this consumer's first delete or another " +
 			"consumer's removed the item: it cannot tell. It assumes another consumer took it, so when it " +
-			"was its own delete the item is lost (assuming the opposite would deliver some items twice). " +
+			"was its own delete the item is lost (assuming the opposite would deliver some items twice: the " +
+			"queue-claims-nonode variant). A lost item shows as a later one taken ahead of it (fifo), and, " +
+			"taken last or not, as an item a consumer kept asking for in vain (exactly-once). " +
 			"Our queue deletes the item and writes a record into the consumer's receipt in one multi, and " +
 			"after a lost reply reads the receipt to know."})
+	register(Variant{Name: "queue-claims-nonode", Kind: "queue", Fails: "safety",
+		Lesson: "It takes an item with a plain delete and, when a retry after a lost reply answers NoNode, " +
+			"takes the item for its own: no item is lost, but when another consumer's delete is the one " +
+			"that removed it, both deliver it. That is an at-least-once queue, and a queue may promise no " +
+			"more (name the promise: checks: [at-least-once]); held to exactly once, it fails. Our queue " +
+			"deletes the item and writes a record into the consumer's receipt in one multi, and after a " +
+			"lost reply reads the receipt to know: exactly once."})
 	register(Variant{Name: "queue-blind-put", Kind: "queue", Fails: "safety",
 		Lesson: "After a connection loss during the create() that puts an item, it creates the item again, " +
 			"blindly. If the first create was applied, the item is in the queue twice and is processed " +
@@ -51,6 +60,13 @@ func init() {
 func NewWatchTrustingPriorityQueue(conn client.Conn, dir string) *DistributedPriorityQueue {
 	q := NewPriorityQueue(conn, dir)
 	q.core.mistakes.trustWatch = true
+	return q
+}
+
+// NewClaimingQueue is the queue-claims-nonode teaching variant.
+func NewClaimingQueue(conn client.Conn, dir string) *DistributedQueue {
+	q := NewQueue(conn, dir)
+	q.core.mistakes.claimNoNode = true
 	return q
 }
 

@@ -75,8 +75,9 @@ func init() {
 			"queue-plain-delete": {Queue: func(c client.Conn, p string) recipes.Queue {
 				return recipes.NewPlainDeleteQueue(c, p)
 			}},
-			"queue-blind-put": {Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewBlindPutQueue(c, p) }},
-			"queue-relist":    {Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewRelistQueue(c, p) }},
+			"queue-blind-put":     {Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewBlindPutQueue(c, p) }},
+			"queue-claims-nonode": {Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewClaimingQueue(c, p) }},
+			"queue-relist":        {Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewRelistQueue(c, p) }},
 		},
 		defaults: func(w *Workload, clients int) {
 			queueDefaults(w, clients)
