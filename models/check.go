@@ -102,6 +102,10 @@ type Input struct {
 	// than their owner's, for the ownership check (nil: none, or a world
 	// that cannot tell).
 	ForeignDeletes []ForeignDelete
+	// Leftovers are the nodes left at the end of the run by clients that
+	// had closed their sessions, for the leaks check (nil: none, or not
+	// gathered).
+	Leftovers []Leftover
 	// CheckLimit bounds porcupine's search of one object's history (zero:
 	// no limit). A search that runs out of it is reported as an Undecided
 	// violation, never as a pass. The limit is the one place a verdict

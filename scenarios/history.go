@@ -42,7 +42,10 @@ type History struct {
 	// ForeignDeletes are the ephemeral nodes deleted by another client's
 	// session, which the ownership check judges.
 	ForeignDeletes []models.ForeignDelete `json:"foreign_deletes,omitempty"`
-	Ops            []models.Operation     `json:"ops"`
+	// Leftovers are the nodes left by clients that had closed their
+	// sessions, which the leaks check judges (gathered when it runs).
+	Leftovers []models.Leftover  `json:"leftovers,omitempty"`
+	Ops       []models.Operation `json:"ops"`
 }
 
 // ClientFailure is a client that failed (an error or a panic): a safety
@@ -64,7 +67,8 @@ type NoProgress struct {
 // Input is what the checks read.
 func (h *History) Input() *models.Input {
 	return &models.Input{Ops: h.Ops, Start: h.Start, End: h.End, Stuck: h.Stuck, Bound: h.Bound,
-		SessionTimeout: h.SessionTimeout, Size: h.Size, Proceed: h.Proceed, Traffic: h.Traffic, ForeignDeletes: h.ForeignDeletes}
+		SessionTimeout: h.SessionTimeout, Size: h.Size, Proceed: h.Proceed, Traffic: h.Traffic, ForeignDeletes: h.ForeignDeletes,
+		Leftovers: h.Leftovers}
 }
 
 // Judge runs checks (the history's own when none are given) on the

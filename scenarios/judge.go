@@ -11,7 +11,7 @@ func judge(out *Outcome, failures []ClientFailure, stopped *NoProgress) ([]model
 	in := out.Input
 	out.History = &History{Kind: out.Spec.Kind, Checks: out.Spec.Checks, Start: in.Start, End: in.End, Stuck: in.Stuck,
 		Bound: in.Bound, SessionTimeout: in.SessionTimeout, Size: in.Size, Proceed: in.Proceed, Traffic: in.Traffic,
-		ForeignDeletes: in.ForeignDeletes, Ops: in.Ops, ClientFailures: failures, NoProgress: stopped}
+		ForeignDeletes: in.ForeignDeletes, Leftovers: in.Leftovers, Ops: in.Ops, ClientFailures: failures, NoProgress: stopped}
 	return out.History.Judge()
 }
 

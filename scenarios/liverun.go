@@ -236,8 +236,9 @@ func sortFaults(w *live.World, out *LiveOutcome, haveEnsemble, proxied bool) (ti
 
 // simOnlyChecks are the checks only the simulator can judge: the
 // ownership check reads which session owned each node a delete removed,
-// which the servers know and a live client does not.
-var simOnlyChecks = []string{"ownership"}
+// the leaks check which session made each node left, which the servers
+// know and a live client does not.
+var simOnlyChecks = []string{"ownership", "leaks"}
 
 // liveChecks splits checks into those a live run judges and those it
 // cannot (simOnlyChecks).

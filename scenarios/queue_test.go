@@ -272,3 +272,17 @@ func TestTakeGivenUpInDoubtIsUnknown(t *testing.T) {
 		t.Errorf("c2's take, given up while its multi was in doubt, is not recorded as unknown")
 	}
 }
+
+// Asked for, the leaks check finds what the queue recipe leaves until
+// Close: its clients' receipts; and a history saved from the run judges
+// the same.
+func TestLeaksFindsTheQueueReceipts(t *testing.T) {
+	o := queueRun(t, Spec{Kind: "queue", Checks: []string{"leaks"}}, 1)
+	if len(o.Violations) != 1 || !strings.Contains(o.Violations[0].Message, "/zksim/queue/receipts/") {
+		t.Fatalf("violations %v, want the receipts left behind", o.Violations)
+	}
+	again, err := o.History.Judge()
+	if err != nil || len(again) != 1 || again[0].Message != o.Violations[0].Message {
+		t.Fatalf("the saved history judges %v (%v), the run %v", again, err, o.Violations)
+	}
+}

@@ -247,6 +247,12 @@ func checkInput(out *Outcome, r *runner, k *kind, cfg sim.Config, limit time.Dur
 	if herd {
 		in.Traffic = Traffic(out.World.Trace())
 	}
+	if slices.Contains(spec.Checks, "leaks") {
+		for _, l := range out.World.Leftovers() {
+			in.Leftovers = append(in.Leftovers, models.Leftover{Path: l.Path, Creator: l.Creator, Client: l.Client,
+				Closed: int64(l.Closed)})
+		}
+	}
 	for _, d := range out.World.ForeignDeletes() {
 		in.ForeignDeletes = append(in.ForeignDeletes, models.ForeignDelete{At: int64(d.At), Path: d.Path,
 			Owner: d.Owner, OwnerClient: d.OwnerClient, By: d.By, ByClient: d.ByClient, GivenUp: d.GivenUp})

@@ -138,12 +138,12 @@ func (s Spec) withDefaults() (Spec, *kind, error) {
 }
 
 // allChecks are the checks that can judge a kind's histories: those it
-// runs, fenced or not, those it may (alsoChecks), and the herd and
-// ownership checks, which read what any run's world saw.
+// runs, fenced or not, those it may (alsoChecks), and the herd, ownership
+// and leaks checks, which read what any run's world saw.
 // A check of another kind would find nothing to judge and pass a run it
 // never looked at.
 func (k *kind) allChecks() []string {
-	out := append([]string{"herd", "ownership"}, k.alsoChecks...)
+	out := append([]string{"herd", "ownership", "leaks"}, k.alsoChecks...)
 	for _, fenced := range []bool{false, true} {
 		for _, c := range k.checks(Spec{Kind: k.name, Workload: Workload{Fenced: fenced}}) {
 			if !slices.Contains(out, c) {

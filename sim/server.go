@@ -598,6 +598,9 @@ func (s *server) applyUpTo(n int) {
 		if t.op == client.OpCloseSession && t.req == nil {
 			s.dropExpired(t.sess)
 		}
+		if t.op == client.OpCloseSession && t.req != nil {
+			s.w.noteClosed(t.sess)
+		}
 		s.notify(t.zxid)
 		if s.role == roleLeading && len(s.tree.reapable) > 0 {
 			s.armReaper()

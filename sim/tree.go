@@ -22,6 +22,7 @@ type znode struct {
 	ephIdx  int     // an ephemeral: its index in its owner's list
 	key     uint64  // its name's key in its parent's listing (see link)
 	parent  *znode  // the node it is listed under (see link)
+	creator int64   // the session whose request made it (0: none), for leftovers.go
 }
 
 // visibleStat is the Stat a client sees. ZooKeeper keeps only the count of
@@ -263,7 +264,7 @@ func (t *Tree) createNode(op client.Op, c createArgs, zxid int64, now Time, name
 	}
 	ms := now.Millis()
 	n := t.newNode()
-	*n = znode{path: path, data: c.data, acl: acl, kind: kind, ttl: c.ttl}
+	*n = znode{path: path, data: c.data, acl: acl, kind: kind, ttl: c.ttl, creator: c.owner}
 	n.stat = zk.Stat{Czxid: zxid, Mzxid: zxid, Pzxid: zxid, Ctime: ms, Mtime: ms,
 		EphemeralOwner: owner, DataLength: int32(len(c.data))}
 	_, name := parentOf(path)

@@ -186,6 +186,9 @@ type World struct {
 	// their owner's (ownership.go); foreignUpTo the last zxid kept.
 	foreign     []ForeignDelete
 	foreignUpTo int64
+	// closed are the sessions their clients closed, and when
+	// (leftovers.go).
+	closed map[int64]Time
 	// progressAt is when a client last made progress or the tree changed.
 	progressAt Time
 	faults     *faultPlan
