@@ -12,17 +12,18 @@ import "github.com/zksim/zksim/fault"
 //
 // Removing a fault can shift what a later one names (a fault tied to "c2's
 // create #3" strikes another create once an earlier fault no longer makes
-// c2 retry): each schedule kept is a counterexample as it stands, replayed
-// by its own run.
+// c2 retry): when the schedule without a chunk does not fail, the same
+// schedule with those later triggers renumbered is tried (renumbered).
+// Each schedule kept is a counterexample as it stands, replayed by its own
+// run.
 func minimize(sched fault.Schedule, fails func(fault.Schedule) bool) fault.Schedule {
 	chunk := max(len(sched)/2, 1) // a lone fault is tried too
 	for chunk >= 1 && len(sched) > 0 {
 		removed := false
 		for start := 0; start < len(sched); {
 			end := min(start+chunk, len(sched))
-			rest := append(append(fault.Schedule{}, sched[:start]...), sched[end:]...)
-			if fails(rest) {
-				sched, removed = rest, true
+			if smaller, ok := without(sched, start, end, fails); ok {
+				sched, removed = smaller, true
 				continue // the next chunk now begins at start
 			}
 			start = end
@@ -32,4 +33,60 @@ func minimize(sched fault.Schedule, fails func(fault.Schedule) bool) fault.Sched
 		}
 	}
 	return sched
+}
+
+// without is sched without its faults [start, end) when that fails, or
+// else with the later triggers renumbered, if one of those fails.
+func without(sched fault.Schedule, start, end int, fails func(fault.Schedule) bool) (fault.Schedule, bool) {
+	rest := append(append(fault.Schedule{}, sched[:start]...), sched[end:]...)
+	if fails(rest) {
+		return rest, true
+	}
+	for _, alt := range renumbered(rest, sched[start:end]) {
+		if fails(alt) {
+			return alt, true
+		}
+	}
+	return nil, false
+}
+
+// renumbered are rest with the triggers that counted past a removed
+// fault's moved back by one, and by two: a removed fault tied to a
+// client's Nth request of a kind (or its Nth notification) may have made
+// the client send that request again (a lost reply's retry), so the
+// later triggers of that client on that kind, past N, name the request
+// one or two earlier without it. Nil when no trigger counts past a
+// removed one.
+func renumbered(rest, removed fault.Schedule) []fault.Schedule {
+	var out []fault.Schedule
+	for d := 1; d <= 2; d++ {
+		alt := append(fault.Schedule{}, rest...)
+		moved := false
+		for i := range alt {
+			w := alt[i].When
+			if w == nil {
+				continue
+			}
+			for _, r := range removed {
+				if r.When != nil && countsPast(*w, *r.When) && w.Nth-d >= 1 {
+					t := *w
+					t.Nth -= d
+					alt[i].When, moved = &t, true
+					break
+				}
+			}
+		}
+		if moved {
+			out = append(out, alt)
+		}
+	}
+	return out
+}
+
+// countsPast says whether trigger w counts the same requests (or
+// notifications) of the same client as r, past r's.
+func countsPast(w, r fault.Trigger) bool {
+	notifies := func(t fault.Trigger) bool { return t.On == fault.OnNotified }
+	return w.Client == r.Client && w.Op == r.Op && notifies(w) == notifies(r) && w.On != fault.OnHolds &&
+		w.Nth > r.Nth
 }

@@ -143,6 +143,9 @@ func TestQueueThatNeverTakesIsCaught(t *testing.T) {
 			t.Fatalf("with %v, a queue that never takes was not caught as a lost item:\n%.1500s", opt.Checks, msg)
 		}
 		checkReplays(t, msg, check)
+		if opt.Checks == nil {
+			tutorialPrints(t, "§8", msg)
+		}
 	}
 }
 

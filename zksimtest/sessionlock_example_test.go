@@ -222,6 +222,21 @@ func ensureDir(ctx context.Context, conn client.Conn, dir string) error {
 	return nil
 }
 
+// tutorialPrints fails t unless docs/tutorial.md (section) prints the
+// replay line of msg, a failure's message, as the test prints it now.
+func tutorialPrints(t *testing.T, section, msg string) {
+	t.Helper()
+	line := msg[strings.Index(msg, "replay: "):]
+	line = line[:strings.IndexByte(line+"\n", '\n')]
+	tutorial, err := os.ReadFile("../docs/tutorial.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(tutorial), line) {
+		t.Errorf("docs/tutorial.md %s does not print the replay line the test prints now:\n%s", section, line)
+	}
+}
+
 // sessionFaults cut c2 off past its session timeout while it waits for
 // the lock behind c1, with a leader failover meanwhile that keeps its old
 // session, and its node, alive on the servers after the client has given
@@ -284,15 +299,7 @@ func TestUserSessionLockKeepingItsOldNodeIsCaught(t *testing.T) {
 		t.Fatalf("the defaults did not catch a lock that keeps a lost session's node in its queue as a mutex violation:\n%s", msg)
 	}
 	checkReplays(t, msg, defaults)
-	line := msg[strings.Index(msg, "replay: "):]
-	line = line[:strings.IndexByte(line+"\n", '\n')]
-	tutorial, err := os.ReadFile("../docs/tutorial.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(tutorial), line) {
-		t.Errorf("docs/tutorial.md §7 does not print the replay line the test prints now:\n%s", line)
-	}
+	tutorialPrints(t, "§7", msg)
 	msg = run("TestKeepsNode", func(ft testing.TB) {
 		zksimtest.Lock(ft, keepsNode, sessionOptions(sessionFaults))
 	})

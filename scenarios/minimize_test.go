@@ -1,0 +1,50 @@
+package scenarios
+
+import (
+	"testing"
+
+	"github.com/zksim/zksim/fault"
+)
+
+// A fault whose trigger counted past a removed one is renumbered: the
+// failure that needs "c1 create#4" only while "c1 create#2" makes c1
+// retry needs "c1 create#3" without it, and minimize ends there; a
+// trigger of another client or kind keeps its number, and a failure that
+// needs both faults keeps both.
+func TestMinimizeRenumbersLaterTriggers(t *testing.T) {
+	sched := fault.MustParseSchedule("when c1 create#2 applied: lose-reply; when c2 create#5 applied: lose-reply; " +
+		"when c1 delete#3 applied: lose-reply; when c1 create#4 applied: lose-reply")
+	has := func(s fault.Schedule, text string) bool {
+		for _, f := range s {
+			if f.String() == text {
+				return true
+			}
+		}
+		return false
+	}
+	// Fails with c1's retried create lost: the 4th with the first fault,
+	// the 3rd without it.
+	fails := func(s fault.Schedule) bool {
+		first := has(s, "when c1 create#2 applied: lose-reply")
+		return first && has(s, "when c1 create#4 applied: lose-reply") || !first && has(s, "when c1 create#3 applied: lose-reply")
+	}
+	got := FaultsLine(minimize(sched, fails))
+	if got != "when c1 create#3 applied: lose-reply" {
+		t.Fatalf("minimized to %q; want the later trigger renumbered alone", got)
+	}
+	// Without renumbering it would keep both.
+	both := func(s fault.Schedule) bool {
+		return has(s, "when c1 create#2 applied: lose-reply") && has(s, "when c1 create#4 applied: lose-reply")
+	}
+	if got := FaultsLine(minimize(sched, both)); got != "when c1 create#2 applied: lose-reply; when c1 create#4 applied: lose-reply" {
+		t.Fatalf("minimized to %q; want both faults, as numbered", got)
+	}
+	// Only the same client's triggers on the same kind move.
+	alts := renumbered(fault.MustParseSchedule("when c2 create#5 applied: lose-reply; when c1 delete#3 applied: lose-reply; "+
+		"when c1 create#4 applied: lose-reply; when c1 create#1 applied: lose-reply"),
+		fault.MustParseSchedule("when c1 create#2 applied: lose-reply"))
+	if len(alts) != 2 || FaultsLine(alts[0]) != "when c2 create#5 applied: lose-reply; when c1 delete#3 applied: lose-reply; "+
+		"when c1 create#3 applied: lose-reply; when c1 create#1 applied: lose-reply" {
+		t.Fatalf("renumbered: %v", alts)
+	}
+}
