@@ -2,7 +2,7 @@
 GO          ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: demo test soak explore differential live fuzz bench lint rules
+.PHONY: demo test soak shrink-sizes explore differential live fuzz bench lint rules
 
 ## demo: the main job, on the embedded simulator (no server needed)
 demo:
@@ -19,6 +19,12 @@ test: rules
 ## two cores; not part of `make test`)
 soak:
 	$(GO) test -count=1 -timeout 6h ./scenarios -run '^TestRecipesHold(UnderEveryFault|UnderClientSessionLoss)$$' -v -seeds 10000
+
+## shrink-sizes: every teaching variant under zksimtest's random, trigger-heavy
+## faults (its scripted schedule set aside), shrunk: the faults each
+## counterexample ends with, and how many end above 3 (a few minutes)
+shrink-sizes:
+	$(GO) test -count=1 -timeout 1h ./scenarios -run '^TestShrinkSizes$$' -v -shrink.sizes
 
 ## explore: every correct recipe, every fault schedule of up to 2 faults tied to
 ## its clients' writes, with 2 and 3 clients (bounded exhaustive exploration)
