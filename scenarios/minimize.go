@@ -16,13 +16,17 @@ import "github.com/zksim/zksim/fault"
 // schedule with those later triggers renumbered is tried (renumbered).
 // Each schedule kept is a counterexample as it stands, replayed by its own
 // run.
-func minimize(sched fault.Schedule, fails func(fault.Schedule) bool) fault.Schedule {
+//
+// struck, when set, is the order the faults of the last schedule that
+// failed struck in (their texts, first first): it tells which triggers
+// counted after a removed fault whatever they count.
+func minimize(sched fault.Schedule, fails func(fault.Schedule) bool, struck func() []string) fault.Schedule {
 	chunk := max(len(sched)/2, 1) // a lone fault is tried too
 	for chunk >= 1 && len(sched) > 0 {
 		removed := false
 		for start := 0; start < len(sched); {
 			end := min(start+chunk, len(sched))
-			if smaller, ok := without(sched, start, end, fails); ok {
+			if smaller, ok := without(sched, start, end, fails, struck); ok {
 				sched, removed = smaller, true
 				continue // the next chunk now begins at start
 			}
@@ -37,12 +41,16 @@ func minimize(sched fault.Schedule, fails func(fault.Schedule) bool) fault.Sched
 
 // without is sched without its faults [start, end) when that fails, or
 // else with the later triggers renumbered, if one of those fails.
-func without(sched fault.Schedule, start, end int, fails func(fault.Schedule) bool) (fault.Schedule, bool) {
+func without(sched fault.Schedule, start, end int, fails func(fault.Schedule) bool, struck func() []string) (fault.Schedule, bool) {
 	rest := append(append(fault.Schedule{}, sched[:start]...), sched[end:]...)
 	if fails(rest) {
 		return rest, true
 	}
-	for _, alt := range renumbered(rest, sched[start:end]) {
+	var order []string
+	if struck != nil {
+		order = struck()
+	}
+	for _, alt := range renumbered(rest, sched[start:end], order) {
 		if fails(alt) {
 			return alt, true
 		}
@@ -57,7 +65,13 @@ func without(sched fault.Schedule, start, end int, fails func(fault.Schedule) bo
 // later triggers of that client on that kind, past N, name the request
 // one or two earlier without it. Nil when no trigger counts past a
 // removed one.
-func renumbered(rest, removed fault.Schedule) []fault.Schedule {
+//
+// With order (the faults' texts in the order they struck in the last run
+// that failed) there is one more: every trigger of a client a removed
+// fault struck or was tied to, whatever it counts, that struck after the
+// removed fault, moved back by one: a cut connection makes a client send
+// its requests again, and set its watches again.
+func renumbered(rest, removed fault.Schedule, order []string) []fault.Schedule {
 	var out []fault.Schedule
 	for d := 1; d <= 2; d++ {
 		alt := append(fault.Schedule{}, rest...)
@@ -80,6 +94,9 @@ func renumbered(rest, removed fault.Schedule) []fault.Schedule {
 			out = append(out, alt)
 		}
 	}
+	if alt, moved := afterRemoved(rest, removed, order); moved {
+		out = append(out, alt)
+	}
 	return out
 }
 
@@ -89,4 +106,48 @@ func countsPast(w, r fault.Trigger) bool {
 	notifies := func(t fault.Trigger) bool { return t.On == fault.OnNotified }
 	return w.Client == r.Client && w.Op == r.Op && notifies(w) == notifies(r) && w.On != fault.OnHolds &&
 		w.Nth > r.Nth
+}
+
+// afterRemoved is rest with every trigger of a removed fault's client that
+// struck after that fault (by order) moved back by one, and whether any
+// moved.
+func afterRemoved(rest, removed fault.Schedule, order []string) (fault.Schedule, bool) {
+	at := map[string]int{}
+	for i, text := range order {
+		if _, seen := at[text]; !seen {
+			at[text] = i
+		}
+	}
+	alt := append(fault.Schedule{}, rest...)
+	moved := false
+	for i := range alt {
+		w := alt[i].When
+		wi, ok := at[alt[i].String()]
+		if w == nil || !ok || w.Nth < 2 || w.On == fault.OnHolds {
+			continue
+		}
+		for _, r := range removed {
+			ri, ok := at[r.String()]
+			if c, has := faultClient(r); ok && has && c == w.Client && ri < wi {
+				t := *w
+				t.Nth--
+				alt[i].When, moved = &t, true
+				break
+			}
+		}
+	}
+	return alt, moved
+}
+
+// faultClient is the client a fault is tied to or strikes, if any.
+func faultClient(f fault.Fault) (int, bool) {
+	switch {
+	case f.When != nil:
+		return f.When.Client, true
+	case f.A.Kind == fault.ClientT:
+		return f.A.Index, true
+	case f.B.Kind == fault.ClientT:
+		return f.B.Index, true
+	}
+	return 0, false
 }

@@ -28,7 +28,7 @@ func TestMinimizeRenumbersLaterTriggers(t *testing.T) {
 		first := has(s, "when c1 create#2 applied: lose-reply")
 		return first && has(s, "when c1 create#4 applied: lose-reply") || !first && has(s, "when c1 create#3 applied: lose-reply")
 	}
-	got := FaultsLine(minimize(sched, fails))
+	got := FaultsLine(minimize(sched, fails, nil))
 	if got != "when c1 create#3 applied: lose-reply" {
 		t.Fatalf("minimized to %q; want the later trigger renumbered alone", got)
 	}
@@ -36,15 +36,29 @@ func TestMinimizeRenumbersLaterTriggers(t *testing.T) {
 	both := func(s fault.Schedule) bool {
 		return has(s, "when c1 create#2 applied: lose-reply") && has(s, "when c1 create#4 applied: lose-reply")
 	}
-	if got := FaultsLine(minimize(sched, both)); got != "when c1 create#2 applied: lose-reply; when c1 create#4 applied: lose-reply" {
+	if got := FaultsLine(minimize(sched, both, nil)); got != "when c1 create#2 applied: lose-reply; when c1 create#4 applied: lose-reply" {
 		t.Fatalf("minimized to %q; want both faults, as numbered", got)
 	}
 	// Only the same client's triggers on the same kind move.
 	alts := renumbered(fault.MustParseSchedule("when c2 create#5 applied: lose-reply; when c1 delete#3 applied: lose-reply; "+
 		"when c1 create#4 applied: lose-reply; when c1 create#1 applied: lose-reply"),
-		fault.MustParseSchedule("when c1 create#2 applied: lose-reply"))
+		fault.MustParseSchedule("when c1 create#2 applied: lose-reply"), nil)
 	if len(alts) != 2 || FaultsLine(alts[0]) != "when c2 create#5 applied: lose-reply; when c1 delete#3 applied: lose-reply; "+
 		"when c1 create#3 applied: lose-reply; when c1 create#1 applied: lose-reply" {
+		t.Fatalf("renumbered: %v", alts)
+	}
+}
+
+// With the order the faults struck in, a trigger of the removed fault's
+// client that struck after it moves back by one, whatever it counts: a
+// cut connection made the client set its watch again.
+func TestRenumberedByStrikeOrder(t *testing.T) {
+	rest := fault.MustParseSchedule("when c1 notified#3: lose-reply; when c2 notified#3: lose-reply; when c1 getData#1 applied: lose-reply")
+	removed := fault.MustParseSchedule("when c1 getChildren#2 applied: disconnect c1 for 3s")
+	order := []string{"when c1 getData#1 applied: lose-reply", removed[0].String(), "when c1 notified#3: lose-reply",
+		"when c2 notified#3: lose-reply"}
+	alts := renumbered(rest, removed, order)
+	if len(alts) != 1 || FaultsLine(alts[0]) != "when c1 notified#2: lose-reply; when c2 notified#3: lose-reply; when c1 getData#1 applied: lose-reply" {
 		t.Fatalf("renumbered: %v", alts)
 	}
 }

@@ -149,6 +149,17 @@ func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, prog
 	if err != nil {
 		return nil, err
 	}
+	var order []string
+	var orderOf *Counterexample
+	struck := func() []string { // the order the best's faults struck in, run once per best
+		if orderOf != best {
+			orderOf, order = best, nil
+			if o, err := Run(best.Spec, best.Seed, Options{}); err == nil {
+				order = o.World.Struck().Texts()
+			}
+		}
+		return order
+	}
 	best.Schedule = minimize(best.Schedule, func(sched fault.Schedule) bool {
 		s := resized(withSchedule(spec, sched), best.Clients, best.Rounds)
 		for _, sd := range reseeds(best.Seed) {
@@ -164,7 +175,7 @@ func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, prog
 			}
 		}
 		return false
-	})
+	}, struck)
 	best.Tries = tries // the original stands when no smaller schedule fails
 	return best, nil
 }

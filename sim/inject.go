@@ -397,3 +397,6 @@ func (w *World) eachLink(fn func(*link)) {
 		}
 	}
 }
+
+// Struck is the faults that struck, in the order they did.
+func (w *World) Struck() fault.Schedule { return w.struck }
