@@ -27,6 +27,12 @@ func init() {
 //     process stopped (a Fail, on any Path) at or before t, to have called
 //     Leave at or before t.
 //
+//   - Every process enters and leaves: an Enter or a Leave Failed with an
+//     error (OutData; one Failed without, the process's node vanished with
+//     its session, is a process that stopped) is reported, with the error:
+//     the process could not take its part, and the others wait for it or
+//     go on without it.
+//
 // Size is Input.Size; when it is 0 it is inferred, for each Path, as the
 // number of distinct clients with an Enter on that Path (every client that
 // tried to enter is taken to be one the barrier waits for), and the
@@ -45,6 +51,7 @@ func checkDoubleBarrier(in *Input) []Violation {
 	var out []Violation
 	for _, p := range paths {
 		ops := byPath[p]
+		out = append(out, failedSteps(in, p, ops)...)
 		if v, ok := earlyEnters(in, p, ops); ok {
 			out = append(out, v)
 		}
@@ -173,4 +180,25 @@ func alsoClients(in *Input, ops []Operation) string {
 		s = append(s, fmt.Sprintf("c%d at %s", op.Client+1, in.Since(op.Return)))
 	}
 	return "; so did " + strings.Join(s, ", ")
+}
+
+// failedSteps reports the Enters and Leaves on a barrier that failed with
+// an error: one violation per barrier, naming the first.
+func failedSteps(in *Input, path string, ops []Operation) []Violation {
+	var failed []Operation
+	for _, op := range ops {
+		if (op.Kind == Enter || op.Kind == Leave) && op.Result == Failed && op.OutData != "" {
+			failed = append(failed, op)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	f := failed[0]
+	msg := fmt.Sprintf("c%d's %s of %s failed at %s: %s; every process must enter and leave, and this one could not",
+		f.Client+1, f.Kind, path, in.Since(f.Return), f.OutData)
+	if n := len(failed) - 1; n > 0 {
+		msg += fmt.Sprintf(" (%d more failed so)", n)
+	}
+	return []Violation{{Check: "double-barrier", Kind: Safety, Object: path, At: f.Return - in.Start, Message: msg, Ops: failed}}
 }

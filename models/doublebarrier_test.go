@@ -32,6 +32,15 @@ func TestDoubleBarrierCheck(t *testing.T) {
 		{"entered before the others, who are still waiting", sized(3,
 			enter(0, 0, secs(1), OK), enter(1, secs(0.5), secs(100), Pending)),
 			[]wantViolation{{db, Safety, secs(1), nil}}},
+		{"an enter that failed with an error", sized(2,
+			enter(0, 0, secs(1), OK), func() Operation {
+				o := enter(1, secs(0.5), secs(2), Failed)
+				o.OutData = "enter /app/db/round-1: zk: node does not exist"
+				return o
+			}()),
+			[]wantViolation{{db, Safety, secs(2), []string{"c2's enter of /app/db/round-1 failed at 2.000000s: enter /app/db/round-1: zk: node does not exist; every process must enter and leave"}}}},
+		{"an enter whose node vanished with its session is a process that stopped", sized(2,
+			enter(0, 0, secs(1), OK), enter(1, secs(0.5), secs(2), Failed), fail(1, secs(0.5))), nil},
 		{"still waiting to enter is not entering", sized(3,
 			enter(0, 0, secs(100), Pending), enter(1, secs(0.5), secs(100), Pending)), nil},
 		{"left before another had finished", sized(3,

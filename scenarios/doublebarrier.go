@@ -52,7 +52,10 @@ import (
 // process stopped for good.
 //
 // Recorded: Enter (OK; Failed when it said ErrNodeVanished), Leave (OK, or
-// Pending when the run ended first), Fail (Data: the process's name).
+// Pending when the run ended first), Fail (Data: the process's name). An
+// Enter or a Leave that failed with an error no fault explains is Failed
+// with the error in OutData (the client fails too): the double-barrier
+// check sees the process that could not enter or leave.
 // Enter and Leave span their retries after other errors a caller must
 // expect under faults.
 
@@ -104,6 +107,7 @@ func spawnDoubleBarrier(r *runner) {
 				e := r.rec.begin(conn, i, models.Enter, path)
 				in, err := doubleBarrierRetry(ctx, path, "enter", db.Enter)
 				if err != nil {
+					r.rec.end(conn, e, models.Failed).OutData = err.Error() // for the check to see
 					return err
 				}
 				if !in {
@@ -133,6 +137,7 @@ func spawnDoubleBarrier(r *runner) {
 				l := r.rec.begin(conn, i, models.Leave, path)
 				in, err = doubleBarrierRetry(ctx, path, "leave", db.Leave)
 				if err != nil {
+					r.rec.end(conn, l, models.Failed).OutData = err.Error()
 					return err
 				}
 				if !in {
