@@ -96,7 +96,8 @@ func versionsBack(in *Input, path string, ops []Operation) []Violation {
 }
 
 // unheardConfig finds the readers of one configuration that never read its
-// latest version, though the run went on long enough after it.
+// latest version, though the run went on long enough after it; a run that
+// ended sooner, with a reader that had not read it yet, is undecided.
 func unheardConfig(in *Input, path string, ops []Operation, stops map[int]int64) []Violation {
 	var latest Operation
 	written := false
@@ -108,17 +109,24 @@ func unheardConfig(in *Input, path string, ops []Operation, stops map[int]int64)
 	}
 	bound := int64(in.BoundOrDefault())
 	deadline := latest.Return + bound
-	if !written || in.End < deadline {
+	if !written {
 		return nil
 	}
 	var out []Violation
 	for _, c := range clientsOf(Of(ops, Read)) {
-		if stoppedBy(stops, c, deadline) {
+		if stoppedBy(stops, c, min(deadline, in.End)) {
 			continue
 		}
 		reads := readsOf(ops, c)
 		if slices.ContainsFunc(reads, func(r Operation) bool { return r.OutVersion >= latest.OutVersion }) {
 			continue
+		}
+		if in.End < deadline {
+			// Not heard of yet, and the run ended before the bound.
+			return []Violation{{Check: "config", Kind: Undecided, Object: path, At: in.End - in.Start, Ops: []Operation{latest},
+				Message: fmt.Sprintf("the run ended at %s, before the latest version of %s (%d, written by c%d at %s) plus "+
+					"the bound (%s), and c%d had not read it: whether every reader hears of it could not be judged",
+					in.Since(in.End), path, latest.OutVersion, latest.Client+1, in.Since(latest.Return), time.Duration(bound), c+1)}}
 		}
 		msg := fmt.Sprintf("c%d never read version %d of %s, which c%d wrote at %s", c+1, latest.OutVersion, path, latest.Client+1, in.Since(latest.Return))
 		shown := []Operation{latest}

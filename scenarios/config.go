@@ -21,11 +21,12 @@ import (
 // When readers stop. A reader that has learnt the latest configuration
 // still cannot know that no write will follow, so the workload counts, in
 // the runner (clients run one at a time): a reader goes on until every
-// writer is done and the bound (the spec's, or three session timeouts:
-// models.Input.BoundOrDefault) has passed since the last write returned,
-// and a second more. The config check judges whether every reader learnt
-// the latest version within the bound; the readers must run that long
-// for it to judge. A reader asks for the next configuration with a
+// writer is done and the run's liveness bound (runner.bound: the spec's,
+// or three session timeouts, stretched by the schedule's pauses and quorum
+// losses) has passed since the last write returned, and a second more.
+// The config check judges whether every reader learnt the latest version
+// within the bound; the readers must run that long for it to judge (a run
+// that ends sooner is undecided). A reader asks for the next configuration with a
 // deadline of a second at a time (a recipe's reader keeps its watch
 // across calls), so that it notices when to stop.
 //
@@ -62,14 +63,6 @@ func init() {
 	})
 }
 
-// configBound is the liveness bound the config check judges readers by:
-// the spec's, or models.Input's default, three session timeouts (a reader
-// paused past its session timeout must still hear of the latest version).
-func configBound(s Spec) time.Duration {
-	in := models.Input{Bound: s.Bound, SessionTimeout: sessionTimeoutOf(s)}
-	return in.BoundOrDefault()
-}
-
 // configRun is what the clients of one run share (they run one at a
 // time): when the last write returned, and how many writers are done.
 type configRun struct {
@@ -81,7 +74,7 @@ func spawnConfig(r *runner) {
 	wl := r.spec.Workload
 	readers := min(wl.Readers, r.spec.Clients)
 	run := &configRun{writers: r.spec.Clients - readers}
-	stopAfter := int64(configBound(r.spec) + time.Second)
+	stopAfter := int64(r.bound + time.Second)
 	for i := 0; i < readers; i++ {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
 			rd := r.impl.ConfigReader(conn, configPath)

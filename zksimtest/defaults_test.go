@@ -53,6 +53,13 @@ func TestDefaultsCatchSessionMistakes(t *testing.T) {
 			Barrier: func(c client.Conn, p string) recipes.Barrier { return recipes.NewNoSyncBarrier(c, p) }}, sim.Config{}},
 		{"forgets-expiry", "membership", "membership", scenarios.Implementation{
 			Membership: func(c client.Conn, p, n string) recipes.Membership { return recipes.NewForgetfulGroup(c, p, n) }}, sim.Config{}},
+		// A watcher whose watch is set once: the check judges only runs
+		// that went on for the bound after the last write, which the
+		// readers now wait out whatever the faults' pauses.
+		{"oneshot-watch", "config", "config", scenarios.Implementation{
+			ConfigWriter: func(c client.Conn, p string) recipes.ConfigWriter { return recipes.NewConfigNode(c, p) },
+			ConfigReader: func(c client.Conn, p string) recipes.ConfigReader { return recipes.NewOneshotConfigWatcher(c, p) }},
+			sim.Config{}},
 		{"trusts-watch", "priority-queue", "priority-queue", scenarios.Implementation{
 			PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
 				return recipes.NewWatchTrustingPriorityQueue(c, p)
