@@ -20,9 +20,12 @@ import (
 // number), pausing Think after each put; each consumer takes, pausing
 // Step after each take.
 //
-// A backlog. A FIFO queue's consumers start once every producer is done,
-// so the items wait together and a consumer works through one listing of
-// them (the recipe's step 3: what the herd check counts). A priority
+// A backlog. A FIFO queue's consumers start once every producer has put
+// its Rounds items, so the items wait together and a consumer works
+// through one listing of them (the recipe's step 3: what the herd check
+// counts). Then each producer puts queueLate items more, Think apart,
+// which the consumers, the backlog taken, wait for (the recipe's step 4:
+// a take that waits for a put). A priority
 // queue's consumers start once half the items are put, and the rest
 // arrive while they take: an urgent item put meanwhile must be served
 // before the less urgent ones already listed.
@@ -182,7 +185,7 @@ func spawnQueue(r *runner, path string, byPriority bool, handle func(conn client
 	counts := &queueCounts{producing: r.spec.Clients - consumers, waiting: map[string]bool{},
 		giveUp: r.bound + queuePatience}
 	items := counts.producing * wl.Rounds
-	backlog := items // FIFO: every item
+	backlog := items // FIFO: every item of the rounds
 	if byPriority {
 		backlog = items / 2
 	}
@@ -201,37 +204,65 @@ func spawnQueue(r *runner, path string, byPriority bool, handle func(conn client
 	}
 }
 
-// queueProduce is producer p (client i): it puts an item a round.
+// queueLate is how many items more each producer of a FIFO queue puts
+// once its consumers have taken the backlog: they wait for these.
+const queueLate = 2
+
+// queueProduce is producer p (client i): it puts an item a round, and, to
+// a FIFO queue, queueLate items more once the backlog is taken (or nothing
+// was put or taken for queuePatience), Think apart, so that consumers that
+// found the queue empty wait for a put.
 func queueProduce(ctx context.Context, conn client.Conn, r *runner, i, p int, path string, byPriority bool,
 	counts *queueCounts, h queueHandle) error {
 	defer func() { counts.producing-- }()
-	for k := 0; r.roundGoes(k); k++ {
-		data := fmt.Sprintf("c%d-%d", i+1, k+1)
-		prio := 0
-		if byPriority {
-			prio = queuePriority(p, k)
+	k := 0
+	for ; r.roundGoes(k); k++ {
+		if err := queuePut(ctx, conn, r, i, p, k, path, byPriority, counts, h); err != nil {
+			return err
 		}
-		op := r.rec.begin(conn, i, models.Put, path)
-		r.rec.op(op).Data, r.rec.op(op).Priority = data, prio
-		err := h.put(ctx, []byte(data), prio)
-		switch {
-		case err == nil:
-			r.rec.end(conn, op, models.OK)
-			counts.put(data)
-		case expectedFault(err):
-			// The item may be in the queue or not; it is not put again
-			// (that could put it twice), and not counted.
-			r.rec.end(conn, op, models.Unknown)
-		default:
-			return fmt.Errorf("put %s: %w", data, err)
+	}
+	if byPriority {
+		return nil
+	}
+	for len(counts.waiting) > 0 && now(conn)-counts.progress <= int64(queuePatience) {
+		if err := conn.Sleep(ctx, 10*time.Millisecond); err != nil {
+			return err
 		}
-		counts.attempted++
-		counts.progress = now(conn)
-		if err := pause(ctx, conn, r.spec.Workload.Think); err != nil {
+	}
+	for late := k + queueLate; k < late; k++ {
+		if err := queuePut(ctx, conn, r, i, p, k, path, byPriority, counts, h); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// queuePut is producer p's (client i's) k-th put (0-based), then its
+// pause.
+func queuePut(ctx context.Context, conn client.Conn, r *runner, i, p, k int, path string, byPriority bool,
+	counts *queueCounts, h queueHandle) error {
+	data := fmt.Sprintf("c%d-%d", i+1, k+1)
+	prio := 0
+	if byPriority {
+		prio = queuePriority(p, k)
+	}
+	op := r.rec.begin(conn, i, models.Put, path)
+	r.rec.op(op).Data, r.rec.op(op).Priority = data, prio
+	err := h.put(ctx, []byte(data), prio)
+	switch {
+	case err == nil:
+		r.rec.end(conn, op, models.OK)
+		counts.put(data)
+	case expectedFault(err):
+		// The item may be in the queue or not; it is not put again
+		// (that could put it twice), and not counted.
+		r.rec.end(conn, op, models.Unknown)
+	default:
+		return fmt.Errorf("put %s: %w", data, err)
+	}
+	counts.attempted++
+	counts.progress = now(conn)
+	return pause(ctx, conn, r.spec.Workload.Think)
 }
 
 // queueConsume is a consumer (client i): once backlog puts have returned

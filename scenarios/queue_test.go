@@ -45,6 +45,15 @@ func queueRun(t *testing.T, spec Spec, seed uint64) *Outcome {
 	return o
 }
 
+// queueItemsOf is how many items the default workload of kind puts: two
+// producers, 8 rounds each, and to a FIFO queue queueLate more each.
+func queueItemsOf(kind string) int {
+	if kind == "queue" {
+		return 2 * (8 + queueLate)
+	}
+	return 16
+}
+
 // queueTally counts a run's puts and takes by result; takes that took
 // nothing (a consumer asking while another takes the last item) are not
 // counted.
@@ -87,9 +96,10 @@ func TestQueueRecipesPass(t *testing.T) {
 						takeOther--
 					}
 				}
-				if putOK != 16 || putOther != 0 || takeOK != 16 || takeOther != 0 {
-					t.Fatalf("%s: puts %d ok, %d not; takes %d ok, %d not (besides those given up in doubt): want 16 of each, all ok",
-						what, putOK, putOther, takeOK, takeOther)
+				items := queueItemsOf(kind)
+				if putOK != items || putOther != 0 || takeOK != items || takeOther != 0 {
+					t.Fatalf("%s: puts %d ok, %d not; takes %d ok, %d not (besides those given up in doubt): want %d of each, all ok",
+						what, putOK, putOther, takeOK, takeOther, items)
 				}
 				for _, op := range o.Input.Ops {
 					if spec.Rates != nil && op.Return-op.Call > int64(500*time.Millisecond) {
@@ -192,11 +202,11 @@ func TestQueueConsumersStopWhenAnItemIsLost(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		o := queueRun(t, Spec{Kind: "queue", Variant: "queue-plain-delete", Faults: faults, Checks: []string{"exactly-once"}}, seed)
 		_, _, takeOK, _ := queueTally(o)
-		if takeOK == 16 {
+		if takeOK == queueItemsOf("queue") {
 			continue // the lost reply was another consumer's item's: nothing lost
 		}
 		if o.Input.Stuck || o.Result.Err != nil {
-			t.Fatalf("seed %d: %d of 16 taken, and the run ended with %v", seed, takeOK, o.Result.Err)
+			t.Fatalf("seed %d: %d of 20 taken, and the run ended with %v", seed, takeOK, o.Result.Err)
 		}
 		giveUp := o.Input.Bound + queuePatience
 		if end := time.Duration(o.Input.End); end < giveUp || end > giveUp+5*time.Second {
@@ -204,7 +214,7 @@ func TestQueueConsumersStopWhenAnItemIsLost(t *testing.T) {
 		}
 		if len(o.Violations) != 1 || o.Violations[0].Kind != models.Liveness ||
 			!strings.Contains(o.Violations[0].Message, "was never taken, though c") {
-			t.Fatalf("seed %d: %d of 16 taken; want the exactly-once check to call an item lost, got %v", seed, takeOK, o.Violations)
+			t.Fatalf("seed %d: %d of 20 taken; want the exactly-once check to call an item lost, got %v", seed, takeOK, o.Violations)
 		}
 		return
 	}
