@@ -11,7 +11,7 @@ func init() {
 	register(Checker{
 		Name:  "double-barrier",
 		Kind:  Safety,
-		Doc:   "nobody computes before Size processes entered, nobody leaves before all finished",
+		Doc:   "every process enters and leaves; nobody computes before Size processes entered, nobody leaves before all finished",
 		Check: checkDoubleBarrier,
 	})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/scenarios"
 )
@@ -59,6 +60,11 @@ func writeList(out io.Writer) error {
 	fmt.Fprintln(tw, "RECIPE KIND\tCHECKS")
 	for _, k := range scenarios.Kinds() {
 		fmt.Fprintf(tw, "%s\t%s\n", k, strings.Join(scenarios.DefaultChecks(scenarios.Spec{Kind: k}), ", "))
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "CHECK\tKIND\tWHAT IT JUDGES (a scenario's checks: names any its kind can be judged by)")
+	for _, c := range models.Checks() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Name, c.Kind, c.Doc)
 	}
 	lib, err := scenarios.Library()
 	if err != nil {
