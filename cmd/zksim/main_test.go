@@ -17,6 +17,8 @@ func TestExitStatus(t *testing.T) {
 		errOut string // in stderr
 	}{
 		{[]string{"list"}, 0, "lock-herd", ""},
+		{[]string{"list"}, 0, "at-least-once   safety    no item put is lost", ""},
+		{[]string{"list"}, 0, "leaks           safety    no node is left behind", ""},
 		{[]string{"demo", "--seeds", "0"}, 2, "", "--seeds: want at least 1, got 0"},
 		{[]string{"demo", "--only", "no-such"}, 2, "", `--only: no built-in scenario's name contains "no-such"`},
 		{[]string{"demo", "--no-such-flag"}, 2, "", "unknown flag"},
