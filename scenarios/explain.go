@@ -53,8 +53,8 @@ func waitCauses(w *sim.World, vs []models.Violation) map[string]string {
 // stale read came from, which staleSources can.
 func needsCauses(vs []models.Violation) bool {
 	for _, v := range vs {
-		if v.Kind == models.Liveness && strings.Contains(v.Message, orphanHint) || strings.Contains(v.Message, staleHint) ||
-			strings.Contains(v.Message, heldHint) {
+		if v.Kind == models.Liveness && (strings.Contains(v.Message, orphanHint) || strings.Contains(v.Message, lostHint)) ||
+			strings.Contains(v.Message, staleHint) || strings.Contains(v.Message, heldHint) {
 			return true
 		}
 	}
@@ -231,6 +231,9 @@ func explain(vs []models.Violation, causes map[string]string) {
 		}
 		if c, ok := causes["stale:"+vs[i].Object]; ok {
 			vs[i].Message = strings.Replace(vs[i].Message, staleHint, c, 1)
+		}
+		if c, ok := causes["lost:"+vs[i].Object]; ok && strings.Contains(vs[i].Message, lostHint) {
+			vs[i].Message += "; " + c
 		}
 		if c, ok := causes["held:"+vs[i].Object]; ok && strings.Contains(vs[i].Message, heldHint) {
 			vs[i].Message += "; " + c

@@ -1,0 +1,86 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/sim"
+)
+
+// What a consumer was waiting on when an item was lost. The delivery
+// checks see the takes that got nothing; the run sees the requests each
+// take sent and what the servers answered: a consumer whose every delete
+// answers BadVersion, or that waits on a watch no put will fire. lostCauses
+// adds what the consumer's last take did to the violation.
+
+// lostHint is how the delivery checks name a consumer that kept asking
+// for an item in vain (models/delivery.go).
+const lostHint = "kept asking for an item"
+
+// lostCauses says, for each delivery violation of vs that names a lost
+// item, what the consumer's last take sent and was answered, under the key
+// "lost:" and the object, in causes (made if nil), which explain adds to
+// the message. It needs the run's kept trace.
+func lostCauses(w *sim.World, vs []models.Violation, causes map[string]string) map[string]string {
+	if w == nil || len(w.Trace().Records()) == 0 {
+		return causes
+	}
+	for _, v := range vs {
+		if v.Kind != models.Liveness || !strings.Contains(v.Message, lostHint) || len(v.Ops) < 2 {
+			continue
+		}
+		last := v.Ops[len(v.Ops)-1] // the consumer's last take
+		if said := lastTake(w.Trace().Records(), last); said != "" {
+			if causes == nil {
+				causes = map[string]string{}
+			}
+			causes["lost:"+v.Object] = said
+		}
+	}
+	return causes
+}
+
+// lastTake words the requests take's client sent while take was under
+// way, each with its answer, and the watch it left.
+func lastTake(recs []sim.Record, take models.Operation) string {
+	who := sim.ClientActor(take.Client)
+	sent := map[int64]int{} // xid → index in steps
+	var steps []string
+	watches := 0
+	for i := range recs {
+		r := &recs[i]
+		if int64(r.At) < take.Call || int64(r.At) > take.Return {
+			continue
+		}
+		switch {
+		case r.Kind == sim.KSend && r.From == who && r.Op != client.OpCloseSession:
+			sent[r.Arg] = len(steps)
+			steps = append(steps, sim.ShortOp(r.Op, r.Path)+" (no answer)")
+			if r.Code == 1 {
+				watches++
+			}
+		case r.Kind == sim.KReply && r.To == who:
+			if k, ok := sent[r.Arg]; ok {
+				answer := "ok"
+				if err := sim.CodeError(r.Code); err != nil {
+					answer = strings.TrimPrefix(err.Error(), "zk: ")
+				}
+				steps[k] = strings.TrimSuffix(steps[k], " (no answer)") + " → " + answer
+			}
+		}
+	}
+	if len(steps) == 0 {
+		return fmt.Sprintf("its last take, from %s, sent nothing: it waited on what an earlier take left",
+			models.FormatTime(take.Call))
+	}
+	if len(steps) > 8 {
+		steps = append(steps[:3], append([]string{fmt.Sprintf("... %d more ...", len(steps)-6)}, steps[len(steps)-3:]...)...)
+	}
+	s := fmt.Sprintf("its last take, from %s, sent %s", models.FormatTime(take.Call), strings.Join(steps, ", "))
+	if watches > 0 {
+		s += ", and waited on the watch it set"
+	}
+	return s
+}
