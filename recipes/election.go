@@ -98,7 +98,10 @@ func (e *Election) Campaign(ctx context.Context) (*Lease, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.node = node
+	// A new candidacy has acknowledged nothing yet: a flag left by an
+	// earlier term whose acknowledgement could not be deleted (its session
+	// ended) would make this one delete the next leader's.
+	e.node, e.acked = node, false
 	lease, err := e.await(ctx, node) // steps 2 to 5
 	if err == nil {
 		err = e.lead(ctx, lease) // the leader procedure
@@ -195,25 +198,38 @@ func (e *Election) abandon(ctx context.Context) {
 	e.node = ""
 }
 
-// unacknowledge deletes our acknowledgement node, if we made one, in a
-// multi with a check that our candidate node still exists: while it does,
-// nobody else leads, so the acknowledgement is still ours.
+// unacknowledge deletes our acknowledgement node, if we made one and it is
+// still ours (owned by our session: one left by an earlier session of ours
+// goes with it, and one of another session is another leader's, not ours
+// to delete), in a multi with a check that our candidate node still
+// exists: while it does, nobody else leads, so the acknowledgement is
+// still ours.
 func (e *Election) unacknowledge(ctx context.Context) error {
 	if !e.acked {
 		return nil
 	}
 	for {
-		_, err := e.conn.Multi(ctx,
+		ok, st, err := e.conn.Exists(ctx, e.AckPath())
+		switch {
+		case transient(err):
+			continue
+		case err != nil:
+			return err
+		case !ok || st.EphemeralOwner != e.conn.SessionID():
+			e.acked = false // gone, or not ours: nothing of ours to delete
+			return nil
+		}
+		_, err = e.conn.Multi(ctx,
 			&zk.CheckVersionRequest{Path: e.node, Version: -1},
-			&zk.DeleteRequest{Path: e.AckPath(), Version: -1})
+			&zk.DeleteRequest{Path: e.AckPath(), Version: st.Version})
 		switch {
 		case err == nil, errors.Is(err, zk.ErrNoNode):
 			// Deleted; or our node is gone, and with it (the same session)
 			// our acknowledgement; or the acknowledgement is gone already.
 			e.acked = false
 			return nil
-		case transient(err):
-			continue
+		case transient(err), errors.Is(err, zk.ErrBadVersion):
+			continue // look again
 		}
 		return err
 	}

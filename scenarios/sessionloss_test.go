@@ -177,3 +177,25 @@ func TestShrinkCountsFailingRuns(t *testing.T) {
 		t.Errorf("%d runs, %d failing (down to %d faults): want at least the original and one smaller failing", runs, failing, len(c.Schedule))
 	}
 }
+
+// The ownership check found this in the election recipe: a candidate
+// whose Resign could not delete its acknowledgement (its session had
+// ended) kept the flag that it had made one, and its next candidacy, given
+// up with its session, deleted the acknowledgement of the leader of the
+// time, a live session's node. A new candidacy now starts with nothing
+// acknowledged, and deletes an acknowledgement only while its own session
+// owns it.
+func TestElectionDeletesOnlyItsOwnAcknowledgement(t *testing.T) {
+	r := sessionRates
+	spec := SessionPaced(Spec{Kind: "election", Rates: &r, Workload: Workload{Fenced: true},
+		Ensemble: sim.Config{LocalSessionLoss: true}})
+	for _, seed := range []uint64{128, 375, 692} {
+		o, err := Run(spec, seed, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Failed() {
+			t.Errorf("seed %d: %v", seed, o.Violations)
+		}
+	}
+}
