@@ -22,6 +22,7 @@ func init() {
 //   - Nobody computes before Size processes entered: an Enter returning OK
 //     at t needs at least Size distinct clients whose Enter was called at or
 //     before t.
+//
 //   - Nobody leaves before all finished: a Leave returning OK at t needs
 //     every client whose Enter returned OK on that Path, except those whose
 //     process stopped (a Fail, on any Path) at or before t, to have called
