@@ -144,7 +144,7 @@ func TestEveryScenarioLive(t *testing.T) {
 	}
 	var cannot []string
 	for _, sc := range lib {
-		if err := CheckLive(sc.Spec, true); err != nil {
+		if err := CheckLiveScenario(sc, true); err != nil {
 			cannot = append(cannot, fmt.Sprintf("%s: %v", sc.Name, err))
 			continue
 		}

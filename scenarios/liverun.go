@@ -306,6 +306,17 @@ func CheckLive(spec Spec, local bool) error {
 	return nil
 }
 
+// CheckLiveScenario is CheckLive for a scenario, which also refuses one
+// whose expected verdict names a check only the simulator judges
+// (simOnlyChecks): live, it could never be met.
+func CheckLiveScenario(sc *Scenario, local bool) error {
+	if slices.Contains(simOnlyChecks, sc.Expect.Check) {
+		return fmt.Errorf("%s expects a violation of the %s check, which only the simulator judges "+
+			"(a live client does not see whose node a delete removes)", sc.Name, sc.Expect.Check)
+	}
+	return CheckLive(sc.Spec, local)
+}
+
 // liveWeakness says why a live run met too few of its faults to count as
 // a pass: a fault the scenario names (its faults:) that never struck (a
 // heal or a restart excepted: it only undoes one), or, for random faults,

@@ -127,7 +127,7 @@ func resolveLive(cmd *cobra.Command, arg string, fl liveFlags) (*scenarios.Scena
 	if cmd.Flags().Changed("timeout") && fl.timeout <= 0 {
 		return nil, usageError{fmt.Errorf("--timeout: want a duration above zero, got %s", fl.timeout)}
 	}
-	if err := scenarios.CheckLive(sc.Spec, fl.servers == ""); err != nil {
+	if err := scenarios.CheckLiveScenario(sc, fl.servers == ""); err != nil {
 		return nil, usageError{err}
 	}
 	return sc, nil
