@@ -78,6 +78,7 @@ type benchFlags struct {
 	simSeeds, faultSeeds int
 	crowd, crowdChild    int
 	firstRuns            int
+	firstVariants        int
 }
 
 func benchCmd() *cobra.Command {
@@ -122,6 +123,9 @@ usage.`,
 			if fl.simSeeds < 1 || fl.faultSeeds < 1 || fl.crowd < 1 || fl.firstRuns < 1 {
 				return usageError{fmt.Errorf("--sim-seeds, --fault-seeds, --crowd and --first-runs must be at least 1")}
 			}
+			if fl.firstVariants < 0 {
+				return usageError{fmt.Errorf("--first-variants: want 0 (every one) or more, got %d", fl.firstVariants)}
+			}
 			out, err := runBench(cmd.ErrOrStderr(), fl)
 			if err != nil {
 				return err
@@ -141,6 +145,7 @@ usage.`,
 	f.IntVar(&fl.faultSeeds, "fault-seeds", 400, "seeds of each faulty scenario for the seeds-per-second figures")
 	f.IntVar(&fl.crowd, "crowd", 10000, "clients contending for one lock at once")
 	f.IntVar(&fl.firstRuns, "first-runs", 5, "processes per teaching variant for the time to its first counterexample")
+	f.IntVar(&fl.firstVariants, "first-variants", 0, "time only the first N teaching variants (0: every one)")
 	f.IntVar(&fl.crowdChild, "crowd-child", 0, "")
 	_ = f.MarkHidden("crowd-child")
 	return cmd
@@ -182,7 +187,7 @@ func runBench(log io.Writer, fl benchFlags) (benchOutput, error) {
 	}
 	out.Rows = append(out.Rows, rows...)
 	fmt.Fprintf(log, "measuring the time to the first counterexample: every teaching variant, %d processes each, plain and with --shrink...\n", fl.firstRuns)
-	if out.First, err = measureFirstCounterexamples(fl.firstRuns); err != nil {
+	if out.First, err = measureFirstCounterexamples(fl.firstRuns, fl.firstVariants); err != nil {
 		return out, err
 	}
 	out.Rows = append(out.Rows, firstRows(out.First, fl.firstRuns)...)

@@ -47,7 +47,7 @@ func teachingVariants() ([]string, error) {
 // processes of this executable running it until its first violation, and
 // as many with --shrink. Each must find the violation its scenario
 // expects.
-func measureFirstCounterexamples(runs int) ([]firstCounterexample, error) {
+func measureFirstCounterexamples(runs, only int) ([]firstCounterexample, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -55,6 +55,9 @@ func measureFirstCounterexamples(runs int) ([]firstCounterexample, error) {
 	names, err := teachingVariants()
 	if err != nil {
 		return nil, err
+	}
+	if only > 0 {
+		names = names[:min(only, len(names))]
 	}
 	var out []firstCounterexample
 	for _, name := range names {

@@ -23,6 +23,7 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"demo", "--only", "no-such"}, 2, "", `--only: no built-in scenario's name contains "no-such"`},
 		{[]string{"demo", "--no-such-flag"}, 2, "", "unknown flag"},
 		{[]string{"frobnicate"}, 2, "", "unknown command"},
+		{[]string{"bench", "--first-variants", "-1"}, 2, "", "--first-variants: want 0 (every one) or more, got -1"},
 		{[]string{"live", "lock-breaks-stale"}, 2, "", "expects a violation of the ownership check, which only the simulator judges"},
 		{[]string{"run", "lock-faults", "--seeds", "4"}, 0, "lock-faults: 4 seeds from 1", ""},
 		{[]string{"run", "lock-unsorted", "--seeds", "4"}, 0, "mutex (safety)", ""},
