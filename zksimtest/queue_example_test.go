@@ -118,6 +118,9 @@ var atLeastOnce = zksimtest.Options{Checks: []string{"at-least-once", "liveness"
 // The work queue keeps its promise under zksimtest's defaults (README,
 // "Check your own recipe").
 func TestUserWorkQueue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("200 seeds: long under the race detector (make test's -race -short pass); the full pass runs it")
+	}
 	zksimtest.Check(t, "queue", userQueue(false), atLeastOnce)
 }
 
@@ -136,6 +139,9 @@ func TestWorkQueueNeverTakes(t *testing.T) {
 // consumer asked past the bound and got nothing, and its last take's
 // deletes were answered BadVersion. Its replay line runs it again exactly.
 func TestQueueThatNeverTakesIsCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two searches and two shrinks: minutes under the race detector (make test's -race -short pass); the full pass runs it")
+	}
 	for _, opt := range []zksimtest.Options{{}, atLeastOnce} {
 		check := func(ft testing.TB) { zksimtest.Check(ft, "queue", userQueue(true), opt) }
 		msg := run("TestWorkQueueNeverTakes", check)
