@@ -292,23 +292,32 @@ func (m *groupMember) join(ctx context.Context) error { return m.joinFrom(ctx, n
 
 // joinFrom joins the group, recording a Join called at call.
 func (m *groupMember) joinFrom(ctx context.Context, call int64) error {
+	return m.joinBy(ctx, call, "join", func(ctx context.Context) (bool, error) {
+		err := m.g.Join(ctx, []byte(m.name))
+		return err == nil, err
+	})
+}
+
+// joinBy records a Join called at call, which returns once step says the
+// member is in the group, retrying it through the errors faults cause and
+// through a node of its name another session of its own still holds
+// (recipes.ErrMemberExists: not expired yet, so it tries again later).
+func (m *groupMember) joinBy(ctx context.Context, call int64, what string, step func(context.Context) (bool, error)) error {
 	j := m.r.rec.begin(m.conn, m.i, models.Join, membershipDir)
 	m.r.rec.op(j).Data, m.r.rec.op(j).Call = m.name, call
 	for {
-		err := m.g.Join(ctx, []byte(m.name))
+		in, err := step(ctx)
 		switch {
-		case err == nil:
-		case expectedFault(err):
+		case in:
+		case err == nil, expectedFault(err):
 			continue
 		case errors.Is(err, zk.ErrNodeExists):
-			// A node of our name in another session (recipes.ErrMemberExists):
-			// our own previous session's, not expired yet. Try again later.
 			if err := pause(ctx, m.conn, time.Second); err != nil {
 				return err
 			}
 			continue
 		default:
-			return fmt.Errorf("join: %w", err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
 		m.session, m.alive = m.conn.SessionID(), call
 		m.run.changed(m.r.rec.end(m.conn, j, models.OK).Return)
@@ -385,27 +394,9 @@ func (m *groupMember) stay(ctx context.Context, done func() (until int64, known 
 // not rejoin leaves it missing from every view, which the membership
 // check calls out.
 func (m *groupMember) rejoined(ctx context.Context, call int64) error {
-	j := m.r.rec.begin(m.conn, m.i, models.Join, membershipDir)
-	m.r.rec.op(j).Data, m.r.rec.op(j).Call = m.name, call
-	for {
+	return m.joinBy(ctx, call, "members", func(ctx context.Context) (bool, error) {
 		session := m.conn.SessionID()
 		_, err := m.g.Members(ctx)
-		switch {
-		case err == nil && m.conn.SessionID() == session:
-		case err == nil, expectedFault(err):
-			continue
-		case errors.Is(err, zk.ErrNodeExists):
-			// Our previous session's node, not expired yet
-			// (recipes.ErrMemberExists): try again later.
-			if err := pause(ctx, m.conn, time.Second); err != nil {
-				return err
-			}
-			continue
-		default:
-			return fmt.Errorf("members: %w", err)
-		}
-		m.session, m.alive = session, call
-		m.run.changed(m.r.rec.end(m.conn, j, models.OK).Return)
-		return nil
-	}
+		return err == nil && m.conn.SessionID() == session, err
+	})
 }
