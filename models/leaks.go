@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"path"
 	"strings"
 )
 
@@ -35,7 +36,7 @@ type Leftover struct {
 func checkLeaks(in *Input) []Violation {
 	objects := map[string]bool{}
 	for _, op := range in.Ops {
-		for p := op.Path; p != "" && p != "/"; p = parentPath(p) {
+		for p := op.Path; p != "" && p != "/" && p != "."; p = path.Dir(p) {
 			objects[p] = true
 		}
 	}
@@ -70,21 +71,12 @@ func checkLeaks(in *Input) []Violation {
 	return out
 }
 
-// parentPath is p's parent ("/" for a child of the root).
-func parentPath(p string) string {
-	i := strings.LastIndexByte(p, '/')
-	if i <= 0 {
-		return "/"
-	}
-	return p[:i]
-}
-
 // objectOf is the nearest ancestor of p among objects, or p's parent.
 func objectOf(p string, objects map[string]bool) string {
-	for q := parentPath(p); q != "/"; q = parentPath(q) {
+	for q := path.Dir(p); q != "/" && q != "."; q = path.Dir(q) {
 		if objects[q] {
 			return q
 		}
 	}
-	return parentPath(p)
+	return path.Dir(p)
 }

@@ -146,7 +146,7 @@ func unconverged(in *Input, path string, ops []Operation, stops map[int]int64) [
 	bound := int64(in.BoundOrDefault())
 	deadline := last + bound
 	if in.End < deadline {
-		return tooSoon(in, path, ops, changes, deadline)
+		return tooSoon(in, path, ops, changes)
 	}
 	var members []string
 	for m, ok := range live {
@@ -180,12 +180,7 @@ func unconverged(in *Input, path string, ops []Operation, stops map[int]int64) [
 		if late {
 			at = wrong.Return
 		}
-		change, shown := "the start of the run (no member changed)", []Operation(nil)
-		if len(changes) > 0 {
-			c := changes[len(changes)-1]
-			change = fmt.Sprintf("the last change (c%d's %s of %q, at %s)", c.op.Client+1, c.op.Kind, c.member, in.Since(c.at))
-			shown = append(shown, c.op)
-		}
+		change, shown := lastChange(in, changes)
 		var msg string
 		if sameMembers(lastView.OutData, want) {
 			msg = fmt.Sprintf("c%d saw %q in %s at %s, more than the bound (%s) after %s, though the live members are %q: a view must not differ from them after the bound",
@@ -209,19 +204,23 @@ func unconverged(in *Input, path string, ops []Operation, stops map[int]int64) [
 // tooSoon is the undecided verdict on a group whose run ended before its
 // deadline (the last change plus the bound), when some client watched it;
 // nil when nobody did, as there is nothing to judge.
-func tooSoon(in *Input, path string, ops []Operation, changes []memberChange, deadline int64) []Violation {
-	views := Of(okOps(ops), View)
-	if len(views) == 0 {
+func tooSoon(in *Input, path string, ops []Operation, changes []memberChange) []Violation {
+	if len(Of(okOps(ops), View)) == 0 {
 		return nil
 	}
-	change := "the start of the run"
-	var shown []Operation
-	if len(changes) > 0 {
-		c := changes[len(changes)-1]
-		change = fmt.Sprintf("the last change (c%d's %s of %q, at %s)", c.op.Client+1, c.op.Kind, c.member, in.Since(c.at))
-		shown = append(shown, c.op)
-	}
+	change, shown := lastChange(in, changes)
 	msg := fmt.Sprintf("the run ended at %s, before %s plus the bound (%s): whether the watchers' views of %s "+
 		"converged could not be judged", in.Since(in.End), change, time.Duration(in.BoundOrDefault()), path)
 	return []Violation{{Check: "membership", Kind: Undecided, Object: path, At: in.End - in.Start, Message: msg, Ops: shown}}
+}
+
+// lastChange words a group's last change, from which the bound runs, and
+// the operation that made it (none when no member changed).
+func lastChange(in *Input, changes []memberChange) (string, []Operation) {
+	if len(changes) == 0 {
+		return "the start of the run (no member changed)", nil
+	}
+	c := changes[len(changes)-1]
+	return fmt.Sprintf("the last change (c%d's %s of %q, at %s)", c.op.Client+1, c.op.Kind, c.member, in.Since(c.at)),
+		[]Operation{c.op}
 }

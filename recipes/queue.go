@@ -303,10 +303,8 @@ func (c *queueCore) takeItem(ctx context.Context, name string) ([]byte, bool, er
 		if err := deleteNode(ctx, c.conn, path); err != nil {
 			return nil, false, err
 		}
-	case c.mistakes.plainDelete:
+	case c.mistakes.plainDelete, c.mistakes.claimNoNode:
 		err = c.deletePlain(ctx, path)
-	case c.mistakes.claimNoNode:
-		err = c.deleteClaiming(ctx, path)
 	default:
 		err = c.apply(ctx, "take "+name, &zk.DeleteRequest{Path: path, Version: -1})
 	}
@@ -324,25 +322,16 @@ func (c *queueCore) takeItem(ctx context.Context, name string) ([]byte, bool, er
 // deletePlain is the recipe's take as its text has it: a plain delete. It
 // answers NoNode when another consumer took the item, and also when a
 // retry follows a lost reply to our own delete that was applied: it cannot
-// tell, and says NoNode (at most once: the item may be lost).
+// tell, and says NoNode (at most once: the item may be lost). The
+// queue-claims-nonode variant (mistakes.claimNoNode) takes that NoNode for
+// its own delete instead: no item is lost, and an item another consumer
+// took meanwhile is delivered twice (at least once).
 func (c *queueCore) deletePlain(ctx context.Context, path string) error {
-	for {
-		err := c.conn.Delete(ctx, path, -1)
-		if err == nil || !(transient(err) || expired(err)) {
-			return err
-		}
-	}
-}
-
-// deleteClaiming is a plain delete that takes a NoNode after a lost reply
-// for its own delete applied (the queue-claims-nonode variant): no item is
-// lost, and an item another consumer took meanwhile is delivered twice.
-func (c *queueCore) deleteClaiming(ctx context.Context, path string) error {
 	retried := false
 	for {
 		err := c.conn.Delete(ctx, path, -1)
 		switch {
-		case errors.Is(err, zk.ErrNoNode) && retried:
+		case errors.Is(err, zk.ErrNoNode) && retried && c.mistakes.claimNoNode:
 			return nil // the mistake: another consumer's delete answers so too
 		case err == nil || !(transient(err) || expired(err)):
 			return err

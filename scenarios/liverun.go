@@ -145,7 +145,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	defer w.StrikeOnTime(timed)()
 	r.more = w.FaultsPending(timed, spec.Ensemble.SessionTimeout)
 	r.holds = w.HoldsHook(timed)
-	quiet := newLiveQuiet(runBound(spec, k, out.Schedule, len(opt.Servers)), sessionTimeoutOf(spec))
+	quiet := newLiveQuiet(r.bound, sessionTimeoutOf(spec))
 	r.rec.progressed = quiet.progressed
 	stopWatch := quiet.watch(r.more, end)
 	errs := runLiveClients(ctx, w, r.rec, opt.Progress, timed, timeout, quiet)
@@ -278,7 +278,7 @@ func judgeLive(out *LiveOutcome, r *runner, k *kind, run *liveEvidence, errs []e
 	if k.input != nil {
 		k.input(in, spec)
 	}
-	in.Bound = runBound(spec, k, out.Schedule, len(servers))
+	in.Bound = r.bound
 	out.Input = in
 	vs, err := judge(&out.Outcome, failures, nil)
 	if err != nil {

@@ -24,15 +24,18 @@ const lostHint = "kept asking for an item"
 // "lost:" and the object, in causes (made if nil), which explain adds to
 // the message. It needs the run's kept trace.
 func lostCauses(w *sim.World, vs []models.Violation, causes map[string]string) map[string]string {
-	if w == nil || len(w.Trace().Records()) == 0 {
-		return causes
-	}
+	var recs []sim.Record // laid end to end only when a violation asks
 	for _, v := range vs {
-		if v.Kind != models.Liveness || !strings.Contains(v.Message, lostHint) || len(v.Ops) < 2 {
+		if w == nil || v.Kind != models.Liveness || !strings.Contains(v.Message, lostHint) || len(v.Ops) < 2 {
 			continue
 		}
+		if recs == nil {
+			if recs = w.Trace().Records(); len(recs) == 0 {
+				return causes
+			}
+		}
 		last := v.Ops[len(v.Ops)-1] // the consumer's last take
-		if said := lastTake(w.Trace().Records(), last); said != "" {
+		if said := lastTake(recs, last); said != "" {
 			if causes == nil {
 				causes = map[string]string{}
 			}

@@ -243,7 +243,7 @@ func checkInput(out *Outcome, r *runner, k *kind, cfg sim.Config, limit time.Dur
 	if k.input != nil {
 		k.input(in, spec)
 	}
-	in.Bound = runBound(spec, k, out.Schedule, cfg.ServerCount())
+	in.Bound = r.bound
 	if herd {
 		in.Traffic = Traffic(out.World.Trace())
 	}

@@ -31,6 +31,9 @@ type Counterexample struct {
 	TraceHash  string             `json:"trace_hash"`
 	// Tries is how many runs the search and the shrinking made.
 	Tries int `json:"tries"`
+	// struck is the order its faults struck in (their texts), for
+	// minimize's renumbering.
+	struck []string
 }
 
 // Faults is the schedule in the one-line form the tool and a test flag
@@ -110,7 +113,8 @@ func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, prog
 	base := orig.Spec
 	k, _ := lookupKind(base.Kind)
 	best := &Counterexample{Spec: withSchedule(base, full), Seed: seed, Clients: base.Clients, Rounds: base.Workload.Rounds,
-		Schedule: full, Violations: orig.Violations, TraceHash: HashString(orig.Result.Hash), Tries: 1}
+		Schedule: full, Violations: orig.Violations, TraceHash: HashString(orig.Result.Hash), Tries: 1,
+		struck: orig.World.Struck().Texts()}
 	tries, failing := 1, 1
 	ran := func(failed bool) {
 		tries++
@@ -142,23 +146,12 @@ func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, prog
 		}
 		if hasCheck(o, target) {
 			best = &Counterexample{Spec: s, Seed: seed, Clients: clients, Rounds: rounds, Schedule: sched,
-				Violations: o.Violations, TraceHash: HashString(o.Result.Hash)}
+				Violations: o.Violations, TraceHash: HashString(o.Result.Hash), struck: o.World.Struck().Texts()}
 			t.Fatalf("still fails")
 		}
 	})
 	if err != nil {
 		return nil, err
-	}
-	var order []string
-	var orderOf *Counterexample
-	struck := func() []string { // the order the best's faults struck in, run once per best
-		if orderOf != best {
-			orderOf, order = best, nil
-			if o, err := Run(best.Spec, best.Seed, Options{}); err == nil {
-				order = o.World.Struck().Texts()
-			}
-		}
-		return order
 	}
 	best.Schedule = minimize(best.Schedule, func(sched fault.Schedule) bool {
 		s := resized(withSchedule(spec, sched), best.Clients, best.Rounds)
@@ -170,12 +163,12 @@ func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, prog
 			ran(err == nil && hasCheck(o, target))
 			if err == nil && hasCheck(o, target) {
 				best = &Counterexample{Spec: s, Seed: sd, Clients: best.Clients, Rounds: best.Rounds, Schedule: sched,
-					Violations: o.Violations, TraceHash: HashString(o.Result.Hash)}
+					Violations: o.Violations, TraceHash: HashString(o.Result.Hash), struck: o.World.Struck().Texts()}
 				return true
 			}
 		}
 		return false
-	}, struck)
+	}, func() []string { return best.struck })
 	best.Tries = tries // the original stands when no smaller schedule fails
 	return best, nil
 }

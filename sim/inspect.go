@@ -16,12 +16,7 @@ type NodeInfo struct {
 // most of the log holds them at the end of the run (nil if dir is not
 // there). It reads; it changes nothing.
 func (w *World) Nodes(dir string) []NodeInfo {
-	var best *server
-	for _, s := range w.servers {
-		if best == nil || s.applied > best.applied {
-			best = s
-		}
-	}
+	best := w.furthest()
 	if best == nil {
 		return nil
 	}
@@ -40,4 +35,16 @@ func (w *World) Nodes(dir string) []NodeInfo {
 		out = append(out, NodeInfo{Path: p, Owner: c.stat.EphemeralOwner, Czxid: c.stat.Czxid, Ctime: c.stat.Ctime})
 	}
 	return out
+}
+
+// furthest is the server that applied the most of the log (nil for none):
+// whose tree tells what a run left.
+func (w *World) furthest() *server {
+	var best *server
+	for _, s := range w.servers {
+		if best == nil || s.applied > best.applied {
+			best = s
+		}
+	}
+	return best
 }

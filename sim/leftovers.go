@@ -38,12 +38,7 @@ func (w *World) noteClosed(id int64) {
 // of the log, at the end of the run, made by a session its client closed,
 // by path. It reads; it changes nothing.
 func (w *World) Leftovers() []Leftover {
-	var best *server
-	for _, s := range w.servers {
-		if best == nil || s.applied > best.applied {
-			best = s
-		}
-	}
+	best := w.furthest()
 	if best == nil || len(w.closed) == 0 {
 		return nil
 	}
