@@ -338,8 +338,12 @@ func (tl *blockTimeline) judgeWait(in *Input, op *Operation, id int32, stops map
 		w.since = tl.stretchStart(id, start, w.at, false)
 		return w, true
 	}
-	if !in.Stuck || !op.Pending() || stopped || ahead > end || !tl.freeFor(id, tl.segment(end, false)) {
+	if !op.Pending() || stopped || ahead > end || !tl.freeFor(id, tl.segment(end, false)) {
 		return lateWait{}, false
+	}
+	if !in.Stuck {
+		w.unjudged, w.at, w.since = true, end, end
+		return w, true
 	}
 	w.forever, w.at, w.since = true, end, end
 	if tl.freeFor(id, tl.segment(end, true)) {

@@ -22,8 +22,10 @@ const (
 	Liveness ViolationKind = "liveness"
 	// Herd: one event woke more clients than could proceed.
 	Herd ViolationKind = "herd"
-	// Undecided: a check could not decide within its time limit
-	// (Input.CheckLimit). Never a pass: the run is judged undecided.
+	// Undecided: a check could not decide, within its time limit
+	// (Input.CheckLimit), or because the run ended before what it judges
+	// could show (a wait still short of the bound). Never a pass: the run
+	// is judged undecided.
 	Undecided ViolationKind = "undecided"
 )
 

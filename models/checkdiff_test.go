@@ -244,7 +244,7 @@ func TestLockWaitsJudgedAsBefore(t *testing.T) {
 				want, wantOK := refJudgeWait(in, w, stops, blocked)
 				got, gotOK := tl.judgeWait(in, &in.Ops[idx[k]], ids[k], stops, math.MinInt64)
 				if gotOK != wantOK || gotOK && (got.op != want.op || got.end != want.end || got.at != want.at ||
-					got.since != want.since || got.free != want.free || got.forever != want.forever) {
+					got.since != want.since || got.free != want.free || got.forever != want.forever || got.unjudged != want.unjudged) {
 					t.Fatalf("input %d, c%d's wait %s [%d, %d]: late %v %+v, want %v %+v\nblocked by %v\nops:%s",
 						i, w.Client+1, Describe(w), w.Call, w.Return, gotOK, got, wantOK, want, blocked, describeOps(ops))
 				}

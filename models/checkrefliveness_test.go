@@ -118,6 +118,8 @@ type refLateWait struct {
 	since   int64 // the start of the free stretch it shows in
 	free    int64 // the free waiting, in all
 	forever bool  // Pending in a Stuck run and free at the end
+	// unjudged: Pending and free at the end of a run that was not stuck
+	unjudged bool
 }
 
 // refWaitEnd is when op's wait ended: its Return, Input.End when it is
@@ -155,13 +157,17 @@ func refJudgeWait(in *Input, op Operation, stops map[int]int64, blocked []refTim
 	if ok {
 		return w, true
 	}
-	if !in.Stuck || !op.Pending() || stopped {
+	if !op.Pending() || stopped {
 		return refLateWait{}, false
 	}
 	for _, b := range blocked {
 		if b.refCovers(end) {
 			return refLateWait{}, false
 		}
+	}
+	if !in.Stuck {
+		w.unjudged, w.at, w.since = true, end, end
+		return w, true
 	}
 	w.forever, w.at, w.since = true, end, end
 	if n := len(stretches); n > 0 && stretches[n-1].to == end {
@@ -180,6 +186,19 @@ type refWaitStory struct {
 // refLateWaitsViolation is the one violation that the late waits on one
 // object tell, described by the first of them.
 func refLateWaitsViolation(in *Input, object string, ws []refLateWait, story func(Operation) refWaitStory) Violation {
+	var judged []refLateWait
+	var open []Operation
+	for _, w := range ws {
+		if w.unjudged {
+			open = append(open, w.op)
+		} else {
+			judged = append(judged, w)
+		}
+	}
+	if len(judged) == 0 {
+		return unfinishedOps(in, object, open)
+	}
+	ws = judged
 	slices.SortFunc(ws, func(a, b refLateWait) int {
 		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.op.Client, b.op.Client), cmp.Compare(a.op.Call, b.op.Call))
 	})
@@ -525,13 +544,20 @@ func refTwoPhaseCommitLiveness(in *Input, stops map[int]int64) []Violation {
 		if len(Of(ops, Fail)) > 0 {
 			continue
 		}
-		var late []Operation
+		var late, open []Operation
 		for _, op := range ops {
-			if op.Pending() && !refStoppedBy(stops, op.Client, in.End) && (in.End-op.Call > bound || in.Stuck) {
-				late = append(late, op)
+			if op.Pending() && !refStoppedBy(stops, op.Client, in.End) {
+				if in.End-op.Call > bound || in.Stuck {
+					late = append(late, op)
+				} else {
+					open = append(open, op)
+				}
 			}
 		}
 		if len(late) == 0 {
+			if len(open) > 0 {
+				out = append(out, unfinishedOps(in, p, open))
+			}
 			continue
 		}
 		first := late[0]

@@ -183,6 +183,10 @@ func alsoClients(in *Input, ops []Operation) string {
 	return "; so did " + strings.Join(s, ", ")
 }
 
+// FailedStepHint is how failedSteps says a process could not take its
+// part: a run that knows why (a lost reply) says so after it.
+const FailedStepHint = "could not"
+
 // failedSteps reports the Enters and Leaves on a barrier that failed with
 // an error: one violation per barrier, naming the first.
 func failedSteps(in *Input, path string, ops []Operation) []Violation {
@@ -196,8 +200,8 @@ func failedSteps(in *Input, path string, ops []Operation) []Violation {
 		return nil
 	}
 	f := failed[0]
-	msg := fmt.Sprintf("c%d's %s of %s failed at %s: %s; every process must enter and leave, and this one could not",
-		f.Client+1, f.Kind, path, in.Since(f.Return), f.OutData)
+	msg := fmt.Sprintf("c%d's %s of %s failed at %s: %s; every process must enter and leave, and this one %s",
+		f.Client+1, f.Kind, path, in.Since(f.Return), f.OutData, FailedStepHint)
 	if n := len(failed) - 1; n > 0 {
 		msg += fmt.Sprintf(" (%d more failed so)", n)
 	}

@@ -44,6 +44,10 @@ type lateWait struct {
 	since   int64 // the start of the free stretch it shows in
 	free    int64 // the free waiting, in all
 	forever bool  // Pending in a Stuck run and free at the end
+	// unjudged: Pending at the end of a run that was not stuck, free at
+	// the end and short of the bound: had the run gone on, it might have
+	// waited past the bound, or not (undecided, never a pass).
+	unjudged bool
 }
 
 // waitEnd is when op's wait ended: its Return, Input.End when it is
@@ -81,13 +85,17 @@ func judgeWait(in *Input, op Operation, stops map[int]int64, blocked []timeSpan)
 	if ok {
 		return w, true
 	}
-	if !in.Stuck || !op.Pending() || stopped {
+	if !op.Pending() || stopped {
 		return lateWait{}, false
 	}
 	for _, b := range blocked {
 		if b.covers(end) {
 			return lateWait{}, false
 		}
+	}
+	if !in.Stuck {
+		w.unjudged, w.at, w.since = true, end, end
+		return w, true
 	}
 	w.forever, w.at, w.since = true, end, end
 	if n := len(stretches); n > 0 && stretches[n-1].to == end {
@@ -97,8 +105,8 @@ func judgeWait(in *Input, op Operation, stops map[int]int64, blocked []timeSpan)
 }
 
 // mayWaitLong reports whether some wait of kind among ops[idx] could be
-// one judgeWait faults: one that lasted longer than the bound, or in a
-// Stuck run, one still pending at the end whose client had not stopped.
+// one judgeWait faults: one that lasted longer than the bound, or one
+// still pending at the end whose client had not stopped.
 // None blocked or not, a wait of neither sort waited free no longer than
 // it lasted, nor for ever.
 func mayWaitLong(in *Input, idx []int32, kind OpKind, stops map[int]int64) bool {
@@ -109,7 +117,7 @@ func mayWaitLong(in *Input, idx []int32, kind OpKind, stops map[int]int64) bool 
 			continue
 		}
 		end, stopped := waitEnd(in, *w, stops)
-		if end >= w.Call && (end-w.Call > bound || in.Stuck && w.Pending() && !stopped) {
+		if end >= w.Call && (end-w.Call > bound || w.Pending() && !stopped) {
 			return true
 		}
 	}
@@ -124,8 +132,14 @@ type waitStory struct {
 }
 
 // lateWaitsViolation is the one violation that the late waits on one
-// object tell, described by the first of them.
+// object tell, described by the first of them; when every one is
+// unjudged, the undecided verdict they tell (unfinishedViolation).
 func lateWaitsViolation(in *Input, object string, ws []lateWait, story func(Operation) waitStory) Violation {
+	if judged := slices.DeleteFunc(slices.Clone(ws), func(w lateWait) bool { return w.unjudged }); len(judged) > 0 {
+		ws = judged
+	} else {
+		return unfinishedViolation(in, object, ws)
+	}
 	slices.SortFunc(ws, func(a, b lateWait) int {
 		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.op.Client, b.op.Client), cmp.Compare(a.op.Call, b.op.Call))
 	})

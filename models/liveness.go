@@ -61,6 +61,11 @@ func init() {
 //     at the end, called more than the bound before the end (or in a Stuck
 //     run), is a violation: the decision was never reached although no
 //     site failed.
+//
+// A wait still pending when a run that was not stuck ended (it ran out of
+// time, was interrupted, or ended at a client's failure), with nothing
+// blocking it at the end and short of the bound, could not be judged:
+// undecided, never a pass (unfinishedViolation).
 func checkLiveness(in *Input) []Violation {
 	kinds := kindsOf(in.Ops) // each rule judges only waits of its kinds
 	stops := map[int]int64{}

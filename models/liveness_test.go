@@ -129,7 +129,14 @@ func TestLivenessCheck(t *testing.T) {
 			acquire(0, 0, secs(1), OK),
 			op(1, Acquire, lock, secs(2), secs(10), Pending)), nil},
 		{"a run too short to judge", Input{End: secs(10), Bound: 30 * time.Second, Ops: []Operation{
-			op(1, Acquire, lock, secs(2), secs(10), Pending)}}, nil},
+			op(1, Acquire, lock, secs(2), secs(10), Pending)}},
+			[]wantViolation{{lock, Undecided, secs(10), []string{"c2's acquire of /app/lock, called at 2.000000s, was still waiting (8s)",
+				"within the bound (30s) could not be judged"}}}},
+		{"a run too short, the waiter blocked at its end", Input{End: secs(10), Bound: 30 * time.Second, Ops: []Operation{
+			op(0, Acquire, lock, secs(1), secs(1), OK), op(1, Acquire, lock, secs(2), secs(10), Pending)}}, nil},
+		{"a run too short, one waiter late and one unjudged", Input{End: secs(50), Bound: 30 * time.Second, Ops: []Operation{
+			op(0, Acquire, lock, secs(1), secs(50), Pending), op(1, Acquire, lock, secs(45), secs(50), Pending)}},
+			[]wantViolation{{lock, Liveness, secs(31), []string{"c1 waited 49s for the lock /app/lock"}}}},
 		{"a holder that stopped: its node goes", run(false,
 			acquire(0, 0, secs(1), OK), fail(0, lock, secs(10)),
 			pend(acquire(1, secs(2), 0, Pending))),
@@ -219,7 +226,10 @@ func TestLivenessCheck(t *testing.T) {
 		{"a decision pending in a run too short", short(secs(10), pend(op(0, Propose, tx, secs(1), 0, Pending))),
 			[]wantViolation{{tx, Liveness, secs(10), []string{"when the run got stuck"}}}},
 		{"a decision pending in a short run that was not stuck", Input{End: secs(10), Ops: []Operation{
-			op(0, Propose, tx, secs(1), secs(10), Pending)}}, nil},
+			op(0, Propose, tx, secs(1), secs(10), Pending)}},
+			[]wantViolation{{tx, Undecided, secs(10), []string{"c1's propose of /app/tx", "could not be judged"}}}},
+		{"a decision pending in a short run after a site failed", Input{End: secs(10), Ops: []Operation{
+			op(0, Propose, tx, secs(1), secs(10), Pending), op(1, Fail, tx, secs(2), secs(2), OK)}}, nil},
 	}
 	runCheckCases(t, "liveness", cases)
 }

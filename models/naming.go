@@ -11,7 +11,7 @@ func init() {
 	register(Checker{
 		Name:  "naming",
 		Kind:  Safety,
-		Doc:   "no two clients own a name, and no name is left registered by nobody who knows it",
+		Doc:   "no two clients own a name, a name owned resolves to its owner's value, and none is left registered by nobody who knows it",
 		Check: checkNaming,
 	})
 }
@@ -36,6 +36,13 @@ func init() {
 //     whose registrant was told it was taken or that the call failed: nobody
 //     who knows owns it, and nobody else can register it. One violation per
 //     name, at the first Resolve that shows it.
+//   - Safety: a name once owned resolves to its owner's value. A Resolve
+//     called after a Register returned OK, whose client had not stopped
+//     by then, must return that Register's value: NoNode says the name
+//     was lost, another value that someone else's registration overwrote
+//     it (or that the Resolve read a server behind the registration: a
+//     Resolve syncs first). One violation per name, at the first Resolve
+//     that shows it.
 func checkNaming(in *Input) []Violation {
 	stops := stopTimes(in.Ops)
 	paths, byPath := opsByPath(in.Ops, Register, Resolve)
@@ -44,6 +51,7 @@ func checkNaming(in *Input) []Violation {
 		ops := byPath[p]
 		out = append(out, twoOwners(in, p, ops, stops)...)
 		out = append(out, orphanedNames(in, p, ops)...)
+		out = append(out, lostNames(in, p, ops, stops)...)
 	}
 	sortViolations(out)
 	return out
@@ -153,4 +161,48 @@ func orphanedNames(in *Input, path string, ops []Operation) []Violation {
 		out = append(out, Violation{Check: "naming", Kind: Liveness, Object: path + "/" + n, At: r.Return - in.Start, Message: msg, Ops: shown})
 	}
 	return out
+}
+
+// lostNames finds the names of one registry that a Resolve did not find
+// bound to the value its owner was told it owns.
+func lostNames(in *Input, path string, ops []Operation, stops map[int]int64) []Violation {
+	_, byName := registrations(ops)
+	resolves := slices.DeleteFunc(Of(ops, Resolve), func(r Operation) bool { return r.Result != OK && r.Result != NoNode })
+	sortOps(resolves)
+	reported := map[string]bool{}
+	var out []Violation
+	for _, r := range resolves {
+		n := r.Data
+		owner, ok := ownerAt(byName[n], r.Call, stops)
+		if reported[n] || !ok {
+			continue
+		}
+		_, want := binding(owner)
+		if r.Result == OK && r.OutData == want {
+			continue
+		}
+		reported[n] = true
+		got := "was told there is no such name"
+		if r.Result == OK {
+			got = fmt.Sprintf("got %q", r.OutData)
+		}
+		msg := fmt.Sprintf("c%d registered %q as %q at %s, and c%d, resolving it at %s, %s: a name stays bound to its owner's value",
+			owner.Client+1, n, want, in.Since(owner.Return), r.Client+1, in.Since(r.Call), got)
+		out = append(out, Violation{Check: "naming", Kind: Safety, Object: path + "/" + n, At: r.Return - in.Start,
+			Message: msg, Ops: []Operation{owner, r}})
+	}
+	return out
+}
+
+// ownerAt is the Register of regs that owned its name at t: the first to
+// return OK by t whose client had not stopped by t.
+func ownerAt(regs []Operation, t int64, stops map[int]int64) (Operation, bool) {
+	var owner Operation
+	found := false
+	for _, reg := range regs {
+		if reg.Result == OK && reg.Return < t && !stoppedBy(stops, reg.Client, t) && (!found || reg.Return < owner.Return) {
+			owner, found = reg, true
+		}
+	}
+	return owner, found
 }

@@ -55,6 +55,19 @@ func TestNamingCheck(t *testing.T) {
 			register(0, "b=host-1", 0, secs(1), Failed), resolve(1, "b", secs(2), secs(3), OK, "host-1"),
 			register(0, "a=host-1", 0, secs(1), OK), register(1, "a=host-2", 0, secs(2), OK)),
 			[]wantViolation{{dir + "/a", Safety, secs(2), nil}, {dir + "/b", Liveness, secs(3), nil}}},
+		{"a name lost: resolved as missing after its owner was told it owns it", run(
+			register(0, "svc=host-1", 0, secs(1), OK), resolve(1, "svc", secs(2), secs(3), NoNode, ""),
+			resolve(2, "svc", secs(4), secs(5), NoNode, "")),
+			[]wantViolation{{dir + "/svc", Safety, secs(3), []string{`c1 registered "svc" as "host-1" at 1.000000s, and c2, resolving it at 2.000000s, was told there is no such name`}}}},
+		{"a name resolved to another value than its owner's", run(
+			register(0, "svc=host-1", 0, secs(1), OK), register(1, "svc=host-2", 0, never, Unknown),
+			resolve(2, "svc", secs(2), secs(3), OK, "host-2")),
+			[]wantViolation{{dir + "/svc", Safety, secs(3), []string{`resolving it at 2.000000s, got "host-2"`}}}},
+		{"a resolve that began before the registration returned may miss it", run(
+			register(0, "svc=host-1", 0, secs(2), OK), resolve(1, "svc", secs(1), secs(3), NoNode, "")), nil},
+		{"a name gone with its owner that stopped", run(
+			register(0, "svc=host-1", 0, secs(1), OK), op(0, Fail, dir, secs(2), secs(2), OK),
+			resolve(1, "svc", secs(3), secs(4), NoNode, "")), nil},
 	}
 	runCheckCases(t, "naming", cases)
 }

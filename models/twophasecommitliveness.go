@@ -17,13 +17,20 @@ func twoPhaseCommitLiveness(in *Input, stops map[int]int64) []Violation {
 		if len(Of(ops, Fail)) > 0 {
 			continue
 		}
-		var late []Operation
+		var late, open []Operation
 		for _, op := range ops {
-			if op.Pending() && !stoppedBy(stops, op.Client, in.End) && (in.End-op.Call > bound || in.Stuck) {
+			switch {
+			case !op.Pending() || stoppedBy(stops, op.Client, in.End):
+			case in.End-op.Call > bound || in.Stuck:
 				late = append(late, op)
+			default:
+				open = append(open, op)
 			}
 		}
 		if len(late) == 0 {
+			if len(open) > 0 { // the run ended too soon to tell
+				out = append(out, unfinishedOps(in, p, open))
+			}
 			continue
 		}
 		first := late[0]

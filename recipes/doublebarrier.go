@@ -76,6 +76,7 @@ type NodeDoubleBarrier struct {
 // process node.
 type doubleBarrierMistakes struct {
 	herd, trustLowest, countReady bool
+	existsTaken                   bool // double-barrier-exists-taken: NodeExists means another process's name
 }
 
 var _ DoubleBarrier = (*NodeDoubleBarrier)(nil)

@@ -64,6 +64,8 @@ func (d *NodeDoubleBarrier) createOnce(ctx context.Context, node, ready string) 
 		return false, nil
 	case !errors.Is(err, zk.ErrNodeExists):
 		return true, err
+	case d.mistakes.existsTaken:
+		return true, fmt.Errorf("%w: %s", ErrBarrierNameTaken, node) // without asking whose node it is
 	}
 	return d.existing(ctx, node, ready)
 }

@@ -23,6 +23,21 @@ func init() {
 			"leaving never does: ready is never deleted, so the barrier node is never empty, and the lowest " +
 			"process waits on it (or everyone waits on it, if it sorts lowest) forever. The recipe counts " +
 			"process nodes only."})
+	register(Variant{Name: "double-barrier-exists-taken", Kind: "double-barrier", Fails: "safety",
+		Lesson: "A process creates its node under its name and, when the create is answered NodeExists, " +
+			"takes the name for another process's and gives up Enter with an error, as many libraries do. " +
+			"But a create whose reply was lost with its connection was applied: retried, it finds the " +
+			"process's own node, and the process that should enter fails instead, while the others wait " +
+			"for it. The recipe asks whose node it is (the Stat's ephemeralOwner) and goes on when its own " +
+			"session owns it."})
+}
+
+// NewExistsTakenDoubleBarrier is the double-barrier-exists-taken teaching
+// variant.
+func NewExistsTakenDoubleBarrier(conn client.Conn, path, name string, size int) *NodeDoubleBarrier {
+	d := NewDoubleBarrier(conn, path, name, size)
+	d.mistakes.existsTaken = true
+	return d
 }
 
 // NewHerdDoubleBarrier is the double-barrier-herd teaching variant.

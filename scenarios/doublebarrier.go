@@ -76,6 +76,9 @@ func init() {
 			"double-barrier-counts-ready": {DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
 				return recipes.NewReadyCountingDoubleBarrier(c, p, name, size)
 			}},
+			"double-barrier-exists-taken": {DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
+				return recipes.NewExistsTakenDoubleBarrier(c, p, name, size)
+			}},
 		},
 		defaults: func(w *Workload, clients int) {
 			orDefault(&w.Rounds, 3)

@@ -38,6 +38,17 @@ func doubleBarrierFailing(variant string) Spec {
 	return Spec{Kind: "double-barrier", Variant: variant, Workload: Workload{Rounds: 1, Failures: 1, Step: 3 * time.Second}}
 }
 
+// lostCreateReply is the schedule that loses the reply to client's nth
+// create (c5's fourth is its process node's, entering the first round).
+func lostCreateReply(t *testing.T, client, n int) fault.Schedule {
+	t.Helper()
+	s, err := fault.ParseSchedule(fmt.Sprintf("when c%d create#%d applied: lose-reply", client, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // doubleBarrierRun runs spec with seed and fails the test on an error.
 func doubleBarrierRun(t *testing.T, spec Spec, seed uint64) *Outcome {
 	t.Helper()
@@ -152,6 +163,8 @@ func TestDoubleBarrierVariantsCaught(t *testing.T) {
 		{Spec{Kind: "double-barrier", Variant: "double-barrier-herd"}, "herd"},
 		{doubleBarrierFailing("double-barrier-trusts-lowest"), "double-barrier"},
 		{Spec{Kind: "double-barrier", Variant: "double-barrier-counts-ready"}, "liveness"},
+		{Spec{Kind: "double-barrier", Variant: "double-barrier-exists-taken", Workload: Workload{Rounds: 1},
+			Faults: lostCreateReply(t, 5, 4)}, "double-barrier"},
 	} {
 		t.Run(c.spec.Variant, func(t *testing.T) {
 			want := models.ViolationKind(fails[c.spec.Variant])

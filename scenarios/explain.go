@@ -54,7 +54,8 @@ func waitCauses(w *sim.World, vs []models.Violation) map[string]string {
 func needsCauses(vs []models.Violation) bool {
 	for _, v := range vs {
 		if v.Kind == models.Liveness && (strings.Contains(v.Message, orphanHint) || strings.Contains(v.Message, lostHint)) ||
-			strings.Contains(v.Message, staleHint) || strings.Contains(v.Message, heldHint) {
+			strings.Contains(v.Message, staleHint) || strings.Contains(v.Message, heldHint) ||
+			v.Check == "double-barrier" && strings.Contains(v.Message, models.FailedStepHint) {
 			return true
 		}
 	}
@@ -237,6 +238,9 @@ func explain(vs []models.Violation, causes map[string]string) {
 		}
 		if c, ok := causes["held:"+vs[i].Object]; ok && strings.Contains(vs[i].Message, heldHint) {
 			vs[i].Message += "; " + c
+		}
+		if c, ok := causes["failed:"+vs[i].Object]; ok && strings.Contains(vs[i].Message, models.FailedStepHint) {
+			vs[i].Message += ": " + c
 		}
 	}
 }

@@ -86,6 +86,13 @@ func (h *History) Judge(checks ...string) ([]models.Violation, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(h.ClientFailures) > 0 {
+		// The run ended at the first failure, which is its verdict: the
+		// waits it cut short are moot, not undecided.
+		vs = slices.DeleteFunc(vs, func(v models.Violation) bool {
+			return v.Check == "liveness" && v.Kind == models.Undecided
+		})
+	}
 	if np := h.NoProgress; np != nil {
 		for i := range vs {
 			if vs[i].Kind == models.Liveness {

@@ -375,7 +375,7 @@ func printRun(w io.Writer, o runOutput, report *reports.ViolationReport) {
 			break
 		}
 		fmt.Fprintf(w, "  seed %d: %s (%s): %s\n", v.Seed, v.Check, v.Kind, v.Message)
-		if v.Kind == models.Undecided {
+		if _, err := models.LookupModel(v.Check); err == nil && v.Kind == models.Undecided { // porcupine ran out of its limit
 			fmt.Fprintf(w, "    its history: zksim run %s --seed %d --out DIR saves it (with the same limit); "+
 				"zksim check DIR/history.json --model %s decides it without one\n", o.arg, v.Seed, v.Check)
 		}

@@ -1,0 +1,64 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/sim"
+)
+
+// Why a process could not enter or leave a double barrier. The check sees
+// the error its step returned; the run sees the requests before it: most
+// often a create of the process's own node that was applied while its
+// reply was lost, so that the retry was told NodeExists of a node the
+// process itself had made. failedStepCauses adds that to the violation.
+
+// failedStepCauses says, for each double-barrier violation of vs that
+// names a step that failed, which of its client's creates under the
+// barrier had been applied with its reply lost before it failed, under
+// the key "failed:" and the object, in causes (made if nil). It needs the
+// run's kept trace.
+func failedStepCauses(w *sim.World, vs []models.Violation, causes map[string]string) map[string]string {
+	var facts *runFacts
+	for _, v := range vs {
+		if w == nil || v.Check != "double-barrier" || !strings.Contains(v.Message, models.FailedStepHint) || len(v.Ops) == 0 {
+			continue
+		}
+		if facts == nil {
+			if len(w.Trace().Records()) == 0 {
+				return causes
+			}
+			facts = factsOf(w.Trace())
+		}
+		if said := facts.ownLostCreate(v.Object, v.Ops[0]); said != "" {
+			if causes == nil {
+				causes = map[string]string{}
+			}
+			causes["failed:"+v.Object] = said
+		}
+	}
+	return causes
+}
+
+// ownLostCreate words the last create under dir by step's client, applied
+// before step returned, whose reply a fault took ("" if none).
+func (f *runFacts) ownLostCreate(dir string, step models.Operation) string {
+	who := sim.ClientActor(step.Client)
+	said := ""
+	for _, r := range f.recs {
+		if int64(r.At) > step.Return {
+			break
+		}
+		if r.Kind != sim.KApply || r.Op != client.OpCreate || r.Code != 0 || !strings.HasPrefix(r.Path, dir+"/") {
+			continue
+		}
+		if lost := f.faultAt(r.At, f.name(who), fault.LoseReply, client.OpCreate); lost != "" {
+			said = fmt.Sprintf("%s's create of %s was applied at %s and its reply lost (%s): the node it was then told "+
+				"exists was its own", f.name(who), r.Path, models.FormatTime(int64(r.At)), lost)
+		}
+	}
+	return said
+}
