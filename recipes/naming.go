@@ -60,6 +60,9 @@ type NameRegistry struct {
 	// naming-no-recovery variant's mistake). Only the teaching variant sets
 	// it.
 	noRecovery bool
+	// noSync resolves without bringing the server up to date first (the
+	// naming-resolve-no-sync variant's mistake).
+	noSync bool
 }
 
 var _ NameService = (*NameRegistry)(nil)
@@ -222,7 +225,12 @@ func (r *NameRegistry) Names(ctx context.Context) ([]string, error) {
 
 // sync brings the session's server up to date (UpToDate), so that the
 // next read sees every write completed before it.
-func (r *NameRegistry) sync(ctx context.Context) error { return UpToDate(ctx, r.conn) }
+func (r *NameRegistry) sync(ctx context.Context) error {
+	if r.noSync {
+		return nil // naming-resolve-no-sync: reads whatever its server has
+	}
+	return UpToDate(ctx, r.conn)
+}
 
 // Unregister removes name: delete() dir/name, at the version it was read
 // at. An ephemeral registry removes only a registration of this session

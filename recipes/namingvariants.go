@@ -11,6 +11,20 @@ func init() {
 			"node is its own. It reports the name taken, and every later try says the same while its own " +
 			"node sits there. The recipe looks at the node (its data, and for an ephemeral name its owner " +
 			"session) to recognise its own registration."})
+	register(Variant{Name: "naming-resolve-no-sync", Kind: "naming", Fails: "safety",
+		Lesson: "It resolves a name with a plain getData(), as most name lookups do, without a sync() first. " +
+			"ZooKeeper answers a read from the server the client is connected to, which may lag the leader: " +
+			"a name whose registration had already returned to its owner reads as missing (or as an older " +
+			"binding) there. The recipe brings its server up to date (sync) before it reads, so that a name " +
+			"once registered resolves to its owner's value for every client."})
+}
+
+// NewNoSyncNameRegistry returns the naming-resolve-no-sync teaching
+// variant: a registry that resolves without a sync first.
+func NewNoSyncNameRegistry(conn client.Conn, dir string, ephemeral bool) *NameRegistry {
+	r := NewNameRegistry(conn, dir, ephemeral)
+	r.noSync = true
+	return r
 }
 
 // NewNoRecoveryNameRegistry returns the naming-no-recovery teaching

@@ -19,7 +19,11 @@ import (
 // holds it). The first name, and every second one after it, is the
 // client's own ("c2-1", "c2-3", ...); the others are contended: every
 // client tries to register "shared-2", "shared-4" ..., and one of them
-// gets it. Once done, each client resolves every name any client tried.
+// gets it. Clients begin Think/2 apart (c1 first), so that they finish registering
+// one after another; once every client is done, and Think later, each client resolves
+// every name any client tried. A name registered after a client's own last write is
+// then read from a server that may lag behind it (what a Resolve's sync is for): the
+// naming check's "a name owned resolves to its owner's value".
 //
 // The registry is persistent (recipes.NewNameRegistry with ephemeral
 // false): a name stays until it is unregistered, so who owns it follows
@@ -50,6 +54,9 @@ func init() {
 		variants: map[string]Implementation{
 			"naming-no-recovery": {NameService: func(c client.Conn, p string) recipes.NameService {
 				return recipes.NewNoRecoveryNameRegistry(c, p, false)
+			}},
+			"naming-resolve-no-sync": {NameService: func(c client.Conn, p string) recipes.NameService {
+				return recipes.NewNoSyncNameRegistry(c, p, false)
 			}},
 		},
 		defaults: func(w *Workload, clients int) {
@@ -91,9 +98,13 @@ func namingNames(rounds, clients int) []string {
 
 func spawnNaming(r *runner) {
 	wl := r.spec.Workload
+	registering := r.spec.Clients // clients still registering (clients run one at a time: no lock)
 	for i := 0; i < r.spec.Clients; i++ {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
 			ns := r.impl.NameService(conn, namingDir)
+			if err := pause(ctx, conn, time.Duration(i)*wl.Think/2); err != nil { // staggered: see the workload's doc
+				return err
+			}
 			k := 1
 			for ; r.roundGoes(k - 1); k++ {
 				if err := namingRegister(ctx, r, conn, ns, i, namingName(i, k)); err != nil {
@@ -102,6 +113,15 @@ func spawnNaming(r *runner) {
 				if err := pause(ctx, conn, wl.Think); err != nil {
 					return err
 				}
+			}
+			registering--
+			for registering > 0 { // resolve once every registration has returned
+				if err := conn.Sleep(ctx, time.Millisecond); err != nil {
+					return err
+				}
+			}
+			if err := pause(ctx, conn, wl.Think); err != nil {
+				return err
 			}
 			for _, name := range namingNames(k-1, r.spec.Clients) { // every round is decided by now
 				if err := namingResolve(ctx, r, conn, ns, i, name); err != nil {

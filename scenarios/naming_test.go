@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +99,31 @@ func TestNamingNoRecoveryCaught(t *testing.T) {
 	}
 	if !caught {
 		t.Fatal("naming-no-recovery was not caught with a lost reply to any of c1's first five creates")
+	}
+}
+
+// The naming-resolve-no-sync variant reads a name registered after its own
+// last write from its lagging server, and is told there is no such name:
+// caught by the naming check's "a name owned resolves to its owner's value"
+// on the shrunk schedule of its scenario. The recipe, whose Resolve syncs
+// first, holds on the same schedule.
+func TestNamingResolveNoSyncCaught(t *testing.T) {
+	s, err := fault.ParseSchedule("at 0s lag s2 for 3.9s; at 3.6s lag s2 for 1.16s; at 4.6s lag s1 for 2.02s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recipe := Spec{Name: "naming, lagging servers", Kind: "naming", Clients: 2, Workload: Workload{Rounds: 1}, Faults: s}
+	holdsOnSeeds(t, recipe, 8)
+	variant := recipe
+	variant.Variant = "naming-resolve-no-sync"
+	o, err := Run(variant, 8, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(o.Violations, func(v models.Violation) bool {
+		return v.Check == "naming" && v.Kind == models.Safety && strings.Contains(v.Message, "was told there is no such name")
+	}) {
+		t.Fatalf("naming-resolve-no-sync on seed 8: want a name resolved as missing after its owner registered it, got %v", o.Violations)
 	}
 }
 
