@@ -30,6 +30,11 @@ import (
 // arrive while they take: an urgent item put meanwhile must be served
 // before the less urgent ones already listed.
 //
+// A late consumer. With more than one consumer, the last of them joins
+// once the others have taken half the backlog: a consumer that comes to a
+// queue already being worked on (its first listing finds items others
+// are taking, some deleted under it).
+//
 // When consumers stop. Nothing in the queue says it is empty for good, so
 // the workload keeps, in the runner (clients run one at a time), the
 // items whose put returned OK and no take has returned yet. A consumer
@@ -160,6 +165,7 @@ type queueCounts struct {
 	producing int             // producers still putting
 	attempted int             // puts returned, whatever their outcome
 	waiting   map[string]bool // items put OK that no take returned yet
+	took      int             // takes that returned an item
 	progress  int64           // when a put or a take last returned
 	giveUp    time.Duration   // how long without progress before consumers stop
 }
@@ -167,7 +173,7 @@ type queueCounts struct {
 // put notes an item put OK, taken an item taken.
 func (q *queueCounts) put(item string) { q.waiting[item] = true }
 
-func (q *queueCounts) taken(item string) { delete(q.waiting, item) }
+func (q *queueCounts) taken(item string) { delete(q.waiting, item); q.took++ }
 
 // done reports whether a consumer may stop: the producers are done, and
 // every item surely put was taken, or nothing happened for giveUp.
@@ -191,9 +197,10 @@ func spawnQueue(r *runner, path string, byPriority bool, handle func(conn client
 	}
 	for i := 0; i < r.spec.Clients; i++ {
 		if i < consumers {
+			late := consumers > 1 && i == consumers-1
 			r.spawn(i, func(ctx context.Context, conn client.Conn) error {
 				doubt := &doubtConn{Conn: conn}
-				return queueConsume(ctx, doubt, r, i, path, byPriority, backlog, counts, handle(doubt))
+				return queueConsume(ctx, doubt, r, i, path, byPriority, backlog, late, counts, handle(doubt))
 			})
 			continue
 		}
@@ -266,10 +273,12 @@ func queuePut(ctx context.Context, conn client.Conn, r *runner, i, p, k int, pat
 }
 
 // queueConsume is a consumer (client i): once backlog puts have returned
-// (or the producers are done) it takes until the counts say stop.
+// (or the producers are done), and for a late consumer once the others
+// have taken half of them, it takes until the counts say stop.
 func queueConsume(ctx context.Context, conn *doubtConn, r *runner, i int, path string, byPriority bool,
-	backlog int, counts *queueCounts, h queueHandle) error {
-	for counts.producing > 0 && counts.attempted < backlog {
+	backlog int, late bool, counts *queueCounts, h queueHandle) error {
+	for counts.producing > 0 && counts.attempted < backlog ||
+		late && counts.took < backlog/2 && !counts.done(now(conn)) {
 		if err := conn.Sleep(ctx, time.Millisecond); err != nil {
 			return err
 		}

@@ -238,7 +238,9 @@ func SessionPaced(spec Spec) Spec {
 			w.Steps, w.Step, w.CheckBeforeUse = 3, 5*time.Second, true
 		}
 		orDefault(&w.Rounds, 2)
-	case "barrier", "queue", "priority-queue":
+	case "barrier":
+		orDefault(&w.Think, time.Second)
+	case "queue", "priority-queue":
 		orDefault(&w.Think, time.Second)
 	}
 	return spec
