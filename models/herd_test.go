@@ -121,6 +121,12 @@ func TestHerdCheck(t *testing.T) {
 		notify(400, 0, 1, "NodeDeleted", "/app/lock-leader", 20).
 		notify(400, 1, 2, "NodeDeleted", "/app/lock-leader", 20).
 		notify(400, 2, 3, "NodeDeleted", "/app/lock-leader", 20)
+	// c4 had withdrawn from waiting behind c1's node: its one-shot watch
+	// on it fires once more at c1's release.
+	staleWatch := turns(false).notify(100, 0, 3, "NodeDeleted", lockNode(0), 10)
+	withdrawn := func(ret int64) []Operation {
+		return append(acquires(4), herdOp(3, Withdraw, "/app/lock", 0, ret))
+	}
 	shared := func(readers int) []Operation {
 		ops := acquires(4)
 		for c := 1; c <= readers; c++ {
@@ -153,6 +159,11 @@ func TestHerdCheck(t *testing.T) {
 		{"readers woken together by a writer's release all proceed", shared(3), turns(true), 0, nil},
 		{"a writer woken with the readers is one too many", shared(1), turns(true), 0,
 			[]string{"woke 3 clients (c2, c3, c4); 2 can proceed"}},
+		{"a stale watch firing with no withdrawal to explain it over-wakes", acquires(4), staleWatch, 0,
+			[]string{"woke 2 clients (c2, c4); 1 can proceed", "1 of 3 releases"}},
+		{"the stale watch of a waiter that withdrew before the release is no herd", withdrawn(50), staleWatch, 0, nil},
+		{"a withdrawal after the release does not explain it", withdrawn(150), staleWatch, 0,
+			[]string{"woke 2 clients (c2, c4); 1 can proceed"}},
 		{"no traffic, nothing to judge", acquires(4), &herdTraffic{}, 0, nil},
 		{"no operations, no object", nil, turns(true), 0, nil},
 	}

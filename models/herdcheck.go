@@ -24,6 +24,9 @@ func init() {
 //     own waiter, is no herd), plus every woken client waiting for a
 //     shared lock (readers queued behind a writer all proceed when it
 //     goes).
+//     Each withdrawal (a waiter that gave up waiting: Withdraw) allows one
+//     release after it one wake more: the one-shot watch it left on the
+//     node ahead of it fires once more, and ZooKeeper cannot take it back.
 //   - A double barrier (the Paths of Enter operations; Leave is also
 //     membership's): a process leaving may wake Proceed (the lowest
 //     process, waiting on the highest) for each node it deleted, except the last deletion of the
@@ -71,8 +74,10 @@ func checkHerd(in *Input) []Violation {
 	for _, obj := range objects(Acquire) {
 		sc := releasesOf(obj, deletions, false)
 		shared := sharedAcquires(in.Ops, obj)
+		stale := newStaleWatches(in.Ops, obj)
 		out = append(out, judgeReleases(in, sc, func(_ int, r scannedRelease) int {
-			return proceed*r.nodes() + shared.waiters(r.at, sc.clients[r.from:r.to])
+			base := proceed*r.nodes() + shared.waiters(r.at, sc.clients[r.from:r.to])
+			return base + stale.take(r.at, int(r.to-r.from) > base)
 		}, "releases", "a release should wake only the next waiter")...)
 	}
 	failed := FailedNodes(in.Ops)
@@ -268,4 +273,32 @@ func opsAt(in *Input, obj string, r ReleaseTraffic) []Operation {
 		return cmp.Or(cmp.Compare(a.Client, b.Client), cmp.Compare(a.Call, b.Call))
 	})
 	return out
+}
+
+// staleWatches are the withdrawals on one lock, each of which may leave a
+// one-shot watch that fires once more at a later release.
+type staleWatches struct {
+	at []int64 // the withdrawals' returns, in order
+}
+
+func newStaleWatches(ops []Operation, obj string) *staleWatches {
+	s := &staleWatches{}
+	for _, op := range ops {
+		if op.Kind == Withdraw && op.Path == obj {
+			s.at = append(s.at, op.Return)
+		}
+	}
+	slices.Sort(s.at)
+	return s
+}
+
+// take is the wake more a release at t may have: 1 when it over-woke and
+// a withdrawal before t has not yet been counted (it is then counted).
+// Releases are asked in order.
+func (s *staleWatches) take(t int64, over bool) int {
+	if !over || len(s.at) == 0 || s.at[0] > t {
+		return 0
+	}
+	s.at = s.at[1:]
+	return 1
 }

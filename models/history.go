@@ -50,6 +50,13 @@ const (
 	// the lock, and the request was settled (the holder consented, or the
 	// revoker gave up or forced it).
 	Revoke OpKind = "revoke"
+	// Withdraw: a waiter gave up waiting (its call's deadline passed) and
+	// went, as a candidate withdraws from an election: Call and Return
+	// span the wait, which neither held nor still waits. Its recipe took
+	// its node away; a one-shot watch it had set on the node ahead of it
+	// stays with the servers and fires once more (the herd check allows
+	// each withdrawal that one wake).
+	Withdraw OpKind = "withdraw"
 )
 
 // The operations of a queue and a priority queue. Path names the queue.
@@ -99,7 +106,7 @@ const (
 
 // opKinds are the operations a history holds.
 var opKinds = map[OpKind]bool{Create: true, Delete: true, Set: true, Get: true, Exists: true, Acquire: true, Use: true,
-	Release: true, Revoke: true, Put: true, Take: true, Raise: true, Lower: true, Pass: true, Enter: true, Leave: true,
+	Release: true, Revoke: true, Withdraw: true, Put: true, Take: true, Raise: true, Lower: true, Pass: true, Enter: true, Leave: true,
 	Fail: true, Propose: true, Vote: true, Join: true, View: true, Write: true, Read: true, Register: true, Resolve: true}
 
 // Known reports whether k is one of the operations above.

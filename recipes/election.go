@@ -119,7 +119,7 @@ func (e *Election) Campaign(ctx context.Context) (*Lease, error) {
 
 // create is step 1, with the guid recovery.
 func (e *Election) create(ctx context.Context, guid string) (string, error) {
-	return createGUIDNode(ctx, e.conn, e.dir, guid+"-n_", []byte(e.id), false)
+	return createGUIDNode(ctx, e.conn, e.dir, guid+"-n_", []byte(e.id), guidMistakes{})
 }
 
 // await is steps 2 to 5: it returns the lease once node is the lowest,
@@ -184,6 +184,11 @@ func (e *Election) acknowledge(ctx context.Context, lease *Lease) error {
 		case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrNodeExists), errors.Is(err, zk.ErrBadVersion):
 			continue // the old acknowledgement changed under us: look again
 		}
+		// Given up (our context ended) with the multi in flight: it may
+		// have been applied. abandon's unacknowledge looks, and deletes
+		// the acknowledgement if our session owns it: else it would name
+		// us as leader after we went, until the next leader replaced it.
+		e.acked = true
 		return err
 	}
 }

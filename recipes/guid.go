@@ -22,9 +22,15 @@ var openACL = zk.WorldACL(zk.PermAll)
 // error (the connection was lost after the request went out, so the node
 // may exist), it lists dir and looks for a child starting with prefix
 // before creating another; a request that was not sent is sent again. With
-// blind set (a teaching variant's mistake) it creates again without
-// looking, and may orphan a node.
-func createGUIDNode(ctx context.Context, conn client.Conn, dir, prefix string, data []byte, blind bool) (string, error) {
+// mistakes.blind set (a teaching variant's mistake) it creates again
+// without looking, and may orphan a node.
+//
+// A caller that gives up meanwhile (its context ends: a waiter's timeout,
+// a candidate withdrawing) while a create may have been applied takes
+// that node away before it returns (dropGUIDNode): the node, of a session
+// that lives on, would head the queue for ever, every waiter behind it.
+func createGUIDNode(ctx context.Context, conn client.Conn, dir, prefix string, data []byte, mistakes guidMistakes) (string, error) {
+	inDoubt := false // a create may have been applied
 	for {
 		node, err := conn.Create(ctx, dir+"/"+prefix, data, zk.FlagEphemeralSequential, openACL)
 		switch {
@@ -33,14 +39,48 @@ func createGUIDNode(ctx context.Context, conn client.Conn, dir, prefix string, d
 		case retryable(err):
 			continue // not sent: send again
 		case !recoverable(err):
-			return "", err
-		case blind:
+			// A context that ended with the create in flight leaves it in
+			// doubt too: it may have been applied.
+			return "", giveUpGUIDNode(ctx, conn, dir, prefix, !mistakes.forget && (inDoubt || ctx.Err() != nil), err)
+		case mistakes.blind:
 			continue
 		}
 		// The create may have been applied: look for our node by its guid.
-		if node, err := findGUIDNode(ctx, conn, dir, prefix); err != nil || node != "" {
-			return node, err
+		inDoubt = true
+		node, err = findGUIDNode(ctx, conn, dir, prefix)
+		if err != nil {
+			return "", giveUpGUIDNode(ctx, conn, dir, prefix, !mistakes.forget && inDoubt, err)
 		}
+		if node != "" {
+			return node, nil
+		}
+	}
+}
+
+// guidMistakes are the teaching variants' switches on createGUIDNode (the
+// recipes never set them): blind creates again after a connection loss
+// without looking for the node; forget gives up without taking away a
+// node a create in doubt may have made.
+type guidMistakes struct{ blind, forget bool }
+
+// giveUpGUIDNode returns err, the reason createGUIDNode gives up, after
+// deleting the node an earlier create whose outcome is in doubt may have
+// made (dropGUIDNode).
+func giveUpGUIDNode(ctx context.Context, conn client.Conn, dir, prefix string, inDoubt bool, err error) error {
+	if inDoubt {
+		dropGUIDNode(ctx, conn, dir, prefix)
+	}
+	return err
+}
+
+// dropGUIDNode deletes our node (found by its guid) if a create was
+// applied after all, on a context of its own (cleanup): the caller's has
+// ended. Best effort: a node it cannot reach goes with the session.
+func dropGUIDNode(ctx context.Context, conn client.Conn, dir, prefix string) {
+	cctx, cancel := cleanup(ctx, conn)
+	defer cancel()
+	if node, err := findGUIDNode(cctx, conn, dir, prefix); err == nil && node != "" {
+		_ = deleteNode(cctx, conn, node)
 	}
 }
 

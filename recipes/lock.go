@@ -29,10 +29,11 @@ type Lock struct {
 // lock node's children (the herd lock's mistake); noGUID retries create()
 // blindly after a connection loss (the orphaned node's mistake); unsorted
 // trusts getChildren's order; breakAfter deletes the node ahead once it
-// has been waited for that long.
+// has been waited for that long; impatient leaves the node of a create
+// it gave up on (lock-impatient-create's create deadline).
 type lockMistakes struct {
-	watchAll, noGUID, unsorted bool
-	breakAfter                 time.Duration
+	watchAll, noGUID, unsorted, impatient bool
+	breakAfter                            time.Duration
 }
 
 var _ Locker = (*Lock)(nil)
@@ -79,7 +80,7 @@ func (l *Lock) Lock(ctx context.Context) (*Lease, error) {
 
 // create is step 1, with the guid recovery.
 func (l *Lock) create(ctx context.Context, guid string) (string, error) {
-	return createGUIDNode(ctx, l.conn, l.dir, guid+"-lock-", nil, l.mistakes.noGUID)
+	return createGUIDNode(ctx, l.conn, l.dir, guid+"-lock-", nil, guidMistakes{blind: l.mistakes.noGUID, forget: l.mistakes.impatient})
 }
 
 // await is steps 2 to 5: it returns once node is the lowest.

@@ -102,6 +102,52 @@ func TestLostCreateReplyAndTheGUID(t *testing.T) {
 	}
 }
 
+// A caller that gives up on Lock while its create is in flight (its
+// context ends before the reply, delayed 2s, comes back) leaves no node
+// behind: the create was applied, and the node, of a session that lives
+// on, would head the queue until that session ended. c2, queued behind
+// it, gets the lock long before c1's session closes. The impatient
+// variant, which forgets the node, keeps c2 waiting until it does.
+func TestLockGivenUpWithCreateInDoubt(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		newLock func(client.Conn) recipes.Locker
+		soon    bool
+	}{
+		{"recipe", recipeLock, true},
+		{"lock-impatient-create", func(c client.Conn) recipes.Locker { return recipes.NewImpatientLock(c, "/app/lock") }, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t, 1, 3)
+			var got time.Duration = -1
+			w.Spawn("", func(ctx context.Context, conn client.Conn) error {
+				cctx, cancel := conn.WithTimeout(ctx, 500*time.Millisecond)
+				defer cancel()
+				if _, err := c.newLock(conn).Lock(cctx); err == nil {
+					return errors.New("c1 locked, want its Lock given up")
+				}
+				return conn.Sleep(ctx, 10*time.Second) // its session lives on
+			})
+			w.Spawn("", func(ctx context.Context, conn client.Conn) error {
+				if err := conn.Sleep(ctx, 100*time.Millisecond); err != nil {
+					return err
+				}
+				start := conn.Now()
+				if _, err := c.newLock(conn).Lock(ctx); err != nil {
+					return err
+				}
+				got = conn.Now().Sub(start)
+				return nil
+			})
+			inject(t, w, "when c1 create#3 applied: delay 2s") // c1's lock node
+			run(t, w)
+			if soon := got >= 0 && got < 5*time.Second; soon != c.soon {
+				t.Fatalf("c2 got the lock after %s; want it within 5s: %v", got, c.soon)
+			}
+		})
+	}
+}
+
 // The recipe wakes one waiter per release; the herd lock wakes them all.
 func TestHerdLockWakesEveryWaiter(t *testing.T) {
 	perAcquisition := func(newLock func(client.Conn) recipes.Locker) float64 {

@@ -273,7 +273,9 @@ var _ Locker = (*ImpatientLock)(nil)
 
 // NewImpatientLock returns the lock-impatient-create teaching variant.
 func NewImpatientLock(conn client.Conn, dir string) *ImpatientLock {
-	return &ImpatientLock{NewLock(conn, dir)}
+	l := NewLock(conn, dir)
+	l.mistakes.impatient = true
+	return &ImpatientLock{l}
 }
 
 // createPatience is how long the variant waits for a create's answer.

@@ -117,7 +117,7 @@ func (l *SharedLock) acquire(ctx context.Context, kind string) (*Lease, error) {
 // create is step 1, with the guid recovery: prefix is "guid-read-" or
 // "guid-write-".
 func (l *SharedLock) create(ctx context.Context, prefix string) (string, error) {
-	return createGUIDNode(ctx, l.conn, l.dir, prefix, nil, false)
+	return createGUIDNode(ctx, l.conn, l.dir, prefix, nil, guidMistakes{})
 }
 
 // sharedIsWrite reports whether a child of a shared lock's node is a

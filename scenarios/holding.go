@@ -21,9 +21,15 @@ import (
 // CheckBeforeUse the check comes after the work, right before the use:
 // then what the holder does wrong is what its lease told it.
 //
+// Candidates come and go: an election's candidates (holder.withdraws)
+// give up waiting after one tenure in one round in four after the first,
+// and come back the next round. A candidacy given up half-way must leave
+// nothing behind: a node that heads the queue, an acknowledgement that
+// names a candidate that went.
+//
 // Recorded: Acquire (with the token), Use (accepted or rejected), Release
-// (from the last use to Unlock's return). Clients start 5ms apart, c1
-// first.
+// (from the last use to Unlock's return), Withdraw (a wait given up).
+// Clients start 5ms apart, c1 first.
 
 func init() {
 	registerKind(lockKind())
@@ -79,7 +85,7 @@ func lockKind() *kind {
 // electionKind is leader election, leadership held as a lock is.
 func electionKind() *kind {
 	return &kind{
-		name: "election", situations: []situation{waitedForHolder, fenceRefused}, doc: "leader election, leadership held as a lease (recipes.Elector)", clients: 5, minClients: 1,
+		name: "election", situations: []situation{waitedForHolder, fenceRefused, withdrawals}, doc: "leader election, leadership held as a lease (recipes.Elector)", clients: 5, minClients: 1,
 		recipe: Implementation{Elector: func(c client.Conn, p, name string) recipes.Elector { return recipes.NewElection(c, p, name) }},
 		variants: map[string]Implementation{
 			"election-herd": {Elector: func(c client.Conn, p, name string) recipes.Elector {
@@ -94,7 +100,7 @@ func electionKind() *kind {
 		spawn: func(r *runner) {
 			spawnHolders(r, "/zksim/election", func(conn client.Conn, i int) holder {
 				e := r.impl.Elector(conn, "/zksim/election", fmt.Sprintf("c%d", i+1))
-				return holder{acquire: e.Campaign, release: e.Resign}
+				return holder{acquire: e.Campaign, release: e.Resign, withdraws: true}
 			})
 		},
 		input: func(in *models.Input, s Spec) { in.Proceed = 1 },
@@ -159,6 +165,31 @@ type holder struct {
 	entitled func(ctx context.Context) bool
 	// done, when set, is called when the client has run all its rounds.
 	done func()
+	// withdraws: in some rounds (holderWithdraws) the client gives up
+	// waiting after one tenure (Steps × Step) and goes (a candidate that
+	// withdraws from an election): the call's deadline ends it, and the
+	// recipe must take its node away.
+	withdraws bool
+}
+
+// holderWithdraws says whether client i withdraws if still waiting in
+// round (both 0-based): one round in four after the first, a different
+// one per client (a single round, as the herd sweep runs, takes every
+// client's turn).
+func holderWithdraws(i, round int) bool { return round > 0 && (i+round)%4 == 3 }
+
+// acquireOrWithdraw is h's acquire, with the deadline of a withdrawal in
+// the rounds it withdraws in: withdrew says the deadline ended it.
+func (h holder) acquireOrWithdraw(ctx context.Context, conn client.Conn, wl Workload, i, round int) (lease *recipes.Lease, withdrew bool, err error) {
+	if !h.withdraws || !holderWithdraws(i, round) {
+		lease, err = h.acquire(ctx)
+		return lease, false, err
+	}
+	actx, cancel := conn.WithTimeout(ctx, max(time.Duration(wl.Steps)*wl.Step, time.Millisecond))
+	defer cancel()
+	lease, err = h.acquire(actx)
+	withdrew = err != nil && actx.Err() != nil && ctx.Err() == nil
+	return lease, withdrew, err
 }
 
 // spawnHolders starts the clients of a holding workload on the object at
@@ -184,8 +215,14 @@ func spawnHoldersFrom(r *runner, path string, first int, handle func(conn client
 			for round := 0; round < wl.Rounds || r.keepGoing(); {
 				a := r.rec.begin(conn, i, models.Acquire, path)
 				r.rec.op(a).Shared = h.shared
-				lease, err := h.acquire(ctx)
+				lease, withdrew, err := h.acquireOrWithdraw(ctx, conn, wl, i, round)
 				if err != nil {
+					if withdrew { // it went, and comes back next round
+						r.rec.op(a).Kind = models.Withdraw
+						r.rec.end(conn, a, models.OK)
+						round++
+						continue
+					}
 					r.rec.drop(a)
 					if expectedFault(err) {
 						continue

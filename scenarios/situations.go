@@ -68,6 +68,9 @@ var (
 		}
 		return n
 	}}
+	withdrawals = situation{"waits given up (candidates withdrawn)", func(ops []models.Operation) int {
+		return countOps(ops, func(op models.Operation) bool { return op.Kind == models.Withdraw })
+	}}
 	revocationsSettled = situation{"revocations settled", func(ops []models.Operation) int {
 		return countOps(ops, func(op models.Operation) bool { return op.Kind == models.Revoke && op.Result == models.OK })
 	}}
