@@ -268,7 +268,7 @@ func TestTakeGivenUpInDoubtIsUnknown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := queueRun(t, Spec{Kind: "queue", Clients: 4, Workload: Workload{Rounds: 2}, Faults: sched}, 250)
+	o := queueRun(t, Spec{Kind: "queue", Clients: 4, Workload: Workload{Rounds: 2}, Faults: sched}, 14)
 	if o.Failed() {
 		t.Fatalf("the recipe's queue failed: %v", o.Violations)
 	}
