@@ -1,8 +1,42 @@
 package scenarios
 
-import "github.com/zksim/zksim/fault"
+import (
+	"time"
 
-// minimize removes faults from sched while fails says the run without
+	"github.com/zksim/zksim/fault"
+)
+
+// strike is a fault striking in a run: its text and when.
+type strike struct {
+	text string
+	at   time.Duration
+}
+
+// trial is a run of a schedule as minimize sees it: whether it broke the
+// check, the faults that struck (in order, with when), and, when it
+// broke it, the counterexample the caller makes of it.
+type trial struct {
+	failed bool
+	struck []strike
+	cx     *Counterexample
+}
+
+// kept is a schedule that fails, with the trial that showed it.
+type kept struct {
+	sched fault.Schedule
+	tr    trial
+}
+
+// texts are the texts of struck, in order.
+func texts(struck []strike) []string {
+	out := make([]string, len(struck))
+	for i, s := range struck {
+		out[i] = s.text
+	}
+	return out
+}
+
+// minimize removes faults from k's schedule while run says the run without
 // them still fails: whole chunks first (halves, then quarters, ...), then
 // one fault at a time, until no single fault can go. The result is
 // 1-minimal: every fault left is needed. It finishes what rapid's shrinking
@@ -15,19 +49,16 @@ import "github.com/zksim/zksim/fault"
 // c2 retry): when the schedule without a chunk does not fail, the same
 // schedule with those later triggers renumbered is tried (renumbered).
 // Each schedule kept is a counterexample as it stands, replayed by its own
-// run.
-//
-// struck, when set, is the order the faults of the last schedule that
-// failed struck in (their texts, first first): it tells which triggers
-// counted after a removed fault whatever they count.
-func minimize(sched fault.Schedule, fails func(fault.Schedule) bool, struck func() []string) fault.Schedule {
-	chunk := max(len(sched)/2, 1) // a lone fault is tried too
-	for chunk >= 1 && len(sched) > 0 {
+// run: run(k, sched) runs sched as it would run k's, and returns a failing
+// trial, or else the trial of k's own seed.
+func minimize(k kept, run func(kept, fault.Schedule) trial) kept {
+	chunk := max(len(k.sched)/2, 1) // a lone fault is tried too
+	for chunk >= 1 && len(k.sched) > 0 {
 		removed := false
-		for start := 0; start < len(sched); {
-			end := min(start+chunk, len(sched))
-			if smaller, ok := without(sched, start, end, fails, struck); ok {
-				sched, removed = smaller, true
+		for start := 0; start < len(k.sched); {
+			end := min(start+chunk, len(k.sched))
+			if smaller, ok := without(k, start, end, run); ok {
+				k, removed = smaller, true
 				continue // the next chunk now begins at start
 			}
 			start = end
@@ -36,26 +67,23 @@ func minimize(sched fault.Schedule, fails func(fault.Schedule) bool, struck func
 			chunk /= 2
 		}
 	}
-	return sched
+	return k
 }
 
-// without is sched without its faults [start, end) when that fails, or
-// else with the later triggers renumbered, if one of those fails.
-func without(sched fault.Schedule, start, end int, fails func(fault.Schedule) bool, struck func() []string) (fault.Schedule, bool) {
+// without is k without its faults [start, end) when that fails, or else
+// with the later triggers renumbered, if one of those fails.
+func without(k kept, start, end int, run func(kept, fault.Schedule) trial) (kept, bool) {
+	sched := k.sched
 	rest := append(append(fault.Schedule{}, sched[:start]...), sched[end:]...)
-	if fails(rest) {
-		return rest, true
+	if t := run(k, rest); t.failed {
+		return kept{rest, t}, true
 	}
-	var order []string
-	if struck != nil {
-		order = struck()
-	}
-	for _, alt := range renumbered(rest, sched[start:end], order) {
-		if fails(alt) {
-			return alt, true
+	for _, alt := range renumbered(rest, sched[start:end], texts(k.tr.struck)) {
+		if t := run(k, alt); t.failed {
+			return kept{alt, t}, true
 		}
 	}
-	return nil, false
+	return k, false
 }
 
 // renumbered are rest with the triggers that counted past a removed
