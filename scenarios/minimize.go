@@ -38,26 +38,64 @@ func texts(struck []strike) []string {
 
 // minimize removes faults from k's schedule while run says the run without
 // them still fails: whole chunks first (halves, then quarters, ...), then
-// one fault at a time, until no single fault can go. The result is
-// 1-minimal: every fault left is needed. It finishes what rapid's shrinking
-// of Shrink leaves: rapid starts from random draws, each keeping most
-// faults, and when a failure hangs on many of them together none of those
-// draws fails, so rapid has nothing to shrink.
+// one fault at a time, then any two at once, until none can go; every
+// fault left is needed. It finishes what rapid's shrinking of Shrink
+// leaves: rapid starts from random draws, each keeping most faults, and
+// when a failure hangs on many of them together none of those draws
+// fails, so rapid has nothing to shrink.
 //
-// Removing a fault can shift what a later one names (a fault tied to "c2's
-// create #3" strikes another create once an earlier fault no longer makes
-// c2 retry): when the schedule without a chunk does not fail, the same
-// schedule with those later triggers renumbered is tried (renumbered).
+// A removal changes the run around the faults kept, and the schedule
+// without a chunk is mended when it no longer fails as it stands: its
+// later triggers renumbered (a fault tied to "c2's create #3" strikes
+// another create once an earlier fault no longer makes c2 retry:
+// renumbered), or two clients swapped (swapped).
+//
 // Each schedule kept is a counterexample as it stands, replayed by its own
 // run: run(k, sched) runs sched as it would run k's, and returns a failing
 // trial, or else the trial of k's own seed.
 func minimize(k kept, run func(kept, fault.Schedule) trial) kept {
+	return reduce(k, run)
+}
+
+// reduce removes faults (removeAll, then removePair) while the schedule
+// still fails, until neither can.
+func reduce(k kept, run func(kept, fault.Schedule) trial) kept {
+	for {
+		k = removeAll(k, run)
+		smaller, ok := removePair(k, run)
+		if !ok {
+			return k
+		}
+		k = smaller
+	}
+}
+
+// removePair removes two faults at once, any two, where neither can go
+// alone: two that shaped the run together (each delayed a client, say, and
+// the faults kept strike where they must with both or with neither) go
+// together, what is left mended as without mends it.
+func removePair(k kept, run func(kept, fault.Schedule) trial) (kept, bool) {
+	for i := range k.sched {
+		for j := i + 1; j < len(k.sched); j++ {
+			rest := append(append(append(fault.Schedule{}, k.sched[:i]...), k.sched[i+1:j]...), k.sched[j+1:]...)
+			if smaller, ok := without(k, rest, fault.Schedule{k.sched[i], k.sched[j]}, run); ok {
+				return smaller, true
+			}
+		}
+	}
+	return k, false
+}
+
+// removeAll removes chunks of faults, halves first, then quarters, down to
+// one fault at a time, until no single fault can go.
+func removeAll(k kept, run func(kept, fault.Schedule) trial) kept {
 	chunk := max(len(k.sched)/2, 1) // a lone fault is tried too
 	for chunk >= 1 && len(k.sched) > 0 {
 		removed := false
 		for start := 0; start < len(k.sched); {
 			end := min(start+chunk, len(k.sched))
-			if smaller, ok := without(k, start, end, run); ok {
+			rest := append(append(fault.Schedule{}, k.sched[:start]...), k.sched[end:]...)
+			if smaller, ok := without(k, rest, k.sched[start:end], run); ok {
 				k, removed = smaller, true
 				continue // the next chunk now begins at start
 			}
@@ -70,17 +108,14 @@ func minimize(k kept, run func(kept, fault.Schedule) trial) kept {
 	return k
 }
 
-// without is k without its faults [start, end) when that fails, or else
-// with the later triggers renumbered, if one of those fails.
-func without(k kept, start, end int, run func(kept, fault.Schedule) trial) (kept, bool) {
-	sched := k.sched
-	rest := append(append(fault.Schedule{}, sched[:start]...), sched[end:]...)
-	if t := run(k, rest); t.failed {
-		return kept{rest, t}, true
-	}
-	for _, alt := range renumbered(rest, sched[start:end], texts(k.tr.struck)) {
-		if t := run(k, alt); t.failed {
-			return kept{alt, t}, true
+// without is rest, k without the faults removed, when that fails, or else
+// rest with the later triggers renumbered, or two clients swapped
+// (swapped), if one of those fails.
+func without(k kept, rest, removed fault.Schedule, run func(kept, fault.Schedule) trial) (kept, bool) {
+	cands := append([]fault.Schedule{rest}, renumbered(rest, removed, texts(k.tr.struck))...)
+	for _, c := range append(cands, swapped(rest, removed)...) {
+		if t := run(k, c); t.failed {
+			return kept{c, t}, true
 		}
 	}
 	return k, false

@@ -14,14 +14,6 @@ import (
 func TestMinimizeRenumbersLaterTriggers(t *testing.T) {
 	sched := fault.MustParseSchedule("when c1 create#2 applied: lose-reply; when c2 create#5 applied: lose-reply; " +
 		"when c1 delete#3 applied: lose-reply; when c1 create#4 applied: lose-reply")
-	has := func(s fault.Schedule, text string) bool {
-		for _, f := range s {
-			if f.String() == text {
-				return true
-			}
-		}
-		return false
-	}
 	// Fails with c1's retried create lost: the 4th with the first fault,
 	// the 3rd without it.
 	fails := func(s fault.Schedule) bool {
@@ -68,4 +60,51 @@ func TestRenumberedByStrikeOrder(t *testing.T) {
 func minimizeBy(sched fault.Schedule, fails func(fault.Schedule) bool) fault.Schedule {
 	k := minimize(kept{sched, trial{failed: true}}, func(_ kept, s fault.Schedule) trial { return trial{failed: fails(s)} })
 	return k.sched
+}
+
+// has says whether s holds the fault text.
+func has(s fault.Schedule, text string) bool {
+	for _, f := range s {
+		if f.String() == text {
+			return true
+		}
+	}
+	return false
+}
+
+// Two faults that can go only together go together: neither alone.
+func TestMinimizeRemovesAPair(t *testing.T) {
+	sched := fault.MustParseSchedule("at 1s crash s1 for 1s; at 2s crash s2 for 1s; at 3s crash s3 for 1s")
+	fails := func(s fault.Schedule) bool {
+		return has(s, "at 3s crash s3 for 1s") && has(s, "at 1s crash s1 for 1s") == has(s, "at 2s crash s2 for 1s")
+	}
+	if got := FaultsLine(minimizeBy(sched, fails)); got != "at 3s crash s3 for 1s" {
+		t.Fatalf("minimized to %q; want the pair gone", got)
+	}
+}
+
+// The clients swapped: without the faults that made c2 win the race, c1
+// wins it, and the disconnect aimed at the winner is aimed at c1.
+func TestMinimizeSwapsClients(t *testing.T) {
+	race := "when c1 create#1 received: lose-request"
+	sched := fault.MustParseSchedule(race + "; at 1s disconnect c2 for 3s")
+	fails := func(s fault.Schedule) bool {
+		winner := "at 1s disconnect c1 for 3s"
+		if has(s, race) {
+			winner = "at 1s disconnect c2 for 3s"
+		}
+		return has(s, winner)
+	}
+	if got := FaultsLine(minimizeBy(sched, fails)); got != "at 1s disconnect c1 for 3s" {
+		t.Fatalf("minimized to %q; want the disconnect alone, on c1", got)
+	}
+	alts := swapped(fault.MustParseSchedule("at 1s disconnect c2 for 3s; when c2 notified#1: lose-reply; at 2s crash s1"),
+		fault.MustParseSchedule(race))
+	if len(alts) != 1 || FaultsLine(alts[0]) != "at 1s disconnect c1 for 3s; when c1 notified#1: lose-reply; at 2s crash s1" {
+		t.Fatalf("swapped: %v", alts)
+	}
+	alts = swapped(fault.MustParseSchedule("at 1s disconnect c5 for 3s"), fault.MustParseSchedule("when c2 notified#1: lose-reply"))
+	if len(alts) != 1 || FaultsLine(alts[0]) != "at 1s disconnect c2 for 3s" {
+		t.Fatalf("swapped with c5: %v", alts)
+	}
 }
