@@ -48,7 +48,8 @@ func texts(struck []strike) []string {
 // without a chunk is mended when it no longer fails as it stands: its
 // later triggers renumbered (a fault tied to "c2's create #3" strikes
 // another create once an earlier fault no longer makes c2 retry:
-// renumbered), or two clients swapped (swapped).
+// renumbered, recounted), two clients swapped (swapped), its timed faults
+// moved as far as the removal moved the run (retimed).
 //
 // Each schedule kept is a counterexample as it stands, replayed by its own
 // run: run(k, sched) runs sched as it would run k's, and returns a failing
@@ -110,12 +111,51 @@ func removeAll(k kept, run func(kept, fault.Schedule) trial) kept {
 
 // without is rest, k without the faults removed, when that fails, or else
 // rest with the later triggers renumbered, or two clients swapped
-// (swapped), if one of those fails.
+// (swapped), if one of those fails, or else one of those mended.
 func without(k kept, rest, removed fault.Schedule, run func(kept, fault.Schedule) trial) (kept, bool) {
-	cands := append([]fault.Schedule{rest}, renumbered(rest, removed, texts(k.tr.struck))...)
-	for _, c := range append(cands, swapped(rest, removed)...) {
-		if t := run(k, c); t.failed {
-			return kept{c, t}, true
+	was := make([]string, len(rest))
+	for i, f := range rest {
+		was[i] = f.String()
+	}
+	cands := []draft{{rest, was}}
+	for _, c := range append(renumbered(rest, removed, texts(k.tr.struck)), swapped(rest, removed)...) {
+		cands = append(cands, draft{c, was})
+	}
+	probes := make([]trial, len(cands))
+	for i, c := range cands {
+		if probes[i] = run(k, c.sched); probes[i].failed {
+			return kept{c.sched, probes[i]}, true
+		}
+	}
+	for i, c := range cands {
+		if smaller, ok := mended(k, c, removed, probes[i], run); ok {
+			return smaller, true
+		}
+	}
+	return k, false
+}
+
+// mended is d, whose run probe did not fail, with its timed faults moved
+// as far as removing faults moved the run (retimed), when that fails, or
+// else with one of its triggers counting an event or two further either
+// way (recounted), if one of those fails.
+func mended(k kept, d draft, removed fault.Schedule, probe trial, run func(kept, fault.Schedule) trial) (kept, bool) {
+	tm, ok := timingOf(d, removed, k.tr.struck, probe.struck)
+	if !ok {
+		return k, false
+	}
+	if re, moved := retimed(d, tm); moved {
+		if probe = run(k, re.sched); probe.failed {
+			return kept{re.sched, probe}, true
+		}
+		if tm, ok = timingOf(re, removed, k.tr.struck, probe.struck); !ok {
+			return k, false
+		}
+		d = re
+	}
+	for _, alt := range recounted(d, tm) {
+		if t := run(k, alt.sched); t.failed {
+			return kept{alt.sched, t}, true
 		}
 	}
 	return k, false

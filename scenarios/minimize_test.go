@@ -1,7 +1,10 @@
 package scenarios
 
 import (
+	"cmp"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/zksim/zksim/fault"
 )
@@ -72,6 +75,24 @@ func has(s fault.Schedule, text string) bool {
 	return false
 }
 
+// minimizeTimed is minimize of sched (taken to fail) with a run that
+// fails when fails says, and in which each fault struck when at says
+// (false: it did not).
+func minimizeTimed(sched fault.Schedule, fails func(fault.Schedule) bool, at func(fault.Schedule, fault.Fault) (time.Duration, bool)) fault.Schedule {
+	run := func(_ kept, s fault.Schedule) trial {
+		var struck []strike
+		for _, f := range s {
+			if t, ok := at(s, f); ok {
+				struck = append(struck, strike{f.String(), t})
+			}
+		}
+		slices.SortStableFunc(struck, func(a, b strike) int { return cmp.Compare(a.at, b.at) })
+		return trial{failed: fails(s), struck: struck}
+	}
+	first := run(kept{}, sched)
+	return minimize(kept{sched, first}, run).sched
+}
+
 // Two faults that can go only together go together: neither alone.
 func TestMinimizeRemovesAPair(t *testing.T) {
 	sched := fault.MustParseSchedule("at 1s crash s1 for 1s; at 2s crash s2 for 1s; at 3s crash s3 for 1s")
@@ -106,5 +127,80 @@ func TestMinimizeSwapsClients(t *testing.T) {
 	alts = swapped(fault.MustParseSchedule("at 1s disconnect c5 for 3s"), fault.MustParseSchedule("when c2 notified#1: lose-reply"))
 	if len(alts) != 1 || FaultsLine(alts[0]) != "at 1s disconnect c2 for 3s" {
 		t.Fatalf("swapped with c5: %v", alts)
+	}
+}
+
+// The timed faults move with the run: a removed disconnect held c1 up by
+// 5s, and the crash that had to strike just after c1's third create
+// strikes 5s earlier without it; one moved before the start keeps what is
+// left of it, and one left with nothing goes.
+func TestMinimizeRetimes(t *testing.T) {
+	held := "when c2 create#1 applied: disconnect c2 for 5s"
+	anchor := "when c1 create#3 applied: lose-reply"
+	sched := fault.MustParseSchedule(held + "; " + anchor + "; at 6.2s crash leader for 2s; at 1s crash s1 for 2s; at 4s crash s2 for 3s")
+	createAt := func(s fault.Schedule) time.Duration {
+		if has(s, held) {
+			return 6 * time.Second
+		}
+		return time.Second
+	}
+	at := func(s fault.Schedule, f fault.Fault) (time.Duration, bool) {
+		switch f.String() {
+		case held:
+			return 500 * time.Millisecond, true
+		case anchor:
+			return createAt(s), true
+		}
+		return f.At, f.When == nil
+	}
+	fails := func(s fault.Schedule) bool {
+		for _, f := range s {
+			if f.Kind == fault.Crash && f.A.Kind == fault.LeaderT && f.At > createAt(s) && f.At < createAt(s)+time.Second {
+				return has(s, anchor)
+			}
+		}
+		return false
+	}
+	if got := FaultsLine(minimizeTimed(sched, fails, at)); got != anchor+"; at 1.2s crash leader for 2s" {
+		t.Fatalf("minimized to %q; want the crash moved with c1's create", got)
+	}
+	d := draft{fault.MustParseSchedule(anchor + "; at 6.2s crash leader for 2s; at 1s crash s1 for 2s; at 4s crash s2 for 3s"), nil}
+	d.was = []string{anchor, "at 6.2s crash leader for 2s", "at 1s crash s1 for 2s", "at 4s crash s2 for 3s"}
+	tm := timing{from: 500 * time.Millisecond, anchor: 0, bestAt: map[string]time.Duration{anchor: 6 * time.Second},
+		probeAt: map[string]time.Duration{anchor: time.Second}}
+	got, ok := retimed(d, tm)
+	if !ok || FaultsLine(got.sched) != anchor+"; at 1.2s crash leader for 2s; at 0s crash s2 for 2s" {
+		t.Fatalf("retimed: %v %v", FaultsLine(got.sched), ok)
+	}
+}
+
+// A trigger is recounted either way: without the disconnect that kept c1
+// from hearing of two changes, c1's watch fires twice more, and the lost
+// notification that failed the run as c1's third is its fifth. It struck
+// too soon after the anchor (c1's delete), so it is tried later.
+func TestMinimizeRecounts(t *testing.T) {
+	cut := "when c1 getData#2 applied: disconnect c1 for 3s"
+	anchor := "when c1 delete#1 applied: lose-reply"
+	sched := fault.MustParseSchedule(cut + "; " + anchor + "; when c1 notified#3: lose-reply")
+	at := func(s fault.Schedule, f fault.Fault) (time.Duration, bool) {
+		switch {
+		case f.String() == cut:
+			return 100 * time.Millisecond, true
+		case f.String() == anchor:
+			return time.Second, true
+		case has(s, cut): // the third notification comes late, after the cut
+			return 5 * time.Second, f.When.Nth == 3
+		}
+		return time.Second + time.Duration(f.When.Nth)*100*time.Millisecond, true
+	}
+	fails := func(s fault.Schedule) bool {
+		lost := "when c1 notified#5: lose-reply"
+		if has(s, cut) {
+			lost = "when c1 notified#3: lose-reply"
+		}
+		return has(s, anchor) && has(s, lost)
+	}
+	if got := FaultsLine(minimizeTimed(sched, fails, at)); got != anchor+"; when c1 notified#5: lose-reply" {
+		t.Fatalf("minimized to %q; want the notification recounted", got)
 	}
 }
