@@ -49,25 +49,44 @@ func texts(struck []strike) []string {
 // later triggers renumbered (a fault tied to "c2's create #3" strikes
 // another create once an earlier fault no longer makes c2 retry:
 // renumbered, recounted), two clients swapped (swapped), its timed faults
-// moved as far as the removal moved the run (retimed).
+// moved as far as the removal moved the run (retimed). Two faults that
+// failed it together are made one (merges), and a fault is made lighter
+// (a shorter one, a lost reply for a disconnect: lighter) when that lets
+// another go.
 //
 // Each schedule kept is a counterexample as it stands, replayed by its own
 // run: run(k, sched) runs sched as it would run k's, and returns a failing
 // trial, or else the trial of k's own seed.
 func minimize(k kept, run func(kept, fault.Schedule) trial) kept {
-	return reduce(k, run)
-}
-
-// reduce removes faults (removeAll, then removePair) while the schedule
-// still fails, until neither can.
-func reduce(k kept, run func(kept, fault.Schedule) trial) kept {
+	k = reduce(k, run)
 	for {
-		k = removeAll(k, run)
-		smaller, ok := removePair(k, run)
+		smaller, ok := lightened(k, run)
 		if !ok {
 			return k
 		}
 		k = smaller
+	}
+}
+
+// reduce removes faults (removeAll, then removePair) and merges two into
+// one (merges) while the schedule still fails, until none of those can.
+func reduce(k kept, run func(kept, fault.Schedule) trial) kept {
+	for {
+		k = removeAll(k, run)
+		if smaller, ok := removePair(k, run); ok {
+			k = smaller
+			continue
+		}
+		merged := false
+		for _, c := range merges(k.sched, k.tr.struck) {
+			if t := run(k, c); t.failed {
+				k, merged = kept{c, t}, true
+				break
+			}
+		}
+		if !merged {
+			return k
+		}
 	}
 }
 
@@ -107,6 +126,27 @@ func removeAll(k kept, run func(kept, fault.Schedule) trial) kept {
 		}
 	}
 	return k
+}
+
+// lightened is k with one fault made lighter (lighter) and then reduced,
+// when that still fails and ends with fewer faults than k. A lighter fault
+// that lets no other go is not kept: the counterexample stays as it was
+// found.
+func lightened(k kept, run func(kept, fault.Schedule) trial) (kept, bool) {
+	for i, f := range k.sched {
+		for _, g := range lighter(f) {
+			c := append(fault.Schedule{}, k.sched...)
+			c[i] = g
+			t := run(k, c)
+			if !t.failed {
+				continue
+			}
+			if r := reduce(kept{c, t}, run); len(r.sched) < len(k.sched) {
+				return r, true
+			}
+		}
+	}
+	return k, false
 }
 
 // without is rest, k without the faults removed, when that fails, or else

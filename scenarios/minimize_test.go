@@ -93,6 +93,9 @@ func minimizeTimed(sched fault.Schedule, fails func(fault.Schedule) bool, at fun
 	return minimize(kept{sched, first}, run).sched
 }
 
+// timedAt says a timed fault struck at its time, and a triggered one not.
+func timedAt(_ fault.Schedule, f fault.Fault) (time.Duration, bool) { return f.At, f.When == nil }
+
 // Two faults that can go only together go together: neither alone.
 func TestMinimizeRemovesAPair(t *testing.T) {
 	sched := fault.MustParseSchedule("at 1s crash s1 for 1s; at 2s crash s2 for 1s; at 3s crash s3 for 1s")
@@ -202,5 +205,54 @@ func TestMinimizeRecounts(t *testing.T) {
 	}
 	if got := FaultsLine(minimizeTimed(sched, fails, at)); got != anchor+"; when c1 notified#5: lose-reply" {
 		t.Fatalf("minimized to %q; want the notification recounted", got)
+	}
+}
+
+// Two faults made one: a pause of c1 during a disconnect of c1 absorbed by
+// the disconnect, lasting longer by as long as the pause; a crash and a
+// partition that took the quorum away together made a crash of the leader
+// over the while they overlapped.
+func TestMinimizeMerges(t *testing.T) {
+	sched := fault.MustParseSchedule("at 3.1s disconnect c1 for 3.2s; at 3.4s pause c1 910ms")
+	fails := func(s fault.Schedule) bool { return len(s) == 2 || has(s, "at 3.1s disconnect c1 for 4.11s") }
+	if got := FaultsLine(minimizeTimed(sched, fails, timedAt)); got != "at 3.1s disconnect c1 for 4.11s" {
+		t.Fatalf("minimized to %q; want the pause absorbed", got)
+	}
+	sched = fault.MustParseSchedule("at 1s crash s2 for 5s; at 2s partition s1 s3 for 8s")
+	fails = func(s fault.Schedule) bool { return len(s) == 2 || has(s, "at 2s crash leader for 4s") }
+	if got := FaultsLine(minimizeTimed(sched, fails, timedAt)); got != "at 2s crash leader for 4s" {
+		t.Fatalf("minimized to %q; want a leader crash", got)
+	}
+	apart := fault.MustParseSchedule("at 1s crash s2 for 1s; at 2s partition s1 s3 for 8s")
+	if alts := merges(apart, []strike{{apart[0].String(), time.Second}, {apart[1].String(), 2 * time.Second}}); len(alts) != 0 {
+		t.Fatalf("faults apart in time merged: %v", alts)
+	}
+}
+
+// A fault made lighter is kept when it lets another go: a lost
+// notification in place of a disconnect that needed a crash to keep the
+// session, or a disconnect half as long that needs no crash. One that
+// lets none go is not: the counterexample stays as found.
+func TestMinimizeLightens(t *testing.T) {
+	cut := "when c1 notified#5: disconnect c1 for 2.3s"
+	crash := "at 18.9s crash s2 for 5.5s"
+	fails := func(s fault.Schedule) bool {
+		return has(s, "when c1 notified#5: lose-reply") || has(s, cut) && has(s, crash)
+	}
+	if got := FaultsLine(minimizeBy(fault.MustParseSchedule(cut+"; "+crash), fails)); got != "when c1 notified#5: lose-reply" {
+		t.Fatalf("minimized to %q; want a lost notification alone", got)
+	}
+	fails = func(s fault.Schedule) bool {
+		return has(s, crash) && (has(s, cut) || has(s, "when c1 notified#5: lose-reply"))
+	}
+	if got := FaultsLine(minimizeBy(fault.MustParseSchedule(crash+"; "+cut), fails)); got != crash+"; "+cut {
+		t.Fatalf("minimized to %q; want it as found", got)
+	}
+	cut = "when c1 getData#9 applied: disconnect c1 for 2.3s"
+	fails = func(s fault.Schedule) bool {
+		return has(s, "when c1 getData#9 applied: disconnect c1 for 1.15s") || has(s, cut) && has(s, crash)
+	}
+	if got := FaultsLine(minimizeBy(fault.MustParseSchedule(cut+"; "+crash), fails)); got != "when c1 getData#9 applied: disconnect c1 for 1.15s" {
+		t.Fatalf("minimized to %q; want the disconnect halved alone", got)
 	}
 }

@@ -251,3 +251,94 @@ func withLength(f fault.Fault, d time.Duration) fault.Fault {
 	}
 	return f
 }
+
+// merges are sched with two faults made one: one absorbed by the other,
+// or two that take servers away replaced by a leader crash. Their windows
+// (from when each struck in the counterexample's run to when it was
+// undone) must overlap: it is together that they made the failure.
+func merges(sched fault.Schedule, struck []strike) []fault.Schedule {
+	at := firstStrikes(struck)
+	var out []fault.Schedule
+	for i, f := range sched {
+		for j, g := range sched {
+			fs, fe, ok1 := window(f, at)
+			gs, ge, ok2 := window(g, at)
+			if i == j || !ok1 || !ok2 || max(fs, gs) >= min(fe, ge) {
+				continue
+			}
+			if absorbs(g, f) {
+				out = append(out, absorbed(sched, i, j))
+			}
+			if i < j && takesServer(f) && takesServer(g) {
+				out = append(out, leaderCrash(sched, i, j, max(fs, gs), min(fe, ge)))
+			}
+		}
+	}
+	return out
+}
+
+// window is when f struck in a run (by at) and when it was undone; false
+// for a fault that did not strike or lasts no while.
+func window(f fault.Fault, at map[string]time.Duration) (time.Duration, time.Duration, bool) {
+	s, ok := at[f.String()]
+	return s, s + length(f), ok && length(f) > 0
+}
+
+// absorbs says whether g can take over f: both act on the same client or
+// server (a pause of c1 during a disconnect of c1).
+func absorbs(g, f fault.Fault) bool {
+	return f.A == g.A && (f.A.Kind == fault.ClientT || f.A.Kind == fault.ServerT)
+}
+
+// absorbed is sched without its fault i, and its fault j lasting longer
+// by as long as i lasted: what i held up (a client's process, a server)
+// stays held up as long, by j.
+func absorbed(sched fault.Schedule, i, j int) fault.Schedule {
+	out := append(fault.Schedule{}, sched...)
+	out[j] = withLength(out[j], length(out[j])+length(out[i]))
+	return append(out[:i], out[i+1:]...)
+}
+
+// takesServer says whether f takes a server away from the ensemble: a
+// crash, an isolation, or a cut between two servers.
+func takesServer(f fault.Fault) bool {
+	server := func(t fault.Target) bool { return t.Kind == fault.ServerT || t.Kind == fault.LeaderT }
+	switch f.Kind {
+	case fault.Crash, fault.Isolate:
+		return server(f.A)
+	case fault.Partition, fault.OneWay:
+		return server(f.A) && server(f.B)
+	}
+	return false
+}
+
+// leaderCrash is sched with its faults i and j (i < j), which took servers
+// away together from 'from' to 'to', replaced by a crash of the leader
+// over that while: either way the ensemble stops expiring sessions until a
+// leader is elected again, and its clients lose their connections.
+func leaderCrash(sched fault.Schedule, i, j int, from, to time.Duration) fault.Schedule {
+	out := append(fault.Schedule{}, sched...)
+	out[i] = fault.Fault{At: from.Round(time.Millisecond), Kind: fault.Crash, A: fault.Target{Kind: fault.LeaderT},
+		For: (to - from).Round(time.Millisecond)}
+	return append(out[:j], out[j+1:]...)
+}
+
+// lighter are lighter forms of f, the lightest first: a disconnect of the
+// client whose request or notification triggers it made a lost reply (or
+// a lost request: either drops the connection at once, and holds nothing
+// up after), and f lasting half as long.
+func lighter(f fault.Fault) []fault.Fault {
+	var out []fault.Fault
+	if w := f.When; w != nil && w.On != fault.OnHolds && f.Kind == fault.Disconnect &&
+		f.A == (fault.Target{Kind: fault.ClientT, Index: w.Client}) {
+		lost := fault.Fault{When: w, Kind: fault.LoseReply}
+		if w.On == fault.OnReceived {
+			lost.Kind = fault.LoseRequest
+		}
+		out = append(out, lost)
+	}
+	if half := (length(f) / 2).Round(time.Millisecond); half > 0 && half < length(f) {
+		out = append(out, withLength(f, half))
+	}
+	return out
+}
