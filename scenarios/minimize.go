@@ -1,33 +1,122 @@
 package scenarios
 
-import "github.com/zksim/zksim/fault"
+import (
+	"time"
 
-// minimize removes faults from sched while fails says the run without
+	"github.com/zksim/zksim/fault"
+)
+
+// strike is a fault striking in a run: its text and when.
+type strike struct {
+	text string
+	at   time.Duration
+}
+
+// trial is a run of a schedule as minimize sees it: whether it broke the
+// check, the faults that struck (in order, with when), and, when it
+// broke it, the counterexample the caller makes of it.
+type trial struct {
+	failed bool
+	struck []strike
+	cx     *Counterexample
+}
+
+// kept is a schedule that fails, with the trial that showed it.
+type kept struct {
+	sched fault.Schedule
+	tr    trial
+}
+
+// texts are the texts of struck, in order.
+func texts(struck []strike) []string {
+	out := make([]string, len(struck))
+	for i, s := range struck {
+		out[i] = s.text
+	}
+	return out
+}
+
+// minimize removes faults from k's schedule while run says the run without
 // them still fails: whole chunks first (halves, then quarters, ...), then
-// one fault at a time, until no single fault can go. The result is
-// 1-minimal: every fault left is needed. It finishes what rapid's shrinking
-// of Shrink leaves: rapid starts from random draws, each keeping most
-// faults, and when a failure hangs on many of them together none of those
-// draws fails, so rapid has nothing to shrink.
+// one fault at a time, then any two at once, until none can go; every
+// fault left is needed. It finishes what rapid's shrinking of Shrink
+// leaves: rapid starts from random draws, each keeping most faults, and
+// when a failure hangs on many of them together none of those draws
+// fails, so rapid has nothing to shrink.
 //
-// Removing a fault can shift what a later one names (a fault tied to "c2's
-// create #3" strikes another create once an earlier fault no longer makes
-// c2 retry): when the schedule without a chunk does not fail, the same
-// schedule with those later triggers renumbered is tried (renumbered).
+// A removal changes the run around the faults kept, and the schedule
+// without a chunk is mended when it no longer fails as it stands: its
+// later triggers renumbered (a fault tied to "c2's create #3" strikes
+// another create once an earlier fault no longer makes c2 retry:
+// renumbered, recounted), two clients swapped (swapped), its timed faults
+// moved as far as the removal moved the run (retimed). Two faults that
+// failed it together are made one (merges), and a fault is made lighter
+// (a shorter one, a lost reply for a disconnect: lighter) when that lets
+// another go.
+//
 // Each schedule kept is a counterexample as it stands, replayed by its own
-// run.
-//
-// struck, when set, is the order the faults of the last schedule that
-// failed struck in (their texts, first first): it tells which triggers
-// counted after a removed fault whatever they count.
-func minimize(sched fault.Schedule, fails func(fault.Schedule) bool, struck func() []string) fault.Schedule {
-	chunk := max(len(sched)/2, 1) // a lone fault is tried too
-	for chunk >= 1 && len(sched) > 0 {
+// run: run(k, sched) runs sched as it would run k's, and returns a failing
+// trial, or else the trial of k's own seed.
+func minimize(k kept, run func(kept, fault.Schedule) trial) kept {
+	k = reduce(k, run)
+	for {
+		smaller, ok := lightened(k, run)
+		if !ok {
+			return k
+		}
+		k = smaller
+	}
+}
+
+// reduce removes faults (removeAll, then removePair) and merges two into
+// one (merges) while the schedule still fails, until none of those can.
+func reduce(k kept, run func(kept, fault.Schedule) trial) kept {
+	for {
+		k = removeAll(k, run)
+		if smaller, ok := removePair(k, run); ok {
+			k = smaller
+			continue
+		}
+		merged := false
+		for _, c := range merges(k.sched, k.tr.struck) {
+			if t := run(k, c); t.failed {
+				k, merged = kept{c, t}, true
+				break
+			}
+		}
+		if !merged {
+			return k
+		}
+	}
+}
+
+// removePair removes two faults at once, any two, where neither can go
+// alone: two that shaped the run together (each delayed a client, say, and
+// the faults kept strike where they must with both or with neither) go
+// together, what is left mended as without mends it.
+func removePair(k kept, run func(kept, fault.Schedule) trial) (kept, bool) {
+	for i := range k.sched {
+		for j := i + 1; j < len(k.sched); j++ {
+			rest := append(append(append(fault.Schedule{}, k.sched[:i]...), k.sched[i+1:j]...), k.sched[j+1:]...)
+			if smaller, ok := without(k, rest, fault.Schedule{k.sched[i], k.sched[j]}, run); ok {
+				return smaller, true
+			}
+		}
+	}
+	return k, false
+}
+
+// removeAll removes chunks of faults, halves first, then quarters, down to
+// one fault at a time, until no single fault can go.
+func removeAll(k kept, run func(kept, fault.Schedule) trial) kept {
+	chunk := max(len(k.sched)/2, 1) // a lone fault is tried too
+	for chunk >= 1 && len(k.sched) > 0 {
 		removed := false
-		for start := 0; start < len(sched); {
-			end := min(start+chunk, len(sched))
-			if smaller, ok := without(sched, start, end, fails, struck); ok {
-				sched, removed = smaller, true
+		for start := 0; start < len(k.sched); {
+			end := min(start+chunk, len(k.sched))
+			rest := append(append(fault.Schedule{}, k.sched[:start]...), k.sched[end:]...)
+			if smaller, ok := without(k, rest, k.sched[start:end], run); ok {
+				k, removed = smaller, true
 				continue // the next chunk now begins at start
 			}
 			start = end
@@ -36,26 +125,80 @@ func minimize(sched fault.Schedule, fails func(fault.Schedule) bool, struck func
 			chunk /= 2
 		}
 	}
-	return sched
+	return k
 }
 
-// without is sched without its faults [start, end) when that fails, or
-// else with the later triggers renumbered, if one of those fails.
-func without(sched fault.Schedule, start, end int, fails func(fault.Schedule) bool, struck func() []string) (fault.Schedule, bool) {
-	rest := append(append(fault.Schedule{}, sched[:start]...), sched[end:]...)
-	if fails(rest) {
-		return rest, true
-	}
-	var order []string
-	if struck != nil {
-		order = struck()
-	}
-	for _, alt := range renumbered(rest, sched[start:end], order) {
-		if fails(alt) {
-			return alt, true
+// lightened is k with one fault made lighter (lighter) and then reduced,
+// when that still fails and ends with fewer faults than k. A lighter fault
+// that lets no other go is not kept: the counterexample stays as it was
+// found.
+func lightened(k kept, run func(kept, fault.Schedule) trial) (kept, bool) {
+	for i, f := range k.sched {
+		for _, g := range lighter(f) {
+			c := append(fault.Schedule{}, k.sched...)
+			c[i] = g
+			t := run(k, c)
+			if !t.failed {
+				continue
+			}
+			if r := reduce(kept{c, t}, run); len(r.sched) < len(k.sched) {
+				return r, true
+			}
 		}
 	}
-	return nil, false
+	return k, false
+}
+
+// without is rest, k without the faults removed, when that fails, or else
+// rest with the later triggers renumbered, or two clients swapped
+// (swapped), if one of those fails, or else one of those mended.
+func without(k kept, rest, removed fault.Schedule, run func(kept, fault.Schedule) trial) (kept, bool) {
+	was := make([]string, len(rest))
+	for i, f := range rest {
+		was[i] = f.String()
+	}
+	cands := []draft{{rest, was}}
+	for _, c := range append(renumbered(rest, removed, texts(k.tr.struck)), swapped(rest, removed)...) {
+		cands = append(cands, draft{c, was})
+	}
+	probes := make([]trial, len(cands))
+	for i, c := range cands {
+		if probes[i] = run(k, c.sched); probes[i].failed {
+			return kept{c.sched, probes[i]}, true
+		}
+	}
+	for i, c := range cands {
+		if smaller, ok := mended(k, c, removed, probes[i], run); ok {
+			return smaller, true
+		}
+	}
+	return k, false
+}
+
+// mended is d, whose run probe did not fail, with its timed faults moved
+// as far as removing faults moved the run (retimed), when that fails, or
+// else with one of its triggers counting an event or two further either
+// way (recounted), if one of those fails.
+func mended(k kept, d draft, removed fault.Schedule, probe trial, run func(kept, fault.Schedule) trial) (kept, bool) {
+	tm, ok := timingOf(d, removed, k.tr.struck, probe.struck)
+	if !ok {
+		return k, false
+	}
+	if re, moved := retimed(d, tm); moved {
+		if probe = run(k, re.sched); probe.failed {
+			return kept{re.sched, probe}, true
+		}
+		if tm, ok = timingOf(re, removed, k.tr.struck, probe.struck); !ok {
+			return k, false
+		}
+		d = re
+	}
+	for _, alt := range recounted(d, tm) {
+		if t := run(k, alt.sched); t.failed {
+			return kept{alt.sched, t}, true
+		}
+	}
+	return k, false
 }
 
 // renumbered are rest with the triggers that counted past a removed

@@ -16,6 +16,7 @@ import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/sim"
 )
 
 // Counterexample is a failing run made as small as the search could: the
@@ -31,9 +32,9 @@ type Counterexample struct {
 	TraceHash  string             `json:"trace_hash"`
 	// Tries is how many runs the search and the shrinking made.
 	Tries int `json:"tries"`
-	// struck is the order its faults struck in (their texts), for
-	// minimize's renumbering.
-	struck []string
+	// struck are its faults as they struck (in order, with when), for
+	// minimize.
+	struck []strike
 }
 
 // Faults is the schedule in the one-line form the tool and a test flag
@@ -101,7 +102,7 @@ func Shrink(spec Spec, seed uint64, checks int) (*Counterexample, error) {
 // check (the original's included), and the faults of the smallest
 // counterexample so far.
 func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, progress func(runs, failing, faults int)) (*Counterexample, error) {
-	orig, err := Run(spec, seed, Options{})
+	orig, err := Run(spec, seed, Options{KeepTrace: true}) // the trace says when each fault struck
 	if err != nil {
 		return nil, err
 	}
@@ -114,15 +115,16 @@ func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, prog
 	k, _ := lookupKind(base.Kind)
 	best := &Counterexample{Spec: withSchedule(base, full), Seed: seed, Clients: base.Clients, Rounds: base.Workload.Rounds,
 		Schedule: full, Violations: orig.Violations, TraceHash: HashString(orig.Result.Hash), Tries: 1,
-		struck: orig.World.Struck().Texts()}
-	tries, failing := 1, 1
-	ran := func(failed bool) {
+		struck: strikes(orig)}
+	tries, failing, size := 1, 1, len(full)
+	ran := func(failed bool, faults int) {
 		tries++
 		if failed {
 			failing++
+			size = min(size, faults)
 		}
 		if progress != nil {
-			progress(tries, failing, len(best.Schedule))
+			progress(tries, failing, size)
 		}
 	}
 	err = runRapid(checks, 1, func(t *rapid.T) {
@@ -139,38 +141,70 @@ func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, prog
 			}
 		}
 		s := resized(withSchedule(spec, sched), clients, rounds)
-		o, err := Run(s, seed, Options{})
-		ran(err == nil && hasCheck(o, target))
+		o, err := Run(s, seed, Options{KeepTrace: true})
+		ran(err == nil && hasCheck(o, target), len(sched))
 		if err != nil {
 			t.Skip(err.Error()) // cannot run this draw (not a counterexample)
 		}
 		if hasCheck(o, target) {
-			best = &Counterexample{Spec: s, Seed: seed, Clients: clients, Rounds: rounds, Schedule: sched,
-				Violations: o.Violations, TraceHash: HashString(o.Result.Hash), struck: o.World.Struck().Texts()}
+			best = counterexample(s, seed, clients, rounds, sched, o)
 			t.Fatalf("still fails")
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	best.Schedule = minimize(best.Schedule, func(sched fault.Schedule) bool {
-		s := resized(withSchedule(spec, sched), best.Clients, best.Rounds)
-		for _, sd := range reseeds(best.Seed) {
-			if ctx.Err() != nil {
-				return false
-			}
-			o, err := Run(s, sd, Options{})
-			ran(err == nil && hasCheck(o, target))
-			if err == nil && hasCheck(o, target) {
-				best = &Counterexample{Spec: s, Seed: sd, Clients: best.Clients, Rounds: best.Rounds, Schedule: sched,
-					Violations: o.Violations, TraceHash: HashString(o.Result.Hash), struck: o.World.Struck().Texts()}
-				return true
-			}
-		}
-		return false
-	}, func() []string { return best.struck })
+	found := minimize(kept{best.Schedule, trial{failed: true, struck: best.struck, cx: best}}, rerun(ctx, spec, target, ran))
+	best = found.tr.cx
 	best.Tries = tries // the original stands when no smaller schedule fails
 	return best, nil
+}
+
+// rerun is how minimize runs a schedule: with the clients and rounds of
+// the counterexample it shrinks and its seed, or else one of a few others
+// (reseeds), until one breaks the target check. It returns that run's
+// trial, or the first seed's when none breaks it (or none when ctx ended).
+// ran counts each run.
+func rerun(ctx context.Context, spec Spec, target string, ran func(failed bool, faults int)) func(kept, fault.Schedule) trial {
+	return func(from kept, sched fault.Schedule) trial {
+		cx := from.tr.cx
+		s := resized(withSchedule(spec, sched), cx.Clients, cx.Rounds)
+		var first trial
+		for i, sd := range reseeds(cx.Seed) {
+			if ctx.Err() != nil {
+				break
+			}
+			o, err := Run(s, sd, Options{KeepTrace: true})
+			failed := err == nil && hasCheck(o, target)
+			ran(failed, len(sched))
+			switch {
+			case failed:
+				return trial{failed: true, struck: strikes(o), cx: counterexample(s, sd, cx.Clients, cx.Rounds, sched, o)}
+			case err == nil && i == 0:
+				first = trial{struck: strikes(o)}
+			}
+		}
+		return first
+	}
+}
+
+// counterexample is the failing run o of spec s (clients and rounds as
+// given, faults sched) with seed.
+func counterexample(s Spec, seed uint64, clients, rounds int, sched fault.Schedule, o *Outcome) *Counterexample {
+	return &Counterexample{Spec: s, Seed: seed, Clients: clients, Rounds: rounds, Schedule: sched,
+		Violations: o.Violations, TraceHash: HashString(o.Result.Hash), struck: strikes(o)}
+}
+
+// strikes are the faults that struck in o, in order, with when: read from
+// its trace, which the run must have kept.
+func strikes(o *Outcome) []strike {
+	var out []strike
+	for r := range o.World.Trace().All() {
+		if r.Kind == sim.KFault {
+			out = append(out, strike{r.Path, r.At.Std()})
+		}
+	}
+	return out
 }
 
 // Run hunts for a counterexample. It returns nil when rapid found none in
