@@ -167,7 +167,14 @@ func (e *Election) acknowledge(ctx context.Context, lease *Lease) error {
 			e.acked = true // ours: an earlier attempt whose reply was lost
 			return nil
 		}
-		ops := []any{&zk.CheckVersionRequest{Path: e.node, Version: -1}}
+		mine, err := e.ownNode(ctx)
+		if transient(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		ops := []any{&zk.CheckVersionRequest{Path: e.node, Version: mine.Version}}
 		if ok {
 			ops = append(ops, &zk.DeleteRequest{Path: ack, Version: st.Version})
 		}
@@ -191,6 +198,27 @@ func (e *Election) acknowledge(ctx context.Context, lease *Lease) error {
 		e.acked = true
 		return err
 	}
+}
+
+// ownNode is our candidate node's Stat, when the current session owns it.
+// A client that gave its session up by its own clock while the servers
+// still hold it (and our node) is in a new session: that node makes the
+// old session leader, not this one, and an acknowledgement made now
+// would belong to a session whose node is not the leader's (it would
+// outlive the node, for the next leader to delete as another session's).
+// So we do not lead (ErrLost); a node gone is ErrNodeVanished.
+func (e *Election) ownNode(ctx context.Context) (*zk.Stat, error) {
+	session := e.conn.SessionID()
+	ok, st, err := e.conn.Exists(ctx, e.node)
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok:
+		return nil, ErrNodeVanished
+	case st.EphemeralOwner != session || e.conn.SessionID() != session:
+		return nil, ErrLost
+	}
+	return st, nil
 }
 
 // abandon deletes our node (and our acknowledgement) after a failed or

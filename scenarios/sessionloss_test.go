@@ -185,11 +185,18 @@ func TestShrinkCountsFailingRuns(t *testing.T) {
 // time, a live session's node. A new candidacy now starts with nothing
 // acknowledged, and deletes an acknowledgement only while its own session
 // owns it.
+//
+// And (seed 1419): a candidate that gave its session up by its own clock
+// while the servers still held it and its node went on, in its next
+// session, to acknowledge as the leader that old node made it. The
+// acknowledgement belonged to the new session, outlived the node, and the
+// next leader deleted it as another session's. A candidate now leads only
+// by a node its current session owns (Election.ownNode).
 func TestElectionDeletesOnlyItsOwnAcknowledgement(t *testing.T) {
 	r := sessionRates
 	spec := SessionPaced(Spec{Kind: "election", Rates: &r, Workload: Workload{Fenced: true},
 		Ensemble: sim.Config{LocalSessionLoss: true}})
-	for _, seed := range []uint64{128, 375, 692} {
+	for _, seed := range []uint64{128, 375, 692, 1419} {
 		o, err := Run(spec, seed, Options{})
 		if err != nil {
 			t.Fatal(err)
