@@ -52,7 +52,8 @@ func texts(struck []strike) []string {
 // moved as far as the removal moved the run (retimed). Two faults that
 // failed it together are made one (merges), and a fault is made lighter
 // (a shorter one, a lost reply for a disconnect: lighter) when that lets
-// another go.
+// another go; a fault removed that held the run up may leave a timed fault
+// kept made wider in its place (stretched).
 //
 // Each schedule kept is a counterexample as it stands, replayed by its own
 // run: run(k, sched) runs sched as it would run k's, and returns a failing
@@ -151,7 +152,9 @@ func lightened(k kept, run func(kept, fault.Schedule) trial) (kept, bool) {
 
 // without is rest, k without the faults removed, when that fails, or else
 // rest with the later triggers renumbered, or two clients swapped
-// (swapped), if one of those fails, or else one of those mended.
+// (swapped), if one of those fails, or else one of those mended, or else,
+// for a single fault removed, rest with a timed fault made wider
+// (stretched).
 func without(k kept, rest, removed fault.Schedule, run func(kept, fault.Schedule) trial) (kept, bool) {
 	was := make([]string, len(rest))
 	for i, f := range rest {
@@ -170,6 +173,14 @@ func without(k kept, rest, removed fault.Schedule, run func(kept, fault.Schedule
 	for i, c := range cands {
 		if smaller, ok := mended(k, c, removed, probes[i], run); ok {
 			return smaller, true
+		}
+	}
+	if len(removed) > 1 {
+		return k, false // a wider fault stands in for one removed at a time
+	}
+	for _, c := range stretched(rest, removed) {
+		if t := run(k, c); t.failed {
+			return kept{c, t}, true
 		}
 	}
 	return k, false

@@ -256,3 +256,26 @@ func TestMinimizeLightens(t *testing.T) {
 		t.Fatalf("minimized to %q; want the disconnect halved alone", got)
 	}
 }
+
+// A timed fault is stretched in place of a hold-up removed: the failure
+// needs c2's read inside s3's lag, and the delayed reply only moved the
+// read into it; a lag from the run's start to where it ended plus the
+// delay takes the read in without the delay. A removed fault that held
+// nothing up stretches nothing.
+func TestMinimizeStretches(t *testing.T) {
+	lag, delay := "at 5s lag s3 for 1s", "when c2 getData#2 applied: delay 1.5s"
+	fails := func(s fault.Schedule) bool {
+		return has(s, lag) && has(s, delay) || has(s, "at 0s lag s3 for 7.5s")
+	}
+	if got := FaultsLine(minimizeBy(fault.MustParseSchedule(lag+"; "+delay), fails)); got != "at 0s lag s3 for 7.5s" {
+		t.Fatalf("minimized to %q; want the lag stretched alone", got)
+	}
+	alts := stretched(fault.MustParseSchedule(lag+"; when c1 create#1 applied: lose-reply"), fault.MustParseSchedule(delay))
+	if len(alts) != 2 || FaultsLine(alts[0]) != "at 5s lag s3 for 2.5s; when c1 create#1 applied: lose-reply" ||
+		FaultsLine(alts[1]) != "at 0s lag s3 for 7.5s; when c1 create#1 applied: lose-reply" {
+		t.Fatalf("stretched: %v", alts)
+	}
+	if alts := stretched(fault.MustParseSchedule(lag), fault.MustParseSchedule("when c1 create#1 applied: lose-reply")); len(alts) != 0 {
+		t.Fatalf("stretched for a lost reply: %v", alts)
+	}
+}

@@ -342,3 +342,48 @@ func lighter(f fault.Fault) []fault.Fault {
 	}
 	return out
 }
+
+// stretched are rest with one of its timed faults that last a while made
+// wider, when the fault removed held the run up (a delayed reply, a lost
+// connection, a pause): that fault only moved when the clients did what
+// they did, so that it fell inside the window of a fault kept (reads
+// while a server lags, say); a wider window takes it in without the
+// hold-up. Each such fault is tried lasting longer by the hold-up, and
+// from the run's start until it ended plus the hold-up.
+func stretched(rest, removed fault.Schedule) []fault.Schedule {
+	var held time.Duration
+	for _, r := range removed {
+		held += holdUp(r)
+	}
+	if held == 0 {
+		return nil
+	}
+	var out []fault.Schedule
+	for i, f := range rest {
+		n := length(f)
+		if f.When != nil || n == 0 {
+			continue
+		}
+		wider := []fault.Fault{withLength(f, n+held)}
+		if f.At > 0 {
+			from := withLength(f, f.At+n+held)
+			from.At = 0
+			wider = append(wider, from)
+		}
+		for _, g := range wider {
+			alt := append(fault.Schedule{}, rest...)
+			alt[i] = g
+			out = append(out, alt)
+		}
+	}
+	return out
+}
+
+// holdUp is how long f holds up what it strikes: a delayed reply's delay,
+// or the while f lasts (length).
+func holdUp(f fault.Fault) time.Duration {
+	if f.Kind == fault.Delay {
+		return f.D
+	}
+	return length(f)
+}

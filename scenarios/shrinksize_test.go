@@ -34,6 +34,7 @@ func TestShrinkSizes(t *testing.T) {
 	}
 	var sizes []int
 	var above []string
+	runs := 0
 	for _, l := range lessons {
 		spec := SessionPaced(Spec{Kind: l.Scenario.Spec.Kind, Variant: l.Variant.Name, Rates: &shrinkRates,
 			Ensemble: l.Scenario.Spec.Ensemble})
@@ -52,14 +53,16 @@ func TestShrinkSizes(t *testing.T) {
 			t.Fatal(err)
 		}
 		sizes = append(sizes, len(c.Schedule))
-		t.Logf("%-36s seed %4d: %3d faults → %d: %s", l.Variant.Name, f.Seed, len(o.Schedule), len(c.Schedule), c.Faults())
+		runs += c.Tries
+		t.Logf("%-36s seed %4d: %3d faults → %d in %4d runs: %s", l.Variant.Name, f.Seed, len(o.Schedule), len(c.Schedule),
+			c.Tries, c.Faults())
 		if len(c.Schedule) > 3 {
 			above = append(above, fmt.Sprintf("%s (%d)", l.Variant.Name, len(c.Schedule)))
 		}
 	}
 	slices.Sort(sizes)
-	t.Logf("%d counterexamples; faults after shrinking: %v; above 3: %d %s", len(sizes), sizes, len(above),
-		strings.Join(above, ", "))
+	t.Logf("%d counterexamples; faults after shrinking: %v; above 3: %d %s; %d shrinking runs", len(sizes), sizes,
+		len(above), strings.Join(above, ", "), runs)
 	if len(above) > 0 {
 		t.Errorf("%d counterexamples end above 3 faults: %s", len(above), strings.Join(above, ", "))
 	}
