@@ -13,6 +13,15 @@
 // recipe run unchanged in virtual time under the simulator and in real time
 // against a real server. A recipe must therefore never use time.Sleep,
 // time.After, context.WithTimeout or raw channels to wait; it asks the Conn.
+// In the simulator the Go primitives that block (a channel receive or send,
+// a select, a sync.Mutex, RWMutex, WaitGroup or Cond, time.Sleep, a loop
+// that never calls the Conn) wait outside the scheduler: virtual time
+// stands still, no other client runs, and the run cannot repeat. The
+// simulator notices a client that keeps control for a while in real time
+// (sim.Config.StallTimeout, 5s) and ends the run with a StallError that
+// says which of these the client was doing and where in its code
+// ("it waits on a Go channel (chan receive) in app.(*Lock).Acquire
+// (lock.go:42)").
 //
 // The session's lifecycle is the recipe's to handle, as it is in real
 // libraries: a Conn closes (Close), opens another session for the same

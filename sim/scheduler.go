@@ -429,12 +429,21 @@ func (e *BudgetError) Error() string {
 type StallError struct {
 	Client string
 	For    string // how long, in real time, it was waited for
+	Wait   string // what it does, in plain words ("waits on a Go channel (chan receive)"), if known
+	Where  string // the innermost frame of its own code, "function (file:line)", if known
 }
 
 func (e *StallError) Error() string {
-	return fmt.Sprintf("client %s blocked outside the simulator: it did not return control for %s "+
-		"(a raw channel, a mutex, time.Sleep or an endless loop; wait only through client.Conn)",
-		e.Client, e.For)
+	msg := fmt.Sprintf("client %s blocked outside the simulator: it did not return control for %s", e.Client, e.For)
+	if e.Wait != "" {
+		msg += ": it " + e.Wait
+		if e.Where != "" {
+			msg += " in " + e.Where
+		}
+	}
+	return msg + ". A client waits only through client.Conn (its calls, a Watch, Sleep, NewTimer, " +
+		"WithTimeout, Select): a raw channel, a mutex, time.Sleep or a loop that never calls the Conn " +
+		"waits outside the simulator's virtual time"
 }
 
 // ClientError reports a client process that returned an error or panicked.

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -220,6 +222,61 @@ func TestClientBlockedOnRawChannelIsReported(t *testing.T) {
 	}
 	if s.Client != "c2" || !strings.Contains(s.Error(), "client c2 blocked outside the simulator") {
 		t.Fatalf("stall report %q does not name client c2", s.Error())
+	}
+}
+
+// The stall report says what the stuck client does and where in its own
+// code: a Go channel, a mutex, the wall clock, a loop that never waits.
+func TestStallReportSaysWhatTheClientDid(t *testing.T) {
+	// Once each stuck client is released, every goroutine of the run must
+	// end (the next case's report must find its own client alone).
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	cases := []struct {
+		name  string
+		says  string
+		block func(release *atomic.Bool, mu *sync.Mutex)
+	}{
+		{"channel", "waits on a Go channel (chan receive)", func(release *atomic.Bool, _ *sync.Mutex) {
+			never := make(chan struct{})
+			go func() {
+				for !release.Load() {
+					time.Sleep(time.Millisecond)
+				}
+				close(never)
+			}()
+			<-never
+		}},
+		{"mutex", "waits on a sync primitive (sync.Mutex.Lock)", func(_ *atomic.Bool, mu *sync.Mutex) { mu.Lock(); mu.Unlock() }},
+		{"sleep", "sleeps on the wall clock (time.Sleep)", func(release *atomic.Bool, _ *sync.Mutex) {
+			for !release.Load() {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}},
+		{"loop", "runs without calling the Conn", func(release *atomic.Bool, _ *sync.Mutex) {
+			for !release.Load() {
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			release, mu := &atomic.Bool{}, &sync.Mutex{}
+			mu.Lock()
+			_, res := runAllowingFailure(t, Config{Seed: 1, StallTimeout: 300 * time.Millisecond},
+				func(ctx context.Context, conn client.Conn) error {
+					c.block(release, mu)
+					return nil
+				})
+			release.Store(true)
+			mu.Unlock()
+			time.Sleep(50 * time.Millisecond) // the released client and its run wind down
+			var s *StallError
+			if !errors.As(res.Err, &s) {
+				t.Fatalf("run ended with %v, want a StallError", res.Err)
+			}
+			if !strings.Contains(s.Error(), "it "+c.says) || !strings.Contains(s.Where, "scheduler_test.go:") {
+				t.Fatalf("stall report %q: want it to say %q, in this test's code", s.Error(), c.says)
+			}
+		})
 	}
 }
 

@@ -68,6 +68,10 @@ type Task struct {
 // errKilled unwinds a task's stack when the run ends while it is parked.
 type killedSignal struct{}
 
+// taskBody names the function every task's body runs in, which the stall
+// report looks for among the goroutines' stacks (stall.Blocked).
+const taskBody = "zksim/sim.(*Scheduler).spawn.func1"
+
 // spawn starts a task running body. It becomes runnable at once.
 func (s *Scheduler) spawn(name string, body func(t *Task) error) *Task {
 	t := &Task{s: s, id: len(s.tasks), name: name, cancelIdx: -1}

@@ -405,7 +405,9 @@ func (w *World) runWatched() error {
 			w.s.shutdown()
 		}
 	}()
+	var wait, where string // what the stuck client does, read while it still does it
 	go stall.Watch(w.s, w.cfg.StallTimeout, finished, func() {
+		wait, where = stall.Blocked(taskBody)
 		w.s.stalled.Store(true)
 		close(stalled)
 	})
@@ -418,7 +420,7 @@ func (w *World) runWatched() error {
 		if id := w.s.running.Load(); id > 0 {
 			name = w.s.tasks[id-1].name
 		}
-		return &StallError{Client: name, For: w.cfg.StallTimeout.String()}
+		return &StallError{Client: name, For: w.cfg.StallTimeout.String(), Wait: wait, Where: where}
 	}
 }
 

@@ -1,0 +1,101 @@
+package stall
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"strings"
+)
+
+// Blocked says what a stalled client is doing, read from every
+// goroutine's stack: the goroutine whose stack runs through a function
+// named marker (the simulator's task body) and is not parked as a
+// coroutine (the other clients, handed back to the scheduler, are). It
+// returns the runtime's word for its wait ("chan receive", "sync.Mutex.Lock",
+// "sleep", "running" ...) in plain words, and the innermost frame of the
+// client's own code (function, file and line), past the runtime's, sync's
+// and time's. Both are "" unless exactly one such goroutine is found (runs
+// of other worlds in the same process, stuck too, would make it a guess).
+func Blocked(marker string) (wait, where string) {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	return blockedIn(buf, marker)
+}
+
+// blockedIn is Blocked on the dump of runtime.Stack(buf, true).
+func blockedIn(dump []byte, marker string) (wait, where string) {
+	found := 0
+	for _, g := range bytes.Split(dump, []byte("\n\n")) {
+		text := string(g)
+		state, ok := goroutineState(text)
+		if !ok || state == "coroutine" || !strings.Contains(text, marker) {
+			continue
+		}
+		if found++; found > 1 {
+			return "", ""
+		}
+		wait, where = waitWords(state), ownFrame(text)
+	}
+	return wait, where
+}
+
+// goroutineState is the wait reason in a goroutine's header
+// ("goroutine 23 [chan receive, 2 minutes]:" → "chan receive").
+func goroutineState(g string) (string, bool) {
+	header, _, _ := strings.Cut(g, "\n")
+	open, close := strings.IndexByte(header, '['), strings.LastIndexByte(header, ']')
+	if !strings.HasPrefix(header, "goroutine ") || open < 0 || close < open {
+		return "", false
+	}
+	state, _, _ := strings.Cut(header[open+1:close], ",")
+	return state, true
+}
+
+// waitWords says what the runtime's wait reason means for a client.
+func waitWords(state string) string {
+	switch {
+	case strings.HasPrefix(state, "chan "):
+		return "waits on a Go channel (" + state + ")"
+	case strings.HasPrefix(state, "select"):
+		return "waits in a Go select (" + state + ")"
+	case strings.HasPrefix(state, "sync.") || state == "semacquire":
+		return "waits on a sync primitive (" + state + ")"
+	case state == "sleep":
+		return "sleeps on the wall clock (time.Sleep)"
+	case state == "running" || state == "runnable":
+		return "runs without calling the Conn (a loop that never waits)"
+	}
+	return "is blocked (" + state + ")"
+}
+
+// ownFrame is the innermost frame of g's stack outside the runtime, sync,
+// time and the iterator the simulator runs clients in: "function
+// (file:line)".
+func ownFrame(g string) string {
+	lines := strings.Split(g, "\n")
+	for i := 1; i+1 < len(lines); i += 2 {
+		fn := strings.TrimSpace(lines[i])
+		if fn == "" || systemFrame(fn) {
+			continue
+		}
+		if paren := strings.LastIndexByte(fn, '('); paren > 0 {
+			fn = fn[:paren]
+		}
+		file := strings.TrimSpace(lines[i+1])
+		if sp := strings.IndexByte(file, ' '); sp > 0 {
+			file = file[:sp]
+		}
+		return fmt.Sprintf("%s (%s)", fn, file)
+	}
+	return ""
+}
+
+// systemFrame reports whether a stack frame's function is Go's own.
+func systemFrame(fn string) bool {
+	for _, p := range []string{"runtime.", "internal/", "sync.", "sync/", "time.", "iter."} {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
+}

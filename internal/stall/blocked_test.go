@@ -1,0 +1,40 @@
+package stall
+
+import "testing"
+
+const stuckDump = `goroutine 1 [chan receive]:
+testing.(*T).Run(0x1, {0x2, 0x3})
+	/go/src/testing/testing.go:2109 +0x4e5
+
+goroutine 23 [sync.Mutex.Lock, 2 minutes]:
+internal/sync.runtime_SemacquireMutex(0x1?, 0x0?, 0x0?)
+	/go/src/runtime/sema.go:95 +0x25
+sync.(*Mutex).Lock(...)
+	/go/src/sync/mutex.go:46
+example.com/app.(*Lock).Acquire(0x2)
+	/src/app/lock.go:42 +0x19
+github.com/zksim/zksim/sim.(*Scheduler).spawn.func1(0x3?)
+	/src/sim/task.go:85 +0x72
+
+goroutine 24 [coroutine]:
+github.com/zksim/zksim/sim.(*Scheduler).spawn.func1(0x4?)
+	/src/sim/task.go:85 +0x72
+`
+
+func TestBlockedIn(t *testing.T) {
+	wait, where := blockedIn([]byte(stuckDump), "zksim/sim.(*Scheduler).spawn.func1")
+	if wait != "waits on a sync primitive (sync.Mutex.Lock)" || where != "example.com/app.(*Lock).Acquire (/src/app/lock.go:42)" {
+		t.Fatalf("blockedIn = %q, %q", wait, where)
+	}
+	// Two stuck clients (two runs in one process): no guess.
+	two := stuckDump + "\n" + `goroutine 30 [chan send]:
+github.com/zksim/zksim/sim.(*Scheduler).spawn.func1(0x5?)
+	/src/sim/task.go:85 +0x72
+`
+	if wait, where := blockedIn([]byte(two), "zksim/sim.(*Scheduler).spawn.func1"); wait != "" || where != "" {
+		t.Fatalf("blockedIn of two stuck clients = %q, %q; want no guess", wait, where)
+	}
+	if wait, _ := blockedIn([]byte(stuckDump), "no such function"); wait != "" {
+		t.Fatalf("blockedIn without the marker = %q", wait)
+	}
+}
