@@ -16,7 +16,6 @@ import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
-	"github.com/zksim/zksim/sim"
 )
 
 // Counterexample is a failing run made as small as the search could: the
@@ -102,7 +101,7 @@ func Shrink(spec Spec, seed uint64, checks int) (*Counterexample, error) {
 // check (the original's included), and the faults of the smallest
 // counterexample so far.
 func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, progress func(runs, failing, faults int)) (*Counterexample, error) {
-	orig, err := Run(spec, seed, Options{KeepTrace: true}) // the trace says when each fault struck
+	orig, err := Run(spec, seed, Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +140,7 @@ func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, prog
 			}
 		}
 		s := resized(withSchedule(spec, sched), clients, rounds)
-		o, err := Run(s, seed, Options{KeepTrace: true})
+		o, err := Run(s, seed, Options{})
 		ran(err == nil && hasCheck(o, target), len(sched))
 		if err != nil {
 			t.Skip(err.Error()) // cannot run this draw (not a counterexample)
@@ -174,7 +173,7 @@ func rerun(ctx context.Context, spec Spec, target string, ran func(failed bool, 
 			if ctx.Err() != nil {
 				break
 			}
-			o, err := Run(s, sd, Options{KeepTrace: true})
+			o, err := Run(s, sd, Options{})
 			failed := err == nil && hasCheck(o, target)
 			ran(failed, len(sched))
 			switch {
@@ -195,14 +194,13 @@ func counterexample(s Spec, seed uint64, clients, rounds int, sched fault.Schedu
 		Violations: o.Violations, TraceHash: HashString(o.Result.Hash), struck: strikes(o)}
 }
 
-// strikes are the faults that struck in o, in order, with when: read from
-// its trace, which the run must have kept.
+// strikes are the faults that struck in o, in order, with when (the
+// world keeps both; no trace is needed).
 func strikes(o *Outcome) []strike {
-	var out []strike
-	for r := range o.World.Trace().All() {
-		if r.Kind == sim.KFault {
-			out = append(out, strike{r.Path, r.At.Std()})
-		}
+	at := o.World.StruckAt()
+	out := make([]strike, len(at))
+	for i, f := range o.World.Struck() {
+		out[i] = strike{f.String(), at[i].Std()}
 	}
 	return out
 }

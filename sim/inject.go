@@ -125,7 +125,7 @@ func (p *faultPlan) on(key fault.Trigger, at hit) effect {
 // event happened; strike says what becomes of the triggering message.
 func (w *World) strike(f fault.Fault, at hit) effect {
 	w.s.recordFault(f, f.String())
-	w.struck = append(w.struck, f)
+	w.struck, w.struckAt = append(w.struck, f), append(w.struckAt, w.s.now)
 	switch f.Kind {
 	case fault.Crash:
 		return w.strikeCrash(f, at)
@@ -400,3 +400,6 @@ func (w *World) eachLink(fn func(*link)) {
 
 // Struck is the faults that struck, in the order they did.
 func (w *World) Struck() fault.Schedule { return w.struck }
+
+// StruckAt is when each fault of Struck struck, in the same order.
+func (w *World) StruckAt() []Time { return w.struckAt }

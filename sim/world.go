@@ -154,14 +154,15 @@ func (c *Config) defaults() {
 
 // World is one simulated run: servers, clients, the scheduler and the trace.
 type World struct {
-	cfg     Config
-	s       *Scheduler
-	trace   *Trace
-	struck  fault.Schedule // the faults that struck, in order
-	salt    uint64
-	servers []*server
-	peers   [][]*link // peers[a][b]: server a → server b
-	clients []*Client // each process's first session, by client index
+	cfg      Config
+	s        *Scheduler
+	trace    *Trace
+	struck   fault.Schedule // the faults that struck, in order
+	struckAt []Time         // when each of struck did
+	salt     uint64
+	servers  []*server
+	peers    [][]*link // peers[a][b]: server a → server b
+	clients  []*Client // each process's first session, by client index
 	// sessions are every session of every process, in the order opened.
 	sessions []*Client
 	ops      uint64
