@@ -135,11 +135,11 @@ type waitStory struct {
 // object tell, described by the first of them; when every one is
 // unjudged, the undecided verdict they tell (unfinishedViolation).
 func lateWaitsViolation(in *Input, object string, ws []lateWait, story func(Operation) waitStory) Violation {
-	if judged := slices.DeleteFunc(slices.Clone(ws), func(w lateWait) bool { return w.unjudged }); len(judged) > 0 {
-		ws = judged
-	} else {
+	judged := slices.DeleteFunc(slices.Clone(ws), func(w lateWait) bool { return w.unjudged })
+	if len(judged) == 0 {
 		return unfinishedViolation(in, object, ws)
 	}
+	ws = judged
 	slices.SortFunc(ws, func(a, b lateWait) int {
 		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.op.Client, b.op.Client), cmp.Compare(a.op.Call, b.op.Call))
 	})

@@ -2,7 +2,6 @@ package models
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 )
@@ -36,7 +35,7 @@ func unfinishedOps(in *Input, object string, ops []Operation) Violation {
 		for _, op := range ops[1:] {
 			others = append(others, fmt.Sprintf("c%d's %s", op.Client+1, op.Kind))
 		}
-		msg += "; nor " + strings.Join(slices.Compact(others), ", ")
+		msg += "; nor " + strings.Join(others, ", ")
 	}
 	return Violation{Check: "liveness", Kind: Undecided, Object: object, At: in.End - in.Start, Message: msg, Ops: ops}
 }

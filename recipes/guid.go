@@ -49,7 +49,7 @@ func createGUIDNode(ctx context.Context, conn client.Conn, dir, prefix string, d
 		inDoubt = true
 		node, err = findGUIDNode(ctx, conn, dir, prefix)
 		if err != nil {
-			return "", giveUpGUIDNode(ctx, conn, dir, prefix, !mistakes.forget && inDoubt, err)
+			return "", giveUpGUIDNode(ctx, conn, dir, prefix, !mistakes.forget, err)
 		}
 		if node != "" {
 			return node, nil

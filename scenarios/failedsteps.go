@@ -22,9 +22,12 @@ import (
 // the key "failed:" and the object, in causes (made if nil). It needs the
 // run's kept trace.
 func failedStepCauses(w *sim.World, vs []models.Violation, causes map[string]string) map[string]string {
+	if w == nil {
+		return causes
+	}
 	var facts *runFacts
 	for _, v := range vs {
-		if w == nil || v.Check != "double-barrier" || !strings.Contains(v.Message, models.FailedStepHint) || len(v.Ops) == 0 {
+		if v.Check != "double-barrier" || !strings.Contains(v.Message, models.FailedStepHint) || len(v.Ops) == 0 {
 			continue
 		}
 		if facts == nil {
