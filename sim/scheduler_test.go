@@ -247,10 +247,8 @@ func TestStallReportSaysWhatTheClientDid(t *testing.T) {
 			<-never
 		}},
 		{"mutex", "waits on a sync primitive (sync.Mutex.Lock)", func(_ *atomic.Bool, mu *sync.Mutex) { mu.Lock(); mu.Unlock() }},
-		{"sleep", "sleeps on the wall clock (time.Sleep)", func(release *atomic.Bool, _ *sync.Mutex) {
-			for !release.Load() {
-				time.Sleep(10 * time.Millisecond)
-			}
+		{"sleep", "sleeps on the wall clock (time.Sleep)", func(*atomic.Bool, *sync.Mutex) {
+			time.Sleep(time.Second) // one sleep, longer than the stall timeout: never caught between two
 		}},
 		{"loop", "runs without calling the Conn", func(release *atomic.Bool, _ *sync.Mutex) {
 			for !release.Load() {
@@ -259,16 +257,17 @@ func TestStallReportSaysWhatTheClientDid(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			release, mu := &atomic.Bool{}, &sync.Mutex{}
+			release, mu, returned := &atomic.Bool{}, &sync.Mutex{}, make(chan struct{})
 			mu.Lock()
 			_, res := runAllowingFailure(t, Config{Seed: 1, StallTimeout: 300 * time.Millisecond},
 				func(ctx context.Context, conn client.Conn) error {
+					defer close(returned)
 					c.block(release, mu)
 					return nil
 				})
 			release.Store(true)
 			mu.Unlock()
-			time.Sleep(50 * time.Millisecond) // the released client and its run wind down
+			<-returned // the released client is done before the next case looks
 			var s *StallError
 			if !errors.As(res.Err, &s) {
 				t.Fatalf("run ended with %v, want a StallError", res.Err)
