@@ -153,10 +153,12 @@ type Conn interface {
 	NewSession(ctx context.Context) (Conn, error)
 
 	Clock
+	Process
 }
 
-// Waitable is what Clock.Select waits on: a Watch, a Subscription or a
-// Timer of the same world (and, in the simulator, of the same process).
+// Waitable is what Clock.Select waits on: a Watch, a Subscription, a
+// Timer, a Task, an Event or a Mailbox of the same world (and, in the
+// simulator, of the same process).
 type Waitable interface {
 	// Poll returns, without blocking, what is ready: a fired watch's event
 	// (it stays fired), a subscription's next event (taken from it), or a

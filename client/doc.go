@@ -13,7 +13,11 @@
 // recipe run unchanged in virtual time under the simulator and in real time
 // against a real server. A recipe must therefore never use time.Sleep,
 // time.After, context.WithTimeout or raw channels to wait; it asks the Conn.
-// In the simulator the Go primitives that block (a channel receive or send,
+// A recipe that runs work beside its caller (a listener, a callback
+// dispatcher, as real libraries do on threads of their own) starts it with
+// the Conn's Go, and its tasks coordinate by the Conn's mutexes and events
+// and by Mailboxes, never by goroutines, channels or package sync (see
+// Process). In the simulator the Go primitives that block (a channel receive or send,
 // a select, a sync.Mutex, RWMutex, WaitGroup or Cond, time.Sleep, a loop
 // that never calls the Conn) wait outside the scheduler: virtual time
 // stands still, no other client runs, and the run cannot repeat. The
@@ -30,7 +34,10 @@
 // waits for the first of several watches, session events and timers
 // (Select, NewTimer). A recipe that must react to "my watch fired or my
 // session changed" writes one Select, and it runs deterministically in the
-// simulator and as a plain select against a live ensemble.
+// simulator and as a plain select against a live ensemble. Several tasks of
+// one process (Process.Go) share its sessions; the simulator interleaves
+// them by the run's seed at every call and every wait, so the races between
+// a library's listener and its caller are searched, replayed and shrunk.
 //
 // It holds the vocabulary both worlds share (the interface, the request
 // types, the clock origin) and no behaviour: it must never import another

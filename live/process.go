@@ -30,7 +30,23 @@ type Process struct {
 
 	mu       sync.Mutex
 	sessions []*Conn
+
+	// tasks are those its code started with Go; failed, the first of them
+	// that panicked. Both are the world's lock's.
+	tasks  []procTask
+	failed error
 }
+
+// procTask is a task a process started, and how to end it.
+type procTask struct {
+	name   string
+	t      *task
+	cancel context.CancelFunc
+}
+
+// taskWait is how long a process whose first task returned waits for its
+// other tasks, their contexts cancelled, to return.
+const taskWait = 10 * time.Second
 
 // Name is the process's name (c1, c2, ...).
 func (p *Process) Name() string { return p.name }
@@ -54,6 +70,58 @@ func (p *Process) add(conn *Conn) {
 	p.mu.Lock()
 	p.sessions = append(p.sessions, conn)
 	p.mu.Unlock()
+}
+
+// addTask keeps a task the process's code started, to end it with the
+// process.
+func (p *Process) addTask(name string, t *task, cancel context.CancelFunc) {
+	p.tasks = append(p.tasks, procTask{name, t, cancel})
+}
+
+// taskFailed keeps the first panic of one of the process's tasks.
+func (p *Process) taskFailed(err error) {
+	if p.failed == nil {
+		p.failed = err
+	}
+}
+
+// endTasks ends the tasks the process started, as its first task has
+// returned: their contexts are cancelled, and it waits for them to return,
+// letting them run, for taskWait at most. It returns the first task's
+// panic, or a task that would not end.
+func (p *Process) endTasks() error {
+	for _, t := range p.tasks {
+		t.cancel()
+	}
+	var stuck []string
+	p.call(func() {
+		timeout := time.After(taskWait)
+		expired := false
+		for _, t := range p.tasks {
+			if expired {
+				select {
+				case <-t.t.done:
+				default:
+					stuck = append(stuck, t.name)
+				}
+				continue
+			}
+			select {
+			case <-t.t.done:
+			case <-timeout:
+				expired = true
+				stuck = append(stuck, t.name)
+			}
+		}
+	})
+	if p.failed != nil {
+		return p.failed
+	}
+	if len(stuck) > 0 {
+		return fmt.Errorf("task %s did not return within %s of its context's end, after its process's first task returned",
+			stuck[0], taskWait)
+	}
+	return nil
 }
 
 // Pause stops the process for d: its connections carry nothing (no

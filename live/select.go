@@ -40,15 +40,12 @@ func (tm *timer) Stop() bool { return tm.t.Stop() }
 // wake-up, so that when several are ready the lowest index wins, as in the
 // simulator.
 func (c *Conn) Select(ctx context.Context, ws ...client.Waitable) (int, zk.Event, error) {
-	cases := make([]reflect.SelectCase, 0, len(ws)+1)
-	cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())})
 	for _, w := range ws {
-		ch, err := wakeup(w)
-		if err != nil {
+		if _, err := wakeup(w); err != nil {
 			return -1, zk.Event{}, err
 		}
-		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
 	}
+	cases := make([]reflect.SelectCase, 0, len(ws)+1)
 	for {
 		for i, w := range ws {
 			if ev, ok := w.Poll(); ok {
@@ -57,6 +54,13 @@ func (c *Conn) Select(ctx context.Context, ws ...client.Waitable) (int, zk.Event
 		}
 		if err := ctx.Err(); err != nil {
 			return -1, zk.Event{}, err
+		}
+		// The channels are taken afresh each time: an event cleared since
+		// waits on a new one.
+		cases = append(cases[:0], reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())})
+		for _, w := range ws {
+			ch, _ := wakeup(w)
+			cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
 		}
 		chosen, v, ok := reflect.Select(cases)
 		if chosen > 0 {
@@ -78,6 +82,12 @@ func wakeup(w client.Waitable) (any, error) {
 		return w.ready, nil
 	case *timer:
 		return w.done, nil
+	case *task:
+		return w.done, nil
+	case *event:
+		return w.signal(), nil
+	case client.Waiter:
+		return wakeup(w.WaitsOn())
 	}
-	return nil, fmt.Errorf("live: Select on a %T, which is not a live watch, subscription or timer", w)
+	return nil, fmt.Errorf("live: Select on a %T, which is not a live watch, subscription, timer, task, event or mailbox", w)
 }

@@ -130,6 +130,9 @@ func (w *World) Run(ctx context.Context, done func(i int)) []error {
 			w.gil.Lock()
 			defer w.gil.Unlock()
 			errs[i] = p.body(ctx, p.first)
+			if err := p.endTasks(); errs[i] == nil {
+				errs[i] = err
+			}
 			if done != nil {
 				done(i)
 			}

@@ -19,7 +19,7 @@ import (
 // complete ends a call: answered (err nil, the reply in r.rep) or failed.
 func (c *Client) complete(r *request, err error) {
 	r.err, r.done = err, true
-	c.t.wake()
+	c.p.wakeFor(r)
 }
 
 // deliver handles a message from the server on connection cn (rep nil: the
@@ -92,7 +92,8 @@ func multiPath(r *request) string {
 // do sends req (or queues it while disconnected) and waits for its reply.
 // It returns the reply, or the client-side error that ended the call.
 func (c *Client) do(ctx context.Context, req *request) (*reply, error) {
-	c.t.checkCurrent()
+	t := c.p.current()
+	t.preempt() // another task of the process may call first
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -111,7 +112,8 @@ func (c *Client) do(ctx context.Context, req *request) (*reply, error) {
 		c.queued = append(c.queued, req)
 	}
 	for !req.done {
-		if err := c.t.park(ctx, waitReply, req.op, req.path); err != nil {
+		t.waitObj = req
+		if err := t.park(ctx, waitReply, req.op, req.path); err != nil {
 			return nil, err
 		}
 	}

@@ -35,7 +35,6 @@ type Client struct {
 	idx   int
 	name  string
 	actor Actor
-	t     *Task
 
 	hosts      []int // server indices in connection order
 	only       []int // the servers its connect string names (nil: all)
@@ -133,7 +132,7 @@ func (c *Client) Now() time.Time { return c.w.s.now.Wall() }
 
 // Sleep implements client.Clock in virtual time.
 func (c *Client) Sleep(ctx context.Context, d time.Duration) error {
-	return c.t.sleep(ctx, Time(d))
+	return c.p.current().sleep(ctx, Time(d))
 }
 
 // WithTimeout implements client.Clock in virtual time.

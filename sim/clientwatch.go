@@ -40,7 +40,7 @@ type simWatch struct {
 
 func (w *simWatch) Wait(ctx context.Context) (zk.Event, error) {
 	for !w.fired {
-		if err := w.c.t.park(ctx, waitWatch, w.op, w.path); err != nil {
+		if err := w.c.p.current().park(ctx, waitWatch, w.op, w.path); err != nil {
 			return zk.Event{}, err
 		}
 	}
@@ -100,7 +100,7 @@ func (c *Client) onWatchEvent(path string, typ zk.EventType) {
 		c.fireWatchers(watchKey{path, wt}, ev)
 	}
 	c.notifyPersistent(ev)
-	c.t.wake()
+	c.p.wake()
 }
 
 // invalidateWatches fires every watcher with a NotWatching event, in path
@@ -124,7 +124,7 @@ func (c *Client) invalidateWatches(err error) {
 	}
 	clear(c.watchers)
 	c.endPersistent(err)
-	c.t.wake()
+	c.p.wake()
 }
 
 // sendSetWatches re-registers the client's watches after a reconnection.

@@ -87,7 +87,7 @@ func (c *Client) RemoveWatches(ctx context.Context, path string) error {
 		}
 		return false
 	})
-	c.t.wake()
+	c.p.wake()
 	return nil
 }
 

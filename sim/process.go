@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -9,13 +10,17 @@ import (
 	"github.com/zksim/zksim/client"
 )
 
-// process is a client process: one coroutine, its network (a link to each
-// server) and its pauses. It runs the session it was spawned with and any
-// it opens with NewSession; they share its links, its clock and its
-// pauses, as the sessions of one real process share its network card and
-// its garbage collector.
+// process is a client process: its tasks (the first runs the workload's
+// body, the others it starts with Go), its network (a link to each server)
+// and its pauses. It runs the session it was spawned with and any it opens
+// with NewSession; they share its links, its clock and its pauses, as the
+// sessions of one real process share its network card and its garbage
+// collector.
 type process struct {
-	t        *Task
+	s        *Scheduler
+	t        *Task   // its first task: the process ends when it returns
+	tasks    []*Task // every task it started, t first
+	alive    int     // how many of them have not ended
 	links    []linkPair
 	sessions []*Client // in the order they were opened; sessions[0] is the first
 	paused   bool
@@ -36,7 +41,9 @@ func (c *Client) Pause(d time.Duration) {
 		return
 	}
 	p.paused = true
-	p.t.freeze()
+	for _, t := range p.tasks {
+		t.freeze()
+	}
 	c.w.s.record(Record{Kind: KPause, From: c.actor, Arg: int64(d)})
 	c.w.s.after(Time(d), func() { p.resume(c) })
 }
@@ -47,7 +54,9 @@ func (p *process) resume(c *Client) {
 	}
 	p.paused = false
 	c.w.s.record(Record{Kind: KResume, From: c.actor})
-	p.t.thaw()
+	for _, t := range p.tasks {
+		t.thaw()
+	}
 	buffered := p.buffered
 	p.buffered = nil
 	for _, sess := range p.sessions {
@@ -55,6 +64,53 @@ func (p *process) resume(c *Client) {
 	}
 	for _, fn := range buffered {
 		fn()
+	}
+}
+
+// wake wakes every task of the process that waits: what one waits for
+// (a watch, a session event, a timer, a mutex, another task) has come, or
+// may have; each re-checks what it waits for.
+func (p *process) wake() {
+	for _, t := range p.tasks {
+		t.wake()
+	}
+}
+
+// wakeFor wakes the task of the process that waits for obj (a call's
+// request); a process of one task, whatever it waits for.
+func (p *process) wakeFor(obj any) {
+	if len(p.tasks) == 1 {
+		p.t.wake()
+		return
+	}
+	for _, t := range p.tasks {
+		if t.waitObj == obj {
+			t.wake()
+		}
+	}
+}
+
+// current is the task of p running now. It panics unless one is: a
+// session, a mutex or an event used from outside its own process (another
+// goroutine, another client) would break the one-at-a-time rule silently.
+// A task killed as its process ended unwinds instead.
+func (p *process) current() *Task {
+	t := p.s.cur
+	if t != nil && t.killed {
+		panic(killedSignal{})
+	}
+	if t == nil || t.p != p {
+		panic(fmt.Sprintf("sim: client %s's session used outside its own process "+
+			"(from another goroutine or another client)", p.t.name))
+	}
+	return t
+}
+
+// endTasks ends the process's other tasks where they wait, as its first
+// task has returned.
+func (p *process) endTasks() {
+	for _, t := range p.tasks[1:] {
+		p.s.kill(t)
 	}
 }
 
@@ -112,7 +168,7 @@ const closeWait = Time(time.Second)
 // with zk.ErrClosing, its state becomes Disconnected and later calls fail
 // with zk.ErrConnectionClosed.
 func (c *Client) Close() {
-	c.t.checkCurrent()
+	t := c.p.current()
 	if c.exited || c.closing {
 		return
 	}
@@ -124,7 +180,8 @@ func (c *Client) Close() {
 		req.xid = c.xid
 		c.send(req)
 		for !req.done {
-			if c.t.park(ctx, waitReply, client.OpCloseSession, "") != nil {
+			t.waitObj = req
+			if t.park(ctx, waitReply, client.OpCloseSession, "") != nil {
 				break
 			}
 		}
@@ -144,7 +201,7 @@ func (c *Client) Close() {
 // connecting to the servers in an order of its own. It has seen nothing
 // (its last zxid is 0), so any server accepts it, a lagging one included.
 func (c *Client) NewSession(ctx context.Context) (client.Conn, error) {
-	c.t.checkCurrent()
+	c.p.current()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -232,6 +232,89 @@ func (s *Scheduler) popRunnable() *Task {
 	return t
 }
 
+// nextRunnable takes the task to step next: the first in the run queue,
+// or, when other tasks of its process are runnable too, the one of them
+// the run's source chooses (0: the first, so that a run whose choices are
+// all zero is the plain first-come order). Which of a process's tasks
+// runs first is the race between a listener and its caller.
+func (s *Scheduler) nextRunnable() *Task {
+	t := s.popRunnable()
+	if t.p == nil || t.p.alive < 2 || t.state != taskRunnable || t.frozen {
+		return t
+	}
+	others := s.runnableSiblings(t)
+	if len(others) == 0 {
+		return t
+	}
+	v := s.choose(1 + len(others))
+	if v == 0 {
+		return t
+	}
+	chosen := others[v-1]
+	s.unqueue(chosen)
+	s.pushFront(t) // next after the chosen one, as it was next before
+	return chosen
+}
+
+// runnableSiblings are the other tasks of t's process waiting in the run
+// queue to run, each once, in queue order.
+func (s *Scheduler) runnableSiblings(t *Task) []*Task {
+	var out []*Task
+	for _, u := range s.runq[s.runHead:] {
+		if u != nil && u != t && u.p == t.p && u.state == taskRunnable && !u.frozen && !slices.Contains(out, u) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// unqueue removes t's first entry from the run queue.
+func (s *Scheduler) unqueue(t *Task) {
+	for i := s.runHead; i < len(s.runq); i++ {
+		if s.runq[i] == t {
+			s.runq = slices.Delete(s.runq, i, i+1)
+			return
+		}
+	}
+}
+
+// pushFront puts t at the head of the run queue.
+func (s *Scheduler) pushFront(t *Task) {
+	if s.runHead > 0 {
+		s.runHead--
+		s.runq[s.runHead] = t
+		return
+	}
+	s.runq = slices.Insert(s.runq, 0, t)
+}
+
+// preempt is a point at which t, running, may give way to another
+// runnable task of its process, chosen by the run's source (0: t goes on).
+// t then waits at the head of the run queue, right behind the one chosen.
+func (t *Task) preempt() {
+	s := t.s
+	if t.p == nil || t.p.alive < 2 {
+		return
+	}
+	others := s.runnableSiblings(t)
+	if len(others) == 0 {
+		return
+	}
+	v := s.choose(1 + len(others))
+	if v == 0 {
+		return
+	}
+	chosen := others[v-1]
+	s.unqueue(chosen)
+	t.state = taskRunnable
+	s.pushFront(t)
+	s.pushFront(chosen)
+	if !t.yield(struct{}{}) || t.killed {
+		t.killed = true
+		panic(killedSignal{})
+	}
+}
+
 // loop runs until every client has returned, or a failure, deadlock or
 // budget ends the run.
 func (s *Scheduler) loop() error {
@@ -265,7 +348,7 @@ func (s *Scheduler) loop() error {
 			continue
 		}
 		if s.runHead < len(s.runq) {
-			s.step(s.popRunnable())
+			s.step(s.nextRunnable())
 			continue
 		}
 		// The current instant is over: contexts ended by code that ran in it

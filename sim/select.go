@@ -27,7 +27,7 @@ func (s *subscription) Poll() (zk.Event, bool) {
 
 // simTimer is a client.Timer in virtual time. Firing wakes its process.
 type simTimer struct {
-	t     *Task
+	p     *process
 	at    Time
 	tm    *timer
 	fired bool
@@ -37,27 +37,28 @@ type simTimer struct {
 func (tm *simTimer) Poll() (zk.Event, bool) { return zk.Event{}, tm.fired }
 
 // Stop implements client.Timer.
-func (tm *simTimer) Stop() bool { return tm.t.s.stopTimer(tm.tm) }
+func (tm *simTimer) Stop() bool { return tm.p.s.stopTimer(tm.tm) }
 
 // NewTimer implements client.Clock: a timer in virtual time. While armed it
 // counts as something that will happen, so a process waiting on it is not
 // deadlocked.
 func (c *Client) NewTimer(d time.Duration) client.Timer {
-	tm := &simTimer{t: c.t, at: c.w.s.now + Time(d)}
+	tm := &simTimer{p: c.p, at: c.w.s.now + Time(d)}
 	tm.tm = c.w.s.timerAfter(Time(max(d, 0)), func() {
 		tm.fired = true
-		tm.t.wake()
+		tm.p.wake()
 	})
 	return tm
 }
 
 // Select implements client.Clock: it polls the waitables in order and
-// parks the process until one of them is ready. Everything a waitable
-// waits for wakes the process it belongs to (a watch's event, a session
-// event, a timer), so one park covers them all, and the lowest index wins
-// when several are ready at once.
+// parks the calling task until one of them is ready. Everything a
+// waitable waits for wakes the process it belongs to (a watch's event, a
+// session event, a timer, an event set, a task's return), so one park
+// covers them all, and the lowest index wins when several are ready at
+// once.
 func (c *Client) Select(ctx context.Context, ws ...client.Waitable) (int, zk.Event, error) {
-	c.t.checkCurrent()
+	t := c.p.current()
 	for _, w := range ws {
 		c.checkOwn(w)
 	}
@@ -67,9 +68,9 @@ func (c *Client) Select(ctx context.Context, ws ...client.Waitable) (int, zk.Eve
 				return i, ev, nil
 			}
 		}
-		c.t.waitSet = ws
-		err := c.t.park(ctx, waitSelect, 0, "")
-		c.t.waitSet = nil
+		t.waitSet = ws
+		err := t.park(ctx, waitSelect, 0, "")
+		t.waitSet = nil
 		if err != nil {
 			return -1, zk.Event{}, err
 		}
@@ -79,21 +80,28 @@ func (c *Client) Select(ctx context.Context, ws ...client.Waitable) (int, zk.Eve
 // checkOwn panics unless w belongs to this client's process: a waitable of
 // another process (or world) would never wake this one.
 func (c *Client) checkOwn(w client.Waitable) {
-	var t *Task
+	var p *process
 	switch w := w.(type) {
 	case *simWatch:
-		t = w.c.t
+		p = w.c.p
 	case *subscription:
-		t = w.c.t
+		p = w.c.p
 	case *persistentWatch:
-		t = w.c.t
+		p = w.c.p
 	case *simTimer:
-		t = w.t
+		p = w.p
+	case *simEvent:
+		p = w.p
+	case *simTask:
+		p = w.t.p
+	case client.Waiter:
+		c.checkOwn(w.WaitsOn())
+		return
 	default:
-		panic(fmt.Sprintf("sim: %s: Select on a %T, which is not the simulator's watch, subscription or timer", c.name, w))
+		panic(fmt.Sprintf("sim: %s: Select on a %T, which is not the simulator's watch, subscription, timer, task, event or mailbox", c.name, w))
 	}
-	if t != c.t {
-		panic(fmt.Sprintf("sim: %s: Select on a waitable of process %s", c.name, t.name))
+	if p != c.p {
+		panic(fmt.Sprintf("sim: %s: Select on a waitable of process %s", c.name, p.t.name))
 	}
 }
 
@@ -110,6 +118,10 @@ func describeWaitSet(ws []client.Waitable) string {
 			parts = append(parts, "a persistent watch on "+w.path)
 		case *simTimer:
 			parts = append(parts, "a timer at "+strings.TrimSpace(w.at.String()))
+		case client.Waiter:
+			parts = append(parts, describeWaitObj(w.WaitsOn()))
+		default:
+			parts = append(parts, describeWaitObj(w))
 		}
 	}
 	return "waiting for the first of: " + strings.Join(parts, "; ")

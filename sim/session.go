@@ -39,7 +39,7 @@ func (c *Client) setState(st zk.State) {
 		}
 	}
 	if len(c.subs) > 0 {
-		c.t.wake()
+		c.p.wake()
 	}
 }
 
@@ -265,7 +265,7 @@ func (s *subscription) Next(ctx context.Context) (zk.Event, error) {
 		if s.closed {
 			return zk.Event{}, fmt.Errorf("sim: subscription closed")
 		}
-		if err := s.c.t.park(ctx, waitSession, 0, ""); err != nil {
+		if err := s.c.p.current().park(ctx, waitSession, 0, ""); err != nil {
 			return zk.Event{}, err
 		}
 	}

@@ -30,15 +30,21 @@ const (
 	waitSession
 	waitConnect
 	waitSelect
+	waitMutex
+	waitEvent
+	waitTask
 )
 
-// Task is one simulated client process: a coroutine the scheduler resumes
-// until it parks at a blocking point. All parking goes through park, so the
-// scheduler always knows what a task waits on.
+// Task is one coroutine of a simulated client process (its first, the
+// workload's body, or one it started with Go), resumed by the scheduler
+// until it parks at a blocking point. All parking goes through park, so
+// the scheduler always knows what a task waits on.
 type Task struct {
 	s     *Scheduler
 	id    int
 	name  string
+	p     *process // nil for a task of no process (a benchmark's)
+	actor Actor    // its process's client, in the trace
 	next  func() (struct{}, bool)
 	stop  func()
 	yield func(struct{}) bool
@@ -49,6 +55,7 @@ type Task struct {
 	waitPath string
 	waitTill Time
 	waitSet  []client.Waitable // what a Select waits for
+	waitObj  any               // the mutex, event or task it waits for
 
 	ctxDone   <-chan struct{}
 	cancelIdx int
@@ -94,27 +101,71 @@ func (s *Scheduler) spawn(name string, body func(t *Task) error) *Task {
 	return t
 }
 
-// finish records a task's end and reports a failure to the scheduler.
+// finish records a task's end and reports a failure to the scheduler. A
+// process's first task ending ends the process, and its other tasks with
+// it; another task's error is its own (Task.Wait returns it), but a panic
+// anywhere fails the run.
 func (s *Scheduler) finish(t *Task) {
 	t.state = taskDone
 	s.live--
-	switch {
-	case t.panicked != nil:
-		s.record(Record{Kind: KExit, From: ClientActor(t.id), Code: 1, Path: fmt.Sprint("panic: ", t.panicked)})
-		if s.failure == nil {
-			s.failure = &ClientError{Client: t.name, At: s.now, Err: fmt.Errorf("panic: %v", t.panicked), Stack: t.stack}
+	if t.p != nil {
+		t.p.alive--
+	}
+	if t.panicked != nil && s.failure == nil {
+		s.failure = &ClientError{Client: t.name, At: s.now, Err: fmt.Errorf("panic: %v", t.panicked), Stack: t.stack}
+	}
+	if t.p != nil && t != t.p.t {
+		s.record(Record{Kind: KNote, From: t.actor, Path: taskEnd(t)})
+	} else {
+		switch {
+		case t.panicked != nil:
+			s.record(Record{Kind: KExit, From: t.actor, Code: 1, Path: fmt.Sprint("panic: ", t.panicked)})
+		case t.result != nil:
+			s.record(Record{Kind: KExit, From: t.actor, Code: 1, Path: t.result.Error()})
+			if s.failure == nil {
+				s.failure = &ClientError{Client: t.name, At: s.now, Err: t.result}
+			}
+		default:
+			s.record(Record{Kind: KExit, From: t.actor})
 		}
-	case t.result != nil:
-		s.record(Record{Kind: KExit, From: ClientActor(t.id), Code: 1, Path: t.result.Error()})
-		if s.failure == nil {
-			s.failure = &ClientError{Client: t.name, At: s.now, Err: t.result}
+		if t.p != nil {
+			t.p.endTasks()
 		}
-	default:
-		s.record(Record{Kind: KExit, From: ClientActor(t.id)})
 	}
 	if t.onExit != nil {
 		t.onExit()
 	}
+}
+
+// taskEnd says, for the trace, how a task other than a process's first
+// ended.
+func taskEnd(t *Task) string {
+	switch {
+	case t.panicked != nil:
+		return fmt.Sprintf("task %s panicked: %v", t.name, t.panicked)
+	case t.result != nil:
+		return fmt.Sprintf("task %s returned: %v", t.name, t.result)
+	}
+	return fmt.Sprintf("task %s returned", t.name)
+}
+
+// kill ends t where it waits, as its process ends: its stack unwinds (a
+// call it makes on the way fails at once), and it does not run again.
+func (s *Scheduler) kill(t *Task) {
+	if t.state == taskDone {
+		return
+	}
+	t.killed = true
+	prev := s.cur
+	s.cur = t // a session call its unwinding makes sees it is killed
+	t.stop()
+	s.cur = prev
+	t.state = taskDone
+	s.live--
+	if t.p != nil {
+		t.p.alive--
+	}
+	s.record(Record{Kind: KNote, From: t.actor, Path: fmt.Sprintf("task %s ended with its process", t.name)})
 }
 
 // shutdown unwinds every task still parked when the run ends.
@@ -122,7 +173,9 @@ func (s *Scheduler) shutdown() {
 	for _, t := range s.tasks {
 		if t.state != taskDone {
 			t.killed = true
+			s.cur = t // a session call its unwinding makes sees it is killed
 			t.stop()
+			s.cur = nil
 			t.state = taskDone
 		}
 	}
@@ -171,7 +224,7 @@ func (t *Task) park(ctx context.Context, kind waitKind, op client.Op, path strin
 	if t.killed {
 		panic(killedSignal{})
 	}
-	t.waitKind = waitNothing
+	t.waitKind, t.waitObj = waitNothing, nil
 	if done != nil {
 		s.unlistCancelable(t)
 		t.ctxDone = nil
@@ -259,6 +312,8 @@ func (t *Task) waitingOn() string {
 		b.WriteString("waiting for its session to connect")
 	case waitSelect:
 		b.WriteString(describeWaitSet(t.waitSet))
+	case waitMutex, waitEvent, waitTask:
+		b.WriteString(describeWaitObj(t.waitObj))
 	default:
 		b.WriteString("parked")
 	}

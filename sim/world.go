@@ -243,14 +243,15 @@ func (w *World) SpawnOn(name string, servers []int, body func(ctx context.Contex
 	if name == "" {
 		name = fmt.Sprintf("c%d", idx+1)
 	}
-	p := &process{links: make([]linkPair, len(w.servers))}
+	p := &process{s: w.s, links: make([]linkPair, len(w.servers))}
 	c := w.newSession(p, idx, name, servers)
 	w.trace.names = append(w.trace.names, name)
 	w.clients = append(w.clients, c)
 	p.t = w.s.spawn(name, func(t *Task) error {
 		return body(context.Background(), c)
 	})
-	c.t = p.t
+	p.t.p, p.t.actor = p, c.actor
+	p.tasks, p.alive = []*Task{p.t}, 1
 	p.t.onExit = p.exit
 	if w.ran {
 		c.start() // spawned while the run goes on (by an event)
@@ -262,7 +263,7 @@ func (w *World) SpawnOn(name string, servers []int, body func(ctx context.Contex
 // yet connecting.
 func (w *World) newSession(p *process, idx int, name string, servers []int) *Client {
 	c := &Client{
-		w: w, idx: idx, name: name, actor: ClientActor(idx), t: p.t, p: p,
+		w: w, idx: idx, name: name, actor: ClientActor(idx), p: p,
 		curr: -1, last: -1, state: zk.StateDisconnected,
 		links:     p.links,
 		timeoutMs: int32(w.cfg.SessionTimeout / time.Millisecond),
