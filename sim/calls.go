@@ -69,7 +69,8 @@ func (c *Client) deliver(cn *conn, rep *reply) {
 
 func (c *Client) send(r *request) {
 	c.inflight = append(c.inflight, r)
-	c.w.s.record(Record{Kind: KSend, From: c.actor, To: c.cn.srv.actor, Op: r.op, Path: sendPath(r), Arg: int64(r.xid), Code: watchCode(r)})
+	c.w.s.record(Record{Kind: KSend, From: c.actor, To: c.cn.srv.actor, Op: r.op, Path: sendPath(r), Arg: int64(r.xid),
+		Code: watchCode(r), Task: r.task})
 	c.cn.toServer(false, r)
 }
 
@@ -102,7 +103,7 @@ func (c *Client) do(ctx context.Context, req *request) (*reply, error) {
 		return nil, zk.ErrConnectionClosed
 	}
 	c.xid++
-	req.xid = c.xid
+	req.xid, req.task = c.xid, t.ord
 	if 4+req.frameSize() > clientBuffer {
 		return nil, zk.ErrShortBuffer // the library's buffer cannot hold it: nothing is sent
 	}

@@ -27,10 +27,11 @@ func (c *Client) Go(ctx context.Context, name string, fn func(ctx context.Contex
 	p := c.p
 	t := c.w.s.spawn(p.t.name+"/"+name, func(*Task) error { return fn(ctx) })
 	t.p, t.actor = p, c.actor
+	t.ord = c.w.trace.addTask(c.actor, t.name)
 	t.onExit = p.wake // its waiters (Task.Wait, a Select on it)
 	p.tasks = append(p.tasks, t)
 	p.alive++
-	c.w.s.record(Record{Kind: KNote, From: c.actor, Path: "starts task " + t.name})
+	c.w.s.record(Record{Kind: KNote, From: c.actor, Task: caller.ord, Path: "starts task " + t.name})
 	caller.preempt()
 	return &simTask{t}
 }

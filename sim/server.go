@@ -39,8 +39,9 @@ type request struct {
 	op      client.Op
 	watch   bool
 	stage   stage
-	done    bool // answered or failed; the caller may go on
-	ready   bool // the server has its answer (in rep)
+	done    bool   // answered or failed; the caller may go on
+	ready   bool   // the server has its answer (in rep)
+	task    uint16 // which task of the client's process made the call (Record.Task)
 }
 
 // requestExtra holds what a connect, a setWatches or a multi carries

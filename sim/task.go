@@ -45,6 +45,7 @@ type Task struct {
 	name  string
 	p     *process // nil for a task of no process (a benchmark's)
 	actor Actor    // its process's client, in the trace
+	ord   uint16   // which of its process's tasks (Record.Task): 0 the first
 	next  func() (struct{}, bool)
 	stop  func()
 	yield func(struct{}) bool
@@ -115,7 +116,7 @@ func (s *Scheduler) finish(t *Task) {
 		s.failure = &ClientError{Client: t.name, At: s.now, Err: fmt.Errorf("panic: %v", t.panicked), Stack: t.stack}
 	}
 	if t.p != nil && t != t.p.t {
-		s.record(Record{Kind: KNote, From: t.actor, Path: taskEnd(t)})
+		s.record(Record{Kind: KNote, From: t.actor, Task: t.ord, Path: taskEnd(t)})
 	} else {
 		switch {
 		case t.panicked != nil:
@@ -165,7 +166,7 @@ func (s *Scheduler) kill(t *Task) {
 	if t.p != nil {
 		t.p.alive--
 	}
-	s.record(Record{Kind: KNote, From: t.actor, Path: fmt.Sprintf("task %s ended with its process", t.name)})
+	s.record(Record{Kind: KNote, From: t.actor, Task: t.ord, Path: fmt.Sprintf("task %s ended with its process", t.name)})
 }
 
 // shutdown unwinds every task still parked when the run ends.

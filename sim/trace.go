@@ -77,6 +77,10 @@ type Record struct {
 	Code int32
 	Kind Kind
 	Op   client.Op
+	// Task is, for a client's send or note, which of its process's tasks
+	// made it: 0 for the first (the workload's body) or none, k for the
+	// k-th it started (Trace.TaskName).
+	Task uint16
 }
 
 // Trace accumulates a run's records into a running hash, and keeps them when
@@ -92,6 +96,9 @@ type Trace struct {
 	kept   int
 	recs   []Record
 	names  []string // client names by index
+	// tasks are, by client index, the names of the tasks its process
+	// started ("c4/event-thread"), the k-th at k-1.
+	tasks [][]string
 	// faults are the faults struck, in order, each a KFault record's
 	// (Fault): a fault is read by its fields, never back from its text.
 	faults []fault.Fault
@@ -133,7 +140,7 @@ func (t *Trace) mixString(s string) {
 func (t *Trace) add(r Record) {
 	t.count++
 	t.mix(uint64(r.At))
-	t.mix(uint64(r.Kind) | uint64(r.Op)<<8 | uint64(uint32(r.Code))<<32)
+	t.mix(uint64(r.Kind) | uint64(r.Op)<<8 | uint64(r.Task)<<16 | uint64(uint32(r.Code))<<32)
 	t.mix(uint64(r.From) | uint64(r.To)<<32)
 	t.mixString(r.Path)
 	t.mix(uint64(r.Zxid))
@@ -217,6 +224,26 @@ var serverNames = [...]string{"s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s
 
 // ActorName renders an actor as the trace prints it: c1 is the first client
 // by its given name, s1 the first server.
+// TaskName names the k-th task client actor a's process started
+// ("c4/event-thread"); k 0 is the process itself ("c4").
+func (t *Trace) TaskName(a Actor, k uint16) string {
+	if i := int(a) - 1; k > 0 && a != WorldActor && a < serverBase && i < len(t.tasks) && int(k) <= len(t.tasks[i]) {
+		return t.tasks[i][k-1]
+	}
+	return t.ActorName(a)
+}
+
+// addTask notes that client actor a's process started a task named name,
+// and returns its number (Record.Task).
+func (t *Trace) addTask(a Actor, name string) uint16 {
+	i := int(a) - 1
+	for len(t.tasks) <= i {
+		t.tasks = append(t.tasks, nil)
+	}
+	t.tasks[i] = append(t.tasks[i], name)
+	return uint16(len(t.tasks[i]))
+}
+
 func (t *Trace) ActorName(a Actor) string {
 	switch {
 	case a == WorldActor:
@@ -310,6 +337,9 @@ func (t *Trace) Action(r *Record) string {
 		fmt.Fprintf(&b, "fault: %s", r.Path)
 	default:
 		fmt.Fprintf(&b, "record kind %d", r.Kind)
+	}
+	if r.Task > 0 && r.Kind == KSend {
+		fmt.Fprintf(&b, "  (%s)", t.TaskName(r.From, r.Task))
 	}
 	return b.String()
 }

@@ -30,7 +30,12 @@ func (t *Trace) Short(r *Record) string {
 			return s
 		}
 	case KSend:
-		return ShortOp(r.Op, r.Path) + "  #" + strconv.FormatInt(r.Arg, 10)
+		s := ShortOp(r.Op, r.Path) + "  #" + strconv.FormatInt(r.Arg, 10)
+		if r.Task > 0 { // sent by another task than its process's first: name it, in its process's column
+			_, task, _ := strings.Cut(t.TaskName(r.From, r.Task), "/")
+			s += "  [" + task + "]"
+		}
+		return s
 	case KReply:
 		return "reply " + ShortOp(r.Op, r.Path) + ": " + codeText(r.Code) + "  #" + strconv.FormatInt(r.Arg, 10)
 	case KNotify:
