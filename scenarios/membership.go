@@ -21,8 +21,9 @@ import (
 // stay in the group for 2×Rounds×Think, then stop for good (see
 // stopForGood), their sessions left to expire and their nodes with them.
 // Of the others, every second one comes and goes: it joins, stays Think,
-// leaves, stays away Think, Rounds times over; the rest join and stay
-// until the watchers are done.
+// leaves, stays away Think, Rounds times over, and then stays out, its
+// process running, until the watchers are done (stayOut); the rest join
+// and stay until the watchers are done.
 //
 // A watcher lists the group (Members), then watches it (Watch in a loop),
 // recording each list it gets. It goes on until every member has done
@@ -204,7 +205,7 @@ func spawnMembership(r *runner) {
 					}
 				}
 				run.settled++
-				return nil
+				return stayOut(ctx, conn, run)
 			default:
 				if err := g.join(ctx); err != nil {
 					return err
@@ -220,6 +221,20 @@ func spawnMembership(r *runner) {
 			}
 		})
 	}
+}
+
+// stayOut keeps a member that has left for good alive, out of the group,
+// until the watchers are done, as a process that leaves a group goes on
+// running: a node that comes back after its Leave (a callback that makes
+// it again) is then still there when the check judges the views, and not
+// swept away with the process's session as it ends.
+func stayOut(ctx context.Context, conn client.Conn, run *membershipRun) error {
+	for run.watching > 0 {
+		if err := pause(ctx, conn, 100*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // groupWatcher is a client watching the group.
