@@ -15,10 +15,12 @@ test: rules
 	$(GO) test -race -short -count=1 ./...
 
 ## soak: every correct recipe on 10,000 seeds under every fault kind, and
-## under client-side session loss with zksimtest's defaults (a few minutes on
-## two cores; not part of `make test`)
+## under client-side session loss with zksimtest's defaults, and the tutorial's
+## callback-style keeper on 10,000 seeds of zksimtest's defaults (a few minutes
+## on two cores; not part of `make test`)
 soak:
 	$(GO) test -count=1 -timeout 6h ./scenarios -run '^TestRecipesHold(UnderEveryFault|UnderClientSessionLoss)$$' -v -seeds 10000
+	$(GO) test -count=1 -timeout 1h ./zksimtest -run '^TestKeeper$$' -v -zksim.seeds 10000 -zksim.budget 50m
 
 ## shrink-sizes: every teaching variant under zksimtest's random, trigger-heavy
 ## faults (its scripted schedule set aside), shrunk: the faults each
