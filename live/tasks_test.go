@@ -73,3 +73,43 @@ func TestTasksOfALiveProcess(t *testing.T) {
 		t.Fatalf("the lingering task returned %v; want its context cancelled as its process ended", lingered)
 	}
 }
+
+// client.Callbacks runs live as in the simulator: a watch callback and a
+// session listener run on the event thread, which the caller waits for
+// through an event.
+func TestCallbacksLive(t *testing.T) {
+	e := startEnsemble(t, 1)
+	w := NewWorld(e, testLog{t})
+	var heard []string
+	w.Spawn("c1", nil, func(ctx context.Context, conn client.Conn) error {
+		cb := client.NewCallbacks(context.Background(), conn, "event-thread")
+		fired := conn.NewEvent("fired")
+		cb.OnSession(func(ctx context.Context, ev zk.Event) { heard = append(heard, "session "+ev.State.String()) })
+		ok, _, watch, err := conn.ExistsW(ctx, "/callback")
+		if err != nil || ok {
+			return errors.New("/callback should not exist yet")
+		}
+		cb.OnWatch(watch, func(ctx context.Context, ev zk.Event) {
+			heard = append(heard, "watch "+ev.Type.String())
+			fired.Set()
+		})
+		if _, err := conn.Create(ctx, "/callback", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+			return err
+		}
+		tctx, cancel := conn.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		return fired.Wait(tctx)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := w.Dial(ctx, DialOptions{Servers: e.ConnectString(), SessionTimeout: 4 * time.Second, Wait: 30 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if errs := w.Run(ctx, nil); errs[0] != nil {
+		t.Fatal(errs[0])
+	}
+	if got := strings.Join(heard, "; "); got != "watch EventNodeCreated" {
+		t.Fatalf("the event thread heard: %s", got)
+	}
+}

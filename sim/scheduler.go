@@ -525,8 +525,8 @@ func (e *StallError) Error() string {
 		}
 	}
 	return msg + ". A client waits only through client.Conn (its calls, a Watch, Sleep, NewTimer, " +
-		"WithTimeout, Select): a raw channel, a mutex, time.Sleep or a loop that never calls the Conn " +
-		"waits outside the simulator's virtual time"
+		"WithTimeout, Select, and its tasks' NewMutex, NewEvent and client.Mailbox): a raw channel, a sync " +
+		"mutex, time.Sleep or a loop that never calls the Conn waits outside the simulator's virtual time"
 }
 
 // ClientError reports a client process that returned an error or panicked.

@@ -386,3 +386,28 @@ func TestPumpIgnoresSessionsNoLongerServed(t *testing.T) {
 		t.Fatalf("a request of a session not served here was answered")
 	}
 }
+
+// A task a process started that blocks outside the simulator is named in
+// the stall report, with what it did.
+func TestStallReportNamesTheTask(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	never, returned := make(chan struct{}), make(chan struct{})
+	_, res := runAllowingFailure(t, Config{Seed: 1, StallTimeout: 300 * time.Millisecond},
+		func(ctx context.Context, conn client.Conn) error {
+			listener := conn.Go(ctx, "listener", func(ctx context.Context) error {
+				defer close(returned)
+				<-never
+				return nil
+			})
+			return listener.Wait(ctx)
+		})
+	close(never)
+	<-returned
+	var s *StallError
+	if !errors.As(res.Err, &s) {
+		t.Fatalf("run ended with %v, want a StallError", res.Err)
+	}
+	if s.Client != "c1/listener" || !strings.Contains(s.Error(), "it waits on a Go channel (chan receive)") {
+		t.Fatalf("stall report %q: want it to name c1/listener and its channel receive", s.Error())
+	}
+}
