@@ -128,21 +128,22 @@ func (e *simEvent) Wait(ctx context.Context) error {
 }
 
 // describeWaitObj says, for a deadlock report, what a task waits for: a
-// mutex and who holds it, an event, a mailbox, another task.
+// mutex and who holds it, an event, a mailbox, another task ("mutex
+// "recipe", held by c1").
 func describeWaitObj(o any) string {
 	switch o := o.(type) {
 	case *simMutex:
 		if o.holder != nil {
-			return fmt.Sprintf("waiting for mutex %q, held by %s", o.name, o.holder.name)
+			return fmt.Sprintf("mutex %q, held by %s", o.name, o.holder.name)
 		}
-		return fmt.Sprintf("waiting for mutex %q", o.name)
+		return fmt.Sprintf("mutex %q", o.name)
 	case *simEvent:
 		if box, ok := strings.CutPrefix(o.name, client.MailboxPrefix); ok {
-			return fmt.Sprintf("waiting for a value in mailbox %q", box)
+			return fmt.Sprintf("a value in mailbox %q", box)
 		}
-		return fmt.Sprintf("waiting for event %q to be set", o.name)
+		return fmt.Sprintf("event %q to be set", o.name)
 	case *simTask:
-		return fmt.Sprintf("waiting for task %s to return", o.t.name)
+		return fmt.Sprintf("task %s to return", o.t.name)
 	}
-	return "parked"
+	return "something of another world"
 }

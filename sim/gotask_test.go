@@ -222,3 +222,28 @@ func TestPauseStopsEveryTaskOfTheProcess(t *testing.T) {
 		t.Fatalf("the ticker ticked at %v; want its first tick after the one-second pause", ticks)
 	}
 }
+
+func TestDeadlockNamesTheEventAndTheMailbox(t *testing.T) {
+	_, res := runAllowingFailure(t, Config{Seed: 1}, func(ctx context.Context, c client.Conn) error {
+		ready := c.NewEvent("ready")
+		box := client.NewMailbox[int](c, "work", 0)
+		c.Go(ctx, "worker", func(ctx context.Context) error {
+			_, err := box.Take(ctx)
+			return err
+		})
+		_, _, err := c.Select(ctx, ready, box)
+		return err
+	})
+	var d *DeadlockError
+	if !errors.As(res.Err, &d) {
+		t.Fatalf("run error %v, want a deadlock", res.Err)
+	}
+	for _, want := range []string{
+		`c1: waiting for the first of: event "ready" to be set; a value in mailbox "work"`,
+		`c1/worker: waiting for a value in mailbox "work"`,
+	} {
+		if !strings.Contains(d.Error(), want) {
+			t.Fatalf("deadlock report lacks %q:\n%s", want, d.Error())
+		}
+	}
+}

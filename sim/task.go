@@ -314,7 +314,7 @@ func (t *Task) waitingOn() string {
 	case waitSelect:
 		b.WriteString(describeWaitSet(t.waitSet))
 	case waitMutex, waitEvent, waitTask:
-		b.WriteString(describeWaitObj(t.waitObj))
+		b.WriteString("waiting for " + describeWaitObj(t.waitObj))
 	default:
 		b.WriteString("parked")
 	}
