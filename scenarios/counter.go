@@ -20,6 +20,11 @@ import (
 // A counter does not block: nothing waits, and the kind has no liveness
 // check.
 //
+// The counter starts at 0: before anyone adds, c1 deletes its node, left
+// by an earlier run on the same ensemble (a live one outlives its runs),
+// and the others wait for that (runner memory, polled every millisecond),
+// so that the counter check can hold the values to the increments made.
+//
 // Recorded (Path = the counter's node): Add (Data the delta; OK with
 // OutData the value the add made, or Unknown when Add returned an error a
 // caller must expect under faults: it may have been applied or not; the
@@ -68,8 +73,20 @@ func counterDelta(i, k int) int64 {
 
 func spawnCounter(r *runner) {
 	wl := r.spec.Workload
+	reset := false // c1 has deleted an earlier run's counter
 	for i := 0; i < r.spec.Clients; i++ {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
+			if i == 0 {
+				if err := counterReset(ctx, conn); err != nil {
+					return err
+				}
+				reset = true
+			}
+			for !reset {
+				if err := pause(ctx, conn, time.Millisecond); err != nil {
+					return err
+				}
+			}
 			c := r.impl.Counter(conn, counterPath, fmt.Sprintf("c%d", i+1))
 			for k := 1; r.roundGoes(k - 1); k++ {
 				delta := counterDelta(i, k)
@@ -96,6 +113,21 @@ func spawnCounter(r *runner) {
 			}
 			return nil
 		})
+	}
+}
+
+// counterReset deletes the counter's node if it is there, through
+// connection losses and session expiry.
+func counterReset(ctx context.Context, conn client.Conn) error {
+	for {
+		err := conn.Delete(ctx, counterPath, -1)
+		switch {
+		case err == nil, isNoNode(err):
+			return nil
+		case expectedFault(err) && ctx.Err() == nil:
+			continue
+		}
+		return fmt.Errorf("reset the counter: %w", err)
 	}
 }
 

@@ -55,7 +55,7 @@ func TestCounterVariantsCaught(t *testing.T) {
 	}{
 		{"counter-blind-set", 10},           // of 10
 		{"counter-retry-blind", 25},         // of 30
-		{"counter-idempotent-by-value", 25}, // of 30
+		{"counter-idempotent-by-value", 28}, // of 30
 	} {
 		sc, err := LoadScenario(tc.scenario)
 		if err != nil {
