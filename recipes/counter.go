@@ -173,6 +173,13 @@ func (c *SharedCounter) Add(ctx context.Context, delta int64) (int64, error) {
 		return c.addMistaken(ctx, delta)
 	}
 	mine := int64(0) // this increment's sequence number, once known
+	if !c.known {
+		// The first read takes this writer's sequence up from the node:
+		// it must not be stale, or a number could come round again.
+		if err := upToDateThrough(ctx, c.conn); err != nil {
+			return 0, err
+		}
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return 0, err
@@ -228,20 +235,24 @@ func (c *SharedCounter) Add(ctx context.Context, delta int64) (int64, error) {
 // (UpToDate), so that it is no older than any increment that returned
 // before the call, then getData(). A missing node is 0.
 func (c *SharedCounter) Get(ctx context.Context) (int64, error) {
+	if err := upToDateThrough(ctx, c.conn); err != nil {
+		return 0, err
+	}
+	cur, _, _, err := c.read(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return cur.value, nil
+}
+
+// upToDateThrough is UpToDate through session expiry: the counter's node
+// is persistent, so the next session asks again.
+func upToDateThrough(ctx context.Context, conn client.Conn) error {
 	for {
-		err := UpToDate(ctx, c.conn)
-		switch {
-		case err == nil:
-		case expired(err):
-			continue // the node is persistent: ask in the next session
-		default:
-			return 0, err
+		err := UpToDate(ctx, conn)
+		if !expired(err) || ctx.Err() != nil {
+			return err
 		}
-		cur, _, _, err := c.read(ctx)
-		if err != nil {
-			return 0, err
-		}
-		return cur.value, nil
 	}
 }
 

@@ -159,3 +159,35 @@ func TestCounterIdempotentByValueLosesIncrements(t *testing.T) {
 		t.Fatal("counter-idempotent-by-value never lost an increment")
 	}
 }
+
+// A writer made again under its name (a process restarted) takes its
+// sequence number up from the node: after a lost request it does not take
+// the entry its earlier instance left for its own increment, nor after a
+// lost reply an increment of its own for an earlier one.
+func TestCounterWriterMadeAgain(t *testing.T) {
+	for _, sched := range []string{
+		"when c1 setData#2 received: lose-request; when c1 setData#4 received: lose-request",
+		"when c1 setData#2 applied: lose-reply; when c1 setData#4 applied: lose-reply",
+	} {
+		for seed := uint64(1); seed <= 10; seed++ {
+			w := newWorld(t, seed, 3)
+			var final int64
+			w.Spawn("", func(ctx context.Context, conn client.Conn) error {
+				for k := 0; k < 6; k++ {
+					// A new instance for each increment.
+					if _, err := recipes.NewCounter(conn, counterPath, "c1").Add(ctx, 1); err != nil {
+						return err
+					}
+				}
+				v, err := recipes.NewCounter(conn, counterPath, "c1").Get(ctx)
+				final = v
+				return err
+			})
+			inject(t, w, sched)
+			run(t, w)
+			if final != 6 {
+				t.Fatalf("seed %d, %s: final value %d, want 6", seed, sched, final)
+			}
+		}
+	}
+}
