@@ -15,7 +15,9 @@
 //     uses show; over a fenced resource, what the resource accepted),
 //     "election" (a leadership as a lease), "rwlock" (rwlock.go), "fifo" and
 //     "priority-queue" (queue.go), "store" and "store-writes" (store.go:
-//     the znode store, every path a register). A busy lock would cost
+//     the znode store, every path a register), "counter" (counter.go: each
+//     add changes the value by its delta, once; an add of unknown outcome
+//     may or may not have). A busy lock would cost
 //     porcupine's search dearly, so the lock models first replay the order
 //     a lock that behaved takes (each holding in turn; for the fenced
 //     mutex, grants and accepted uses in token order: Model.Witness),

@@ -104,10 +104,21 @@ const (
 	Resolve  OpKind = "resolve"  // Data: the name; OutData the value, NoNode when unknown
 )
 
+// The operations of a shared counter. Path names the counter; numbers are
+// written in decimal.
+const (
+	// Add: Data, the delta, was added; OutData is the value the add made.
+	// Unknown when the caller got an error (it may have been added or not).
+	Add OpKind = "add"
+	// Count: the counter's value was read, in OutData.
+	Count OpKind = "count"
+)
+
 // opKinds are the operations a history holds.
 var opKinds = map[OpKind]bool{Create: true, Delete: true, Set: true, Get: true, Exists: true, Acquire: true, Use: true,
 	Release: true, Revoke: true, Withdraw: true, Put: true, Take: true, Raise: true, Lower: true, Pass: true, Enter: true, Leave: true,
-	Fail: true, Propose: true, Vote: true, Join: true, View: true, Write: true, Read: true, Register: true, Resolve: true}
+	Fail: true, Propose: true, Vote: true, Join: true, View: true, Write: true, Read: true, Register: true, Resolve: true,
+	Add: true, Count: true}
 
 // Known reports whether k is one of the operations above.
 func (k OpKind) Known() bool { return opKinds[k] }
@@ -190,6 +201,8 @@ func Describe(op Operation) string {
 		}
 	case Use:
 		s = fmt.Sprintf("use %s with token %d", op.Path, op.Token)
+	case Add:
+		s = fmt.Sprintf("add %s %s", op.Path, signed(op.Data))
 	case Put:
 		s = fmt.Sprintf("put %s %q", op.Path, op.Data)
 		if op.Priority != 0 {
@@ -213,6 +226,8 @@ func Describe(op Operation) string {
 		s += fmt.Sprintf(" v%d", op.OutVersion)
 	case op.Kind == Acquire:
 		s += fmt.Sprintf(" token %d", op.Token)
+	case op.Kind == Add || op.Kind == Count:
+		s += " " + op.OutData
 	case op.OutData != "":
 		s += fmt.Sprintf(" %q", op.OutData)
 	}

@@ -105,6 +105,15 @@ type Site interface {
 	Vote(ctx context.Context, tx string, commit bool) (Decision, error)
 }
 
+// Counter is a shared counter.
+type Counter interface {
+	// Add adds delta to the counter, once, and returns the value it made.
+	Add(ctx context.Context, delta int64) (int64, error)
+	// Get returns the counter's value, no older than any Add that returned
+	// before the call.
+	Get(ctx context.Context) (int64, error)
+}
+
 // cleanupTimeout bounds how long a recipe tries to remove its nodes after
 // its caller's context ended.
 const cleanupTimeout = 30 * time.Second

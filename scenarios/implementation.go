@@ -35,4 +35,7 @@ type Implementation struct {
 	ConfigWriter    func(conn client.Conn, path string) recipes.ConfigWriter
 	ConfigReader    func(conn client.Conn, path string) recipes.ConfigReader
 	NameService     func(conn client.Conn, path string) recipes.NameService
+	// Counter is given the client's name: a writer's name, unique among
+	// the counter's writers.
+	Counter func(conn client.Conn, path, name string) recipes.Counter
 }

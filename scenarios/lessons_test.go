@@ -65,6 +65,7 @@ func TestRecipesHoldUnderEveryFault(t *testing.T) {
 		{Kind: "membership", Rates: &everyFault},
 		{Kind: "config", Rates: &everyFault},
 		{Kind: "naming", Rates: &everyFault},
+		{Kind: "counter", Rates: &everyFault},
 		// Reads may be stale under faults (stale-read): the writes hold.
 		{Kind: "stale-read", Rates: &everyFault, Checks: []string{"store-writes"}},
 	}

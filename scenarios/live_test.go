@@ -48,6 +48,7 @@ func TestScenariosLive(t *testing.T) {
 	}
 	pause := fault.MustParseSchedule("when c1 holds#1: pause c1 10s")
 	never := fault.MustParseSchedule("when c1 create#99 applied: lose-reply") // c1 makes far fewer
+	counterLostReplies := fault.MustParseSchedule("when c1 setData#3 applied: lose-reply; when c2 setData#2 applied: lose-reply")
 	for _, tc := range []struct {
 		name    string
 		adjust  func(*Spec)
@@ -67,6 +68,10 @@ func TestScenariosLive(t *testing.T) {
 			[]string{"meanwhile: when c1 holds#1: pause c1 10s (struck at"}},
 		{"lock-fenced-pause", func(s *Spec) { fast(s); s.Faults = pause }, 60 * time.Second, false, nil},
 		{"lock-contention", func(s *Spec) { s.Workload.Rounds = 2; s.Faults = never }, 60 * time.Second, true, nil},
+		// The counter: the lost setData() replies the recipe recovers from
+		// by its sequence numbers, and that counter-retry-blind applies twice.
+		{"counter-faults", func(s *Spec) { s.Rates, s.Faults = nil, counterLostReplies }, 60 * time.Second, false, nil},
+		{"counter-retry-blind", func(s *Spec) {}, 60 * time.Second, false, []string{"an increment was applied twice"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc, err := LoadScenario(tc.name)

@@ -240,7 +240,7 @@ func SessionPaced(spec Spec) Spec {
 		orDefault(&w.Rounds, 2)
 	case "barrier":
 		orDefault(&w.Think, time.Second)
-	case "queue", "priority-queue":
+	case "queue", "priority-queue", "counter":
 		orDefault(&w.Think, time.Second)
 	}
 	return spec

@@ -148,6 +148,15 @@ func Lock(t testing.TB, newLock func(conn client.Conn, path string) recipes.Lock
 	Check(t, "lock", scenarios.Implementation{Locker: newLock}, opt)
 }
 
+// Counter checks a user's shared counter: every add applied once, lost
+// replies included (the counter check: a porcupine model whose state is
+// the value; an add that returned an error may or may not have taken
+// effect). newCounter gets the client's name, unique among the writers.
+func Counter(t testing.TB, newCounter func(conn client.Conn, path, name string) recipes.Counter, opt Options) {
+	t.Helper()
+	Check(t, "counter", scenarios.Implementation{Counter: newCounter}, opt)
+}
+
 // Check runs kind's workload on impl and fails t on a violation.
 func Check(t testing.TB, kind string, impl scenarios.Implementation, opt Options) {
 	t.Helper()
