@@ -6,6 +6,11 @@ import (
 	"slices"
 )
 
+// LeaseHint is the liveness check's guess at why a semaphore's waiter
+// waited while a lease was free, which a run that knows the lease nodes
+// replaces with what they were.
+const LeaseHint = ": an orphaned lease node, or a waiter that missed a lease's release?"
+
 // semaphoreLiveness judges the waits for a semaphore's lease (Acquire,
 // when Input.Permits is more than one: for one, acquireLiveness judges
 // them as a lock's). A wait is blocked while at least Permits other
@@ -40,8 +45,7 @@ func semaphoreLiveness(in *Input, stops map[int]int64) []Violation {
 		}
 		if len(late) > 0 {
 			out = append(out, lateWaitsViolation(in, p, late, func(Operation) waitStory {
-				return waitStory{"for a lease on " + p, fmt.Sprintf("fewer than %d others held one", permits),
-					": an orphaned lease node, or a waiter that missed a lease's release?"}
+				return waitStory{"for a lease on " + p, fmt.Sprintf("fewer than %d others held one", permits), LeaseHint}
 			}))
 		}
 	}
