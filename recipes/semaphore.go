@@ -20,7 +20,7 @@ import (
 //     while acquiring only, never while the lease is held;
 //  2. create "guid-lease-" under leases, sequential and ephemeral, with
 //     the guid that recovers a lost create() reply;
-//  3. getChildren on leases, with a watch;
+//  3. getChildren on leases (with a watch when it is to be waited on);
 //  4. if our node is among at most max children, we hold a lease;
 //  5. otherwise wait for the watch's notification (or a session event)
 //     and go to 3.
@@ -91,15 +91,24 @@ func (s *LeaseSemaphore) Acquire(ctx context.Context) (*Lease, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The internal lock is held while acquiring only.
-	defer abandonNode(ctx, s.conn, lockNode)
+	// The session our lock node, and our lease node, belong to.
+	owner := s.conn.SessionID()
 	node, err := createGUIDNode(ctx, s.conn, s.leases, guid+"-lease-", nil, guidMistakes{}) // step 2
-	if err != nil {
-		return nil, err
+	var lease *Lease
+	if err == nil {
+		lease, err = s.count(ctx, node, owner)
 	}
-	lease, err := s.count(ctx, node)
+	// The internal lock is held while acquiring only. Its release retries
+	// through connection losses, and the lease may be lost meanwhile (the
+	// session expiring while the client is cut off): a lease lost before
+	// Acquire returns is not granted.
+	abandonNode(ctx, s.conn, lockNode)
+	if err == nil && lease.Check() == ErrLost {
+		lease.release()
+		err = ErrNodeVanished
+	}
 	if err != nil {
-		if !s.mistakes.orphanOnError {
+		if node != "" && !s.mistakes.orphanOnError {
 			abandonNode(ctx, s.conn, node) // return the lease
 		}
 		return nil, err
@@ -137,33 +146,74 @@ func lowerLockNode(kids []string, i int) string {
 	return ""
 }
 
-// count is steps 3 to 5: list the leases with a watch; hold if our node
-// is among at most max; otherwise wait for the watch, or for a session
-// event, whichever comes first, and list again. Our node missing from the
-// listing, or the session the listing was read in not the one that made
-// it, means the node went with an expired session (ErrNodeVanished;
-// Curator's RETRY_DUE_TO_MISSING_NODE). A connection lost meanwhile is
-// listed through; the orphan-on-error variant returns it instead.
-func (s *LeaseSemaphore) count(ctx context.Context, node string) (*Lease, error) {
-	owner := s.conn.SessionID()
+// count is steps 3 to 5: list the leases; hold if our node is among at
+// most max; otherwise list them again, now with a watch, and unless that
+// listing finds room, wait for the watch, or for a session event,
+// whichever comes first, and list again. The watch is set only to wait on
+// it: a holder that kept the watch of the listing that granted its lease
+// would be woken by a later release, beside the one waiter that can
+// proceed (the herd check counts it). Our node missing from a listing, or
+// the session a listing was read in not the one that made it, means the
+// node went with an expired session (ErrNodeVanished; Curator's
+// RETRY_DUE_TO_MISSING_NODE). owner is the session the internal lock was
+// taken in: once the client is in another, its lock node has gone with the
+// old one and another client may hold the lock and watch the leases, so
+// it gives up and queues again rather than count beside that client. A connection lost meanwhile is listed
+// through; the orphan-on-error variant returns it instead.
+func (s *LeaseSemaphore) count(ctx context.Context, node string, owner int64) (*Lease, error) {
+	watched := false // list with a watch
 	for {
-		kids, _, watch, err := s.conn.ChildrenW(ctx, s.leases) // step 3
+		var kids []string
+		var watch client.Watch
+		var err error
+		if watched {
+			kids, _, watch, err = s.conn.ChildrenW(ctx, s.leases) // step 3, to wait
+		} else {
+			kids, _, err = s.conn.Children(ctx, s.leases) // step 3
+		}
 		if transient(err) && !s.mistakes.orphanOnError {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		if s.conn.SessionID() != owner || !slices.Contains(kids, base(node)) {
+		if s.conn.SessionID() != owner {
+			if watched {
+				s.unwatch(ctx)
+			}
 			return nil, ErrNodeVanished
 		}
-		if len(kids) <= s.max {
-			return grantLease(ctx, s.conn, node) // step 4
+		if !slices.Contains(kids, base(node)) {
+			return nil, ErrNodeVanished
+		}
+		if len(kids) <= s.max { // step 4
+			if watched {
+				s.unwatch(ctx) // a lease came free between the two listings
+			}
+			return grantLease(ctx, s.conn, node)
+		}
+		if !watched {
+			watched = true
+			continue
 		}
 		if err := s.wait(ctx, watch, owner); err != nil { // step 5
 			return nil, err
 		}
+		watched = false
 	}
+}
+
+// unwatch removes the watch a listing set on leases that nobody will wait
+// on: the listing found room after all, or it was sent in the old session,
+// queued while the client reconnected, and answered in a new one after the
+// old one expired. The watch would outlive our attempt and wake this
+// client at some later release beside the one waiter that can proceed.
+// Best effort: a client library without removeWatches (go-zk, live) leaves
+// it, to fire once.
+func (s *LeaseSemaphore) unwatch(ctx context.Context) {
+	cctx, cancel := cleanup(ctx, s.conn)
+	defer cancel()
+	_ = s.conn.RemoveWatches(cctx, s.leases)
 }
 
 // wait is step 5's wait: for the watch on leases, or a session event.
