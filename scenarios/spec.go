@@ -237,7 +237,7 @@ func SessionPaced(spec Spec) Spec {
 	}
 	w := &spec.Workload
 	switch spec.Kind {
-	case "lock", "election", "shared-lock", "revocable-lock":
+	case "lock", "election", "shared-lock", "revocable-lock", "semaphore":
 		if w.Steps == 0 && w.Step == 0 {
 			w.Steps, w.Step, w.CheckBeforeUse = 3, 5*time.Second, true
 		}
