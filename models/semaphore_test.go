@@ -1,6 +1,7 @@
 package models
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -143,4 +144,41 @@ func TestSemaphoreLiveness(t *testing.T) {
 			acquire(1, secs(4), secs(100), OK)),
 			[]wantViolation{{s, Liveness, secs(34), []string{"c2 waited"}}}},
 	})
+}
+
+// A semaphore's release may wake the one waiter that can proceed, and a
+// holder too (the watch of the listing that granted its lease, which a
+// go-zookeeper/zk client cannot take back, fires once more); two waiters
+// are a herd. A lock's release waking a holder beside its waiter is one.
+func TestSemaphoreHerd(t *testing.T) {
+	const leases = "/app/leases"
+	node := func(c int) string { return fmt.Sprintf("%s/x-lease-%010d", leases, c) }
+	// c1 and c2 hold from 5ms; c1 releases at 100ms; c3 and c4 wait.
+	ops := []Operation{
+		herdOp(0, Acquire, leases, 0, 5), herdOp(1, Acquire, leases, 0, 5), herdOp(0, Release, leases, 100, 101),
+		herdOp(2, Acquire, leases, 1, 105), herdOp(3, Acquire, leases, 2, 300)}
+	release := func(woken ...int) *herdTraffic {
+		h := (&herdTraffic{}).apply(100, 10, "delete", node(0), 1)
+		for _, c := range woken {
+			h.notify(100, 0, c, "NodeChildrenChanged", leases, 10)
+		}
+		return h
+	}
+	for _, tc := range []struct {
+		name    string
+		permits int
+		woken   []int
+		herd    bool
+	}{
+		{"the waiter", 2, []int{2}, false},
+		{"the waiter and a holder", 2, []int{1, 2}, false},
+		{"the waiter and the releaser", 2, []int{0, 2}, false},
+		{"two waiters", 2, []int{2, 3}, true},
+		{"a lock's waiter and its holder", 0, []int{1, 2}, true},
+	} {
+		vs := herdCheck(t, &Input{Ops: ops, Traffic: release(tc.woken...).recs, Proceed: 1, Permits: tc.permits})
+		if (len(vs) > 0) != tc.herd {
+			t.Errorf("%s: %v, want a herd violation: %v", tc.name, vs, tc.herd)
+		}
+	}
 }
