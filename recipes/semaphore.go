@@ -69,9 +69,9 @@ func SemaphoreLeases(dir string) string { return dir + "/leases" }
 var _ Semaphore = (*LeaseSemaphore)(nil)
 
 // NewSemaphore returns the semaphore whose node is path, of which at most
-// max clients (at least 1) hold a lease at once.
-func NewSemaphore(conn client.Conn, path string, max int) *LeaseSemaphore {
-	return &LeaseSemaphore{conn: conn, dir: path, leases: SemaphoreLeases(path), max: max}
+// n clients hold a lease at once (fewer than 1 counts as 1).
+func NewSemaphore(conn client.Conn, path string, n int) *LeaseSemaphore {
+	return &LeaseSemaphore{conn: conn, dir: path, leases: SemaphoreLeases(path), max: max(n, 1)}
 }
 
 // Acquire blocks until the caller holds a lease, and returns it: steps 1
