@@ -95,6 +95,10 @@ type Input struct {
 	SessionTimeout time.Duration
 	// Size is the number of processes a double barrier waits for.
 	Size int
+	// Permits is how many clients may hold an Acquire's object at once: a
+	// semaphore's max (0 or 1: one, a lock's or an election's). The
+	// semaphore check and the liveness check read it.
+	Permits int
 	// Proceed is how many clients one release may rightly wake (1 for a
 	// lock or an election; the herd check's threshold).
 	Proceed int

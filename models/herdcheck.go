@@ -3,6 +3,7 @@ package models
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"path"
 	"slices"
 	"strings"
@@ -27,6 +28,11 @@ func init() {
 //     Each withdrawal (a waiter that gave up waiting: Withdraw) allows one
 //     release after it one wake more: the one-shot watch it left on the
 //     node ahead of it fires once more, and ZooKeeper cannot take it back.
+//     For a semaphore (Input.Permits above one), a woken client that held
+//     a lease at the release is no waiter: the watch of a listing that
+//     found room, set to wait on had there been none, fired once more
+//     (ZooKeeper 3.5's removeWatches takes it back, go-zookeeper/zk
+//     cannot); it wakes a holder that does nothing with it.
 //   - A double barrier (the Paths of Enter operations; Leave is also
 //     membership's): a process leaving may wake Proceed (the lowest
 //     process, waiting on the highest) for each node it deleted, except the last deletion of the
@@ -75,8 +81,12 @@ func checkHerd(in *Input) []Violation {
 		sc := releasesOf(obj, deletions, false)
 		shared := sharedAcquires(in.Ops, obj)
 		stale := newStaleWatches(in.Ops, obj)
+		var holders leaseHolders
+		if in.Permits > 1 {
+			holders = semaphoreHolders(in.Ops, obj)
+		}
 		out = append(out, judgeReleases(in, sc, func(_ int, r scannedRelease) int {
-			base := proceed*r.nodes() + shared.waiters(r.at, sc.clients[r.from:r.to])
+			base := proceed*r.nodes() + shared.waiters(r.at, sc.clients[r.from:r.to]) + holders.woken(r.at, sc.clients[r.from:r.to])
 			return base + stale.take(r.at, int(r.to-r.from) > base)
 		}, "releases", "a release should wake only the next waiter")...)
 	}
@@ -301,4 +311,46 @@ func (s *staleWatches) take(t int64, over bool) int {
 	}
 	s.at = s.at[1:]
 	return 1
+}
+
+// leaseHolders are the holdings of a semaphore's leases by client (nil
+// for another object: none).
+type leaseHolders map[int][]timeSpan
+
+// semaphoreHolders are the holdings of obj in ops: from an acquire's OK
+// return to the return of its client's next release, or for ever.
+func semaphoreHolders(ops []Operation, obj string) leaseHolders {
+	var mine []Operation
+	for _, op := range ops {
+		if op.Path == obj && (op.Kind == Acquire && op.Result == OK || op.Kind == Release) {
+			mine = append(mine, op)
+		}
+	}
+	sortOps(mine)
+	out := leaseHolders{}
+	open := map[int]int64{}
+	for _, op := range mine {
+		switch from, held := open[op.Client]; {
+		case op.Kind == Acquire && !held:
+			open[op.Client] = op.Return
+		case op.Kind == Release && held:
+			out[op.Client] = append(out[op.Client], timeSpan{from, op.Return})
+			delete(open, op.Client)
+		}
+	}
+	for c, from := range open {
+		out[c] = append(out[c], timeSpan{from, math.MaxInt64})
+	}
+	return out
+}
+
+// woken is how many of the clients a release at woke held a lease then.
+func (h leaseHolders) woken(at int64, woken []int) int {
+	n := 0
+	for _, c := range woken {
+		if slices.ContainsFunc(h[c], func(s timeSpan) bool { return s.from <= at && at <= s.to }) {
+			n++
+		}
+	}
+	return n
 }

@@ -44,7 +44,9 @@ func init() {
 //     (its server lagged, its create was retried), so a writer's wait
 //     blocks every reader waiting meanwhile. A lock that nobody
 //     holds while a waiter waits is an orphaned lock node: the node a lost
-//     create() reply left behind, which the waiter waits for.
+//     create() reply left behind, which the waiter waits for. With
+//     Input.Permits above one (a semaphore), an acquire is blocked only
+//     while that many other clients hold (semaphoreLiveness).
 //   - Take (per Path): an empty queue. The items available at t are the
 //     Puts that returned OK by t minus the Takes that returned OK by t,
 //     never below zero; a Take of Unknown result counts as having taken an
@@ -73,7 +75,10 @@ func checkLiveness(in *Input) []Violation {
 		stops = stopTimes(in.Ops)
 	}
 	var out []Violation
-	if kinds.hasAny(Acquire) {
+	switch {
+	case kinds.hasAny(Acquire) && in.Permits > 1:
+		out = append(out, semaphoreLiveness(in, stops)...)
+	case kinds.hasAny(Acquire):
 		out = append(out, acquireLiveness(in, stops)...)
 	}
 	if kinds.hasAny(Take) {

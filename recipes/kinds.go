@@ -38,6 +38,15 @@ type RevocableLocker interface {
 	Revoke(ctx context.Context, node string) error
 }
 
+// Semaphore is a counting semaphore: at most its max holders at once,
+// each holding a lease.
+type Semaphore interface {
+	// Acquire blocks until the caller holds a lease, and returns it.
+	Acquire(ctx context.Context) (*Lease, error)
+	// Release gives the caller's lease up.
+	Release(ctx context.Context) error
+}
+
 // Elector is one candidate in a leader election.
 type Elector interface {
 	// Campaign blocks until the candidate leads, and returns its Lease on

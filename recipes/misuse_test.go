@@ -34,6 +34,19 @@ func TestMisuseErrors(t *testing.T) {
 		if err := shared.Unlock(ctx); !errors.Is(err, recipes.ErrNotHeld) {
 			t.Errorf("SharedLock.Unlock twice: %v, want ErrNotHeld", err)
 		}
+		sem := recipes.NewSemaphore(conn, "/sem", 2)
+		if err := sem.Release(ctx); !errors.Is(err, recipes.ErrNotHeld) {
+			t.Errorf("Semaphore.Release without Acquire: %v, want ErrNotHeld", err)
+		}
+		if _, err := sem.Acquire(ctx); err != nil {
+			return err
+		}
+		if _, err := sem.Acquire(ctx); !errors.Is(err, recipes.ErrAlreadyHeld) {
+			t.Errorf("Semaphore.Acquire while holding a lease: %v, want ErrAlreadyHeld", err)
+		}
+		if err := sem.Release(ctx); err != nil {
+			t.Errorf("Semaphore.Release after Acquire: %v", err)
+		}
 		if err := recipes.NewDoubleBarrier(conn, "/db", "p1", 2).Leave(ctx); !errors.Is(err, recipes.ErrNotHeld) {
 			t.Errorf("Leave without Enter: %v, want ErrNotHeld", err)
 		}

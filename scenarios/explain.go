@@ -34,7 +34,7 @@ func waitCauses(w *sim.World, vs []models.Violation) map[string]string {
 	var causes map[string]string
 	var facts *runFacts
 	for _, v := range vs {
-		if v.Kind != models.Liveness || !strings.Contains(v.Message, orphanHint) {
+		if !guessesWait(v) {
 			continue
 		}
 		if facts == nil {
@@ -43,9 +43,26 @@ func waitCauses(w *sim.World, vs []models.Violation) map[string]string {
 			}
 			facts, causes = factsOf(w.Trace()), map[string]string{}
 		}
-		causes[v.Object] = leftUnder(facts, facts.nodesAt(v.Object, v.At), v.Object)
+		causes[v.Object] = waitCause(facts, facts.nodesAt(v.Object, v.At), v)
 	}
 	return causes
+}
+
+// guessesWait reports whether v is a liveness violation that guesses at
+// what its waiters waited behind: a lock's orphaned node, a semaphore's
+// orphaned lease.
+func guessesWait(v models.Violation) bool {
+	return v.Kind == models.Liveness && (strings.Contains(v.Message, orphanHint) || strings.Contains(v.Message, models.LeaseHint))
+}
+
+// waitCause is what nodes, those under v's object, say of v's waiters:
+// the lease nodes of a semaphore (leasesLeft), the queue of a lock
+// (leftUnder).
+func waitCause(f nodeFacts, nodes []sim.NodeInfo, v models.Violation) string {
+	if strings.Contains(v.Message, models.LeaseHint) {
+		return leasesLeft(f, nodes, v.Object)
+	}
+	return leftUnder(f, nodes, v.Object)
 }
 
 // needsCauses reports whether a violation of vs guesses at its cause,
@@ -53,7 +70,7 @@ func waitCauses(w *sim.World, vs []models.Violation) map[string]string {
 // stale read came from, which staleSources can.
 func needsCauses(vs []models.Violation) bool {
 	for _, v := range vs {
-		if v.Kind == models.Liveness && (strings.Contains(v.Message, orphanHint) || strings.Contains(v.Message, lostHint)) ||
+		if guessesWait(v) || v.Kind == models.Liveness && strings.Contains(v.Message, lostHint) ||
 			strings.Contains(v.Message, staleHint) || strings.Contains(v.Message, heldHint) ||
 			v.Check == "double-barrier" && strings.Contains(v.Message, models.FailedStepHint) {
 			return true
@@ -229,6 +246,7 @@ func explain(vs []models.Violation, causes map[string]string) {
 	for i := range vs {
 		if c, ok := causes[vs[i].Object]; ok && vs[i].Kind == models.Liveness {
 			vs[i].Message = strings.Replace(vs[i].Message, orphanHint, ": "+c, 1)
+			vs[i].Message = strings.Replace(vs[i].Message, models.LeaseHint, ": "+c, 1)
 		}
 		if c, ok := causes["stale:"+vs[i].Object]; ok {
 			vs[i].Message = strings.Replace(vs[i].Message, staleHint, c, 1)

@@ -118,9 +118,9 @@ func TestExploreRecipes(t *testing.T) {
 		if k == "stale-read" {
 			e.Spec.Checks = []string{"store-writes"} // reads may be stale under faults
 		}
-		if k == "shared-lock" || k == "revocable-lock" {
+		if k == "shared-lock" || k == "revocable-lock" || k == "semaphore" {
 			// Nothing that expires a holder's session: the read-write
-			// model has no fence.
+			// and semaphore models have no fence.
 			e.Faults = slices.DeleteFunc(slices.Clone(ExploreFaults), func(f string) bool {
 				return strings.HasPrefix(f, "pause") || strings.Contains(f, "{over}")
 			})

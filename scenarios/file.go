@@ -367,6 +367,9 @@ func (p *fileParse) checkNumbers(f *fileScenario, k *kind) error {
 	if err := p.checkCounts(f); err != nil {
 		return err
 	}
+	if f.Workload.Fenced && k.fenceless != "" {
+		return p.fail(p.line("workload.fenced"), "workload.fenced", "%s", k.fenceless)
+	}
 	if f.Clients != 0 && f.Clients < k.minClients {
 		return p.fail(p.line("clients"), "clients", "%d; a %s scenario needs at least %d", f.Clients, f.Kind, k.minClients)
 	}

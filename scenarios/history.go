@@ -27,6 +27,7 @@ type History struct {
 	SessionTimeout time.Duration   `json:"session_timeout_ns,omitempty"`
 	Size           int             `json:"size,omitempty"`
 	Proceed        int             `json:"proceed,omitempty"`
+	Permits        int             `json:"permits,omitempty"`
 	ClientFailures []ClientFailure `json:"client_failures,omitempty"`
 	NoProgress     *NoProgress     `json:"no_progress,omitempty"`
 	// OldClientFailure is how a history written before client_failures
@@ -67,7 +68,7 @@ type NoProgress struct {
 // Input is what the checks read.
 func (h *History) Input() *models.Input {
 	return &models.Input{Ops: h.Ops, Start: h.Start, End: h.End, Stuck: h.Stuck, Bound: h.Bound,
-		SessionTimeout: h.SessionTimeout, Size: h.Size, Proceed: h.Proceed, Traffic: h.Traffic, ForeignDeletes: h.ForeignDeletes,
+		SessionTimeout: h.SessionTimeout, Size: h.Size, Proceed: h.Proceed, Permits: h.Permits, Traffic: h.Traffic, ForeignDeletes: h.ForeignDeletes,
 		Leftovers: h.Leftovers}
 }
 

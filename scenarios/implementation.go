@@ -25,16 +25,21 @@ type Implementation struct {
 	// RevocableLocker serves the revoker too (Holders, Revoke).
 	RevocableLocker func(conn client.Conn, path string) recipes.RevocableLocker
 	Elector         func(conn client.Conn, path, name string) recipes.Elector
-	Barrier         func(conn client.Conn, path string) recipes.Barrier
-	DoubleBarrier   func(conn client.Conn, path, name string, size int) recipes.DoubleBarrier
-	Queue           func(conn client.Conn, path string) recipes.Queue
-	PriorityQueue   func(conn client.Conn, path string) recipes.PriorityQueue
-	Coordinator     func(conn client.Conn, path string) recipes.Coordinator
-	Site            func(conn client.Conn, path, name string) recipes.Site
-	Membership      func(conn client.Conn, path, name string) recipes.Membership
-	ConfigWriter    func(conn client.Conn, path string) recipes.ConfigWriter
-	ConfigReader    func(conn client.Conn, path string) recipes.ConfigReader
-	NameService     func(conn client.Conn, path string) recipes.NameService
+	// Semaphore is given the semaphore's node and its max (the workload's
+	// Size); the checks judge the lease nodes under
+	// recipes.SemaphoreLeases(path), where a semaphore of one's own keeps
+	// its leases too if the herd check is to see its releases.
+	Semaphore     func(conn client.Conn, path string, max int) recipes.Semaphore
+	Barrier       func(conn client.Conn, path string) recipes.Barrier
+	DoubleBarrier func(conn client.Conn, path, name string, size int) recipes.DoubleBarrier
+	Queue         func(conn client.Conn, path string) recipes.Queue
+	PriorityQueue func(conn client.Conn, path string) recipes.PriorityQueue
+	Coordinator   func(conn client.Conn, path string) recipes.Coordinator
+	Site          func(conn client.Conn, path, name string) recipes.Site
+	Membership    func(conn client.Conn, path, name string) recipes.Membership
+	ConfigWriter  func(conn client.Conn, path string) recipes.ConfigWriter
+	ConfigReader  func(conn client.Conn, path string) recipes.ConfigReader
+	NameService   func(conn client.Conn, path string) recipes.NameService
 	// Counter is given the client's name: a writer's name, unique among
 	// the counter's writers.
 	Counter func(conn client.Conn, path, name string) recipes.Counter

@@ -10,7 +10,7 @@ import "github.com/zksim/zksim/models"
 func judge(out *Outcome, failures []ClientFailure, stopped *NoProgress) ([]models.Violation, error) {
 	in := out.Input
 	out.History = &History{Kind: out.Spec.Kind, Checks: out.Spec.Checks, Start: in.Start, End: in.End, Stuck: in.Stuck,
-		Bound: in.Bound, SessionTimeout: in.SessionTimeout, Size: in.Size, Proceed: in.Proceed, Traffic: in.Traffic,
+		Bound: in.Bound, SessionTimeout: in.SessionTimeout, Size: in.Size, Proceed: in.Proceed, Permits: in.Permits, Traffic: in.Traffic,
 		ForeignDeletes: in.ForeignDeletes, Leftovers: in.Leftovers, Ops: in.Ops, ClientFailures: failures, NoProgress: stopped}
 	return out.History.Judge()
 }

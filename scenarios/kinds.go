@@ -34,6 +34,9 @@ type kind struct {
 	input func(in *models.Input, s Spec)
 	// situations are what a run of the kind may reach, for its coverage.
 	situations []situation
+	// fenceless, when set, says why the kind's resource cannot be fenced:
+	// a spec with Workload.Fenced is refused with it.
+	fenceless string
 }
 
 var kinds = map[string]*kind{}

@@ -57,6 +57,7 @@ func TestRecipesHoldUnderEveryFault(t *testing.T) {
 		{Kind: "election", Workload: fenced, Rates: &everyFault},
 		{Kind: "shared-lock", Rates: &unannounced},
 		{Kind: "revocable-lock", Rates: &unannounced},
+		{Kind: "semaphore", Rates: &unannounced},
 		{Kind: "barrier", Rates: &everyFault},
 		{Kind: "double-barrier", Rates: &everyFault},
 		{Kind: "queue", Rates: &everyFault},
@@ -236,7 +237,7 @@ func TestRecipesHoldUnderClientSessionLoss(t *testing.T) {
 		switch k {
 		case "lock", "election":
 			spec.Workload.Fenced = true
-		case "shared-lock", "revocable-lock":
+		case "shared-lock", "revocable-lock", "semaphore":
 			spec.Rates = &unfenced
 		case "stale-read":
 			spec.Checks = []string{"store-writes"} // reads may be stale under faults

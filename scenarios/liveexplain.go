@@ -85,7 +85,7 @@ func (run *liveEvidence) waitCauses(servers []string, injected []live.StruckFaul
 	facts := newLiveFacts(run.w, injected)
 	causes := map[string]string{}
 	for _, v := range vs {
-		if v.Kind != models.Liveness || !strings.Contains(v.Message, orphanHint) {
+		if !guessesWait(v) {
 			continue
 		}
 		var nodes []sim.NodeInfo
@@ -97,7 +97,7 @@ func (run *liveEvidence) waitCauses(servers []string, injected []live.StruckFaul
 				continue
 			}
 		}
-		causes[v.Object] = leftUnder(facts, nodes, v.Object) + " (the nodes as the servers held them when the run ended)"
+		causes[v.Object] = waitCause(facts, nodes, v) + " (the nodes as the servers held them when the run ended)"
 	}
 	return causes
 }

@@ -33,9 +33,12 @@ import (
 //     happened;
 //   - a burst of NodeDeleted on a node, or of NodeChildrenChanged on its
 //     parent, is a deletion of that node, a release. The latter may also
-//     be a creation (the notification does not say which), but only a
-//     recipe that has its waiters watch the parent's children gets such
-//     notifications at all, which is the herd's own mistake.
+//     be a creation (the notification does not say which): it is taken
+//     for one when the last create or delete of a child of that parent
+//     that a client sent before it was a create, and a burst ends where
+//     another such request was sent. A semaphore's recipe rightly watches
+//     its lease directory's children (one waiter at a time), so that its
+//     creations are no releases.
 //
 // The requests the clients send are noted too (Sent traffic), for the
 // queue's rule, which counts the listings a take sends.
@@ -112,7 +115,10 @@ func (ns *liveNotes) traffic() []models.Traffic {
 		zxid    int64
 		last    time.Duration
 		clients map[int]bool
+		change  int // the creation or deletion it tells of (changeBefore), -1 if none is known
 	}
+	slices.SortStableFunc(sent, func(a, b liveSent) int { return int(a.at - b.at) })
+	changes := slices.DeleteFunc(slices.Clone(sent), func(s liveSent) bool { return !childChange(s.r.Op) })
 	open := map[key]*burst{}
 	var out []models.Traffic
 	var zxid int64
@@ -125,11 +131,18 @@ func (ns *liveNotes) traffic() []models.Traffic {
 			continue
 		}
 		b := open[k]
-		if b == nil || b.clients[n.client] || n.at-b.last > liveBurstGap {
+		change := -1
+		if n.n.Type == zk.EventNodeChildrenChanged {
+			change = changeBefore(changes, n.n.Path, n.at)
+		}
+		if b == nil || b.clients[n.client] || n.at-b.last > liveBurstGap || b.change != change {
 			zxid++
-			b = &burst{zxid: zxid, clients: map[int]bool{}}
+			b = &burst{zxid: zxid, clients: map[int]bool{}, change: change}
 			open[k] = b
 			if op, path, ok := transactionOf(n.n); ok {
+				if change >= 0 && strings.HasPrefix(changes[change].r.Op, "create") {
+					op = "create" // not a release
+				}
 				out = append(out, models.Traffic{At: int64(n.at), Kind: models.Applied, Server: max(n.server, 0),
 					Client: -1, Zxid: zxid, Op: op, Path: path})
 			}
@@ -167,4 +180,27 @@ func transactionOf(n live.Notification) (op, path string, ok bool) {
 		return "setData", n.Path, true
 	}
 	return "", "", false
+}
+
+// childChange reports whether a request of type op creates or deletes a
+// node.
+func childChange(op string) bool {
+	return strings.HasPrefix(op, "create") || strings.HasPrefix(op, "delete")
+}
+
+// changeBefore is the index in changes (creates and deletes sent, in order
+// of time) of the last one of a child of parent sent at or before at, or
+// -1.
+func changeBefore(changes []liveSent, parent string, at time.Duration) int {
+	below := strings.TrimSuffix(parent, "/") + "/"
+	for i := len(changes) - 1; i >= 0; i-- {
+		c := changes[i]
+		if c.at > at {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(c.r.Path, below); ok && rest != "" && !strings.Contains(rest, "/") {
+			return i
+		}
+	}
+	return -1
 }

@@ -157,3 +157,44 @@ func TestLiveWeaknessIgnoresUndoing(t *testing.T) {
 		t.Error("not weak though the partition never struck")
 	}
 }
+
+// A change of children is a release when the last create or delete of a
+// child its clients sent before it was a delete, and a creation when it
+// was a create (a semaphore's waiter watches its lease directory, which
+// every new lease changes); a request of the other sort between two
+// notifications ends a burst.
+func TestLiveChildrenChangeCreateOrDelete(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	note := func(at time.Duration, client int) liveNote {
+		return liveNote{at: at, client: client, n: live.Notification{Type: zk.EventNodeChildrenChanged, Path: "/s/leases"}}
+	}
+	sent := func(at time.Duration, client int, op, path string) liveSent {
+		return liveSent{at: at, client: client, r: live.Request{Op: op, Path: path}}
+	}
+	ns := &liveNotes{
+		notes: []liveNote{note(ms(2), 1), note(ms(12), 2), note(ms(13), 3), note(ms(22), 4)},
+		sent: []liveSent{
+			sent(ms(1), 5, "create2", "/s/leases/g-lease-"), sent(ms(5), 5, "getChildren", "/s/leases"),
+			sent(ms(11), 5, "delete", "/s/leases/g-lease-0000000001"), sent(ms(12), 6, "create", "/s/l-lock-"),
+			sent(ms(14), 6, "create", "/s/leases/h-lease-")},
+	}
+	ops := map[int64]string{}
+	woke := map[int64]int{}
+	for _, tr := range ns.traffic() {
+		switch tr.Kind {
+		case models.Applied:
+			ops[tr.Zxid] = tr.Op
+		case models.Notified:
+			woke[tr.Zxid]++
+		}
+	}
+	want := map[int64]string{1: "create", 2: "delete", 3: "create"}
+	for z, op := range want {
+		if ops[z] != op {
+			t.Errorf("transaction %d: %q, want %q (all: %v)", z, ops[z], op, ops)
+		}
+	}
+	if woke[2] != 2 || len(ops) != 3 {
+		t.Errorf("woken %v, transactions %v: want the delete's two together, and three transactions", woke, ops)
+	}
+}

@@ -35,6 +35,10 @@ func TestSituationsCount(t *testing.T) {
 		{"two reads together", readsTogether, []models.Operation{
 			shared(op(0, models.Acquire, 0, 10)), shared(op(1, models.Acquire, 5, 12)), op(0, models.Release, 20, 25),
 			op(1, models.Release, 20, 25), shared(op(2, models.Acquire, 30, 31)), op(2, models.Release, 32, 33)}, 1},
+		{"leases held together", leasesHeldTogether, []models.Operation{
+			op(0, models.Acquire, 0, 10), op(1, models.Acquire, 5, 12), op(2, models.Acquire, 6, 22),
+			op(0, models.Release, 20, 25), op(1, models.Release, 20, 25), op(2, models.Release, 40, 41),
+			op(0, models.Acquire, 50, 51), op(0, models.Release, 52, 53)}, 2},
 		{"a refused use", fenceRefused, []models.Operation{op(0, models.Use, 1, 1),
 			with(op(1, models.Use, 2, 2), func(o *models.Operation) { o.Result = models.Rejected })}, 1},
 		{"a take before its put", takesWaitedForPut, []models.Operation{

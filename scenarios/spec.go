@@ -81,7 +81,8 @@ type Workload struct {
 	// Consumers is, for a queue, how many clients take (the others put).
 	Consumers int
 	// Size is how many processes a double barrier waits for (default:
-	// every client).
+	// every client); for a semaphore, how many clients may hold a lease at
+	// once (default 2).
 	Size int
 	// Sync makes readers call sync() before they read (the stale-read
 	// scenario's reader).
@@ -121,6 +122,9 @@ func (s Spec) withDefaults() (Spec, *kind, error) {
 	}
 	if s.Clients == 0 {
 		s.Clients = k.clients
+	}
+	if s.Workload.Fenced && k.fenceless != "" {
+		return s, nil, fmt.Errorf("workload.fenced: %s", k.fenceless)
 	}
 	if s.Clients < k.minClients {
 		return s, nil, fmt.Errorf("clients: %d; a %s scenario needs at least %d", s.Clients, s.Kind, k.minClients)
@@ -233,7 +237,7 @@ func SessionPaced(spec Spec) Spec {
 	}
 	w := &spec.Workload
 	switch spec.Kind {
-	case "lock", "election", "shared-lock", "revocable-lock":
+	case "lock", "election", "shared-lock", "revocable-lock", "semaphore":
 		if w.Steps == 0 && w.Step == 0 {
 			w.Steps, w.Step, w.CheckBeforeUse = 3, 5*time.Second, true
 		}

@@ -157,6 +157,17 @@ func Counter(t testing.TB, newCounter func(conn client.Conn, path, name string) 
 	Check(t, "counter", scenarios.Implementation{Counter: newCounter}, opt)
 }
 
+// Semaphore checks a user's counting semaphore, given its constructor (the
+// semaphore's node, and how many may hold at once: Options.Workload.Size,
+// default 2): at most that many holders at a time (as their uses of a
+// shared resource show), no waiting while a lease is free, no herd. Its
+// checks judge the lease nodes under recipes.SemaphoreLeases(path); a
+// semaphore that keeps its leases elsewhere drops "herd" from the Checks.
+func Semaphore(t testing.TB, newSemaphore func(conn client.Conn, path string, max int) recipes.Semaphore, opt Options) {
+	t.Helper()
+	Check(t, "semaphore", scenarios.Implementation{Semaphore: newSemaphore}, opt)
+}
+
 // Check runs kind's workload on impl and fails t on a violation.
 func Check(t testing.TB, kind string, impl scenarios.Implementation, opt Options) {
 	t.Helper()
