@@ -8,11 +8,14 @@ STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 demo:
 	$(GO) run ./cmd/zksim demo
 
-## test: every test, and the formatting and determinism rules
+## test: every test, and the formatting and determinism rules. The
+## timeouts are explicit and generous: no test's outcome hangs on the
+## machine's speed (searches and shrinking in tests end by their counts), so
+## a loaded machine takes longer, and only a hang runs into them.
 test: rules
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
-	$(GO) test -race -short -count=1 ./...
+	$(GO) test -count=1 -timeout 40m ./...
+	$(GO) test -race -short -count=1 -timeout 60m ./...
 
 ## soak: every correct recipe on 10,000 seeds under every fault kind, and
 ## under client-side session loss with zksimtest's defaults, and the tutorial's

@@ -185,7 +185,7 @@ func keeperCheck(guarded bool) func(testing.TB) {
 // the tutorial prints.
 func TestKeeperRaceIsCaught(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a search and a shrink whose time is bounded: under the race detector (make test's -race -short pass) the shrink stops elsewhere; the full pass runs it")
+		t.Skip("a search and a shrink: minutes under the race detector (make test's -race -short pass); the full pass runs it")
 	}
 	msg := run("TestKeeperUnguarded", keeperCheck(false))
 	if !strings.Contains(msg, "membership (liveness)") || !strings.Contains(msg, "c4 in it and no member") {

@@ -222,7 +222,7 @@ func Check(t testing.TB, kind string, impl scenarios.Implementation, opt Options
 }
 
 // budgetOf is the wall-clock budget of a search: -zksim.budget, else
-// Options.Budget, else 2 minutes.
+// Options.Budget, else defaultBudget.
 func budgetOf(opt Options) time.Duration {
 	switch {
 	case *flagBudget > 0:
@@ -230,8 +230,16 @@ func budgetOf(opt Options) time.Duration {
 	case opt.Budget > 0:
 		return opt.Budget
 	}
-	return 2 * time.Minute
+	return defaultBudget
 }
+
+// defaultBudget is the search's wall-clock budget when neither the flag
+// nor the Options give one: 2 minutes, so that a slow implementation
+// cannot hang a user's `go test`. zksim's own tests turn it off
+// (main_test.go): what they assert on (the lowest failing seed, the
+// counterexample it shrinks to) must not hang on the machine's speed, and
+// is bounded by counts (the seeds, the shrinker's steps) instead.
+var defaultBudget = 2 * time.Minute
 
 // shrink shrinks the failing seed within budget, with a progress line: a
 // slow implementation shows that shrinking runs, and cannot hang the test

@@ -7,16 +7,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zksim/zksim/internal/testshrink"
 )
 
 // TestMain lets the test binary stand in for zksim when a bench figure
-// starts a child process of itself (the crowd's, so its memory is its own).
+// starts a child process of itself (the crowd's, so its memory is its own),
+// and turns rapid's shrink time off for the tests (internal/testshrink:
+// a `--shrink` they check ends where it can shrink no more, not where the
+// clock stopped it).
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
 		tuneGC()
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	code := m.Run()
+	code := testshrink.Run(m)
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
@@ -28,6 +33,9 @@ func TestMain(m *testing.M) {
 // lock-contention, the crowd in a child process with its peak memory, and
 // seeds per second with faults; each figure with its target and verdict.
 func TestBench(t *testing.T) {
+	if raceDetector {
+		t.Skip("a benchmark: it measures nothing under the race detector, and takes minutes there")
+	}
 	var out, errOut bytes.Buffer
 	args := []string{"bench", "--no-live", "--sim-seeds", "2", "--fault-seeds", "4", "--crowd", "40", "--first-runs", "1",
 		"--first-variants", "4"}
