@@ -141,10 +141,16 @@ func (p *Process) Pause(d time.Duration) {
 	p.cutPending.Store(true)
 }
 
-// waitPause sleeps out the process's pause, if any.
+// waitPause sleeps out the process's pause, if any, or until the run
+// ends (a paused process ends with it, as a stopped one is killed).
 func (p *Process) waitPause() {
 	if d := time.Until(time.Unix(0, p.pausedUntil.Load())); d > 0 {
-		time.Sleep(d)
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-p.w.ended:
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -33,6 +34,12 @@ type World struct {
 
 	struckMu sync.Mutex
 	struck   []StruckFault // the timed faults struck, as their timers fired
+
+	ended <-chan struct{} // closed when the run ends (Run's context); nil before
+
+	giveUp      chan struct{} // closed when Run is to stop waiting (Abandon)
+	abandonOnce sync.Once
+	abandoned   atomic.Bool // Run gave up on processes still at work, and holds the world's lock for good
 }
 
 // NewWorld returns a world with no processes on the ensemble e (nil when
@@ -42,7 +49,7 @@ func NewWorld(e *Ensemble, log io.Writer) *World {
 	if log == nil {
 		log = io.Discard
 	}
-	return &World{origin: time.Now(), ensemble: e, log: log}
+	return &World{origin: time.Now(), ensemble: e, log: log, giveUp: make(chan struct{})}
 }
 
 // Spawn adds a client process named name, to run body once Run starts;
@@ -60,6 +67,10 @@ func (w *World) Origin() time.Time { return w.origin }
 
 // Exclusive runs fn while no process's code runs.
 func (w *World) Exclusive(fn func()) {
+	if w.abandoned.Load() { // Run holds the lock for good
+		fn()
+		return
+	}
 	w.gil.Lock()
 	defer w.gil.Unlock()
 	fn()
@@ -118,10 +129,13 @@ func (w *World) Dial(ctx context.Context, opt DialOptions) error {
 
 // Run runs every process's body, one at a time between their blocking
 // calls, until all have returned, and returns each one's error. done,
-// when set, is told of each process that returns.
+// when set, is told of each process that returns. After Abandon it
+// returns once its grace is over, whether or not every process has.
 func (w *World) Run(ctx context.Context, done func(i int)) []error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(w.procs))
+	returned := make([]bool, len(w.procs))
+	w.ended = ctx.Done()
 	w.gil.Lock()
 	for i, p := range w.procs {
 		wg.Add(1)
@@ -133,14 +147,41 @@ func (w *World) Run(ctx context.Context, done func(i int)) []error {
 			if err := p.endTasks(); errs[i] == nil {
 				errs[i] = err
 			}
+			returned[i] = true
 			if done != nil {
 				done(i)
 			}
 		}()
 	}
 	w.gil.Unlock()
-	wg.Wait()
+	finished := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(finished)
+	}()
+	select {
+	case <-finished:
+	case <-w.giveUp:
+		// The world's lock, held for good: a process still at work runs
+		// no more code, and what the others recorded can be read.
+		w.gil.Lock()
+		w.abandoned.Store(true)
+		for i := range errs {
+			if !returned[i] {
+				errs[i] = fmt.Errorf("%w: still at work when the run was abandoned", context.Canceled)
+			}
+		}
+	}
 	return errs
+}
+
+// Abandon has Run return grace from now even if some processes are still
+// at work (a recipe cleaning up through a disconnect, say, for as long as
+// its own timeout): what an interrupted run does, so that it stops
+// promptly. A process still at work then runs no more code, and its
+// error is context.Canceled's.
+func (w *World) Abandon(grace time.Duration) {
+	w.abandonOnce.Do(func() { time.AfterFunc(grace, func() { close(w.giveUp) }) })
 }
 
 // Close closes every session the processes opened, all at once: the

@@ -61,6 +61,10 @@ type LiveOutcome struct {
 	TimedOut bool
 	// Interrupted says LiveOptions.Interrupt ended the run.
 	Interrupted bool
+	// Stopped are the clients still at work when the run was ended (its
+	// time bound, quiet, an interrupt): their calls ended with the run,
+	// which is no failure of theirs.
+	Stopped []string
 	// Quiesced says the run ended because nothing could happen any more
 	// (liveQuiet): its clients waited, no fault was to come, and nothing
 	// returned for longer than the liveness bound and a session timeout;
@@ -126,6 +130,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 			select {
 			case <-opt.Interrupt:
 				interrupted.Store(true)
+				w.Abandon(interruptGrace)
 				end()
 			case <-ctx.Done():
 			}
@@ -264,10 +269,15 @@ func judgeLive(out *LiveOutcome, r *runner, k *kind, run *liveEvidence, errs []e
 	end := int64(out.Wall)
 	out.Result = sim.Result{End: sim.Time(end)}
 	var failures []ClientFailure
+	over := out.TimedOut || out.Quiesced || out.Interrupted
 	for i, err := range errs {
-		over := out.TimedOut || out.Quiesced
-		if err != nil && !(over && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled))) {
-			failures = append(failures, ClientFailure{Message: fmt.Sprintf("%s failed: %v", w.Processes()[i].Name(), err)})
+		name := w.Processes()[i].Name()
+		switch {
+		case err == nil:
+		case over && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)):
+			out.Stopped = append(out.Stopped, name)
+		default:
+			failures = append(failures, ClientFailure{Message: fmt.Sprintf("%s failed: %v", name, err)})
 		}
 	}
 	ops := r.rec.history(end)
@@ -289,6 +299,11 @@ func judgeLive(out *LiveOutcome, r *runner, k *kind, run *liveEvidence, errs []e
 	settle(&out.Outcome, vs, liveHolderFaults(out.Injected, vs, causes))
 	return nil
 }
+
+// interruptGrace is how long an interrupted live run waits for its clients
+// to return before it judges what they did: a recipe cleaning up through a
+// disconnect would otherwise hold the run for its own timeout.
+const interruptGrace = 2 * time.Second
 
 // liveStartGap is runner.startGap live.
 const liveStartGap = 50 * time.Millisecond

@@ -522,7 +522,8 @@ func TestCLIEnsembleState(t *testing.T) {
 
 // An interrupted live run ends its clients, judges and prints what they
 // did (the JSON says it was interrupted), stops every server it started,
-// removes their directories, and exits 130.
+// removes their directories, and exits 130; an interrupt delivered twice
+// is one.
 func TestCLIInterruptedLive(t *testing.T) {
 	if testing.Short() {
 		t.Log("-short: the live commands run in the full test")
@@ -543,6 +544,11 @@ func TestCLIInterruptedLive(t *testing.T) {
 		}
 	}
 	time.Sleep(2 * time.Second) // the clients at work
+	// One interrupt, delivered twice within a millisecond, as GNU timeout
+	// and CI runners deliver it to the process and to its group: the
+	// copy must not stop the run at once, losing its verdict.
+	cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(time.Millisecond)
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
 	var exit *exec.ExitError
@@ -734,5 +740,51 @@ func nothingLeft(t *testing.T, dir, what string) {
 		if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), dir) {
 			t.Errorf("a process outlived %s: %s", what, strings.ReplaceAll(string(data), "\x00", " "))
 		}
+	}
+}
+
+// One interrupt delivered twice within milliseconds (GNU timeout and CI
+// runners signal the process and its group) is one interrupt: the run ends
+// with its partial verdict, printed whole, not killed by the copy.
+func TestCLIInterruptDeliveredTwiceIsOne(t *testing.T) {
+	for try := 0; try < 2; try++ {
+		cmd := exec.Command(zksimBinary(t), "run", "lock-noguid", "--seeds", "100000000", "--json")
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		cmd.Process.Signal(syscall.SIGINT)
+		time.Sleep(time.Duration(try) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGINT)
+		err := cmd.Wait()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+			t.Fatalf("%v, want exit 130\n%s", err, errOut.String())
+		}
+		var o runOutput
+		if err := json.Unmarshal(out.Bytes(), &o); err != nil || !o.Interrupted || o.AsExpected {
+			t.Fatalf("two SIGINTs %dms apart: the JSON %+v (%v), want the run's, interrupted:\n%.600s", try, o, err, out.String())
+		}
+	}
+}
+
+// Interrupts within the window are one; a later one is another; with no
+// one listening the process would end (not tested here: it exits).
+func TestInterruptsWithinTheWindowAreOne(t *testing.T) {
+	ch := make(chan os.Signal, 4)
+	stop := notifyInterrupts(ch)
+	defer stop()
+	t0 := time.Now().Add(time.Hour) // after any real interrupt of this process
+	deliverInterrupt(syscall.SIGINT, t0)
+	deliverInterrupt(syscall.SIGINT, t0.Add(3*time.Millisecond))
+	deliverInterrupt(syscall.SIGTERM, t0.Add(interruptWindow/2))
+	if len(ch) != 1 {
+		t.Fatalf("%d interrupts passed on from three signals within %s, want 1", len(ch), interruptWindow)
+	}
+	deliverInterrupt(syscall.SIGINT, t0.Add(interruptWindow+time.Millisecond))
+	if len(ch) != 2 {
+		t.Fatalf("a signal past the window was not passed on as a second interrupt")
 	}
 }

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -112,7 +109,7 @@ func runExplore(cmd *cobra.Command, name string, e scenarios.Explore, faults str
 	if err := e.Check(); err != nil {
 		return usageError{err}
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := interruptContext()
 	defer cancel()
 	start := time.Now()
 	bar := newProgress(cmd.ErrOrStderr(), -1, sc.Name, !asJSON)

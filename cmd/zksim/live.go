@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -164,7 +162,8 @@ func liveOutput(sc *scenarios.Scenario, servers []string, o *scenarios.LiveOutco
 		"as_expected": as, "violations": vs, "ops": len(o.Input.Ops), "wall_ms": o.Wall.Milliseconds(),
 		"timed_out": o.TimedOut, "quiesced": o.Quiesced, "skipped_faults": o.Skipped, "injected_faults": injected,
 		"never_struck_faults": o.NeverStruck.Texts(), "weak": o.Weak, "placement": scenarios.PlacementLines(o.Placement),
-		"interrupted": o.Interrupted, "coverage": o.Coverage, "not_judged_live": append([]string{}, o.NotJudged...)}
+		"interrupted": o.Interrupted, "stopped_clients": append([]string{}, o.Stopped...), "coverage": o.Coverage,
+		"not_judged_live": append([]string{}, o.NotJudged...)}
 }
 
 // printLive prints a live run on servers for a reader: its operations and
@@ -199,6 +198,9 @@ func printLive(w io.Writer, sc *scenarios.Scenario, servers []string, o *scenari
 	}
 	if len(o.NotJudged) > 0 {
 		fmt.Fprintf(w, "  not judged live (the simulator judges it): %s\n", strings.Join(o.NotJudged, ", "))
+	}
+	if len(o.Stopped) > 0 {
+		fmt.Fprintf(w, "  stopped at work as the run ended: %s\n", strings.Join(o.Stopped, ", "))
 	}
 	fmt.Fprintf(w, "coverage: %s\n", o.Coverage)
 	if len(o.Violations) == 0 {
@@ -249,7 +251,7 @@ func finish(err error, notAsExpected bool) error {
 // 130; the returned function ends that.
 func interruptible(cmd *cobra.Command, cleanup func() (left string)) func() {
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	stop := notifyInterrupts(sig)
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -260,7 +262,7 @@ func interruptible(cmd *cobra.Command, cleanup func() (left string)) func() {
 		}
 	}()
 	return func() {
-		signal.Stop(sig)
+		stop()
 		close(done)
 	}
 }
@@ -269,7 +271,7 @@ func interruptible(cmd *cobra.Command, cleanup func() (left string)) func() {
 // a second; what it returns stops listening.
 func onSignals(handoff func(os.Signal)) func() {
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	stop := notifyInterrupts(sig)
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -285,7 +287,7 @@ func onSignals(handoff func(os.Signal)) func() {
 		}
 	}()
 	return func() {
-		signal.Stop(sig)
+		stop()
 		close(done)
 	}
 }
@@ -306,7 +308,7 @@ func localEnsemble(cmd *cobra.Command, size int, handoff func(os.Signal), opt li
 	}
 	opt.Dir, opt.Log = scratch, cmd.ErrOrStderr()
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	unsubscribe := notifyInterrupts(sig)
 	type started struct {
 		e   *live.Ensemble
 		err error
@@ -320,7 +322,7 @@ func localEnsemble(cmd *cobra.Command, size int, handoff func(os.Signal), opt li
 	select {
 	case r := <-done:
 		if r.err != nil {
-			signal.Stop(sig)
+			unsubscribe()
 			os.RemoveAll(scratch)
 			return nil, nil, r.err
 		}
@@ -333,7 +335,7 @@ func localEnsemble(cmd *cobra.Command, size int, handoff func(os.Signal), opt li
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {
-			signal.Stop(sig)
+			unsubscribe()
 			e.Stop()
 			os.RemoveAll(scratch)
 		})

@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -51,7 +49,7 @@ axes.`,
 			// The first interrupt ends the work (the live sweep at once, with
 			// the servers; the simulations at their next step) and leaves
 			// --out as it was.
-			ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, cancel := interruptContext()
 			defer cancel()
 			stage, err := stageOut(out)
 			if err != nil {

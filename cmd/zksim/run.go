@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -166,7 +163,7 @@ func runScenario(cmd *cobra.Command, arg string, fl runFlags) error {
 	if failures := v.Result.Failures; len(failures) > 0 && (fl.shrink || fl.out != "") && !interrupted {
 		// An interrupt stops the shrinking, which keeps the smallest
 		// counterexample so far; the report is written whole all the same.
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := interruptContext()
 		opts := firstReportOptions{arg: arg, shrink: fl.shrink, out: fl.out, all: fl.all, limit: fl.checkLimit}
 		report, err = firstReport(ctx, &o, sc.Spec, failures[0], opts)
 		stop()
@@ -249,7 +246,7 @@ func judgeSeeds(log io.Writer, sc *scenarios.Scenario, search scenarios.Search, 
 	_, count := search.Shard.Range(search.First, search.Seeds)
 	bar := newProgress(log, count, sc.Name, showBar)
 	search.Progress = bar.set
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext()
 	defer stop()
 	v, err = scenarios.Judge(ctx, sc, search)
 	bar.done()
