@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -118,7 +119,7 @@ func (w *World) Dial(ctx context.Context, opt DialOptions) error {
 	for _, p := range w.procs {
 		for p.first.conn.State() != zk.StateHasSession {
 			if time.Now().After(deadline) || ctx.Err() != nil {
-				return fmt.Errorf("live: %s got no session from %v within %s", p.name, opt.Servers, opt.Wait)
+				return fmt.Errorf("live: %s got no session from %v within %s: %w", p.name, opt.Servers, opt.Wait, ErrNoSession)
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
@@ -126,6 +127,11 @@ func (w *World) Dial(ctx context.Context, opt DialOptions) error {
 	w.origin = time.Now()
 	return nil
 }
+
+// ErrNoSession says a run could not begin: a process got no session from
+// the servers (none answers, or none can be reached) within the time
+// Dial allows.
+var ErrNoSession = errors.New("no session: the servers cannot be reached or do not answer")
 
 // Run runs every process's body, one at a time between their blocking
 // calls, until all have returned, and returns each one's error. done,

@@ -185,7 +185,10 @@ func TestCLIRefusesBadInput(t *testing.T) {
 		{"more shards than seeds", []string{"run", "lock-faults", "--seeds", "2", "--shard", "3/4"}, 2, "", "more shards than seeds"},
 		{"a range past the last seed", []string{"run", "lock-faults", "--first", "18446744073709551615", "--seeds", "5"}, 2, "",
 			"the range runs past the last seed"},
-		{"replay --clients -1", []string{"replay", "lock-noguid", "--seed", "1", "--clients", "-1"}, 2, "", "want 1 or more"},
+		{"replay --clients -1", []string{"replay", "lock-noguid", "--seed", "1", "--clients", "-1"}, 2, "", "--clients -1: want 1 or more"},
+		{"replay --clients 0", []string{"replay", "lock-noguid", "--seed", "1", "--clients", "0"}, 2, "", "--clients 0: want 1 or more"},
+		{"replay --rounds 0", []string{"replay", "lock-noguid", "--seed", "1", "--rounds", "0"}, 2, "", "--rounds 0: want 1 or more"},
+		{"run --check-limit -1s", []string{"run", "lock-noguid", "--check-limit", "-1s"}, 2, "", "--check-limit: want a duration of 0"},
 		{"--all with no report", []string{"run", "lock-noguid", "--all"}, 2, "", "--all: it widens the timeline"},
 		{"--out not creatable", []string{"run", "lock-noguid", "--out", "/proc/zksim-out"}, 2, "", "--out /proc/zksim-out: cannot be created"},
 		{"--out a file", []string{"run", "lock-noguid", "--out", "file"}, 2, "", "--out file: not a directory"},
@@ -194,8 +197,10 @@ func TestCLIRefusesBadInput(t *testing.T) {
 		{"live --seed 0", []string{"live", "lock-contention", "--seed", "0"}, 2, "", "--seed: seeds are numbered from 1"},
 		{"a scenario's old name", []string{"run", "doublebarrier-herd"}, 2, "", `it is called "double-barrier-herd" now`},
 		{"live --timeout 0", []string{"live", "lock-contention", "--timeout", "0s"}, 2, "", "--timeout: want a duration above zero"},
-		{"--timeout while the servers are unreachable", []string{"live", "lock-contention", "--servers", "127.0.0.1:1",
-			"--timeout", "2s"}, 1, "", "got no session from [127.0.0.1:1] within 2s"},
+		{"servers that cannot be reached", []string{"live", "lock-contention", "--servers", "127.0.0.1:1",
+			"--timeout", "2s"}, 3, "", "the run could not be made: no server can be reached: 127.0.0.1:1: dial tcp 127.0.0.1:1"},
+		{"a server whose host does not resolve", []string{"live", "lock-contention", "--servers", "no-such-host.invalid:2181"},
+			3, "", "the run could not be made: no server can be reached: no-such-host.invalid:2181"},
 	})
 	if _, err := os.Stat(filepath.Join(dir, "file", "sub")); err == nil {
 		t.Error("a refused --out was created")
@@ -204,8 +209,8 @@ func TestCLIRefusesBadInput(t *testing.T) {
 
 // --timeout holds against servers that accept connections and never
 // answer (the sessions' closes, which the library waits on, go together):
-// the run ends with the reason, exit 1, not when the closes are done one
-// after another.
+// the run ends with the reason, exit 3 (the run could not be made), not
+// when the closes are done one after another.
 func TestCLITimeoutAgainstSilentServers(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -235,7 +240,7 @@ func TestCLITimeoutAgainstSilentServers(t *testing.T) {
 	addr := l.Addr().String()
 	began := time.Now()
 	checkCLI(t, t.TempDir(), []cliCase{{"silent servers", []string{"live", "lock-contention", "--servers", addr,
-		"--timeout", "3s"}, 1, "", "got no session from [" + addr + "] within 3s"}})
+		"--timeout", "3s"}, 3, "", "got no session from [" + addr + "] within 3s"}})
 	t.Logf("ended %s after it began, against a 3s bound", time.Since(began).Round(time.Millisecond))
 }
 
@@ -276,7 +281,8 @@ func TestCLIInterruptedRun(t *testing.T) {
 }
 
 // An interrupted explore prints what it explored, as text and as JSON
-// (interrupted, the schedules run), and exits 130.
+// (interrupted, the schedules run), decides nothing (not as expected), and
+// exits 130.
 func TestCLIInterruptedExplore(t *testing.T) {
 	for _, asJSON := range []bool{false, true} {
 		args := []string{"explore", "lock-faults", "--max-faults", "3", "--max-clients", "6"}
@@ -297,13 +303,14 @@ func TestCLIInterruptedExplore(t *testing.T) {
 			t.Fatalf("%v: %v, want exit 130\n%s%s", args, err, out.String(), errOut.String())
 		}
 		if !asJSON {
-			if !strings.Contains(out.String(), "schedules explored (interrupted: part of the bound") {
-				t.Errorf("the summary does not say it was interrupted:\n%s", out.String())
+			if !strings.Contains(out.String(), "schedules explored (interrupted: part of the bound") ||
+				!strings.Contains(out.String(), "expected: pass: not decided (interrupted)") {
+				t.Errorf("the summary does not say it was interrupted, and decided nothing:\n%s", out.String())
 			}
 			continue
 		}
 		var o exploreOutput
-		if err := json.Unmarshal(out.Bytes(), &o); err != nil || !o.Interrupted || o.Explored == 0 || o.Complete {
+		if err := json.Unmarshal(out.Bytes(), &o); err != nil || !o.Interrupted || o.Explored == 0 || o.Complete || o.AsExpected {
 			t.Errorf("the JSON: %+v (%v), want interrupted with schedules explored:\n%.400s", o, err, out.String())
 		}
 	}

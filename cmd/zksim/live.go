@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -78,11 +79,14 @@ func runLiveScenario(cmd *cobra.Command, arg string, fl liveFlags) error {
 	}
 	if fl.servers != "" {
 		opt.Servers = strings.Split(fl.servers, ",")
+		if err := live.Reachable(context.Background(), opt.Servers, 5*time.Second); err != nil {
+			return runNotMadeError{fmt.Errorf("the run could not be made: %w", err)}
+		}
 		defer onSignals(handoff)()
 	} else {
 		e, stop, err := startLocalEnsemble(cmd, sc.Spec, handoff)
 		if err != nil {
-			return err
+			return runNotMadeError{fmt.Errorf("the run could not be made: %w", err)}
 		}
 		defer stop()
 		opt.Servers, opt.Ensemble = e.ConnectString(), e

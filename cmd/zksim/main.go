@@ -2,7 +2,8 @@
 // and shows what happened.
 //
 // Exit status: 0 when the run held, 1 when it found a violation or failed,
-// 2 for bad input or usage.
+// 2 for bad input or usage, 3 when the run could not be made (no server
+// reachable), 130 when interrupted.
 package main
 
 import (
@@ -15,10 +16,16 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/zksim/zksim/live"
 )
 
 // usageError marks an error as the user's input's fault: exit status 2.
 type usageError struct{ error }
+
+// runNotMadeError says the run could not be made (no server could be
+// reached, a local ensemble could not start): exit status 3, distinct
+// from a verdict's 1.
+type runNotMadeError struct{ error }
 
 func main() {
 	tuneGC()
@@ -74,6 +81,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 130
 		}
 		fmt.Fprintln(stderr, "zksim:", err)
+		var notMade runNotMadeError
+		if errors.As(err, &notMade) || errors.Is(err, live.ErrNoSession) {
+			return 3
+		}
 		var u usageError
 		if errors.As(err, &u) || isCobraUsage(err) {
 			return 2

@@ -104,8 +104,13 @@ func resolveReplay(cmd *cobra.Command, arg string, fl replayFlags) (*scenarios.S
 		}
 		spec.Faults, spec.Rates = s, nil
 	}
-	if fl.clients < 0 || fl.rounds < 0 {
-		return nil, scenarios.Spec{}, usageError{fmt.Errorf("--clients %d, --rounds %d: want 1 or more (0: the scenario's)", fl.clients, fl.rounds)}
+	for _, f := range []struct {
+		name string
+		n    int
+	}{{"clients", fl.clients}, {"rounds", fl.rounds}} {
+		if cmd.Flags().Changed(f.name) && f.n < 1 {
+			return nil, scenarios.Spec{}, usageError{fmt.Errorf("--%s %d: want 1 or more (leave it out for the scenario's)", f.name, f.n)}
+		}
 	}
 	if fl.clients > 0 {
 		spec.Clients = fl.clients

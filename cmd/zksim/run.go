@@ -209,6 +209,9 @@ func resolveRun(cmd *cobra.Command, arg string, fl runFlags) (*scenarios.Scenari
 	if fl.keep < 1 {
 		return nil, scenarios.Search{}, usageError{fmt.Errorf("--keep: want at least 1, got %d", fl.keep)}
 	}
+	if fl.checkLimit < 0 {
+		return nil, scenarios.Search{}, usageError{fmt.Errorf("--check-limit: want a duration of 0 (no limit) or more, got %s", fl.checkLimit)}
+	}
 	if fl.all && fl.out == "" && !fl.shrink {
 		return nil, scenarios.Search{}, usageError{fmt.Errorf("--all: it widens the timeline of the first violation's report, " +
 			"which --out or --shrink makes; give one of them")}
