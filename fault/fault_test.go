@@ -158,3 +158,25 @@ func FuzzParseSchedule(f *testing.F) {
 		}
 	})
 }
+
+// A random schedule holds no fault twice, and no two faults on one
+// trigger, over many draws of every fault kind with the workload's
+// repertoire left blind (so that triggers repeat most).
+func TestRandomScheduleHoldsNoRepeats(t *testing.T) {
+	r := EveryFault()
+	r.SessionTimeout = 2 * time.Second
+	for seed := uint64(1); seed <= 300; seed++ {
+		s := RandomSchedule(newSeeded(seed), r, 60*time.Second, 3, 2)
+		seen := map[string]bool{}
+		for _, f := range s {
+			key := f.String()
+			if f.When != nil {
+				key = f.When.String()
+			}
+			if seen[key] {
+				t.Fatalf("seed %d: %q repeats a fault or its trigger:\n%s", seed, f, s)
+			}
+			seen[key] = true
+		}
+	}
+}

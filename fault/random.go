@@ -180,6 +180,29 @@ func RandomScheduleFor(src Chooser, r Rates, horizon time.Duration, servers, cli
 		}
 		return cmp.Compare(a.At, b.At)
 	})
+	return distinct(out)
+}
+
+// distinct drops from s, keeping the first of each, a fault that repeats
+// another and a second fault tied to the same trigger: a trigger fires
+// once (a client's request, its notification), and two faults on it
+// would be one struck twice, or two at odds (a lost reply and a delay of
+// the same reply). Everything is drawn first, so that a schedule without
+// such a repeat is the one it always was.
+func distinct(s Schedule) Schedule {
+	seen := map[string]bool{}
+	out := s[:0]
+	for _, f := range s {
+		key := f.String()
+		if f.When != nil {
+			key = f.When.String()
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, f)
+	}
 	return out
 }
 
