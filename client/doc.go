@@ -21,11 +21,13 @@
 // a select, a sync.Mutex, RWMutex, WaitGroup or Cond, time.Sleep, a loop
 // that never calls the Conn) wait outside the scheduler: virtual time
 // stands still, no other client runs, and the run cannot repeat. The
-// simulator notices a client that keeps control for a while in real time
-// (sim.Config.StallTimeout, 5s) and ends the run with a StallError that
-// says which of these the client was doing and where in its code
-// ("it waits on a Go channel (chan receive) in app.(*Lock).Acquire
-// (lock.go:42)").
+// simulator notices a client that waits so (sim.Config.WaitTimeout, 100ms
+// of real time: a time.Sleep(2 * time.Second) back-off is caught, though
+// it would return) or keeps control for long in any way
+// (sim.Config.StallTimeout, 5s: a loop), and ends the run with a
+// StallError that says which of these the client was doing, where in its
+// code, and what to use instead ("it waits on a Go channel (chan receive)
+// in app.(*Lock).Acquire (lock.go:42)").
 //
 // The session's lifecycle is the recipe's to handle, as it is in real
 // libraries: a Conn closes (Close), opens another session for the same

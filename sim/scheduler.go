@@ -524,6 +524,14 @@ func (e *StallError) Error() string {
 			msg += " in " + e.Where
 		}
 	}
+	switch {
+	case strings.HasPrefix(e.Wait, "sleeps on the wall clock"):
+		msg += ". A wall-clock sleep passes no virtual time (a back-off does nothing): use the Conn's Sleep, or NewTimer in a Select"
+	case strings.HasPrefix(e.Wait, "waits on a Go channel"), strings.HasPrefix(e.Wait, "waits in a Go select"):
+		msg += ". Tasks of one process wait for each other through the Conn: its Select on a client.Mailbox, an Event or a Task"
+	case strings.HasPrefix(e.Wait, "waits on a sync primitive"):
+		msg += ". Tasks of one process lock through the Conn: its NewMutex, or NewEvent to wait for a signal"
+	}
 	return msg + ". A client waits only through client.Conn (its calls, a Watch, Sleep, NewTimer, " +
 		"WithTimeout, Select, and its tasks' NewMutex, NewEvent and client.Mailbox): a raw channel, a sync " +
 		"mutex, time.Sleep or a loop that never calls the Conn waits outside the simulator's virtual time"

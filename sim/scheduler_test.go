@@ -411,3 +411,25 @@ func TestStallReportNamesTheTask(t *testing.T) {
 		t.Fatalf("stall report %q: want it to name c1/listener and its channel receive", s.Error())
 	}
 }
+
+// A client that sleeps on the wall clock for a while, but for less than
+// the stall timeout, is told so all the same: its sleep passed no virtual
+// time. The report says what it did, where, and what to use instead.
+func TestWallClockSleepIsCaught(t *testing.T) {
+	returned := make(chan struct{})
+	_, res := runAllowingFailure(t, Config{Seed: 1}, func(ctx context.Context, conn client.Conn) error {
+		defer close(returned)
+		time.Sleep(2 * time.Second) // a back-off, written with the wrong clock
+		return nil
+	})
+	<-returned
+	var s *StallError
+	if !errors.As(res.Err, &s) {
+		t.Fatalf("run ended with %v, want a StallError", res.Err)
+	}
+	for _, want := range []string{"it sleeps on the wall clock (time.Sleep)", "scheduler_test.go:", "use the Conn's Sleep, or NewTimer"} {
+		if !strings.Contains(s.Error(), want) {
+			t.Fatalf("report %q: want it to say %q", s.Error(), want)
+		}
+	}
+}

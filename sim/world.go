@@ -98,6 +98,13 @@ type Config struct {
 	// without handing it back before the run is abandoned with a StallError
 	// (default 5s; negative disables the watchdog).
 	StallTimeout time.Duration
+	// WaitTimeout is how long, in real time, a client may wait outside the
+	// simulator (on the wall clock, a Go channel, a sync primitive) before
+	// the run is abandoned with a StallError, well before StallTimeout: a
+	// recipe's time.Sleep passes no virtual time, so its back-off does
+	// nothing, and would otherwise go unnoticed (default 100ms; the
+	// watchdog looks twice, a poll apart, before it calls it).
+	WaitTimeout time.Duration
 
 	// KeepTrace keeps every record for printing; the hash is computed
 	// either way.
@@ -147,6 +154,7 @@ func (c *Config) defaults() {
 	def(&c.ContainerCheckInterval, time.Minute)
 	def(&c.MaxTime, time.Hour)
 	def(&c.StallTimeout, 5*time.Second)
+	def(&c.WaitTimeout, 100*time.Millisecond)
 	if c.MaxSteps == 0 {
 		c.MaxSteps = 50_000_000
 	}
@@ -408,8 +416,16 @@ func (w *World) runWatched() error {
 		}
 	}()
 	var wait, where string // what the stuck client does, read while it still does it
-	go stall.Watch(w.s, w.cfg.StallTimeout, finished, func() {
+	waited := false        // caught waiting outside the simulator, before the stall timeout
+	waits := func() bool {
 		wait, where = stall.Blocked(taskBody)
+		waited = stall.Waiting(wait)
+		return waited
+	}
+	go stall.Watch(w.s, w.cfg.WaitTimeout, w.cfg.StallTimeout, finished, waits, func() {
+		if !waited {
+			wait, where = stall.Blocked(taskBody)
+		}
 		w.s.stalled.Store(true)
 		close(stalled)
 	})
@@ -422,7 +438,11 @@ func (w *World) runWatched() error {
 		if id := w.s.running.Load(); id > 0 {
 			name = w.s.tasks[id-1].name
 		}
-		return &StallError{Client: name, For: w.cfg.StallTimeout.String(), Wait: wait, Where: where}
+		for_ := w.cfg.StallTimeout.String()
+		if waited {
+			for_ = "at least " + w.cfg.WaitTimeout.String()
+		}
+		return &StallError{Client: name, For: for_, Wait: wait, Where: where}
 	}
 }
 

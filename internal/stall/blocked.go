@@ -39,6 +39,18 @@ func blockedIn(dump []byte, marker string) (wait, where string) {
 	return wait, where
 }
 
+// Waiting reports whether wait, as Blocked says it, is a wait outside the
+// simulator (a Go channel or select, a sync primitive, a wall-clock
+// sleep) rather than a computation or a system call.
+func Waiting(wait string) bool {
+	for _, p := range []string{"waits on a Go channel", "waits in a Go select", "waits on a sync primitive", "sleeps on the wall clock"} {
+		if strings.HasPrefix(wait, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // goroutineState is the wait reason in a goroutine's header
 // ("goroutine 23 [chan receive, 2 minutes]:" → "chan receive").
 func goroutineState(g string) (string, bool) {

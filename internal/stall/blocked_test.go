@@ -38,3 +38,13 @@ github.com/zksim/zksim/sim.(*Scheduler).spawn.func1(0x5?)
 		t.Fatalf("blockedIn without the marker = %q", wait)
 	}
 }
+
+// Waiting tells a wait outside the simulator from a computation.
+func TestWaiting(t *testing.T) {
+	for state, want := range map[string]bool{"chan receive": true, "select": true, "sync.Mutex.Lock": true, "semacquire": true,
+		"sleep": true, "running": false, "runnable": false, "syscall": false, "IO wait": false} {
+		if got := Waiting(waitWords(state)); got != want {
+			t.Errorf("Waiting(%q) = %v, want %v", waitWords(state), got, want)
+		}
+	}
+}

@@ -21,9 +21,16 @@ type Probe interface {
 }
 
 // Watch polls p until done is closed. If a client stays busy while progress
-// stands still for limit, Watch calls onStall once and returns.
-func Watch(p Probe, limit time.Duration, done <-chan struct{}, onStall func()) {
+// stands still for limit, Watch calls onStall once and returns. Sooner, once
+// it has stood still for early (0: never), Watch asks waits at each poll
+// whether the client waits outside the simulator (a wall-clock sleep, a Go
+// channel, a sync primitive: not a computation, which a slow machine may
+// merely prolong); two yeses in a row, and it calls onStall then.
+func Watch(p Probe, early, limit time.Duration, done <-chan struct{}, waits func() bool, onStall func()) {
 	poll := limit / 8
+	if early > 0 {
+		poll = min(poll, early/4)
+	}
 	if poll < time.Millisecond {
 		poll = time.Millisecond
 	}
@@ -31,6 +38,7 @@ func Watch(p Probe, limit time.Duration, done <-chan struct{}, onStall func()) {
 	defer tick.Stop()
 	last := p.Progress()
 	since := time.Now()
+	yes := 0
 	for {
 		select {
 		case <-done:
@@ -38,10 +46,16 @@ func Watch(p Probe, limit time.Duration, done <-chan struct{}, onStall func()) {
 		case now := <-tick.C:
 			cur := p.Progress()
 			if cur != last || !p.Busy() {
-				last, since = cur, now
+				last, since, yes = cur, now, 0
 				continue
 			}
-			if now.Sub(since) >= limit {
+			stuck := now.Sub(since)
+			if early > 0 && stuck >= early && waits != nil {
+				if yes++; !waits() {
+					yes = 0
+				}
+			}
+			if yes >= 2 || stuck >= limit {
 				onStall()
 				return
 			}
