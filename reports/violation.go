@@ -32,7 +32,10 @@ type ViolationReport struct {
 const maxWindowRows = 300
 
 // String renders the report as text.
-func (r *ViolationReport) String() string {
+func (r *ViolationReport) String() string { return r.render(func(f string) string { return f }) }
+
+// render is the report's text, each file it wrote named by fileName.
+func (r *ViolationReport) render(fileName func(file string) string) string {
 	o := r.Outcome
 	var b strings.Builder
 	name := o.Spec.Name
@@ -68,7 +71,7 @@ func (r *ViolationReport) String() string {
 		}
 	}
 	for _, f := range r.Files {
-		fmt.Fprintf(&b, "wrote %s\n", f)
+		fmt.Fprintf(&b, "wrote %s\n", fileName(f))
 	}
 	return b.String()
 }
@@ -186,8 +189,10 @@ func (r *ViolationReport) Write(dir string) error {
 			return err
 		}
 	}
+	// The report in dir names the files beside it by their names alone:
+	// dir may be a scratch directory, renamed once the report is whole.
 	return write("report.txt", func(f *os.File) error {
-		_, err := f.WriteString(r.String())
+		_, err := f.WriteString(r.render(filepath.Base))
 		return err
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -79,7 +78,7 @@ func ensembleStart(cmd *cobra.Command, size int, state string) error {
 		os.Remove(state)
 	}
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer notifyInterrupts(sig)()
 	type started struct {
 		e   *live.Ensemble
 		err error

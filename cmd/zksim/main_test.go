@@ -71,8 +71,14 @@ func TestDemo(t *testing.T) {
 			t.Errorf("the demo does not say %q:\n%s", want, out.String())
 		}
 	}
-	if _, err := os.Stat(dir + "/violations/lock-herd/report.txt"); err != nil {
+	report, err := os.ReadFile(dir + "/violations/lock-herd/report.txt")
+	if err != nil {
 		t.Errorf("no report for lock-herd: %v", err)
+	}
+	// A saved report names the files beside it, never the scratch
+	// directory it was written in before it was published.
+	if !strings.Contains(string(report), "\nwrote timeline.txt\n") || strings.Contains(string(report), "zksim-partial") {
+		t.Errorf("the saved report does not name its files beside it:\n%s", report[max(0, len(report)-400):])
 	}
 	if _, err := os.Stat(dir + "/violations/lock-fenced-pause"); err == nil {
 		t.Errorf("a report for a scenario that held")

@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sync"
-	"syscall"
 
 	"github.com/zksim/zksim/reports"
 )
@@ -122,8 +120,7 @@ func (s *stagedOut) path(name string) string {
 // command to end as it ends on one.
 func writeViolationReport(r *reports.ViolationReport, out string) (interrupted bool, err error) {
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sig)
+	defer notifyInterrupts(sig)()
 	stage, err := stageOut(out)
 	if err != nil {
 		return false, err
