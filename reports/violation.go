@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -24,6 +25,10 @@ type ViolationReport struct {
 	// All shows every event of the run in the timeline, not only the
 	// window of the violation (causeWindow).
 	All bool
+	// Every says how the reader sees every event of the run, in the words
+	// of the tool they ran (default: zksim's "--all"; a go test's flag
+	// from zksimtest).
+	Every string
 }
 
 // maxWindowRows bounds the timeline a report prints: a longer window keeps
@@ -65,8 +70,9 @@ func (r *ViolationReport) render(fileName func(file string) string) string {
 			fmt.Fprintf(&b, "timeline, every event:\n%s", t)
 		} else {
 			w := t.Window(from, at, 0)
-			fmt.Fprintf(&b, "timeline from %s to %s, the operations involved (%d events; --all for every event of the run):\n",
-				models.FormatTime(from), models.FormatTime(at), len(w.Rows))
+			every := cmp.Or(r.Every, "--all for every event of the run")
+			fmt.Fprintf(&b, "timeline from %s to %s, the operations involved (%d events; %s):\n",
+				models.FormatTime(from), models.FormatTime(at), len(w.Rows), every)
 			b.WriteString(w.elide(maxWindowRows))
 		}
 	}

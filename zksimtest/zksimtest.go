@@ -334,7 +334,7 @@ func replay(t testing.TB, spec scenarios.Spec) {
 // command that replays it.
 func fail(t testing.TB, o *scenarios.Outcome, clients, rounds int) {
 	t.Helper()
-	r := &reports.ViolationReport{Outcome: o}
+	r := &reports.ViolationReport{Outcome: o, Every: "-zksim.report DIR writes every event of the run to DIR/timeline.txt"}
 	if *flagReport != "" {
 		if err := r.Write(*flagReport); err != nil {
 			t.Errorf("zksimtest: writing the report: %v", err)

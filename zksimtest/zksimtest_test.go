@@ -70,10 +70,14 @@ func TestUserLockMistakeIsCaught(t *testing.T) {
 	if msg == "" {
 		t.Fatal("the careless lock passed 30 seeds under lost replies")
 	}
-	for _, want := range []string{"liveness", "lose-reply", "replay: go test -run '^TestCareless$' -zksim.seed="} {
+	for _, want := range []string{"liveness", "lose-reply", "replay: go test -run '^TestCareless$' -zksim.seed=",
+		"-zksim.report DIR writes every event of the run"} {
 		if !strings.Contains(msg, want) {
 			t.Fatalf("the failure does not say %q:\n%s", want, msg)
 		}
+	}
+	if strings.Contains(msg, "--all") { // the command's flag, which go test does not have
+		t.Errorf("the failure tells a go test user of zksim's --all:\n%s", msg)
 	}
 	faults := replayFaults(msg)
 	if n := len(strings.Split(faults, "; ")); n > 3 {
