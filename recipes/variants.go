@@ -36,3 +36,13 @@ func Variants() []Variant {
 	})
 	return out
 }
+
+// VariantNamed is the teaching variant called name, if there is one.
+func VariantNamed(name string) (Variant, bool) {
+	for _, v := range variants {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return Variant{}, false
+}

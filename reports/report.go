@@ -378,10 +378,6 @@ document.querySelectorAll('.stepper').forEach(function (el) {
 
 // lessonOf is the lesson of the teaching variant named, "" for the recipe.
 func lessonOf(variant string) string {
-	for _, v := range recipes.Variants() {
-		if v.Name == variant {
-			return v.Lesson
-		}
-	}
-	return ""
+	v, _ := recipes.VariantNamed(variant)
+	return v.Lesson
 }

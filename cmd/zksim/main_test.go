@@ -249,3 +249,27 @@ func TestExploreUnexpectedCounterexample(t *testing.T) {
 		t.Fatalf("status %d\n%s%s", status, out.String(), errOut.String())
 	}
 }
+
+// A teaching variant's run says its lesson beside its verdict, as text
+// and as JSON; the recipe's says none.
+func TestRunSaysTheLesson(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if status := run([]string{"run", "lock-noguid", "--seeds", "2"}, &out, &errOut); status != 0 {
+		t.Fatalf("status %d: %s", status, errOut.String())
+	}
+	if !strings.Contains(out.String(), "\nlesson (lock-noguid): After a connection loss during create()") {
+		t.Errorf("no lesson beside the verdict:\n%s", out.String())
+	}
+	out.Reset()
+	if status := run([]string{"run", "lock-noguid", "--seeds", "2", "--json"}, &out, &errOut); status != 0 {
+		t.Fatalf("status %d: %s", status, errOut.String())
+	}
+	var o runOutput
+	if err := json.Unmarshal(out.Bytes(), &o); err != nil || o.Variant != "lock-noguid" || !strings.HasPrefix(o.Lesson, "After a connection loss") {
+		t.Errorf("the JSON's variant %q and lesson %q (%v)", o.Variant, o.Lesson, err)
+	}
+	out.Reset()
+	if status := run([]string{"run", "lock-faults", "--seeds", "2"}, &out, &errOut); status != 0 || strings.Contains(out.String(), "lesson") {
+		t.Errorf("the recipe's run (status %d) speaks of a lesson:\n%s", status, out.String())
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/reports"
 	"github.com/zksim/zksim/scenarios"
 )
@@ -53,8 +54,12 @@ type runOutput struct {
 	Require    []string              `json:"require,omitempty"`
 	Got        string                `json:"got"`
 	AsExpected bool                  `json:"as_expected"`
-	First      uint64                `json:"first_seed"`
-	Seeds      int                   `json:"seeds"`
+	// Variant and Lesson are the teaching variant the scenario runs and
+	// what it teaches (what goes wrong, and how the recipe avoids it).
+	Variant string `json:"variant,omitempty"`
+	Lesson  string `json:"lesson,omitempty"`
+	First   uint64 `json:"first_seed"`
+	Seeds   int    `json:"seeds"`
 	// Ran is how many of the seeds ran: fewer than Seeds when Interrupted
 	// or StoppedAtFirst (--stop-at-first, and a violation found).
 	Ran            int    `json:"ran"`
@@ -272,6 +277,9 @@ func runOutputOf(arg string, v *scenarios.Verdict, search scenarios.Search, inte
 	if o.Found == nil {
 		o.Found = []scenarios.Found{}
 	}
+	if v, ok := recipes.VariantNamed(sc.Spec.Variant); ok {
+		o.Variant, o.Lesson = v.Name, v.Lesson
+	}
 	if total := res.Simulated + res.Checked; total > 0 {
 		o.CheckShare = float64(res.Checked) / float64(total)
 	}
@@ -354,6 +362,9 @@ func printRun(w io.Writer, o runOutput, report *reports.ViolationReport) {
 		verdict = "NOT as expected: weak, a required situation never reached"
 	case !o.AsExpected:
 		verdict = "NOT as expected"
+	}
+	if o.Lesson != "" {
+		defer fmt.Fprintf(w, "lesson (%s): %s\n", o.Variant, o.Lesson)
 	}
 	defer fmt.Fprintf(w, "expected: %s: %s\n", o.Expected, verdict)
 	defer fmt.Fprintf(w, "coverage: %s\n", o.Coverage)
