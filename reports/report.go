@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/scenarios"
 )
@@ -198,6 +199,27 @@ func (r *Report) Matches() int {
 	return n
 }
 
+// shrunkReplay is the counterexample a report shows for failure f of a
+// run of spec: shrunk (fewest faults, clients and rounds; zksim run
+// --shrink's), replayed with its trace. The first failing seed as it came
+// is a poorer lesson: lock-herd's has six clients and hundreds of steps
+// where the shrunk one has three clients. A failure no check decided
+// (undecided) is not shrunk; nor is one when ctx has ended.
+func shrunkReplay(ctx context.Context, spec scenarios.Spec, f scenarios.Failure) (*scenarios.Outcome, error) {
+	decided := true
+	for _, v := range f.Violations {
+		decided = decided && v.Kind != models.Undecided
+	}
+	if !decided || ctx.Err() != nil {
+		return scenarios.Replay(spec, f.Seed)
+	}
+	c, err := scenarios.ShrinkContext(ctx, spec, f.Seed, 100, nil)
+	if err != nil {
+		return nil, err
+	}
+	return scenarios.Replay(c.Spec, c.Seed)
+}
+
 // Verdicts judges every built-in scenario whose name contains only (all
 // of them for "") and writes each violation's report under
 // dir/violations/NAME. Cancelling ctx ends it with ctx's error.
@@ -225,7 +247,7 @@ func Verdicts(ctx context.Context, dir string, seeds int, only string, progress 
 			Time: time.Since(t0).Round(time.Millisecond), Description: sc.Description, Lesson: lessonOf(sc.Spec.Variant)}
 		if len(v.Result.Failures) > 0 {
 			rel := filepath.Join("violations", sc.Name)
-			o, err := scenarios.Replay(sc.Spec, v.Result.Failures[0].Seed)
+			o, err := shrunkReplay(ctx, sc.Spec, v.Result.Failures[0])
 			if err != nil {
 				return nil, err
 			}

@@ -75,6 +75,16 @@ func TestDemo(t *testing.T) {
 	if err != nil {
 		t.Errorf("no report for lock-herd: %v", err)
 	}
+	// The report shows the shrunk counterexample: lock-herd's first failing
+	// seed has six clients, the shrunk one three.
+	timeline, err := os.ReadFile(dir + "/violations/lock-herd/timeline.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(string(timeline), "\n")
+	if clients := strings.Count(header, "│ c"); clients != 3 {
+		t.Errorf("lock-herd's report shows %d clients, want the shrunk counterexample's 3:\n%s", clients, header)
+	}
 	// A saved report names the files beside it, never the scratch
 	// directory it was written in before it was published.
 	if !strings.Contains(string(report), "\nwrote timeline.txt\n") || strings.Contains(string(report), "zksim-partial") {
