@@ -113,12 +113,26 @@ func (e Explore) RunContext(ctx context.Context) (*ExploreResult, error) {
 	if hi < lo {
 		hi = lo
 	}
-	x := &explorer{Explore: e, ctx: ctx, base: base, res: &ExploreResult{Complete: true}}
-	for n := lo; n <= hi; n++ {
-		spec := e.Spec // as written: the kind's defaults follow the clients
-		spec.Clients = n
-		if err := x.visit(spec, nil); err != nil {
-			return x.res, err
+	x := &explorer{Explore: e, ctx: ctx, base: base, res: &ExploreResult{Complete: true}, level: -1}
+	// Stopping at the first counterexample, the schedules of fewer faults
+	// come first, level by level (iterative deepening; the prefixes are run
+	// again, uncounted, for the events to extend): depth first, a schedule
+	// of two faults could be found before one of one.
+	levels := []int{-1}
+	if e.StopAtFirst {
+		levels = levels[:0]
+		for d := 0; d <= e.MaxFaults; d++ {
+			levels = append(levels, d)
+		}
+	}
+	for _, level := range levels {
+		x.level = level
+		for n := lo; n <= hi && !x.stopped; n++ {
+			spec := e.Spec // as written: the kind's defaults follow the clients
+			spec.Clients = n
+			if err := x.visit(spec, nil); err != nil {
+				return x.res, err
+			}
 		}
 	}
 	slices.SortStableFunc(x.res.Counterexamples, func(a, b *Counterexample) int {
@@ -135,6 +149,9 @@ type explorer struct {
 	base    Spec
 	res     *ExploreResult
 	stopped bool
+	// level, when 0 or more, is the one number of faults the schedules
+	// recorded now have (StopAtFirst's iterative deepening); -1: all.
+	level int
 }
 
 // visit runs spec with sched, records it, and extends sched with one more
@@ -147,9 +164,24 @@ func (x *explorer) visit(spec Spec, sched fault.Schedule) error {
 		x.stopped, x.res.Complete = true, false
 		return nil
 	}
-	o, err := x.record(withSchedule(spec, sched), sched)
-	if err != nil {
-		return err
+	var o *Outcome
+	var err error
+	if x.level >= 0 && len(sched) < x.level {
+		// A prefix, recorded at its own level already: run again for its
+		// events; a failing one was a counterexample there.
+		if o, err = Run(withSchedule(spec, sched), x.Seed, Options{KeepTrace: true}); err != nil {
+			return fmt.Errorf("schedule %q: %w", FaultsLine(sched), err)
+		}
+		if o.Failed() {
+			return nil
+		}
+	} else {
+		if o, err = x.record(withSchedule(spec, sched), sched); err != nil {
+			return err
+		}
+		if x.level >= 0 {
+			return nil // this level's schedules are extended at the next
+		}
 	}
 	if len(sched) >= x.MaxFaults || o.Failed() {
 		return nil // a failing schedule is not extended: it is the smaller counterexample

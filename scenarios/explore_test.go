@@ -181,3 +181,20 @@ func TestExploreHoldingsAndLostRequests(t *testing.T) {
 		t.Errorf("no lost delete request among %d counterexamples of %d schedules", len(res.Counterexamples), res.Explored)
 	}
 }
+
+// Stopping at the first counterexample gives one of the fewest faults:
+// depth first, lock-noguid's first was a lost reply and a crash, though
+// a lost reply alone breaks it.
+func TestExploreStopAtFirstHasTheFewestFaults(t *testing.T) {
+	sc, err := LoadScenario("lock-noguid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Explore{Spec: sc.Spec, MaxFaults: 2, StopAtFirst: true}.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Counterexamples) != 1 || len(res.Counterexamples[0].Schedule) != 1 || res.Complete {
+		t.Fatalf("stopped at %d counterexamples (complete %v); want one of one fault: %+v", len(res.Counterexamples), res.Complete, res.Counterexamples)
+	}
+}

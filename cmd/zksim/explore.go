@@ -112,7 +112,9 @@ func runExplore(cmd *cobra.Command, name string, e scenarios.Explore, faults str
 	ctx, cancel := interruptContext()
 	defer cancel()
 	start := time.Now()
-	bar := newProgress(cmd.ErrOrStderr(), -1, sc.Name, !asJSON)
+	// A bar on a terminal; off one (a log, a CI job), a line every five
+	// seconds, so that a long exploration is seen to move.
+	bar := newProgressLines(cmd.ErrOrStderr(), "explore "+sc.Name, "schedules", 5*time.Second)
 	e.Progress = func(explored, failed int) { bar.set(explored, failed) }
 	res, err := e.RunContext(ctx)
 	bar.done()

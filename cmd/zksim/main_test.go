@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestExitStatus(t *testing.T) {
@@ -281,5 +282,22 @@ func TestRunSaysTheLesson(t *testing.T) {
 	out.Reset()
 	if status := run([]string{"run", "lock-faults", "--seeds", "2"}, &out, &errOut); status != 0 || strings.Contains(out.String(), "lesson") {
 		t.Errorf("the recipe's run (status %d) speaks of a lesson:\n%s", status, out.String())
+	}
+}
+
+// Off a terminal, long work shows as plain lines, every so often, never
+// as a bar's control characters.
+func TestProgressLinesOffATerminal(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgressLines(&buf, "explore lock-faults", "schedules", time.Hour)
+	p.set(1, 0)
+	if buf.Len() != 0 {
+		t.Fatalf("a line before the first interval: %q", buf.String())
+	}
+	p.line.next = time.Now().Add(-time.Second) // the interval is over
+	p.set(42, 1)
+	p.done()
+	if got := buf.String(); !strings.HasPrefix(got, "explore lock-faults: 42 schedules run, 1 failing, ") || strings.ContainsAny(got, "\r\x1b") {
+		t.Fatalf("progress off a terminal: %q", got)
 	}
 }
