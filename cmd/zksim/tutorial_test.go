@@ -11,8 +11,10 @@ import (
 
 // Every command in docs/tutorial.md runs, with the exit status it is
 // marked with ("# exit N"; 0 when unmarked), in a scratch directory where
-// the tutorial's files ("# file: NAME" blocks) are written first; and
-// README.md's scenario file example runs too. So both stay true.
+// the tutorial's files ("# file: NAME" blocks) are written first, and
+// prints the lines the tutorial shows under it, in that order (a line
+// "..." stands for any); and README.md's scenario file example runs too.
+// So both stay true.
 func TestTutorialCommands(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/tutorial.md")
 	if err != nil {
@@ -36,10 +38,19 @@ func TestTutorialCommands(t *testing.T) {
 			}
 			continue
 		}
-		for _, line := range lines {
+		for i, line := range lines {
 			cmdline, ok := strings.CutPrefix(line, "$ zksim ")
 			if !ok {
 				continue
+			}
+			var shown []string // the output the tutorial shows under the command
+			for _, l := range lines[i+1:] {
+				if strings.HasPrefix(l, "$ ") {
+					break
+				}
+				if l = strings.TrimSpace(l); l != "" && l != "..." {
+					shown = append(shown, l)
+				}
 			}
 			want := 0
 			if i := strings.Index(cmdline, " # exit "); i >= 0 {
@@ -50,6 +61,15 @@ func TestTutorialCommands(t *testing.T) {
 			var out, errOut bytes.Buffer
 			if got := run(args, &out, &errOut); got != want || out.Len()+errOut.Len() == 0 {
 				t.Errorf("zksim %s: exit %d, want %d\n%.2000s%s", cmdline, got, want, out.String(), errOut.String())
+			}
+			printed := out.String() + errOut.String()
+			for _, l := range shown {
+				at := strings.Index(printed, l)
+				if at < 0 {
+					t.Errorf("zksim %s: the tutorial shows %q, which it does not print (in that order):\n%.3000s", cmdline, l, out.String())
+					break
+				}
+				printed = printed[at+len(l):]
 			}
 			commands++
 		}
