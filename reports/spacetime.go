@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
@@ -51,6 +52,9 @@ type diagram struct {
 	// proposed is the row of each write's proposal, by zxid, and who
 	// proposed it: where its replication arrows start.
 	proposed map[int64]proposal
+	// owner is, by session id, the client whose session it is (from every
+	// state change of the run, the window's and those before it).
+	owner map[int64]sim.Actor
 }
 
 type proposal struct {
@@ -67,9 +71,13 @@ const (
 )
 
 func newDiagram(o *scenarios.Outcome, recs []sim.Record, from, to int64) *diagram {
-	d := &diagram{o: o, name: o.World.Trace().ActorName, fault: o.World.Trace().Fault, proposed: map[int64]proposal{}}
+	d := &diagram{o: o, name: o.World.Trace().ActorName, fault: o.World.Trace().Fault, proposed: map[int64]proposal{},
+		owner: map[int64]sim.Actor{}}
 	proposer := map[int64]sim.Actor{}
 	for _, r := range recs {
+		if r.Kind == sim.KState && r.Sess != 0 {
+			d.owner[r.Sess] = r.From
+		}
 		t := int64(r.At)
 		if t < from || t > to {
 			continue
@@ -208,6 +216,13 @@ func (d *diagram) rowAt(t int64) int {
 	return max(len(d.rows)-1, 0)
 }
 
+// The reply codes the diagram tells apart: ZooKeeper's NodeExists and
+// NoNode.
+const (
+	zkNodeExists = -110
+	zkNoNode     = -101
+)
+
 // event draws row i's record.
 func (d *diagram) event(i int, r sim.Record) {
 	from, to := d.x(r.From), d.x(r.To)
@@ -217,7 +232,12 @@ func (d *diagram) event(i int, r sim.Record) {
 		d.arrow(from, yy, to, yy+rowGap-4, "#36c", false, sim.ShortOp(r.Op, r.Path), "request")
 	case sim.KReply:
 		color, label := "#393", ""
-		if r.Code != 0 {
+		switch {
+		case r.Code == zkNodeExists, r.Code == zkNoNode && r.Op == client.OpExists:
+			// The answers a recipe expects as often as not (its parent
+			// is there already; the node it watches is not): no error.
+			color, label = "#777", shortCode(r.Code)
+		case r.Code != 0:
 			color, label = "#c33", shortCode(r.Code)
 		}
 		d.arrow(from, yy, to, yy+rowGap-4, color, false, label, "reply")
@@ -226,7 +246,11 @@ func (d *diagram) event(i int, r sim.Record) {
 	case sim.KState:
 		d.mark(from, yy, "#555", shortState(r.Arg))
 	case sim.KExpire:
-		d.mark(from, yy, "#90c", fmt.Sprintf("◆ expires %#x", r.Sess))
+		whose := ""
+		if c, ok := d.owner[r.Sess]; ok {
+			whose = d.name(c) + "'s "
+		}
+		d.mark(from, yy, "#90c", fmt.Sprintf("◆ expires %ssession %#x", whose, r.Sess))
 	case sim.KPause:
 		d.mark(from, yy, "#c33", "paused")
 	case sim.KResume:

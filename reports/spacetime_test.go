@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -150,5 +151,44 @@ func TestSpaceTimeCutEndsAtItsHeal(t *testing.T) {
 	}
 	if heal < 0 || len(cuts) != 1 || cuts[0].to != heal {
 		t.Fatalf("the heal at row %d (of %d); the cuts %+v: want one, ending there", heal, len(d.rows), cuts)
+	}
+}
+
+// A reply a recipe expects as often as not (NodeExists to a parent's
+// create) is drawn in a neutral grey, not as an error; an expiry names
+// the client whose session it ends.
+func TestSpaceTimeNeutralRepliesAndExpiries(t *testing.T) {
+	sc, err := scenarios.LoadScenario("election-trusts-deletion-expire")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := scenarios.Search{Spec: sc.Spec, Seeds: max(sc.Seeds, 1), StopAtFirst: true}.Run(context.Background())
+	if err != nil || len(res.Failures) == 0 {
+		t.Fatalf("no counterexample (%v)", err)
+	}
+	o, err := scenarios.Replay(sc.Spec, res.Failures[0].Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := SpaceTime(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expiry := regexp.MustCompile(`◆ expires c\d+&#39;s session 0x`)
+	if strings.Contains(svg, "◆ expires") && !expiry.MatchString(svg) {
+		t.Errorf("an expiry does not name whose session it ends")
+	}
+	if !strings.Contains(svg, "◆ expires") {
+		t.Errorf("the diagram of a session expiry shows none")
+	}
+	exists := regexp.MustCompile(`stroke="([^"]+)"[^>]*/>\s*<text[^>]*>node already exists`)
+	found := exists.FindAllStringSubmatch(svg, -1)
+	if len(found) == 0 {
+		t.Fatalf("no NodeExists reply in the diagram to look at")
+	}
+	for _, m := range found {
+		if m[1] != "#777" {
+			t.Errorf("a NodeExists reply drawn in %s, not the neutral grey", m[1])
+		}
 	}
 }
