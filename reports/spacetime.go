@@ -26,7 +26,8 @@ import (
 // line across the diagram, saying what it was, and a lost reply a red
 // cross on the client it never reached; a cut link (a partition, one-way
 // loss) is a shaded band between its two lines for as long as it lasts,
-// an isolated server or a disconnected client a band around its line; a
+// an isolated server, a lagging one or a disconnected client a band
+// around its line; a
 // crashed server's and a paused client's lines are shaded while they are
 // down; a session's expiry is a mark on its line; the operations a
 // violation involves are red bars on their clients' lines. It needs the

@@ -192,3 +192,26 @@ func TestSpaceTimeNeutralRepliesAndExpiries(t *testing.T) {
 		}
 	}
 }
+
+// A lag is shaded on the lagging server's line for as long as it lasts.
+func TestSpaceTimeShadesALag(t *testing.T) {
+	sc, err := scenarios.LoadScenario("barrier-no-sync-lag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := scenarios.Search{Spec: sc.Spec, Seeds: max(sc.Seeds, 1), StopAtFirst: true}.Run(context.Background())
+	if err != nil || len(res.Failures) == 0 {
+		t.Fatalf("no counterexample (%v)", err)
+	}
+	o, err := scenarios.Replay(sc.Spec, res.Failures[0].Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := SpaceTime(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(svg, `<rect class="span"`) || !strings.Contains(svg, "<title>lagging</title>") {
+		t.Errorf("the lag of barrier-no-sync-lag is not shaded on its server's line")
+	}
+}

@@ -9,8 +9,9 @@ import (
 )
 
 // A span is a stretch of rows during which a fault holds: a cut link, an
-// isolated server, a disconnected client, a crashed server, a paused
-// client. The diagram shades it behind the events.
+// isolated server, a disconnected client, a lagging server (it applies
+// what the leader commits late: what its readers read is old), a crashed
+// server, a paused client. The diagram shades it behind the events.
 type span struct {
 	lanes    []int // the lines it concerns: two for a cut link, one otherwise
 	from, to int   // rows
@@ -89,6 +90,8 @@ func (d *diagram) faultSpan(i int, r *sim.Record) (span, bool) {
 		s = span{lanes: []int{lane(f.A)}, label: "isolated"}
 	case fault.Disconnect:
 		s = span{lanes: []int{lane(f.A)}, label: "disconnected"}
+	case fault.Lag:
+		s = span{lanes: []int{lane(f.A)}, label: "lagging"}
 	default:
 		return span{}, false
 	}
