@@ -13,8 +13,9 @@ import (
 // marked with ("# exit N"; 0 when unmarked), in a scratch directory where
 // the tutorial's files ("# file: NAME" blocks) are written first, and
 // prints the lines the tutorial shows under it, in that order (a line
-// "..." stands for any); and README.md's scenario file example runs too.
-// So both stay true.
+// "..." stands for any); so does every "$ zksim" command of README.md (its
+// demo, whose sample it shows), and README's scenario file example runs
+// too. So both stay true.
 func TestTutorialCommands(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/tutorial.md")
 	if err != nil {
@@ -29,8 +30,27 @@ func TestTutorialCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
+	commands := runDocCommands(t, "docs/tutorial.md", string(doc))
+	if commands < 8 {
+		t.Fatalf("%d commands in the tutorial", commands)
+	}
+	if n := runDocCommands(t, "README.md", string(readme)); n < 1 {
+		t.Fatalf("%d commands with their output in README.md", n)
+	}
+	if _, err := os.Stat(filepath.Join("noguid-report", "report.txt")); err != nil {
+		t.Errorf("the tutorial's report was not written: %v", err)
+	}
+	checkTutorialFigure(t, figure)
+	checkREADMEScenario(t, string(readme))
+}
+
+// runDocCommands runs every "$ zksim" command of doc's code blocks (after
+// writing its "# file: NAME" blocks), with the exit status it is marked
+// with, and checks the output shown under it; it returns how many it ran.
+func runDocCommands(t *testing.T, name, doc string) int {
+	t.Helper()
 	commands := 0
-	for _, block := range codeBlocks(string(doc)) {
+	for _, block := range codeBlocks(doc) {
 		lines := strings.Split(block, "\n")
 		if name, ok := strings.CutPrefix(lines[0], "# file: "); ok {
 			if err := os.WriteFile(name, []byte(strings.Join(lines[1:], "\n")), 0o644); err != nil {
@@ -66,7 +86,7 @@ func TestTutorialCommands(t *testing.T) {
 			for _, l := range shown {
 				at := strings.Index(printed, l)
 				if at < 0 {
-					t.Errorf("zksim %s: the tutorial shows %q, which it does not print (in that order):\n%.3000s", cmdline, l, out.String())
+					t.Errorf("%s: zksim %s: it shows %q, which the tool does not print (in that order):\n%.3000s", name, cmdline, l, out.String())
 					break
 				}
 				printed = printed[at+len(l):]
@@ -74,12 +94,13 @@ func TestTutorialCommands(t *testing.T) {
 			commands++
 		}
 	}
-	if commands < 8 {
-		t.Fatalf("%d commands in the tutorial", commands)
-	}
-	if _, err := os.Stat(filepath.Join("noguid-report", "report.txt")); err != nil {
-		t.Errorf("the tutorial's report was not written: %v", err)
-	}
+	return commands
+}
+
+// checkTutorialFigure checks that the tutorial's diagram is the one its
+// command drew (in the current directory).
+func checkTutorialFigure(t *testing.T, figure []byte) {
+	t.Helper()
 	// The tutorial's diagram is the one its command draws.
 	drawn, err := os.ReadFile(filepath.Join("noguid-replay", "spacetime.svg"))
 	if err != nil {
@@ -88,9 +109,12 @@ func TestTutorialCommands(t *testing.T) {
 	if !bytes.Equal(drawn, figure) {
 		t.Errorf("docs/figures/spacetime-noguid.svg is not what the tutorial's command draws: cp noguid-replay/spacetime.svg from its output")
 	}
+}
 
-	// README's scenario file.
-	for _, block := range codeBlocks(string(readme)) {
+// checkREADMEScenario runs README's scenario file example.
+func checkREADMEScenario(t *testing.T, readme string) {
+	t.Helper()
+	for _, block := range codeBlocks(readme) {
 		if strings.Contains(block, "kind: lock") && strings.Contains(block, "expect:") {
 			os.WriteFile("readme.yaml", []byte(block), 0o644)
 			var out, errOut bytes.Buffer
