@@ -328,6 +328,7 @@ pre.account { white-space: pre-wrap; overflow-wrap: anywhere; }
 .stepper { border: 1px solid #ccc; padding: 0.5em; margin: 1em 0; }
 .step-panels { display: flex; gap: 1em; }
 .step-panels > div { flex: 1; min-width: 0; }
+.step-panels pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 .step-event { font-family: monospace; white-space: pre-wrap; }
 </style>
 </head>

@@ -178,6 +178,16 @@ func TestReportRendersInChromium(t *testing.T) {
 	if servers := text(".step-servers"); !strings.Contains(servers, "lock-") {
 		t.Errorf("at the last event the servers show no lock node: %q", servers)
 	}
+	// Its long node names wrap inside the panels, never clipped at their edge.
+	clipped, err := chromedp.Run(ctx, chromedp.Evaluate[int](`(function(){var n=0;
+		document.querySelectorAll("`+stepper+`.step-panels pre").forEach(function(p){ if (p.scrollWidth > p.clientWidth+1) n++; });
+		return n})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if clipped > 0 {
+		t.Errorf("%d of the step-through's panels clip what they show at their edge", clipped)
+	}
 	// Somewhere in the counterexamples a client waits on its predecessor:
 	// the watch it holds is shown, and gone again once it fired. (Which
 	// counterexample shows it depends on how each was shrunk: every
