@@ -16,13 +16,16 @@ import (
 
 // Step is one event of a counterexample with the state of the world after
 // it, for stepping through the counterexample: what each client is doing,
-// each server's children of the objects the violation involves, and the
-// watches the clients hold.
+// what each server holds of the objects the violation involves (the
+// object's own node, whether it is there and how many times it was
+// written, and its children, with whose each is), how far each server is
+// behind the one furthest on (a lagging server's readers read old data),
+// and the watches the clients hold.
 type Step struct {
 	At      string   `json:"at"`
 	Event   string   `json:"event"`   // who did what
 	Clients []string `json:"clients"` // "c1: HasSession; in acquire /zksim/lock"
-	Servers []string `json:"servers"` // "s1: lock-0 (c1), lock-1 (c2)"
+	Servers []string `json:"servers"` // "s1: /zksim/lock: lock-0 (c1), lock-1 (c2)", "s2: no /zksim/barrier; 2 writes behind"
 	Watches []string `json:"watches"` // "c2: exists /zksim/lock/lock-0"
 }
 
@@ -58,6 +61,9 @@ type stepWorld struct {
 	objects []string                     // the paths the violations are about
 	state   map[string]string            // a client's session state
 	trees   map[string]map[string]string // a server's children of the objects: path → owner's client
+	nodes   map[string]map[string]int    // a server's objects' own nodes: path → writes since created
+	applied map[string]int               // how many writes each server applied
+	made    map[string]bool              // the objects whose node some server created in the run
 	owner   map[int64]string             // session → client
 	sent    map[string]string            // "client#xid" → the watch a read will leave
 	watches map[string][]string          // a client's watches
@@ -65,6 +71,7 @@ type stepWorld struct {
 
 func newStepWorld(o *scenarios.Outcome, name func(sim.Actor) string) *stepWorld {
 	w := &stepWorld{o: o, name: name, state: map[string]string{}, trees: map[string]map[string]string{},
+		nodes: map[string]map[string]int{}, applied: map[string]int{}, made: map[string]bool{},
 		owner: map[int64]string{}, sent: map[string]string{}, watches: map[string][]string{}}
 	for _, v := range o.Violations {
 		if v.Object != "" && !slices.Contains(w.objects, v.Object) {
@@ -113,12 +120,32 @@ func (w *stepWorld) apply(r sim.Record) {
 	}
 }
 
-// applyTree follows a server's children of the objects.
+// applyTree follows a server's children of the objects, and the objects'
+// own nodes.
 func (w *stepWorld) applyTree(server string, r sim.Record) {
 	t := w.trees[server]
 	if t == nil {
 		t = map[string]string{}
 		w.trees[server] = t
+	}
+	nodes := w.nodes[server]
+	if nodes == nil {
+		nodes = map[string]int{}
+		w.nodes[server] = nodes
+	}
+	if r.Op != client.OpCreateSession && r.Op != client.OpCloseSession {
+		w.applied[server]++
+	}
+	if r.Code == 0 && slices.Contains(w.objects, r.Path) {
+		switch r.Op {
+		case client.OpCreate, client.OpCreate2, client.OpCreateContainer, client.OpCreateTTL:
+			nodes[r.Path] = 0
+			w.made[r.Path] = true
+		case client.OpSetData:
+			nodes[r.Path]++
+		case client.OpDelete, client.OpDeleteContainer:
+			delete(nodes, r.Path)
+		}
 	}
 	switch {
 	case r.Code != 0:
@@ -151,16 +178,56 @@ func (w *stepWorld) step(r sim.Record, event string) Step {
 		}
 	}
 	servers := w.o.Spec.Ensemble.ServerCount()
+	most := 0
+	for i := 0; i < servers; i++ {
+		most = max(most, w.applied[fmt.Sprintf("s%d", i+1)])
+	}
 	for i := 0; i < servers; i++ {
 		srv := fmt.Sprintf("s%d", i+1)
-		var kids []string
-		for p, who := range w.trees[srv] {
-			kids = append(kids, fmt.Sprintf("%s (%s)", path.Base(p), orDash(who)))
+		line := srv + ": " + w.holds(srv)
+		if behind := most - w.applied[srv]; behind > 0 {
+			line += fmt.Sprintf("; %d write%s behind", behind, plural(behind))
 		}
-		slices.Sort(kids)
-		s.Servers = append(s.Servers, fmt.Sprintf("%s: %s", srv, orDash(strings.Join(kids, ", "))))
+		s.Servers = append(s.Servers, line)
 	}
 	return s
+}
+
+// holds says what server srv holds of the objects: each object's node
+// (missing, or there and written n times) and the children it has.
+func (w *stepWorld) holds(srv string) string {
+	var parts []string
+	for _, obj := range w.objects {
+		var kids []string
+		for p, who := range w.trees[srv] {
+			if path.Dir(p) == obj {
+				kids = append(kids, fmt.Sprintf("%s (%s)", path.Base(p), orDash(who)))
+			}
+		}
+		slices.Sort(kids)
+		writes, there := w.nodes[srv][obj]
+		switch {
+		case !there && len(kids) == 0 && !w.made[obj]:
+			// Made before the window's first apply, or never: its
+			// children say what there is.
+			parts = append(parts, obj+": "+orDash(strings.Join(kids, ", ")))
+		case !there && len(kids) == 0:
+			parts = append(parts, "no "+obj)
+		case writes > 0:
+			parts = append(parts, fmt.Sprintf("%s (written %d time%s): %s", obj, writes, plural(writes), orDash(strings.Join(kids, ", "))))
+		default:
+			parts = append(parts, obj+": "+orDash(strings.Join(kids, ", ")))
+		}
+	}
+	return orDash(strings.Join(parts, "; "))
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // doing is the operation client i is in at t, as the history recorded it.

@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"context"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -45,5 +47,37 @@ func TestStepsFollowTheCounterexample(t *testing.T) {
 	}
 	if !strings.Contains(all, "world: fault: when c1 create#3 applied: lose-reply") {
 		t.Errorf("the steps do not show the fault:\n%s", all)
+	}
+}
+
+// Under a lag, the step-through shows what the lagging server lacks: a
+// barrier node one server holds and another has not yet (it said
+// "s1: — s2: — s3: —" at every step, following children alone), and how
+// many writes each server is behind.
+func TestStepsShowWhatALaggingServerLacks(t *testing.T) {
+	sc, err := scenarios.LoadScenario("barrier-no-sync-lag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := scenarios.Search{Spec: sc.Spec, Seeds: max(sc.Seeds, 1), StopAtFirst: true}.Run(context.Background())
+	if err != nil || len(res.Failures) == 0 {
+		t.Fatalf("no counterexample (%v)", err)
+	}
+	o, err := scenarios.Replay(sc.Spec, res.Failures[0].Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := Steps(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apart, behind := false, false
+	for _, s := range steps {
+		lines := strings.Join(s.Servers, "\n")
+		apart = apart || strings.Contains(lines, "no /zksim/barrier/") && regexp.MustCompile(`/zksim/barrier/r\d+: `).MatchString(lines)
+		behind = behind || strings.Contains(lines, "writes behind") || strings.Contains(lines, "write behind")
+	}
+	if !apart || !behind {
+		t.Errorf("no step shows one server lacking a barrier node another holds (%v), or a server behind (%v)", apart, behind)
 	}
 }
