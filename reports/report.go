@@ -61,6 +61,9 @@ type Verdict struct {
 	Report    string
 	Timeline  string
 	SpaceTime string // the space-time diagram of its violation
+	// SpaceTimeFocus is how far down the diagram the violation shows,
+	// in pixels: where the page opens it.
+	SpaceTimeFocus int
 	// Steps is its counterexample's events with the state after each, as
 	// JSON, for the report's step-through view.
 	Steps          string
@@ -267,6 +270,7 @@ func Verdicts(ctx context.Context, dir string, seeds int, only string, progress 
 					row.Timeline = filepath.Join(rel, base)
 				case base == "spacetime.svg":
 					row.SpaceTime = filepath.Join(rel, base)
+					row.SpaceTimeFocus = SpaceTimeFocus(o)
 				case strings.HasPrefix(base, "linearizability-"):
 					row.Porcupine = append(row.Porcupine, filepath.Join(rel, base))
 				}
@@ -326,6 +330,7 @@ figcaption { color: #444; max-width: 800px; }
 pre { font-size: 0.75em; overflow-x: auto; background: #f7f7f7; padding: 0.5em; }
 pre.account { white-space: pre-wrap; overflow-wrap: anywhere; }
 .stepper { border: 1px solid #ccc; padding: 0.5em; margin: 1em 0; }
+.spacetime-view { max-height: 80vh; overflow: auto; border: 1px solid #eee; }
 .step-panels { display: flex; gap: 1em; }
 .step-panels > div { flex: 1; min-width: 0; }
 .step-panels pre { white-space: pre-wrap; overflow-wrap: anywhere; }
@@ -358,7 +363,7 @@ pre.account { white-space: pre-wrap; overflow-wrap: anywhere; }
 <p>{{.Description}}</p>
 {{if .Lesson}}<p class="lesson"><b>The lesson.</b> {{.Lesson}} The account below says how this run broke it.</p>{{end}}
 <p><a href="{{.Timeline}}">full timeline</a>{{range .Porcupine}} · <a href="{{.}}">porcupine's visualization</a>{{end}}</p>
-{{if .SpaceTime}}<figure><img class="spacetime" src="{{.SpaceTime}}" alt="space-time diagram of {{.Scenario}}">
+{{if .SpaceTime}}<figure><div class="spacetime-view" data-focus="{{.SpaceTimeFocus}}"><img class="spacetime" src="{{.SpaceTime}}" alt="space-time diagram of {{.Scenario}}"></div>
 <figcaption>The violation as a space-time diagram: a line per client and server, time running down; requests in blue,
 replies in green (red with an error), notifications dashed orange; faults across in red, a lost reply a red cross;
 the operations the violation involves shaded red.</figcaption></figure>{{end}}
@@ -374,6 +379,18 @@ the operations the violation involves shaded red.</figcaption></figure>{{end}}
 {{if .ReportTimeline}}<pre>{{.ReportTimeline}}</pre>{{end}}
 {{end}}{{end}}
 <script>
+// A tall space-time diagram opens on its violation, not on the sessions'
+// set-up: its view scrolls there once the picture has loaded.
+document.querySelectorAll('.spacetime-view').forEach(function (el) {
+  var img = el.querySelector('img');
+  // The picture may be drawn smaller than its own size (a narrow page):
+  // the focus, in its own pixels, scales with it.
+  var focus = function () {
+    var at = +el.dataset.focus * img.clientHeight / (img.naturalHeight || 1);
+    el.scrollTop = Math.max(0, at - el.clientHeight * 0.6);
+  };
+  if (img.complete) { focus(); } else { img.addEventListener('load', focus); }
+});
 // The step-through view of each counterexample: back and forward through
 // its events, the state of the world after each.
 document.querySelectorAll('.stepper').forEach(function (el) {

@@ -208,6 +208,22 @@ func TestReportRendersInChromium(t *testing.T) {
 	if !shown {
 		t.Errorf("no step-through shows a client's watch on a lock node that then changes: %q", walks)
 	}
+	// Every space-time diagram opens on its violation: the moment it shows
+	// is in view (a tall one scrolled down to it), not the sessions' set-up.
+	views, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(function(){var out=[];
+		document.querySelectorAll(".spacetime-view").forEach(function(el){
+			var img=el.querySelector("img");
+			if (!img.complete || img.naturalHeight==0) { out.push("not loaded"); return; }
+			var f=+el.dataset.focus*img.clientHeight/img.naturalHeight;
+			if (f < el.scrollTop || f > el.scrollTop+el.clientHeight) out.push(img.getAttribute("src")+": focus "+f+" out of view "+el.scrollTop+"+"+el.clientHeight);
+		});
+		return out})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(views) > 0 {
+		t.Errorf("space-time diagrams that do not open on their violation: %v", views)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(problems) > 0 {

@@ -42,6 +42,22 @@ func SpaceTime(o *scenarios.Outcome) (string, error) {
 	return d.svg(), nil
 }
 
+// SpaceTimeFocus is how far down SpaceTime's diagram of o (in pixels) the
+// violation shows: the row of its first violation's moment. A page that
+// shows a tall diagram opens it there, not on the sessions' set-up.
+func SpaceTimeFocus(o *scenarios.Outcome) int {
+	recs := o.World.Trace().Records()
+	from, at := violationWindow(o)
+	d := newDiagram(o, recs, from, at)
+	first := o.Input.End
+	for _, v := range o.Violations {
+		if v.At != 0 {
+			first = min(first, v.At)
+		}
+	}
+	return y(d.rowAt(first))
+}
+
 // diagram is a space-time diagram being drawn.
 type diagram struct {
 	o     *scenarios.Outcome
