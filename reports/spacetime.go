@@ -194,6 +194,7 @@ func (d *diagram) svg() string {
 		fmt.Fprintf(&d.b, `<line x1="%d" y1="28" x2="%d" y2="%d" stroke="#999"/>`+"\n", x, x, height-10)
 	}
 	d.spans()
+	d.holdings()
 	d.violations()
 	for i, r := range d.rows {
 		if i == 0 || int64(r.At) != int64(d.rows[i-1].At) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -213,5 +214,40 @@ func TestSpaceTimeShadesALag(t *testing.T) {
 	}
 	if !strings.Contains(svg, `<rect class="span"`) || !strings.Contains(svg, "<title>lagging</title>") {
 		t.Errorf("the lag of barrier-no-sync-lag is not shaded on its server's line")
+	}
+}
+
+// Two clients that hold a lock at once (the unfenced holder paused past
+// its session) show as two holding bands side by side on their lines,
+// overlapping in time, with their uses of the resource marked.
+func TestSpaceTimeShowsOverlappingHolds(t *testing.T) {
+	sc, err := scenarios.LoadScenario("lock-unfenced-pause")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := scenarios.Replay(sc.Spec, 1)
+	if err != nil || !o.Failed() {
+		t.Fatalf("lock-unfenced-pause seed 1: %v %v", err, o.Violations)
+	}
+	svg, err := SpaceTime(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type band struct{ x, y1, y2 int }
+	var holds []band
+	for _, m := range regexp.MustCompile(`<rect class="hold" x="(\d+)" y="(-?\d+)" width="\d+" height="(\d+)"`).FindAllStringSubmatch(svg, -1) {
+		x, _ := strconv.Atoi(m[1])
+		y, _ := strconv.Atoi(m[2])
+		h, _ := strconv.Atoi(m[3])
+		holds = append(holds, band{x, y, y + h})
+	}
+	overlap := false
+	for i, a := range holds {
+		for _, b := range holds[i+1:] {
+			overlap = overlap || a.x != b.x && a.y1 < b.y2 && b.y1 < a.y2
+		}
+	}
+	if !overlap || !strings.Contains(svg, `class="use"`) {
+		t.Errorf("the two holders are not drawn holding at once (%d holding bands: %v), or no use is marked", len(holds), holds)
 	}
 }

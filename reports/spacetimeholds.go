@@ -1,0 +1,63 @@
+package reports
+
+import (
+	"fmt"
+	"html"
+
+	"github.com/zksim/zksim/models"
+)
+
+// holdings draws what the recipe did, as the history recorded it, beside
+// the messages that did it: each holding of a lock, a leadership or a
+// lease (from its acquire's return to its release's call, or the window's
+// end) as a green band along its client's line, and each use of the
+// resource it protects as a mark on it, accepted or refused. Two clients
+// that hold at once show as two bands side by side: the mutual exclusion
+// a mutex violation says was broken, in plain sight.
+func (d *diagram) holdings() {
+	ops := d.o.Input.Ops
+	for i, op := range ops {
+		if op.Kind != models.Acquire || op.Result != models.OK {
+			continue
+		}
+		x := d.laneX(fmt.Sprintf("c%d", op.Client+1))
+		if x < 0 {
+			continue
+		}
+		end := d.o.Input.End
+		for _, next := range ops[i+1:] {
+			if next.Client == op.Client && next.Path == op.Path && (next.Kind == models.Release || next.Kind == models.Acquire) {
+				end = next.Call
+				break
+			}
+		}
+		from, to := d.rowAt(op.Return), d.rowAt(end)
+		if len(d.rows) == 0 || end < int64(d.rows[0].At) {
+			continue // over before the window
+		}
+		what := "holds " + op.Path
+		if op.Shared {
+			what = "reads under " + op.Path
+		}
+		fmt.Fprintf(&d.b, `<rect class="hold" x="%d" y="%d" width="16" height="%d" fill="#3a3" fill-opacity="0.18" stroke="#3a3" stroke-opacity="0.6">`+
+			`<title>c%d %s (token %d)</title></rect>`+"\n", x-8, y(from)-rowGap/2, max(y(to)-y(from), rowGap/2)+rowGap/2,
+			op.Client+1, html.EscapeString(what), op.Token)
+	}
+	for _, op := range ops {
+		if op.Kind != models.Use || len(d.rows) == 0 || op.Call < int64(d.rows[0].At) {
+			continue
+		}
+		x := d.laneX(fmt.Sprintf("c%d", op.Client+1))
+		if x < 0 {
+			continue
+		}
+		color, label := "#3a3", "use ✓"
+		if op.Result == models.Rejected {
+			color, label = "#c33", "use ✗ refused"
+		}
+		yy := y(d.rowAt(op.Call))
+		fmt.Fprintf(&d.b, `<circle class="use" cx="%d" cy="%d" r="4" fill="%s"><title>c%d %s</title></circle>`+"\n",
+			x, yy, color, op.Client+1, html.EscapeString(models.Describe(op)))
+		fmt.Fprintf(&d.b, `<text x="%d" y="%d" fill="%s" font-size="9">%s</text>`+"\n", x-36, yy+3, color, label)
+	}
+}
