@@ -187,6 +187,9 @@ func (d *diagram) svg() string {
 		width, height)
 	d.b.WriteString(`<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto">` +
 		`<path d="M0,0 L10,5 L0,10 z" fill="context-stroke"/></marker></defs>` + "\n")
+	// Every label is haloed in white: an arrow or a line it crosses goes
+	// behind it, not through its letters.
+	d.b.WriteString(`<style>text { paint-order: stroke; stroke: white; stroke-width: 3px; stroke-linejoin: round; }</style>` + "\n")
 	fmt.Fprintf(&d.b, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
 	for i, l := range d.lanes {
 		x := laneLeft + i*laneGap
@@ -304,7 +307,9 @@ func (d *diagram) arrow(x1, y1, x2, y2 int, color string, dashed bool, label, cl
 		if x2 < x1 {
 			anchor, lx = "end", x1-4
 		}
-		fmt.Fprintf(&d.b, `<text x="%d" y="%d" fill="%s" text-anchor="%s">%s</text>`+"\n", lx, y1-2, color, anchor,
+		// Just above the arrow's start, and no higher: the mark of the
+		// row before sits a row up.
+		fmt.Fprintf(&d.b, `<text x="%d" y="%d" fill="%s" text-anchor="%s">%s</text>`+"\n", lx, y1-1, color, anchor,
 			html.EscapeString(label))
 	}
 }
@@ -314,7 +319,7 @@ func (d *diagram) mark(x, yy int, color, label string) {
 		return
 	}
 	fmt.Fprintf(&d.b, `<circle cx="%d" cy="%d" r="3" fill="%s"/><text x="%d" y="%d" fill="%s">%s</text>`+"\n",
-		x, yy, color, x+6, yy+4, color, html.EscapeString(label))
+		x, yy, color, x+6, yy+3, color, html.EscapeString(label))
 }
 
 // faultLine draws a fault as a red line across the diagram with its

@@ -43,21 +43,29 @@ func (d *diagram) holdings() {
 			`<title>c%d %s (token %d)</title></rect>`+"\n", x-8, y(from)-rowGap/2, max(y(to)-y(from), rowGap/2)+rowGap/2,
 			op.Client+1, html.EscapeString(what), op.Token)
 	}
+	// A use is a dot on its client's line (what it was, on hovering); a
+	// refused one says so. One mark a row and line: uses between two
+	// events share a row.
+	marked := map[[2]int]bool{}
 	for _, op := range ops {
 		if op.Kind != models.Use || len(d.rows) == 0 || op.Call < int64(d.rows[0].At) {
 			continue
 		}
 		x := d.laneX(fmt.Sprintf("c%d", op.Client+1))
-		if x < 0 {
+		row := d.rowAt(op.Call)
+		if x < 0 || marked[[2]int{x, row}] {
 			continue
 		}
-		color, label := "#3a3", "use ✓"
+		marked[[2]int{x, row}] = true
+		color := "#3a3"
 		if op.Result == models.Rejected {
-			color, label = "#c33", "use ✗ refused"
+			color = "#c33"
 		}
-		yy := y(d.rowAt(op.Call))
+		yy := y(row)
 		fmt.Fprintf(&d.b, `<circle class="use" cx="%d" cy="%d" r="4" fill="%s"><title>c%d %s</title></circle>`+"\n",
 			x, yy, color, op.Client+1, html.EscapeString(models.Describe(op)))
-		fmt.Fprintf(&d.b, `<text x="%d" y="%d" fill="%s" font-size="9">%s</text>`+"\n", x-36, yy+3, color, label)
+		if op.Result == models.Rejected {
+			fmt.Fprintf(&d.b, `<text x="%d" y="%d" fill="%s" font-size="9" text-anchor="end">use refused</text>`+"\n", x-8, yy+3, color)
+		}
 	}
 }

@@ -35,7 +35,11 @@ func (d *diagram) spans() {
 			fmt.Fprintf(&d.b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#e33" stroke-opacity="0.5" stroke-dasharray="3 3"/>`+"\n",
 				min(x1, x2)+12, y1, max(x1, x2)-12, y1)
 		}
-		if s.cut { // a line's own span has its mark ("paused", "crashed") already
+		// A cut link's label goes between its two lines; a line's own span
+		// has its mark ("paused", "crashed") or its fault's line already,
+		// and its name on hovering: a label on the line would sit on the
+		// marks that follow it.
+		if s.cut && len(s.lanes) == 2 {
 			fmt.Fprintf(&d.b, `<text x="%d" y="%d" fill="#c33" font-size="10" text-anchor="middle">%s</text>`+"\n",
 				(x1+x2)/2, y2+10, html.EscapeString(s.label))
 		}
