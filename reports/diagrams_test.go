@@ -47,14 +47,7 @@ func TestEveryVariantDiagramInChromium(t *testing.T) {
 		}
 		files = append(files, f)
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium(t)),
-		chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true), chromedp.UserDataDir(t.TempDir()))
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancelT()
+	ctx := headless(t, 5*time.Minute)
 	for _, f := range files {
 		if err := chromedp.Do(ctx, chromedp.Navigate("file://"+f)); err != nil {
 			t.Fatal(err)

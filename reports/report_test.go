@@ -99,14 +99,7 @@ func TestReportRendersInChromium(t *testing.T) {
 	}
 
 	// Its profile in the test's own directory, removed with it.
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium(t)),
-		chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true), chromedp.UserDataDir(t.TempDir()))
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
-	defer cancelT()
+	ctx := headless(t, 60*time.Second)
 	var mu sync.Mutex
 	var problems []string
 	listen := func(ev any) {
@@ -232,4 +225,17 @@ func TestReportRendersInChromium(t *testing.T) {
 	if images < 5 || loaded != images {
 		t.Errorf("%d of %d figures loaded", loaded, images)
 	}
+}
+
+// headless is a headless Chromium for t, its profile in a directory of
+// t's, ended with t, for at most limit.
+func headless(t *testing.T, limit time.Duration) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium(t)),
+		chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true), chromedp.UserDataDir(t.TempDir()))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, limit)
+	t.Cleanup(func() { cancelT(); cancel(); cancelA() })
+	return ctx
 }

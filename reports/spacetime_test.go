@@ -159,18 +159,7 @@ func TestSpaceTimeCutEndsAtItsHeal(t *testing.T) {
 // create) is drawn in a neutral grey, not as an error; an expiry names
 // the client whose session it ends.
 func TestSpaceTimeNeutralRepliesAndExpiries(t *testing.T) {
-	sc, err := scenarios.LoadScenario("election-trusts-deletion-expire")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := scenarios.Search{Spec: sc.Spec, Seeds: max(sc.Seeds, 1), StopAtFirst: true}.Run(context.Background())
-	if err != nil || len(res.Failures) == 0 {
-		t.Fatalf("no counterexample (%v)", err)
-	}
-	o, err := scenarios.Replay(sc.Spec, res.Failures[0].Seed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := firstCounterexample(t, "election-trusts-deletion-expire")
 	svg, err := SpaceTime(o)
 	if err != nil {
 		t.Fatal(err)
@@ -196,18 +185,7 @@ func TestSpaceTimeNeutralRepliesAndExpiries(t *testing.T) {
 
 // A lag is shaded on the lagging server's line for as long as it lasts.
 func TestSpaceTimeShadesALag(t *testing.T) {
-	sc, err := scenarios.LoadScenario("barrier-no-sync-lag")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := scenarios.Search{Spec: sc.Spec, Seeds: max(sc.Seeds, 1), StopAtFirst: true}.Run(context.Background())
-	if err != nil || len(res.Failures) == 0 {
-		t.Fatalf("no counterexample (%v)", err)
-	}
-	o, err := scenarios.Replay(sc.Spec, res.Failures[0].Seed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := firstCounterexample(t, "barrier-no-sync-lag")
 	svg, err := SpaceTime(o)
 	if err != nil {
 		t.Fatal(err)
@@ -250,4 +228,23 @@ func TestSpaceTimeShowsOverlappingHolds(t *testing.T) {
 	if !overlap || !strings.Contains(svg, `class="use"`) {
 		t.Errorf("the two holders are not drawn holding at once (%d holding bands: %v), or no use is marked", len(holds), holds)
 	}
+}
+
+// firstCounterexample is the built-in scenario name's first failing seed,
+// replayed with its trace.
+func firstCounterexample(t *testing.T, name string) *scenarios.Outcome {
+	t.Helper()
+	sc, err := scenarios.LoadScenario(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := scenarios.Search{Spec: sc.Spec, Seeds: max(sc.Seeds, 1), StopAtFirst: true}.Run(context.Background())
+	if err != nil || len(res.Failures) == 0 {
+		t.Fatalf("%s: no counterexample (%v)", name, err)
+	}
+	o, err := scenarios.Replay(sc.Spec, res.Failures[0].Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
 }

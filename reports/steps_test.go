@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -55,18 +54,7 @@ func TestStepsFollowTheCounterexample(t *testing.T) {
 // "s1: — s2: — s3: —" at every step, following children alone), and how
 // many writes each server is behind.
 func TestStepsShowWhatALaggingServerLacks(t *testing.T) {
-	sc, err := scenarios.LoadScenario("barrier-no-sync-lag")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := scenarios.Search{Spec: sc.Spec, Seeds: max(sc.Seeds, 1), StopAtFirst: true}.Run(context.Background())
-	if err != nil || len(res.Failures) == 0 {
-		t.Fatalf("no counterexample (%v)", err)
-	}
-	o, err := scenarios.Replay(sc.Spec, res.Failures[0].Seed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := firstCounterexample(t, "barrier-no-sync-lag")
 	steps, err := Steps(o)
 	if err != nil {
 		t.Fatal(err)
