@@ -179,27 +179,11 @@ func semaphoreWitness(ops []Operation) []int32 {
 // the operations it names: the acquires, the releases, and the uses made
 // while they all held.
 func overGranted(ops []Operation, n int) (string, []Operation) {
-	type holding struct {
-		op       Operation
-		from, to int64
-	}
-	var hs []holding
-	for _, a := range ops {
-		if a.Kind != Acquire || a.Result != OK {
-			continue
-		}
-		h := holding{op: a, from: a.Return, to: 1<<63 - 1}
-		for _, r := range ops {
-			if r.Kind == Release && r.Client == a.Client && r.Call >= a.Return && r.Call < h.to {
-				h.to = r.Call
-			}
-		}
-		hs = append(hs, h)
-	}
-	slices.SortStableFunc(hs, func(a, b holding) int { return cmp.Compare(a.from, b.from) })
+	hs := holdingsOf(ops, true)
+	slices.SortStableFunc(hs, func(a, b heldSpan) int { return cmp.Compare(a.from, b.from) })
 	for i, x := range hs {
 		// At x's start, the holdings under way (x among them).
-		var under []holding
+		var under []heldSpan
 		for _, y := range hs[:i+1] {
 			if y.to > x.from {
 				under = append(under, y)

@@ -24,24 +24,8 @@ func writerTogether(ops []Operation) (string, []Operation) { return together(ops
 // together is heldTogether, with readers' holdings too when shared (a
 // holding overlapping a writer's).
 func together(ops []Operation, shared bool) (string, []Operation) {
-	type holding struct {
-		op       Operation
-		from, to int64
-	}
-	var hs []holding
-	for _, a := range ops {
-		if a.Kind != Acquire || a.Result != OK || a.Shared && !shared {
-			continue
-		}
-		h := holding{op: a, from: a.Return, to: 1<<63 - 1}
-		for _, r := range ops {
-			if r.Kind == Release && r.Client == a.Client && r.Call >= a.Return && r.Call < h.to {
-				h.to = r.Call
-			}
-		}
-		hs = append(hs, h)
-	}
-	slices.SortFunc(hs, func(a, b holding) int { return int(a.from - b.from) })
+	hs := holdingsOf(ops, shared)
+	slices.SortFunc(hs, func(a, b heldSpan) int { return int(a.from - b.from) })
 	for i, x := range hs {
 		for _, y := range hs[i+1:] {
 			if y.op.Client == x.op.Client || y.from >= x.to || x.op.Shared && y.op.Shared {
@@ -118,4 +102,31 @@ func meanwhile(ops []Operation, clients []int, from, to int64) string {
 		parts = append(parts, fmt.Sprintf("c%d used it at %s", c+1, strings.Join(uses, ", ")))
 	}
 	return strings.Join(parts, " and ")
+}
+
+// heldSpan is an acquire that returned OK and the span it held: from its
+// return to the call of its client's next release (or the end of time).
+// (mutexParts pairs holdings its own way: lockHoldingsOf.)
+type heldSpan struct {
+	op       Operation
+	from, to int64
+}
+
+// holdingsOf are ops' holdings, in the history's order; a shared
+// (reader's) acquire's only when shared.
+func holdingsOf(ops []Operation, shared bool) []heldSpan {
+	var hs []heldSpan
+	for _, a := range ops {
+		if a.Kind != Acquire || a.Result != OK || a.Shared && !shared {
+			continue
+		}
+		h := heldSpan{op: a, from: a.Return, to: 1<<63 - 1}
+		for _, r := range ops {
+			if r.Kind == Release && r.Client == a.Client && r.Call >= a.Return && r.Call < h.to {
+				h.to = r.Call
+			}
+		}
+		hs = append(hs, h)
+	}
+	return hs
 }

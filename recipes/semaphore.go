@@ -77,10 +77,7 @@ func NewSemaphore(conn client.Conn, path string, n int) *LeaseSemaphore {
 // Acquire blocks until the caller holds a lease, and returns it: steps 1
 // to 5 (see LeaseSemaphore), the internal lock released on the way out.
 func (s *LeaseSemaphore) Acquire(ctx context.Context) (*Lease, error) {
-	if s.node != "" {
-		return nil, fmt.Errorf("%w: Acquire while holding a lease: Release first", ErrAlreadyHeld)
-	}
-	if err := s.prepare(ctx, s.conn, s.leases); err != nil {
+	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
 	guid, err := nextGUID(ctx, s.conn, &s.tries)
@@ -115,6 +112,15 @@ func (s *LeaseSemaphore) Acquire(ctx context.Context) (*Lease, error) {
 	}
 	s.node, s.lease = node, lease
 	return lease, nil
+}
+
+// begin is what every acquisition begins with: no lease held already,
+// and the semaphore's nodes in place.
+func (s *LeaseSemaphore) begin(ctx context.Context) error {
+	if s.node != "" {
+		return fmt.Errorf("%w: Acquire while holding a lease: Release first", ErrAlreadyHeld)
+	}
+	return s.prepare(ctx, s.conn, s.leases)
 }
 
 // lock is step 1: the lock recipe's steps 1 to 5 on the semaphore's node,

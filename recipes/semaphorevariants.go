@@ -2,7 +2,6 @@ package recipes
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/zksim/zksim/client"
@@ -56,10 +55,7 @@ func NewCheckThenCreateSemaphore(conn client.Conn, path string, max int) *CheckT
 // same slot meanwhile); otherwise it waits for the watch and lists again.
 func (v *CheckThenCreateSemaphore) Acquire(ctx context.Context) (*Lease, error) {
 	s := v.s
-	if s.node != "" {
-		return nil, fmt.Errorf("%w: Acquire while holding a lease: Release first", ErrAlreadyHeld)
-	}
-	if err := s.prepare(ctx, s.conn, s.leases); err != nil {
+	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
 	for {
@@ -132,10 +128,7 @@ func NewNthAheadSemaphore(conn client.Conn, path string, max int) *RankedSemapho
 // node is among the max lowest.
 func (v *RankedSemaphore) Acquire(ctx context.Context) (*Lease, error) {
 	s := v.s
-	if s.node != "" {
-		return nil, fmt.Errorf("%w: Acquire while holding a lease: Release first", ErrAlreadyHeld)
-	}
-	if err := s.prepare(ctx, s.conn, s.leases); err != nil {
+	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
 	guid, err := nextGUID(ctx, s.conn, &s.tries)

@@ -239,20 +239,34 @@ func (s *Scheduler) popRunnable() *Task {
 // runs first is the race between a listener and its caller.
 func (s *Scheduler) nextRunnable() *Task {
 	t := s.popRunnable()
-	if t.p == nil || t.p.alive < 2 || t.state != taskRunnable || t.frozen {
+	if t.state != taskRunnable || t.frozen {
 		return t
+	}
+	chosen := s.chooseSibling(t)
+	if chosen == nil {
+		return t
+	}
+	s.pushFront(t) // next after the chosen one, as it was next before
+	return chosen
+}
+
+// chooseSibling is the choice between t and the other runnable tasks of
+// its process: nil when t goes on (no other is runnable, or the run's
+// source chose 0), else the one chosen, taken out of the run queue.
+func (s *Scheduler) chooseSibling(t *Task) *Task {
+	if t.p == nil || t.p.alive < 2 {
+		return nil
 	}
 	others := s.runnableSiblings(t)
 	if len(others) == 0 {
-		return t
+		return nil
 	}
 	v := s.choose(1 + len(others))
 	if v == 0 {
-		return t
+		return nil
 	}
 	chosen := others[v-1]
 	s.unqueue(chosen)
-	s.pushFront(t) // next after the chosen one, as it was next before
 	return chosen
 }
 
@@ -293,19 +307,10 @@ func (s *Scheduler) pushFront(t *Task) {
 // t then waits at the head of the run queue, right behind the one chosen.
 func (t *Task) preempt() {
 	s := t.s
-	if t.p == nil || t.p.alive < 2 {
+	chosen := s.chooseSibling(t)
+	if chosen == nil {
 		return
 	}
-	others := s.runnableSiblings(t)
-	if len(others) == 0 {
-		return
-	}
-	v := s.choose(1 + len(others))
-	if v == 0 {
-		return
-	}
-	chosen := others[v-1]
-	s.unqueue(chosen)
 	t.state = taskRunnable
 	s.pushFront(t)
 	s.pushFront(chosen)

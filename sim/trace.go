@@ -222,8 +222,6 @@ func (t *Trace) Records() []Record {
 // serverNames are the names of the first servers, written out once.
 var serverNames = [...]string{"s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9"}
 
-// ActorName renders an actor as the trace prints it: c1 is the first client
-// by its given name, s1 the first server.
 // TaskName names the k-th task client actor a's process started
 // ("c4/event-thread"); k 0 is the process itself ("c4").
 func (t *Trace) TaskName(a Actor, k uint16) string {
@@ -244,6 +242,8 @@ func (t *Trace) addTask(a Actor, name string) uint16 {
 	return uint16(len(t.tasks[i]))
 }
 
+// ActorName renders an actor as the trace prints it: c1 is the first client
+// by its given name, s1 the first server.
 func (t *Trace) ActorName(a Actor) string {
 	switch {
 	case a == WorldActor:

@@ -750,33 +750,6 @@ func nothingLeft(t *testing.T, dir, what string) {
 	}
 }
 
-// One interrupt delivered twice within milliseconds (GNU timeout and CI
-// runners signal the process and its group) is one interrupt: the run ends
-// with its partial verdict, printed whole, not killed by the copy.
-func TestCLIInterruptDeliveredTwiceIsOne(t *testing.T) {
-	for try := 0; try < 2; try++ {
-		cmd := exec.Command(zksimBinary(t), "run", "lock-noguid", "--seeds", "100000000", "--json")
-		var out, errOut bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Second)
-		cmd.Process.Signal(syscall.SIGINT)
-		time.Sleep(time.Duration(try) * time.Millisecond)
-		cmd.Process.Signal(syscall.SIGINT)
-		err := cmd.Wait()
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != 130 {
-			t.Fatalf("%v, want exit 130\n%s", err, errOut.String())
-		}
-		var o runOutput
-		if err := json.Unmarshal(out.Bytes(), &o); err != nil || !o.Interrupted || o.AsExpected {
-			t.Fatalf("two SIGINTs %dms apart: the JSON %+v (%v), want the run's, interrupted:\n%.600s", try, o, err, out.String())
-		}
-	}
-}
-
 // Interrupts within the window are one; a later one is another; with no
 // one listening the process would end (not tested here: it exits).
 func TestInterruptsWithinTheWindowAreOne(t *testing.T) {

@@ -33,8 +33,7 @@ type progressLine struct {
 // schedules run, 0 failing, 10s".
 func newProgressLines(w io.Writer, what, unit string, every time.Duration) *progress {
 	if isTerminal(w) {
-		p := newProgress(w, -1, what, true)
-		return p
+		return newProgress(w, -1, what, true)
 	}
 	now := time.Now()
 	return &progress{line: &progressLine{w: w, what: what, unit: unit, every: every, start: now, next: now.Add(every)}}
