@@ -372,7 +372,7 @@ the operations the violation involves shaded red.</figcaption></figure>{{end}}
 <input class="step-range" type="range" min="0" value="0"> <span class="step-pos"></span></p>
 <p class="step-event"></p>
 <div class="step-panels"><div><b>clients</b><pre class="step-clients"></pre></div>
-<div><b>servers: the objects involved, their children, how far behind</b><pre class="step-servers"></pre></div>
+<div><b>servers: the objects involved (data, version), their children, how far behind</b><pre class="step-servers"></pre></div>
 <div><b>watches held</b><pre class="step-watches"></pre></div></div>
 </div>{{end}}
 <pre class="account">{{.ReportLines}}</pre>

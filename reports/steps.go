@@ -5,6 +5,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-zookeeper/zk"
 
@@ -17,15 +19,15 @@ import (
 // Step is one event of a counterexample with the state of the world after
 // it, for stepping through the counterexample: what each client is doing,
 // what each server holds of the objects the violation involves (the
-// object's own node, whether it is there and how many times it was
-// written, and its children, with whose each is), how far each server is
+// object's own node, whether it is there, its data and version, and its
+// children, with whose each is and their data), how far each server is
 // behind the one furthest on (a lagging server's readers read old data),
 // and the watches the clients hold.
 type Step struct {
 	At      string   `json:"at"`
 	Event   string   `json:"event"`   // who did what
 	Clients []string `json:"clients"` // "c1: HasSession; in acquire /zksim/lock"
-	Servers []string `json:"servers"` // "s1: /zksim/lock: lock-0 (c1), lock-1 (c2)", "s2: no /zksim/barrier; 2 writes behind"
+	Servers []string `json:"servers"` // "s1: /zksim/lock: lock-0 (c1), lock-1 (c2)", "s2: /zksim/config = \"v2\" (version 2); 1 write behind"
 	Watches []string `json:"watches"` // "c2: exists /zksim/lock/lock-0"
 }
 
@@ -39,7 +41,7 @@ func Steps(o *scenarios.Outcome) ([]Step, error) {
 		return nil, fmt.Errorf("the run kept no trace: replay it with its trace kept")
 	}
 	from, at := violationWindow(o)
-	w := newStepWorld(o, tr.ActorName)
+	w := newStepWorld(o, tr)
 	action := func(r *sim.Record) string { return w.name(r.From) + ": " + rowText(tr, r) }
 	var steps []Step
 	for _, r := range recs {
@@ -57,21 +59,27 @@ func Steps(o *scenarios.Outcome) ([]Step, error) {
 // stepWorld is the state the steps show, as the trace changes it.
 type stepWorld struct {
 	o       *scenarios.Outcome
+	tr      *sim.Trace
 	name    func(sim.Actor) string
-	objects []string                     // the paths the violations are about
-	state   map[string]string            // a client's session state
-	trees   map[string]map[string]string // a server's children of the objects: path → owner's client
-	nodes   map[string]map[string]int    // a server's objects' own nodes: path → writes since created
-	applied map[string]int               // how many writes each server applied
-	made    map[string]bool              // the objects whose node some server created in the run
-	owner   map[int64]string             // session → client
-	sent    map[string]string            // "client#xid" → the watch a read will leave
-	watches map[string][]string          // a client's watches
+	objects []string                       // the paths the violations are about
+	state   map[string]string              // a client's session state
+	held    map[string]map[string]stepNode // what a server holds of the objects and their children, by path
+	applied map[string]int                 // how many writes each server applied
+	owner   map[int64]string               // session → client
+	sent    map[string]string              // "client#xid" → the watch a read will leave
+	watches map[string][]string            // a client's watches
 }
 
-func newStepWorld(o *scenarios.Outcome, name func(sim.Actor) string) *stepWorld {
-	w := &stepWorld{o: o, name: name, state: map[string]string{}, trees: map[string]map[string]string{},
-		nodes: map[string]map[string]int{}, applied: map[string]int{}, made: map[string]bool{},
+// stepNode is what a server holds of one node the steps follow.
+type stepNode struct {
+	data    []byte
+	version int32
+	who     string // the client whose session owns it (an ephemeral) or made it
+}
+
+func newStepWorld(o *scenarios.Outcome, tr *sim.Trace) *stepWorld {
+	w := &stepWorld{o: o, tr: tr, name: tr.ActorName, state: map[string]string{},
+		held: map[string]map[string]stepNode{}, applied: map[string]int{},
 		owner: map[int64]string{}, sent: map[string]string{}, watches: map[string][]string{}}
 	for _, v := range o.Violations {
 		if v.Object != "" && !slices.Contains(w.objects, v.Object) {
@@ -81,11 +89,11 @@ func newStepWorld(o *scenarios.Outcome, name func(sim.Actor) string) *stepWorld 
 	return w
 }
 
-// involved reports whether path is a child of an object the violation is
-// about.
-func (w *stepWorld) involved(path string) bool {
+// followed reports whether the steps follow path: an object a violation
+// is about, or a child of one.
+func (w *stepWorld) followed(path string) bool {
 	i := strings.LastIndexByte(path, '/')
-	return i > 0 && slices.Contains(w.objects, path[:i])
+	return slices.Contains(w.objects, path) || i > 0 && slices.Contains(w.objects, path[:i])
 }
 
 func (w *stepWorld) apply(r sim.Record) {
@@ -100,7 +108,7 @@ func (w *stepWorld) apply(r sim.Record) {
 			delete(w.watches, who)
 		}
 	case sim.KApply:
-		w.applyTree(who, r)
+		w.applyChanges(who, r)
 	case sim.KSend:
 		if r.Code == 1 {
 			w.sent[fmt.Sprintf("%s#%d", who, r.Arg)] = fmt.Sprintf("%s %s", r.Op, r.Path)
@@ -120,45 +128,36 @@ func (w *stepWorld) apply(r sim.Record) {
 	}
 }
 
-// applyTree follows a server's children of the objects, and the objects'
-// own nodes.
-func (w *stepWorld) applyTree(server string, r sim.Record) {
-	t := w.trees[server]
-	if t == nil {
-		t = map[string]string{}
-		w.trees[server] = t
-	}
-	nodes := w.nodes[server]
-	if nodes == nil {
-		nodes = map[string]int{}
-		w.nodes[server] = nodes
-	}
+// applyChanges makes on server's copy the changes the transaction r
+// applied made to the nodes the steps follow (the trace keeps them by
+// zxid: a multi's, a closed session's ephemeral nodes and a reaped
+// container included).
+func (w *stepWorld) applyChanges(server string, r sim.Record) {
 	if r.Op != client.OpCreateSession && r.Op != client.OpCloseSession {
 		w.applied[server]++
 	}
-	if r.Code == 0 && slices.Contains(w.objects, r.Path) {
-		switch r.Op {
-		case client.OpCreate, client.OpCreate2, client.OpCreateContainer, client.OpCreateTTL:
-			nodes[r.Path] = 0
-			w.made[r.Path] = true
-		case client.OpSetData:
-			nodes[r.Path]++
-		case client.OpDelete, client.OpDeleteContainer:
-			delete(nodes, r.Path)
-		}
+	held := w.held[server]
+	if held == nil {
+		held = map[string]stepNode{}
+		w.held[server] = held
 	}
-	switch {
-	case r.Code != 0:
-	case r.Op == client.OpCreate && w.involved(r.Path):
-		t[r.Path] = w.owner[r.Sess]
-	case (r.Op == client.OpDelete || r.Op == client.OpDeleteContainer) && w.involved(r.Path):
-		delete(t, r.Path)
-	case r.Op == client.OpCloseSession:
-		who := w.owner[r.Sess]
-		for p, o := range t {
-			if o == who && who != "" {
-				delete(t, p)
+	for _, c := range w.tr.Changes(r.Zxid) {
+		if !w.followed(c.Path) {
+			continue
+		}
+		switch c.Event {
+		case zk.EventNodeCreated:
+			sess := c.Owner
+			if sess == 0 {
+				sess = r.Sess
 			}
+			held[c.Path] = stepNode{data: c.Data, version: c.Version, who: w.owner[sess]}
+		case zk.EventNodeDataChanged:
+			n := held[c.Path]
+			n.data, n.version = c.Data, c.Version
+			held[c.Path] = n
+		case zk.EventNodeDeleted:
+			delete(held, c.Path)
 		}
 	}
 }
@@ -194,32 +193,59 @@ func (w *stepWorld) step(r sim.Record, event string) Step {
 }
 
 // holds says what server srv holds of the objects: each object's node
-// (missing, or there and written n times) and the children it has.
+// (missing, or there with its data and version) and its children, each
+// with whose it is and its data.
 func (w *stepWorld) holds(srv string) string {
 	var parts []string
 	for _, obj := range w.objects {
 		var kids []string
-		for p, who := range w.trees[srv] {
+		for p, n := range w.held[srv] {
 			if path.Dir(p) == obj {
-				kids = append(kids, fmt.Sprintf("%s (%s)", path.Base(p), orDash(who)))
+				kids = append(kids, path.Base(p)+" ("+orDash(n.who)+")"+dataText(n.data))
 			}
 		}
 		slices.Sort(kids)
-		writes, there := w.nodes[srv][obj]
+		n, there := w.held[srv][obj]
 		switch {
-		case !there && len(kids) == 0 && !w.made[obj]:
-			// Made before the window's first apply, or never: its
-			// children say what there is.
-			parts = append(parts, obj+": "+orDash(strings.Join(kids, ", ")))
 		case !there && len(kids) == 0:
 			parts = append(parts, "no "+obj)
-		case writes > 0:
-			parts = append(parts, fmt.Sprintf("%s (written %d time%s): %s", obj, writes, plural(writes), orDash(strings.Join(kids, ", "))))
+		case !there: // the node is gone and its children with it
+			parts = append(parts, obj+": "+strings.Join(kids, ", "))
+		case (n.version > 0 || len(n.data) > 0) && len(kids) == 0:
+			parts = append(parts, fmt.Sprintf("%s%s (version %d)", obj, dataText(n.data), n.version))
+		case n.version > 0 || len(n.data) > 0:
+			parts = append(parts, fmt.Sprintf("%s%s (version %d): %s", obj, dataText(n.data), n.version, strings.Join(kids, ", ")))
 		default:
 			parts = append(parts, obj+": "+orDash(strings.Join(kids, ", ")))
 		}
 	}
 	return orDash(strings.Join(parts, "; "))
+}
+
+// dataText is a node's data as the panel shows it: ` = "text"` when it is
+// short printable text, its length when it is longer or binary, nothing
+// when it is empty.
+func dataText(data []byte) string {
+	const most = 32
+	switch {
+	case len(data) == 0:
+		return ""
+	case !printable(data):
+		return fmt.Sprintf(" = %d bytes", len(data))
+	case utf8.RuneCount(data) > most:
+		return fmt.Sprintf(" = %q… (%d bytes)", string([]rune(string(data))[:most]), len(data))
+	}
+	return fmt.Sprintf(" = %q", data)
+}
+
+// printable reports whether data is text a person can read.
+func printable(data []byte) bool {
+	for _, r := range string(data) {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // plural is "s" unless n is 1.

@@ -62,10 +62,53 @@ func TestStepsShowWhatALaggingServerLacks(t *testing.T) {
 	apart, behind := false, false
 	for _, s := range steps {
 		lines := strings.Join(s.Servers, "\n")
-		apart = apart || strings.Contains(lines, "no /zksim/barrier/") && regexp.MustCompile(`/zksim/barrier/r\d+: `).MatchString(lines)
+		apart = apart || strings.Contains(lines, "no /zksim/barrier/") && regexp.MustCompile(`/zksim/barrier/r\d+ = "`).MatchString(lines)
 		behind = behind || strings.Contains(lines, "writes behind") || strings.Contains(lines, "write behind")
 	}
 	if !apart || !behind {
 		t.Errorf("no step shows one server lacking a barrier node another holds (%v), or a server behind (%v)", apart, behind)
+	}
+}
+
+// The panel shows the data the bug is about: a counter's value and version
+// on each server (two clients writing the same next value is the lost
+// update), and the items a queue's producers put with a multi, data
+// included (a KApply names only the multi's first path: the step-through
+// follows the changes the trace keeps).
+func TestStepsShowNodeData(t *testing.T) {
+	for _, tc := range []struct{ variant, want string }{
+		{"counter-blind-set", `s\d: /zksim/counter = "\d+" \(version [1-9]\d*\)`},
+		{"queue-plain-delete", `/zksim/queue: .*queue-\d{10} \(c\d\) = "c\d-\d+"`},
+		{"2pc-early-commit", `c\d\.vote \(c\d\) = "(commit|abort)"`},
+	} {
+		t.Run(tc.variant, func(t *testing.T) {
+			steps, err := Steps(firstCounterexample(t, tc.variant))
+			if err != nil {
+				t.Fatal(err)
+			}
+			re := regexp.MustCompile(tc.want)
+			for _, s := range steps {
+				if re.MatchString(strings.Join(s.Servers, "\n")) {
+					return
+				}
+			}
+			t.Errorf("no step's servers match %s; the last: %v", tc.want, steps[len(steps)-1].Servers)
+		})
+	}
+}
+
+func TestDataText(t *testing.T) {
+	for _, tc := range []struct {
+		data []byte
+		want string
+	}{
+		{nil, ""},
+		{[]byte("v1"), ` = "v1"`},
+		{[]byte{0, 1, 2}, " = 3 bytes"},
+		{[]byte(strings.Repeat("é", 40)), ` = "` + strings.Repeat("é", 32) + `"… (80 bytes)`},
+	} {
+		if got := dataText(tc.data); got != tc.want {
+			t.Errorf("dataText(%q) = %s, want %s", tc.data, got, tc.want)
+		}
 	}
 }

@@ -102,6 +102,9 @@ type Trace struct {
 	// faults are the faults struck, in order, each a KFault record's
 	// (Fault): a fault is read by its fields, never back from its text.
 	faults []fault.Fault
+	// changes are, when records are kept, what each applied transaction
+	// changed in the data tree, by zxid (tracechanges.go).
+	changes map[int64][]NodeChange
 }
 
 // traceChunk is the most records in a block of a kept trace;
