@@ -593,7 +593,9 @@ func (s *server) applyUpTo(n int) {
 			}
 		}
 		s.w.s.record(Record{Kind: KApply, From: s.actor, Op: t.op, Path: path, Zxid: t.zxid, Sess: t.sess, Code: res.code})
-		s.w.trace.noteChanges(t.zxid, s.tree)
+		if s.w.trace.keep { // a replay's: a search keeps no records
+			s.w.trace.noteChanges(t.zxid, s.tree)
+		}
 		if res.code == codeOK && t.op != client.OpCreateSession && t.op != client.OpCloseSession {
 			s.w.progressAt = s.w.s.now // the data tree changed
 		}
