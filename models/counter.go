@@ -26,7 +26,7 @@ var CounterModel = Model{
 	Init:          func() any { return int64(0) },
 	Step:          func(state any, op Operation) (bool, any) { return counterStep(state.(int64), op) },
 	DescribeState: func(state any) string { return strconv.FormatInt(state.(int64), 10) },
-	Explain:       counterExplain,
+	Explain:       func(ops []Operation) Explanation { return because(counterExplain(ops)) },
 }
 
 func init() { registerModel(CounterModel) }

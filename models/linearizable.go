@@ -28,10 +28,9 @@ type Model struct {
 	Step          func(state any, op Operation) (bool, any)
 	DescribeState func(state any) string
 	// Explain, when set, says in plain words what in an object's
-	// operations breaks the model ("" when it cannot tell), and which of
-	// them it names; the words are added to the violation's message, the
-	// operations to its Ops (a report's window reaches the last of them).
-	Explain func(ops []Operation) (string, []Operation)
+	// operations breaks the model, which of them it names and when it
+	// went wrong (see Explanation).
+	Explain func(ops []Operation) Explanation
 	// Prepare, when set, rewrites an object's operations before they are
 	// checked (for example to order them or drop what cannot matter).
 	Prepare func(ops []Operation) []Operation
@@ -137,6 +136,27 @@ func Linearize(m Model, ops []Operation) (porcupine.CheckResult, porcupine.Linea
 	return porcupine.CheckOperationsVerbose(m.Porcupine(), Porcupine(ops), 0)
 }
 
+// Explanation is what a model's Explain makes of an object's operations
+// that no linearization fits.
+type Explanation struct {
+	// Why is added to the violation's message; "" when Explain cannot
+	// tell what breaks the model.
+	Why string
+	// Named are the operations Why names, added to the violation's Ops (a
+	// report's window reaches the last of them).
+	Named []Operation
+	// At is the moment Why shows going wrong (two clients holding a lock
+	// from the second's grant), which becomes the violation's At; 0
+	// leaves it at the return of the operation no linearization got past,
+	// which may be long before (the first holder's grant).
+	At int64
+}
+
+// because is an Explanation of why, naming named, at no moment of its own.
+func because(why string, named []Operation) Explanation {
+	return Explanation{Why: why, Named: named}
+}
+
 // CheckModel checks the operations of ops that m judges, object by object,
 // and reports each object whose history is not linearizable, with the
 // operation no linearization could get past. It has no time limit.
@@ -177,9 +197,12 @@ func CheckModelWithin(m Model, ops []Operation, limit time.Duration) []Violation
 			v.Message = fmt.Sprintf("%d operations on %s have no linearization as a %s", len(part), p, m.Doc)
 		}
 		if m.Explain != nil {
-			if why, named := m.Explain(part); why != "" {
-				v.Message += ": " + why
-				v.Ops = append(v.Ops, named...)
+			if e := m.Explain(part); e.Why != "" {
+				v.Message += ": " + e.Why
+				v.Ops = append(v.Ops, e.Named...)
+				if e.At != 0 {
+					v.At = e.At
+				}
 			}
 		}
 		out = append(out, v)

@@ -298,7 +298,7 @@ var FIFOModel = Model{
 	Step:          func(state any, op Operation) (bool, any) { return queueStep(state.(queueItems), op, false) },
 	DescribeState: func(state any) string { return state.(queueItems).String() },
 	Prepare:       queuePrepare,
-	Explain:       func(ops []Operation) (string, []Operation) { return queueMistake(ops, false) },
+	Explain:       func(ops []Operation) Explanation { return because(queueMistake(ops, false)) },
 }
 
 // PriorityQueueModel is the porcupine model of a priority queue: a take
@@ -313,7 +313,7 @@ var PriorityQueueModel = Model{
 	Step:          func(state any, op Operation) (bool, any) { return queueStep(state.(queueItems), op, true) },
 	DescribeState: func(state any) string { return state.(queueItems).String() },
 	Prepare:       queuePrepare,
-	Explain:       func(ops []Operation) (string, []Operation) { return queueMistake(ops, true) },
+	Explain:       func(ops []Operation) Explanation { return because(queueMistake(ops, true)) },
 }
 
 func init() {

@@ -42,12 +42,12 @@ func TestQueueAndRWLockExplanations(t *testing.T) {
 		{Client: 2, Kind: Acquire, Path: "/l", Result: OK, Call: 0, Return: 30},
 		{Client: 0, Kind: Release, Path: "/l", Result: OK, Call: 40, Return: 41},
 	}
-	why, named := writerTogether(rw)
-	if !strings.Contains(why, "c1 and c3 held it at once: c1 (to read)") || !strings.Contains(why, "c3 (to write)") || len(named) < 3 {
-		t.Errorf("rwlock: %q naming %d; want the reader c1 and the writer c3", why, len(named))
+	e := writerTogether(rw)
+	if !strings.Contains(e.Why, "c1 and c3 held it at once: c1 (to read)") || !strings.Contains(e.Why, "c3 (to write)") || len(e.Named) < 3 || e.At != 30 {
+		t.Errorf("rwlock: %q naming %d at %d; want the reader c1 and the writer c3, from 30", e.Why, len(e.Named), e.At)
 	}
-	if why, _ := writerTogether(rw[:2]); why != "" {
-		t.Errorf("two readers together: %q; want nothing to explain", why)
+	if e := writerTogether(rw[:2]); e.Why != "" {
+		t.Errorf("two readers together: %q; want nothing to explain", e.Why)
 	}
 }
 

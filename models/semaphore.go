@@ -37,7 +37,7 @@ func SemaphoreModel(n int) Model {
 		Name:    "semaphore",
 		Doc:     fmt.Sprintf("counting semaphore (at most %d holders at a time)", n),
 		Kinds:   []OpKind{Acquire, Use, Release},
-		Explain: func(ops []Operation) (string, []Operation) { return overGranted(ops, n) },
+		Explain: func(ops []Operation) Explanation { return overGranted(ops, n) },
 		Init:    func() any { return holders("") },
 		Step: func(state any, op Operation) (bool, any) {
 			ok, h := semaphoreStep(n, state.(holders), op)
@@ -178,7 +178,7 @@ func semaphoreWitness(ops []Operation) []int32 {
 // history breaks the model some other way: a use without a holding), and
 // the operations it names: the acquires, the releases, and the uses made
 // while they all held.
-func overGranted(ops []Operation, n int) (string, []Operation) {
+func overGranted(ops []Operation, n int) Explanation {
 	hs := holdingsOf(ops, true)
 	slices.SortStableFunc(hs, func(a, b heldSpan) int { return cmp.Compare(a.from, b.from) })
 	for i, x := range hs {
@@ -217,10 +217,11 @@ func overGranted(ops []Operation, n int) (string, []Operation) {
 				named = append(named, op)
 			}
 		}
-		return fmt.Sprintf("%s held it at once, where at most %d may: %s; from %s, %s",
-			joinAnd(clients), n, strings.Join(parts, ", "), FormatTime(from), meanwhile(ops, ids, from, to)), named
+		why := fmt.Sprintf("%s held it at once, where at most %d may: %s; from %s, %s",
+			joinAnd(clients), n, strings.Join(parts, ", "), FormatTime(from), meanwhile(ops, ids, from, to))
+		return Explanation{Why: why, Named: named, At: from}
 	}
-	return "", nil
+	return Explanation{}
 }
 
 // joinAnd joins words as a list in prose: "a, b and c".

@@ -57,7 +57,8 @@ func TestSemaphoreModel(t *testing.T) {
 }
 
 // The semaphore check reads its count from the input, and its violation
-// names every holder of the instant it was over, and what they did.
+// names every holder of the instant it was over, and what they did; it
+// is at that instant.
 func TestSemaphoreCheckNamesTheHolders(t *testing.T) {
 	ops := []Operation{
 		lkAcquire(0, 1, 0, 10), lkAcquire(1, 2, 5, 15), lkAcquire(2, 3, 6, 16),
@@ -88,6 +89,9 @@ func TestSemaphoreCheckNamesTheHolders(t *testing.T) {
 	}
 	if len(named) != 3 {
 		t.Errorf("it names the acquires of %d clients (%v), want the three", len(named), vs[0].Ops)
+	}
+	if vs[0].At != 16 {
+		t.Errorf("the violation is at %d, want 16 (c3's grant, the third holder at once)", vs[0].At)
 	}
 }
 

@@ -13,17 +13,17 @@ import (
 // It returns "" when no two holdings overlap (the history breaks the model
 // some other way: a use without a holding, a token reused), and the
 // operations it names: both acquires, their releases, and the uses made
-// while both held.
-func heldTogether(ops []Operation) (string, []Operation) { return together(ops, false) }
+// while both held; it went wrong when the second holding began.
+func heldTogether(ops []Operation) Explanation { return together(ops, false) }
 
 // writerTogether explains a read-write lock that no linearization fits: a
 // writer that held it while another client held it too (to write, or to
 // read), as heldTogether says it.
-func writerTogether(ops []Operation) (string, []Operation) { return together(ops, true) }
+func writerTogether(ops []Operation) Explanation { return together(ops, true) }
 
 // together is heldTogether, with readers' holdings too when shared (a
 // holding overlapping a writer's).
-func together(ops []Operation, shared bool) (string, []Operation) {
+func together(ops []Operation, shared bool) Explanation {
 	hs := holdingsOf(ops, shared)
 	slices.SortFunc(hs, func(a, b heldSpan) int { return int(a.from - b.from) })
 	for i, x := range hs {
@@ -32,13 +32,14 @@ func together(ops []Operation, shared bool) (string, []Operation) {
 				continue
 			}
 			from, to := y.from, min(x.to, y.to)
-			return fmt.Sprintf("c%d and c%d held it at once: c%d%s from %s (token %d) %s, c%d%s from %s (token %d) %s; from %s, %s",
+			why := fmt.Sprintf("c%d and c%d held it at once: c%d%s from %s (token %d) %s, c%d%s from %s (token %d) %s; from %s, %s",
 				x.op.Client+1, y.op.Client+1, x.op.Client+1, mode(x.op, shared), FormatTime(x.from), x.op.Token, until(x.to),
 				y.op.Client+1, mode(y.op, shared), FormatTime(y.from), y.op.Token, until(y.to), FormatTime(from),
-				meanwhile(ops, []int{x.op.Client, y.op.Client}, from, to)), named(ops, x.op, y.op, from, to)
+				meanwhile(ops, []int{x.op.Client, y.op.Client}, from, to))
+			return Explanation{Why: why, Named: named(ops, x.op, y.op, from, to), At: from}
 		}
 	}
-	return "", nil
+	return Explanation{}
 }
 
 // named are the operations heldTogether names: the two acquires a and b,

@@ -6,7 +6,8 @@ import (
 )
 
 // A mutex no linearization fits is explained by the first two holders at
-// once, when each believed it held the lock, and what each did meanwhile.
+// once, when each believed it held the lock, and what each did meanwhile;
+// the violation is at the moment the second began to hold.
 func TestTwoHoldersExplainsMutex(t *testing.T) {
 	ops := []Operation{
 		{Client: 0, Kind: Acquire, Path: "/l", Result: OK, Token: 1, Call: 0, Return: 10},
@@ -26,8 +27,13 @@ func TestTwoHoldersExplainsMutex(t *testing.T) {
 			t.Errorf("the message does not say %q:\n%s", want, vs[0].Message)
 		}
 	}
-	if why, _ := heldTogether(ops[:1]); why != "" {
-		t.Errorf("one holder explained as two")
+	// The violation is at the moment both held: c2's grant, not c1's
+	// acquire, which no linearization got past.
+	if vs[0].At != 20 {
+		t.Errorf("the violation is at %d, want 20 (c2's grant, from which both held)", vs[0].At)
+	}
+	if e := heldTogether(ops[:1]); e.Why != "" || e.At != 0 {
+		t.Errorf("one holder explained as two: %+v", e)
 	}
 }
 

@@ -184,7 +184,7 @@ func (r *Report) write(figs []*Figure) error {
 		return err
 	}
 	err = page.Execute(out, map[string]any{"Verdicts": r.Verdicts, "Figures": refs, "Matches": r.Matches(),
-		"Total": len(r.Verdicts), "Series": r.Series})
+		"Total": len(r.Verdicts), "Series": r.Series, "SpaceTimeHead": SpaceTimeHead})
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
@@ -331,6 +331,8 @@ pre { font-size: 0.75em; overflow-x: auto; background: #f7f7f7; padding: 0.5em; 
 pre.account { white-space: pre-wrap; overflow-wrap: anywhere; }
 .stepper { border: 1px solid #ccc; padding: 0.5em; margin: 1em 0; }
 .spacetime-view { max-height: 80vh; overflow: auto; border: 1px solid #eee; }
+.spacetime-view img { display: block; border: 0; }
+.spacetime-head { position: sticky; top: 0; background: #fff no-repeat 0 0; box-shadow: 0 1px 2px #ccc; }
 .step-panels { display: flex; gap: 1em; }
 .step-panels > div { flex: 1; min-width: 0; }
 .step-panels pre { white-space: pre-wrap; overflow-wrap: anywhere; }
@@ -363,7 +365,7 @@ pre.account { white-space: pre-wrap; overflow-wrap: anywhere; }
 <p>{{.Description}}</p>
 {{if .Lesson}}<p class="lesson"><b>The lesson.</b> {{.Lesson}} The account below says how this run broke it.</p>{{end}}
 <p><a href="{{.Timeline}}">full timeline</a>{{range .Porcupine}} · <a href="{{.}}">porcupine's visualization</a>{{end}}</p>
-{{if .SpaceTime}}<figure><div class="spacetime-view" data-focus="{{.SpaceTimeFocus}}"><img class="spacetime" src="{{.SpaceTime}}" alt="space-time diagram of {{.Scenario}}"></div>
+{{if .SpaceTime}}<figure><div class="spacetime-view" data-focus="{{.SpaceTimeFocus}}" data-head="{{$.SpaceTimeHead}}"><div class="spacetime-head"></div><img class="spacetime" src="{{.SpaceTime}}" alt="space-time diagram of {{.Scenario}}"></div>
 <figcaption>The violation as a space-time diagram: a line per client and server, time running down; requests in blue,
 replies in green (red with an error), notifications dashed orange; faults across in red, a lost reply a red cross;
 the operations the violation involves shaded red.</figcaption></figure>{{end}}
@@ -385,8 +387,18 @@ document.querySelectorAll('.spacetime-view').forEach(function (el) {
   var img = el.querySelector('img');
   // The picture may be drawn smaller than its own size (a narrow page):
   // the focus, in its own pixels, scales with it.
+  // The strip that names the lines stays at the view's top as it
+  // scrolls: the picture's own top, drawn again over it.
+  var head = el.querySelector('.spacetime-head');
   var focus = function () {
-    var at = +el.dataset.focus * img.clientHeight / (img.naturalHeight || 1);
+    var scale = img.clientHeight / (img.naturalHeight || 1);
+    var at = +el.dataset.focus * scale;
+    var h = +el.dataset.head * scale;
+    head.style.width = img.clientWidth + 'px';
+    head.style.height = h + 'px';
+    head.style.marginBottom = -h + 'px';
+    head.style.backgroundImage = 'url("' + img.currentSrc + '")';
+    head.style.backgroundSize = img.clientWidth + 'px auto';
     el.scrollTop = Math.max(0, at - el.clientHeight * 0.6);
   };
   if (img.complete) { focus(); } else { img.addEventListener('load', focus); }

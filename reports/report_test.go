@@ -217,6 +217,28 @@ func TestReportRendersInChromium(t *testing.T) {
 	if len(views) > 0 {
 		t.Errorf("space-time diagrams that do not open on their violation: %v", views)
 	}
+	// Scrolled down to its violation, a diagram still names its lines: the
+	// strip at its top stays in view, drawn from the picture's own top, as
+	// wide as the picture and as high as its names.
+	heads, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(function(){var out=[], scrolled=0;
+		document.querySelectorAll(".spacetime-view").forEach(function(el){
+			var img=el.querySelector("img"), head=el.querySelector(".spacetime-head");
+			if (el.scrollTop == 0) return;
+			scrolled++;
+			var v=el.getBoundingClientRect(), h=head.getBoundingClientRect();
+			var want=+el.dataset.head*img.clientHeight/img.naturalHeight;
+			if (Math.abs(h.top-v.top) > 2 || Math.abs(h.height-want) > 1 || Math.abs(h.width-img.clientWidth) > 1 ||
+				head.style.backgroundImage.indexOf(img.getAttribute("src")) < 0)
+				out.push(img.getAttribute("src")+": head at "+(h.top-v.top)+", "+h.width+"×"+h.height+", "+head.style.backgroundImage);
+		});
+		if (scrolled == 0) out.push("no diagram opened scrolled down");
+		return out})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(heads) > 0 {
+		t.Errorf("space-time diagrams whose lines go unnamed once scrolled: %v", heads)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(problems) > 0 {

@@ -84,6 +84,10 @@ const (
 	laneLeft = 130 // the first line's x; the times are left of it
 	rowGap   = 16  // between two events
 	top      = 50  // the first event's y
+	// SpaceTimeHead is the height of the strip at the diagram's top that
+	// names its lines: a page that scrolls a tall diagram keeps this strip
+	// in view, so that the lines stay named at the violation.
+	SpaceTimeHead = 30
 	maxRows  = 400 // the last rows of a longer window are drawn
 )
 
