@@ -88,7 +88,7 @@ const (
 	// names its lines: a page that scrolls a tall diagram keeps this strip
 	// in view, so that the lines stay named at the violation.
 	SpaceTimeHead = 30
-	maxRows  = 400 // the last rows of a longer window are drawn
+	maxRows       = 400 // the last rows of a longer window are drawn
 )
 
 func newDiagram(o *scenarios.Outcome, recs []sim.Record, from, to int64) *diagram {
