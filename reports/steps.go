@@ -110,6 +110,9 @@ func (w *stepWorld) apply(r sim.Record) {
 	case sim.KApply:
 		w.applyChanges(who, r)
 	case sim.KSend:
+		if r.Op == client.OpCloseSession {
+			delete(w.watches, who) // closing, it drops its watches
+		}
 		if r.Code == 1 {
 			w.sent[fmt.Sprintf("%s#%d", who, r.Arg)] = fmt.Sprintf("%s %s", r.Op, r.Path)
 		}

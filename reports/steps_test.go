@@ -112,3 +112,27 @@ func TestDataText(t *testing.T) {
 		}
 	}
 }
+
+// A client that closes its session holds no watches after it: c5, which
+// walked through the barrier and closed, is shown holding none at the end.
+func TestStepsDropAClosedClientsWatches(t *testing.T) {
+	steps, err := Steps(firstCounterexample(t, "barrier-no-sync-lag"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := map[string]bool{}
+	closes := regexp.MustCompile(`^(c\d+): →s\d closeSession `)
+	for _, s := range steps {
+		if m := closes.FindStringSubmatch(s.Event); m != nil {
+			closed[m[1]] = true
+		}
+		for _, watch := range s.Watches {
+			if c, _, _ := strings.Cut(watch, ":"); closed[c] {
+				t.Fatalf("at %s, after %s closed its session, it is shown holding %q", s.At, c, watch)
+			}
+		}
+	}
+	if len(closed) == 0 {
+		t.Fatalf("no client closed its session in the steps")
+	}
+}
