@@ -119,6 +119,7 @@ func newDiagram(o *scenarios.Outcome, recs []sim.Record, from, to int64) *diagra
 	if len(d.rows) > maxRows {
 		d.rows = d.rows[len(d.rows)-maxRows:]
 	}
+	d.addMoments()
 	d.lanes = d.clientLanes()
 	servers := o.Spec.Ensemble.ServerCount()
 	for i := 0; i < servers; i++ {

@@ -230,6 +230,30 @@ func TestSpaceTimeShowsOverlappingHolds(t *testing.T) {
 	}
 }
 
+// A holding that begins between two messages begins at its own time, not
+// at the next message's: in lock-adopts-old-node-outage c2 is granted the
+// lock at about 28s and the next message is at 60s; its band starts on a
+// row of its own, labelled with its grant's time (the violation's moment).
+func TestSpaceTimeHoldStartsAtItsGrant(t *testing.T) {
+	o := firstCounterexample(t, "lock-adopts-old-node-outage")
+	if len(o.Violations) == 0 || o.Violations[0].At == 0 {
+		t.Fatalf("violations %v", o.Violations)
+	}
+	svg, err := SpaceTime(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := models.FormatTime(o.Violations[0].At)
+	m := regexp.MustCompile(`<text x="8" y="(\d+)" fill="#555">` + regexp.QuoteMeta(at) + `</text>`).FindStringSubmatch(svg)
+	if m == nil {
+		t.Fatalf("no row is labelled %s, the second holder's grant", at)
+	}
+	labelY, _ := strconv.Atoi(m[1])
+	if !strings.Contains(svg, fmt.Sprintf(`y="%d" width="16"`, labelY-4-rowGap/2)) {
+		t.Errorf("no holding band starts on the row of %s (y %d)", at, labelY-4)
+	}
+}
+
 // firstCounterexample is the built-in scenario name's first failing seed,
 // replayed with its trace.
 func firstCounterexample(t *testing.T, name string) *scenarios.Outcome {

@@ -1,10 +1,13 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"html"
+	"slices"
 
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/sim"
 )
 
 // holdings draws what the recipe did, as the history recorded it, beside
@@ -68,4 +71,47 @@ func (d *diagram) holdings() {
 			fmt.Fprintf(&d.b, `<text x="%d" y="%d" fill="%s" font-size="9" text-anchor="end">use refused</text>`+"\n", x-8, yy+3, color)
 		}
 	}
+}
+
+// momentRow is the kind of a row that records no message: a moment of the
+// recipe (a holding begins or ends, the resource is used) at which no
+// message was sent.
+const momentRow sim.Kind = 0
+
+// addMoments gives each moment of the recipe inside the drawn rows a row
+// at its own time, when no message has one there: a holding that began
+// between two messages starts at its time, not at the next message's,
+// which may come much later (a client that holds at 28s and uses the
+// resource at 48s, the next message at 60s, must not look as if it held
+// from 60s).
+func (d *diagram) addMoments() {
+	if len(d.rows) == 0 {
+		return
+	}
+	first, last := int64(d.rows[0].At), int64(d.rows[len(d.rows)-1].At)
+	at := map[int64]bool{}
+	for _, r := range d.rows {
+		at[int64(r.At)] = true
+	}
+	var moments []sim.Record
+	for _, op := range d.o.Input.Ops {
+		var t int64
+		switch {
+		case op.Kind == models.Acquire && op.Result == models.OK:
+			t = op.Return
+		case op.Kind == models.Release, op.Kind == models.Use:
+			t = op.Call
+		default:
+			continue
+		}
+		if t > first && t < last && !at[t] {
+			at[t] = true
+			moments = append(moments, sim.Record{At: sim.Time(t), Kind: momentRow, From: sim.ClientActor(op.Client)})
+		}
+	}
+	if len(moments) == 0 {
+		return
+	}
+	d.rows = append(d.rows, moments...)
+	slices.SortStableFunc(d.rows, func(a, b sim.Record) int { return cmp.Compare(a.At, b.At) })
 }
