@@ -90,7 +90,8 @@ func TestRecipesHoldUnderEveryFault(t *testing.T) {
 
 // Each teaching variant fails the check its lesson names, on one of a few
 // seeds; rapid shrinks the counterexample to at most 3 faults, and it
-// still fails that way. The recipe passes the same experiment.
+// still fails that way (in the full pass: -short leaves the shrinking
+// out). The recipe passes the same experiment.
 func TestLessons(t *testing.T) {
 	lessons, err := Lessons()
 	if err != nil {
@@ -109,16 +110,8 @@ func TestLessons(t *testing.T) {
 			if !hasKind(f.Violations, models.ViolationKind(l.Variant.Fails)) {
 				t.Fatalf("seed %d: %v, want a %s violation", f.Seed, f.Violations, l.Variant.Fails)
 			}
-			c, err := Shrink(l.Scenario.Spec, f.Seed, 100)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(c.Schedule) > 3 || !hasKind(c.Violations, models.ViolationKind(l.Variant.Fails)) {
-				t.Fatalf("shrunk to %d faults (%s): %v", len(c.Schedule), c.Faults(), c.Violations)
-			}
-			again, err := Run(c.Spec, c.Seed, Options{})
-			if err != nil || HashString(again.Result.Hash) != c.TraceHash || !again.Failed() {
-				t.Fatalf("the counterexample does not replay: %v %v", err, again.Violations)
+			if !testing.Short() { // shrinking every variant is the full pass's (under -race, two minutes)
+				lessonShrinks(t, l, f.Seed)
 			}
 			recipe := l.Scenario.Spec
 			recipe.Variant = ""
@@ -130,6 +123,23 @@ func TestLessons(t *testing.T) {
 				t.Errorf("the recipe fails %s's experiment, seed %d: %v", l.Variant.Name, f.Seed, f.Violations)
 			}
 		})
+	}
+}
+
+// lessonShrinks checks that l's counterexample on seed shrinks to at most
+// 3 faults that still fail the way its lesson says, and replays exactly.
+func lessonShrinks(t *testing.T, l Lesson, seed uint64) {
+	t.Helper()
+	c, err := Shrink(l.Scenario.Spec, seed, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Schedule) > 3 || !hasKind(c.Violations, models.ViolationKind(l.Variant.Fails)) {
+		t.Fatalf("shrunk to %d faults (%s): %v", len(c.Schedule), c.Faults(), c.Violations)
+	}
+	again, err := Run(c.Spec, c.Seed, Options{})
+	if err != nil || HashString(again.Result.Hash) != c.TraceHash || !again.Failed() {
+		t.Fatalf("the counterexample does not replay: %v %v", err, again.Violations)
 	}
 }
 

@@ -41,9 +41,10 @@ var sessionRates = fault.Rates{Crash: 0.1, LeaderCrash: 0.1, Partition: 0.2, Iso
 // A session mistake found under random session-shaped faults shrinks to a
 // counterexample of at most 3 faults, of the kind its lesson names, that
 // replays exactly: disconnects, lost requests and faults tied to reads and
-// notifications shrink as lost replies do.
+// notifications shrink as lost replies do. (-short shrinks the first
+// mistake's only: the race detector makes the others minutes.)
 func TestSessionFaultsShrink(t *testing.T) {
-	for _, tc := range []struct{ kind, variant, fails string }{
+	for i, tc := range []struct{ kind, variant, fails string }{
 		{"lock", "lock-requeues-on-disconnect", "liveness"},
 		{"lock", "lock-release-trusts-connection-loss", "liveness"},
 		{"lock", "lock-ignores-session-loss", "safety"},
@@ -56,6 +57,9 @@ func TestSessionFaultsShrink(t *testing.T) {
 			res, err := Search{Spec: spec, Seeds: 50, StopAtFirst: true}.Run(context.Background())
 			if err != nil || len(res.Failures) == 0 {
 				t.Fatalf("not caught on 50 seeds: %v", err)
+			}
+			if testing.Short() && i > 0 {
+				return
 			}
 			c, err := Shrink(spec, res.Failures[0].Seed, 100)
 			if err != nil {
@@ -75,8 +79,13 @@ func TestSessionFaultsShrink(t *testing.T) {
 // A pause-based counterexample shrinks to at most 3 faults, one of them a
 // pause: the unfenced lock, under random faults heavy in process pauses and
 // lost replies, breaks on many seeds; each of the first ten breaks shrinks
-// to a schedule of at most 3 faults that names a pause and replays exactly.
+// to a schedule of at most 3 faults that names a pause and replays exactly
+// (-short shrinks the first two).
 func TestPauseCounterexamplesShrink(t *testing.T) {
+	want := 10
+	if testing.Short() {
+		want = 2
+	}
 	rates := fault.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, Pause: 0.3, Spike: 0.2, LoseReply: 2,
 		Disconnect: 0.1, Lag: 0.1, LoseRequest: 1, Triggered: 1}
 	spec := Spec{Kind: "lock", Rates: &rates, Workload: Workload{Rounds: 2, Steps: 10, Step: time.Second}}
@@ -86,7 +95,7 @@ func TestPauseCounterexamplesShrink(t *testing.T) {
 	}
 	shrunk := 0
 	for _, f := range res.Failures {
-		if shrunk == 10 {
+		if shrunk == want {
 			break
 		}
 		if !strings.Contains(f.Schedule, " pause c") {
@@ -106,8 +115,8 @@ func TestPauseCounterexamplesShrink(t *testing.T) {
 			t.Errorf("seed %d's counterexample does not replay: %v", f.Seed, err)
 		}
 	}
-	if shrunk < 10 {
-		t.Fatalf("%d seeds of 600 broke the unfenced lock with a pause in their schedule; the test wants 10", shrunk)
+	if shrunk < want {
+		t.Fatalf("%d seeds of 600 broke the unfenced lock with a pause in their schedule; the test wants %d", shrunk, want)
 	}
 }
 
@@ -162,6 +171,9 @@ func TestShrinkStopsWithItsContext(t *testing.T) {
 // among them, so that its progress line shows the search finding smaller
 // counterexamples (it said "0 failing" throughout).
 func TestShrinkCountsFailingRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a whole shrink, half a minute under the race detector: the full pass runs it")
+	}
 	r := sessionRates
 	spec := SessionPaced(Spec{Kind: "lock", Variant: "lock-requeues-on-disconnect", Rates: &r})
 	res, err := Search{Spec: spec, Seeds: 50, StopAtFirst: true}.Run(context.Background())
