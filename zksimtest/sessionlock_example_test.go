@@ -291,6 +291,9 @@ func TestKeepsNode(t *testing.T) {
 // and by the schedule written for it; the defaults' replay line runs it
 // again exactly, and is the line the tutorial prints.
 func TestUserSessionLockKeepingItsOldNodeIsCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two searches and a shrink, most of a minute under the race detector: the full pass runs it")
+	}
 	defaults := func(ft testing.TB) {
 		zksimtest.Lock(ft, keepsNode, zksimtest.Options{Ensemble: sim.Config{LocalSessionLoss: true}})
 	}
