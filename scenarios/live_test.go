@@ -39,6 +39,7 @@ func TestScenariosLive(t *testing.T) {
 		t.Log("-short: the live scenarios run in the full test")
 		return
 	}
+	t.Parallel() // its own ensemble, mostly waiting: beside the other long live tests
 	e := liveEnsemble(t, 3)
 	// Live runs take real time: shorter holds, a 4s session (ZooKeeper's
 	// least with a 2s tick) and a pause past it, and a bound that fits.
@@ -138,6 +139,7 @@ func TestEveryRecipeHoldsLive(t *testing.T) {
 		t.Log("-short: the live recipes run in the full test")
 		return
 	}
+	t.Parallel() // its own ensemble, mostly waiting: beside the other long live tests
 	e := liveEnsemble(t, 3)
 	for _, k := range Kinds() {
 		if k == "stale-read" {
@@ -192,6 +194,7 @@ func TestLinkFaultsLive(t *testing.T) {
 		t.Log("-short: the live link faults run in the full test")
 		return
 	}
+	t.Parallel() // its own ensemble, mostly waiting: beside the other long live tests
 	var elog strings.Builder
 	e, err := live.StartEnsemble(3, live.EnsembleOptions{ProxyPeers: true, Log: &elog})
 	if err != nil {

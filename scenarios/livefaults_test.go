@@ -70,6 +70,7 @@ func TestFaultScenarioLive(t *testing.T) {
 		t.Log("-short: the live fault scenarios run in the full test")
 		return
 	}
+	t.Parallel() // its own ensemble, mostly waiting: beside the other long live tests
 	for _, name := range []string{"lock-faults", "barrier-faults"} {
 		sc, err := LoadScenario(name)
 		if err != nil {
