@@ -83,6 +83,7 @@ type fileScenario struct {
 	Faults      faultList    `yaml:"faults"`
 	Rates       *fileRates   `yaml:"rates"`
 	Horizon     duration     `yaml:"horizon"`
+	Swarm       bool         `yaml:"swarm"`
 	Checks      []string     `yaml:"checks"`
 	Bound       duration     `yaml:"bound"`
 	Seeds       int          `yaml:"seeds"`
@@ -258,12 +259,15 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 		return nil, err
 	}
 	s := Spec{Name: sc.Name, Kind: f.Kind, Variant: f.Variant, Clients: f.Clients, Horizon: time.Duration(f.Horizon),
-		Checks: f.Checks, Bound: time.Duration(f.Bound), Ensemble: ensembleOf(f), Workload: workloadOf(f)}
+		Swarm: f.Swarm, Checks: f.Checks, Bound: time.Duration(f.Bound), Ensemble: ensembleOf(f), Workload: workloadOf(f)}
 	if s.Faults, err = p.faults(f, s, k); err != nil {
 		return nil, err
 	}
 	if s.Rates, err = p.rates(f); err != nil {
 		return nil, err
+	}
+	if f.Swarm && s.Rates == nil {
+		return nil, p.fail(p.line("swarm"), "swarm", "true draws each seed's own mix of the random faults' rates, and the file gives none: add rates")
 	}
 	if sc.Expect, err = p.expectation(f); err != nil {
 		return nil, err

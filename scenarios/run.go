@@ -136,8 +136,12 @@ func (r *runner) roundGoes(k int) bool {
 // decides the next one now.
 func (r *runner) lastRound(k int) bool { return !r.roundGoes(k + 1) }
 
-// faultSeed separates the random faults' draws from the world's choices.
-const faultSeed = 0x6661756c74
+// faultSeed separates the random faults' draws from the world's choices,
+// and swarmSeed a swarm's draw of a seed's mix from both.
+const (
+	faultSeed = 0x6661756c74
+	swarmSeed = 0x737761726d
+)
 
 // Run runs spec once with seed and checks it. The error reports a spec
 // that cannot run or a simulator failure, not a violation: those are in
@@ -311,13 +315,22 @@ func ended(err error) error {
 	return fmt.Errorf("the simulator failed (a simulator bug): %w", err)
 }
 
+// seedRates are the rates seed's random faults are drawn at: the spec's,
+// or with Swarm the mix seed draws from them.
+func (spec Spec) seedRates(seed uint64) fault.Rates {
+	if spec.Swarm {
+		return fault.Swarm(sim.NewSeeded(seed^swarmSeed), spec.rates())
+	}
+	return spec.rates()
+}
+
 // schedule is the run's faults: the spec's, and those drawn from seed at
-// its rates for an ensemble of n servers, the faults tied to requests and
+// its rates (or its seed's swarm mix of them) for an ensemble of n servers, the faults tied to requests and
 // notifications drawn from what the workload does (repertoire).
 func (spec Spec) schedule(seed uint64, n int) fault.Schedule {
 	sched := slices.Clone(spec.Faults)
 	if spec.Rates != nil {
-		sched = append(sched, fault.RandomScheduleFor(sim.NewSeeded(seed^faultSeed), spec.rates(), spec.Horizon, n, spec.Clients,
+		sched = append(sched, fault.RandomScheduleFor(sim.NewSeeded(seed^faultSeed), spec.seedRates(seed), spec.Horizon, n, spec.Clients,
 			spec.repertoire())...)
 	}
 	return sched

@@ -41,6 +41,10 @@ type Spec struct {
 	// Horizon of the start (default 5s).
 	Rates   *fault.Rates
 	Horizon time.Duration
+	// Swarm, with Rates, has each seed draw its own mix of them: which
+	// kinds of fault are on, and how often each strikes (fault.Swarm), so
+	// that the seeds together try many mixes where Rates alone is one.
+	Swarm bool
 
 	// Checks name the checkers that judge each run (models.Checks); the
 	// kind's defaults when empty.
@@ -131,6 +135,9 @@ func (s Spec) withDefaults() (Spec, *kind, error) {
 	}
 	if s.Horizon == 0 {
 		s.Horizon = 5 * time.Second
+	}
+	if s.Swarm && s.Rates == nil {
+		return s, nil, fmt.Errorf("swarm: true draws each seed's own mix of the random faults' rates, and there are none: give rates")
 	}
 	if len(s.Checks) == 0 {
 		s.Checks = k.checks(s)

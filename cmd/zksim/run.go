@@ -100,6 +100,7 @@ type runFlags struct {
 	shard          string
 	shrink, asJSON bool
 	stopAtFirst    bool
+	swarm          bool
 	checkLimit     time.Duration
 	keep           int
 	all            bool
@@ -139,6 +140,7 @@ when interrupted.`,
 	f.BoolVar(&fl.shrink, "shrink", false, "shrink the first violation to a minimal counterexample")
 	f.DurationVar(&fl.checkLimit, "check-limit", time.Minute,
 		"how long porcupine may search one object's history before the run is called undecided (0: no limit)")
+	f.BoolVar(&fl.swarm, "swarm", false, "each seed draws its own mix of the scenario's random fault rates: which kinds are on, how often each strikes (swarm testing)")
 	f.BoolVar(&fl.stopAtFirst, "stop-at-first", false, "stop at the first violation found (the lowest failing seed among those run)")
 	f.IntVar(&fl.keep, "keep", scenarios.DefaultKeep, "report the violations of the lowest N failing seeds (the others are counted)")
 	f.BoolVar(&fl.all, "all", false, "show every event in the violation's timeline, not only the operations involved")
@@ -216,6 +218,13 @@ func resolveRun(cmd *cobra.Command, arg string, fl runFlags) (*scenarios.Scenari
 	}
 	if fl.checkLimit < 0 {
 		return nil, scenarios.Search{}, usageError{fmt.Errorf("--check-limit: want a duration of 0 (no limit) or more, got %s", fl.checkLimit)}
+	}
+	if fl.swarm {
+		if sc.Spec.Rates == nil {
+			return nil, scenarios.Search{}, usageError{fmt.Errorf("--swarm: it draws each seed's own mix of the scenario's random fault rates, "+
+				"and %s has none (the built-in *-faults scenarios have them; a scenario file gives them with rates:)", arg)}
+		}
+		sc.Spec.Swarm = true
 	}
 	if fl.all && fl.out == "" && !fl.shrink {
 		return nil, scenarios.Search{}, usageError{fmt.Errorf("--all: it widens the timeline of the first violation's report, " +

@@ -1,0 +1,46 @@
+package scenarios
+
+import (
+	"context"
+	"slices"
+
+	"github.com/zksim/zksim/fault"
+)
+
+// FirstBreak is the lowest seed, from 1, on which spec breaks the way e
+// expects (a violation of e's check and kind), among the first limit
+// seeds; 0 when none of them does. It runs the seeds in blocks, in
+// parallel, and stops at the block that holds the first: how many seeds a
+// search takes to find a mistake, the figure a mix of faults is judged by.
+func FirstBreak(ctx context.Context, spec Spec, e Expectation, limit int) (uint64, error) {
+	const block = 64
+	for first := uint64(1); first <= uint64(limit); first += block {
+		n := min(block, limit-int(first)+1)
+		res, err := Search{Spec: spec, First: first, Seeds: n, Keep: n}.Run(ctx)
+		if err != nil {
+			return 0, err
+		}
+		failures := slices.Clone(res.Failures)
+		slices.SortFunc(failures, func(a, b Failure) int { return int(a.Seed) - int(b.Seed) })
+		for _, f := range failures {
+			if e.Met(f.Violations) {
+				return f.Seed, nil
+			}
+		}
+	}
+	return 0, nil
+}
+
+// RandomFaultsOnly is sc's experiment under random faults alone: its
+// scripted schedule set aside, its own rates or, when it has none, every
+// kind of fault (fault.EveryFault). It is how a teaching variant is
+// searched for blind, as a user's recipe would be.
+func RandomFaultsOnly(sc *Scenario) Spec {
+	spec := sc.Spec
+	spec.Faults = nil
+	if spec.Rates == nil {
+		r := fault.EveryFault()
+		spec.Rates = &r
+	}
+	return spec
+}

@@ -1,0 +1,88 @@
+package scenarios
+
+import (
+	"context"
+	"testing"
+)
+
+// With Swarm, each seed draws its faults at its own mix of the rates: the
+// same seed the same schedule and run, different seeds different mixes
+// (some with kinds the fixed rates would strike that the mix has off), and
+// running the drawn schedule as explicit faults replays the run.
+func TestSwarmDrawsEachSeedsMix(t *testing.T) {
+	sc, err := LoadScenario("lock-faults")
+	if err != nil {
+		t.Fatal(err)
+	}
+	swarm := sc.Spec
+	swarm.Swarm = true
+	differ := 0
+	for seed := uint64(1); seed <= 10; seed++ {
+		a, err := Run(swarm, seed, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Run(swarm, seed, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Result.Hash != b.Result.Hash || a.Schedule.String() != b.Schedule.String() {
+			t.Fatalf("seed %d: two runs differ", seed)
+		}
+		fixed, err := Run(sc.Spec, seed, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fixed.Schedule.String() != a.Schedule.String() {
+			differ++
+		}
+		explicit := swarm
+		explicit.Faults, explicit.Rates, explicit.Swarm = a.Schedule, nil, false
+		again, err := Run(explicit, seed, Options{})
+		if err != nil || again.Result.Hash != a.Result.Hash {
+			t.Fatalf("seed %d: its schedule run as explicit faults does not replay it (%v)", seed, err)
+		}
+	}
+	if differ < 8 {
+		t.Errorf("the swarm drew the fixed rates' schedule on %d of 10 seeds", 10-differ)
+	}
+	noRates := swarm
+	noRates.Rates = nil
+	if _, err := Run(noRates, 1, Options{}); err == nil {
+		t.Errorf("a swarm without rates ran")
+	}
+}
+
+// FirstBreak finds the lowest seed that breaks a spec the way its
+// expectation says: lock-noguid under random faults alone breaks on that
+// seed, as expected, and on none before it.
+func TestFirstBreakIsTheLowest(t *testing.T) {
+	sc, err := LoadScenario("lock-noguid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := RandomFaultsOnly(sc)
+	if spec.Faults != nil || spec.Rates == nil {
+		t.Fatalf("random faults only: faults %v, rates %v", spec.Faults, spec.Rates)
+	}
+	first, err := FirstBreak(context.Background(), spec, sc.Expect, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first == 0 {
+		t.Fatalf("lock-noguid did not break in 300 seeds of random faults")
+	}
+	for seed := uint64(1); seed <= first; seed++ {
+		o, err := Run(spec, seed, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if met := sc.Expect.Met(o.Violations); met != (seed == first) {
+			t.Fatalf("seed %d breaks as expected: %v (the first found: %d)", seed, met, first)
+		}
+	}
+	none, err := FirstBreak(context.Background(), spec, Expectation{Check: "fifo", Kind: "safety"}, 10)
+	if err != nil || none != 0 {
+		t.Errorf("a lock broke a queue's check: seed %d (%v)", none, err)
+	}
+}
