@@ -223,6 +223,18 @@ func shrunkReplay(ctx context.Context, spec scenarios.Spec, f scenarios.Failure)
 	return scenarios.Replay(c.Spec, c.Seed)
 }
 
+// seedsTaken is how many seeds a verdict took: up to its first failing
+// seed when it found a violation, every seed run when it did not. A
+// search that stops at its first violation lets the seeds already under
+// way in parallel finish, and a loaded machine gets further with them:
+// counted, they would make the figure depend on the machine.
+func seedsTaken(r *scenarios.SearchResult) int {
+	if len(r.Failures) > 0 {
+		return int(r.Failures[0].Seed-r.First) + 1
+	}
+	return r.Ran
+}
+
 // Verdicts judges every built-in scenario whose name contains only (all
 // of them for "") and writes each violation's report under
 // dir/violations/NAME. Cancelling ctx ends it with ctx's error.
@@ -246,7 +258,7 @@ func Verdicts(ctx context.Context, dir string, seeds int, only string, progress 
 			return nil, fmt.Errorf("%s: %w", sc.Name, err)
 		}
 		row := Verdict{Scenario: sc.Name, Kind: sc.Spec.Kind, Variant: sc.Spec.Variant, Faults: FaultSummary(sc),
-			Expected: sc.Expect.String(), Got: v.Got(), Seeds: v.Result.Ran, AsExpected: v.Matches,
+			Expected: sc.Expect.String(), Got: v.Got(), Seeds: seedsTaken(v.Result), AsExpected: v.Matches,
 			Time: time.Since(t0).Round(time.Millisecond), Description: sc.Description, Lesson: lessonOf(sc.Spec.Variant)}
 		if len(v.Result.Failures) > 0 {
 			rel := filepath.Join("violations", sc.Name)

@@ -261,3 +261,21 @@ func headless(t *testing.T, limit time.Duration) context.Context {
 	t.Cleanup(func() { cancelT(); cancel(); cancelA() })
 	return ctx
 }
+
+// A verdict's seeds are those up to its first failing seed, not the
+// seeds a stopped search let finish in parallel (more of them on a loaded
+// machine): the same figure on every machine.
+func TestSeedsTakenIsTheMachinesNot(t *testing.T) {
+	for _, tc := range []struct {
+		r    scenarios.SearchResult
+		want int
+	}{
+		{scenarios.SearchResult{First: 1, Ran: 2, Failures: []scenarios.Failure{{Seed: 1}}}, 1},
+		{scenarios.SearchResult{First: 5, Ran: 8, Failures: []scenarios.Failure{{Seed: 7}, {Seed: 8}}}, 3},
+		{scenarios.SearchResult{First: 1, Ran: 20}, 20},
+	} {
+		if got := seedsTaken(&tc.r); got != tc.want {
+			t.Errorf("seedsTaken(%+v) = %d, want %d", tc.r, got, tc.want)
+		}
+	}
+}
