@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/zksim/zksim/scenarios"
 )
 
 // The recipes' lines stay at about one notification per release however

@@ -56,6 +56,8 @@ type benchOutput struct {
 	Rows    []benchRow   `json:"rows"`
 	// First is every teaching variant's time to its first counterexample.
 	First []firstCounterexample `json:"first_counterexamples"`
+	// Swarm is every teaching variant's blind search, fixed mix and swarm.
+	Swarm []swarmResult `json:"swarm"`
 }
 
 // crowdResult is what the child process of the crowd figure reports.
@@ -79,6 +81,8 @@ type benchFlags struct {
 	crowd, crowdChild    int
 	firstRuns            int
 	firstVariants        int
+	swarmSeeds           int
+	swarmVariants        int
 }
 
 func benchCmd() *cobra.Command {
@@ -110,7 +114,14 @@ for, and prints them as one table (or one JSON object with --json):
   - the time to the first counterexample of every teaching variant: a
     zksim run --stop-at-first process from its start to its verdict, the
     median of --first-runs processes, plain and with --shrink (target:
-    under 100 ms each, plain).
+    under 100 ms each, plain);
+  - swarm testing against the fixed mix: every teaching variant searched
+    blind, its scripted faults set aside, under its scenario's random
+    rates (every fault kind's when it has none), from seed 1 to its first
+    counterexample (up to --swarm-seeds), once at the fixed mix and once
+    with each seed drawing its own (zksim run --swarm): the median and
+    worst seeds over the variants, how many each finds, and those neither
+    finds (no targets).
 
 Exit status: 0 when everything was measured (a target missed is shown, not
 an error), 1 when a run failed its checks or could not be made, 2 for bad
@@ -122,6 +133,10 @@ usage.`,
 			}
 			if fl.simSeeds < 1 || fl.faultSeeds < 1 || fl.crowd < 1 || fl.firstRuns < 1 {
 				return usageError{fmt.Errorf("--sim-seeds, --fault-seeds, --crowd and --first-runs must be at least 1")}
+			}
+			if fl.swarmSeeds < 1 || fl.swarmVariants < 0 {
+				return usageError{fmt.Errorf("--swarm-seeds: want at least 1, got %d; --swarm-variants: want 0 (every one) or more, got %d",
+					fl.swarmSeeds, fl.swarmVariants)}
 			}
 			if fl.firstVariants < 0 {
 				return usageError{fmt.Errorf("--first-variants: want 0 (every one) or more, got %d", fl.firstVariants)}
@@ -146,6 +161,8 @@ usage.`,
 	f.IntVar(&fl.crowd, "crowd", 10000, "clients contending for one lock at once")
 	f.IntVar(&fl.firstRuns, "first-runs", 5, "processes per teaching variant for the time to its first counterexample")
 	f.IntVar(&fl.firstVariants, "first-variants", 0, "time only the first N teaching variants (0: every one)")
+	f.IntVar(&fl.swarmSeeds, "swarm-seeds", 1000, "the most seeds each blind search of a teaching variant runs")
+	f.IntVar(&fl.swarmVariants, "swarm-variants", 0, "search only the first N teaching variants blind (0: every one)")
 	f.IntVar(&fl.crowdChild, "crowd-child", 0, "")
 	_ = f.MarkHidden("crowd-child")
 	return cmd
@@ -191,6 +208,11 @@ func runBench(log io.Writer, fl benchFlags) (benchOutput, error) {
 		return out, err
 	}
 	out.Rows = append(out.Rows, firstRows(out.First, fl.firstRuns)...)
+	fmt.Fprintf(log, "searching every teaching variant blind, up to %d seeds each, at the fixed mix and with the swarm...\n", fl.swarmSeeds)
+	if out.Swarm, err = measureSwarm(fl.swarmSeeds, fl.swarmVariants); err != nil {
+		return out, err
+	}
+	out.Rows = append(out.Rows, swarmRows(out.Swarm, fl.swarmSeeds)...)
 	return out, nil
 }
 
@@ -578,13 +600,20 @@ func printBench(w io.Writer, o benchOutput) {
 	for _, r := range o.Rows {
 		fmt.Fprintf(w, "  %s: %s\n", r.Figure, r.Detail)
 	}
-	if len(o.First) == 0 {
+	printFirst(w, o.First)
+	printSwarm(w, o.Swarm)
+}
+
+// printFirst is the table of each teaching variant's time to its first
+// counterexample.
+func printFirst(w io.Writer, first []firstCounterexample) {
+	if len(first) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "\nTime to the first counterexample (medians, process start to verdict):")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TEACHING VARIANT\tFOUND\tPLAIN\tSHRUNK\tSHRUNK TO")
-	for _, fc := range o.First {
+	for _, fc := range first {
 		fmt.Fprintf(tw, "%s\tseed %d (%d seeds run)\t%.0f ms\t%.0f ms\t%d clients, faults: %s\n", fc.Scenario, fc.Seed, fc.SeedsRun,
 			fc.Ms, fc.ShrinkMs, fc.ShrunkClients, orNone(fc.ShrunkFaults))
 	}

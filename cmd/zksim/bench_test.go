@@ -38,7 +38,7 @@ func TestBench(t *testing.T) {
 	}
 	var out, errOut bytes.Buffer
 	args := []string{"bench", "--no-live", "--sim-seeds", "2", "--fault-seeds", "4", "--crowd", "40", "--first-runs", "1",
-		"--first-variants", "4"}
+		"--first-variants", "4", "--swarm-seeds", "40", "--swarm-variants", "4"}
 	if status := run(append(args, "--json"), &out, &errOut); status != 0 {
 		t.Fatalf("status %d: %s", status, errOut.String())
 	}
@@ -64,13 +64,17 @@ func TestBench(t *testing.T) {
 		{"seeds per second with every fault kind", "seeds/s", true},
 		{"time to first counterexample, slowest teaching variant", "ms", true},
 		{"the same with shrinking", "ms", false},
+		{"seeds to first counterexample, random faults only, fixed mix", "seeds", false},
+		{"seeds to first counterexample, random faults only, swarm", "seeds", false},
+		{"teaching variants neither mix finds", "variants", false},
 	}
 	if len(o.Rows) != len(want) {
 		t.Fatalf("%d rows, want %d: %+v", len(o.Rows), len(want), o.Rows)
 	}
 	for i, w := range want {
 		r := o.Rows[i]
-		if !strings.HasPrefix(r.Figure, w.figure) || r.Unit != w.unit || r.Value <= 0 || (r.Met != nil) != w.target || r.Detail == "" {
+		none := r.Value == 0 && w.unit == "variants" // every variant found
+		if !strings.HasPrefix(r.Figure, w.figure) || r.Unit != w.unit || r.Value <= 0 && !none || (r.Met != nil) != w.target || r.Detail == "" {
 			t.Errorf("row %d = %+v, want %q in %s", i, r, w.figure, w.unit)
 		}
 	}
@@ -116,11 +120,21 @@ func TestBench(t *testing.T) {
 		t.Errorf("the slowest variant's row says %v ms, the variants' slowest is %v", o.Rows[9].Value, slowest)
 	}
 
+	// The same four were searched blind, at both mixes.
+	if len(o.Swarm) != 4 {
+		t.Fatalf("%d variants searched blind, want the first 4 (--swarm-variants 4)", len(o.Swarm))
+	}
+	for i, r := range o.Swarm {
+		if r.Scenario != variants[i] || r.Fixed > 40 || r.Swarm > 40 {
+			t.Errorf("blind search %+v", r)
+		}
+	}
+
 	out.Reset()
 	if status := run(args, &out, &errOut); status != 0 {
 		t.Fatalf("status %d: %s", status, errOut.String())
 	}
-	for _, s := range []string{"FIGURE", "MEASURED", "TARGET", "MET", "≥ 1,000,000", "< 1 GiB", "cores", "TEACHING VARIANT", variants[3]} {
+	for _, s := range []string{"FIGURE", "MEASURED", "TARGET", "MET", "≥ 1,000,000", "< 1 GiB", "cores", "TEACHING VARIANT", variants[3], "FIXED MIX", "SWARM"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("the table lacks %q:\n%s", s, out.String())
 		}
@@ -149,5 +163,24 @@ func TestSpeedMedian(t *testing.T) {
 	}
 	if got := r.medianRun(); got != 10*time.Millisecond {
 		t.Errorf("median run %v, want 10ms", got)
+	}
+}
+
+// The swarm rows sum the blind searches up: the median and the worst over
+// the variants, a variant not found counting as more than the limit, how
+// many each mix found, and the variants neither found.
+func TestSwarmRows(t *testing.T) {
+	rs := []swarmResult{{"a", 1, 1}, {"b", 30, 5}, {"c", 0, 700}, {"d", 0, 0}, {"e", 9, 0}}
+	rows := swarmRows(rs, 1000)
+	if len(rows) != 3 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for i, want := range []string{"median 30, worst > 1,000; 3 of 5 found", "median 700, worst > 1,000; 3 of 5 found", "d"} {
+		if rows[i].shown != want {
+			t.Errorf("row %d shows %q, want %q", i, rows[i].shown, want)
+		}
+	}
+	if rows[0].Value != 30 || rows[1].Value != 700 || rows[2].Value != 1 {
+		t.Errorf("values %v, %v, %v", rows[0].Value, rows[1].Value, rows[2].Value)
 	}
 }
