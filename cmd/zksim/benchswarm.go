@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/zksim/zksim/scenarios"
+)
+
+// swarmResult is one teaching variant searched blind, under random faults
+// alone (its scripted schedule set aside): the first seed that breaks it
+// as its scenario expects, at the fixed mix of rates and with the swarm
+// drawing each seed's own mix; 0 when none of the first Limit seeds does.
+type swarmResult struct {
+	Scenario string `json:"scenario"`
+	Fixed    uint64 `json:"fixed_mix_seeds"`
+	Swarm    uint64 `json:"swarm_seeds"`
+}
+
+// measureSwarm searches every teaching variant (the first only, when only
+// is above zero) blind, at the fixed mix and with the swarm, up to limit
+// seeds each.
+func measureSwarm(limit, only int) ([]swarmResult, error) {
+	lib, err := scenarios.Library()
+	if err != nil {
+		return nil, err
+	}
+	var out []swarmResult
+	for _, sc := range lib {
+		if sc.Expect.Pass {
+			continue
+		}
+		if only > 0 && len(out) == only {
+			break
+		}
+		spec := scenarios.RandomFaultsOnly(sc)
+		r := swarmResult{Scenario: sc.Name}
+		if r.Fixed, err = scenarios.FirstBreak(context.Background(), spec, sc.Expect, limit); err != nil {
+			return nil, fmt.Errorf("%s: %w", sc.Name, err)
+		}
+		spec.Swarm = true
+		if r.Swarm, err = scenarios.FirstBreak(context.Background(), spec, sc.Expect, limit); err != nil {
+			return nil, fmt.Errorf("%s, swarm: %w", sc.Name, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// swarmRows sum the blind searches up, one row for each mix: the median
+// and the worst seeds to a first counterexample over the variants (one
+// not found within limit counts as more than limit), and how many
+// variants each finds within limit; a row names the variants neither
+// finds.
+func swarmRows(rs []swarmResult, limit int) []benchRow {
+	mix := func(name string, seeds func(swarmResult) uint64) benchRow {
+		var ns []uint64
+		found := 0
+		for _, r := range rs {
+			n := seeds(r)
+			if n == 0 {
+				n = uint64(limit) + 1
+			} else {
+				found++
+			}
+			ns = append(ns, n)
+		}
+		slices.Sort(ns)
+		median, worst := ns[len(ns)/2], ns[len(ns)-1]
+		return row("seeds to first counterexample, random faults only, "+name, float64(median), "seeds",
+			fmt.Sprintf("median %s, worst %s; %d of %d found", seedCount(median, limit), seedCount(worst, limit), found, len(rs)),
+			"", false, fmt.Sprintf("each teaching variant with its scripted faults set aside, at its scenario's rates or every fault kind's, "+
+				"searched from seed 1 to the first seed that breaks it as its scenario expects, up to %s seeds", thousands(float64(limit))))
+	}
+	var neither []string
+	for _, r := range rs {
+		if r.Fixed == 0 && r.Swarm == 0 {
+			neither = append(neither, r.Scenario)
+		}
+	}
+	rows := []benchRow{
+		mix("fixed mix", func(r swarmResult) uint64 { return r.Fixed }),
+		mix("swarm", func(r swarmResult) uint64 { return r.Swarm }),
+	}
+	shown := "none"
+	if len(neither) > 0 {
+		shown = strings.Join(neither, ", ")
+	}
+	return append(rows, row("teaching variants neither mix finds", float64(len(neither)), "variants", shown, "", false,
+		"the variants whose mistake random faults alone did not reach within the limit, at either mix (their scripted schedule does)"))
+}
+
+// seedCount is n seeds as the swarm rows show it: "more than LIMIT" for
+// one past the limit.
+func seedCount(n uint64, limit int) string {
+	if n > uint64(limit) {
+		return "> " + thousands(float64(limit))
+	}
+	return thousands(float64(n))
+}
+
+// printSwarm is the table of each teaching variant's blind searches.
+func printSwarm(w io.Writer, rs []swarmResult) {
+	if len(rs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nSeeds to the first counterexample under random faults only (scripted faults set aside; -: none found):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TEACHING VARIANT\tFIXED MIX\tSWARM")
+	seeds := func(n uint64) string {
+		if n == 0 {
+			return "-"
+		}
+		return thousands(float64(n))
+	}
+	for _, r := range rs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Scenario, seeds(r.Fixed), seeds(r.Swarm))
+	}
+	tw.Flush()
+}
