@@ -317,7 +317,10 @@ func FaultSummary(sc *scenarios.Scenario) string {
 	} else if n > 1 {
 		parts = append(parts, fmt.Sprintf("%d scheduled", n))
 	}
-	if sc.Spec.Rates != nil {
+	switch {
+	case sc.Spec.Rates != nil && sc.Spec.Swarm:
+		parts = append(parts, "random (swarm)")
+	case sc.Spec.Rates != nil:
 		parts = append(parts, "random")
 	}
 	if len(parts) == 0 {

@@ -44,6 +44,8 @@ type Spec struct {
 	// Swarm, with Rates, has each seed draw its own mix of them: which
 	// kinds of fault are on, and how often each strikes (fault.Swarm), so
 	// that the seeds together try many mixes where Rates alone is one.
+	// Without Rates it draws nothing: a replay that sets a run's drawn
+	// faults as Faults, and Rates to nil, runs them as they were.
 	Swarm bool
 
 	// Checks name the checkers that judge each run (models.Checks); the
@@ -135,9 +137,6 @@ func (s Spec) withDefaults() (Spec, *kind, error) {
 	}
 	if s.Horizon == 0 {
 		s.Horizon = 5 * time.Second
-	}
-	if s.Swarm && s.Rates == nil {
-		return s, nil, fmt.Errorf("swarm: true draws each seed's own mix of the random faults' rates, and there are none: give rates")
 	}
 	if len(s.Checks) == 0 {
 		s.Checks = k.checks(s)
