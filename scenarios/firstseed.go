@@ -44,3 +44,20 @@ func RandomFaultsOnly(sc *Scenario) Spec {
 	}
 	return spec
 }
+
+// Breaks is how many of seeds 1..seeds break spec the way e expects: a
+// steadier figure than FirstBreak's one sample (seeds/Breaks is the
+// expected wait for a first counterexample).
+func Breaks(ctx context.Context, spec Spec, e Expectation, seeds int) (int, error) {
+	res, err := Search{Spec: spec, Seeds: seeds, Keep: seeds}.Run(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, f := range res.Failures {
+		if e.Met(f.Violations) {
+			n++
+		}
+	}
+	return n, nil
+}

@@ -76,6 +76,10 @@ func TestFirstBreakIsTheLowest(t *testing.T) {
 			t.Fatalf("seed %d breaks as expected: %v (the first found: %d)", seed, met, first)
 		}
 	}
+	n, err := Breaks(context.Background(), spec, sc.Expect, int(first))
+	if err != nil || n != 1 {
+		t.Errorf("seeds 1..%d: %d break as expected, want 1 (%v)", first, n, err)
+	}
 	none, err := FirstBreak(context.Background(), spec, Expectation{Check: "fifo", Kind: "safety"}, 10)
 	if err != nil || none != 0 {
 		t.Errorf("a lock broke a queue's check: seed %d (%v)", none, err)

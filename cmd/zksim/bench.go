@@ -82,6 +82,7 @@ type benchFlags struct {
 	firstRuns            int
 	firstVariants        int
 	swarmSeeds           int
+	swarmRateSeeds       int
 	swarmVariants        int
 }
 
@@ -121,7 +122,9 @@ for, and prints them as one table (or one JSON object with --json):
     counterexample (up to --swarm-seeds), once at the fixed mix and once
     with each seed drawing its own (zksim run --swarm): the median and
     worst seeds over the variants, how many each finds, and those neither
-    finds (no targets).
+    finds; and, steadier, how many of --swarm-rate-seeds seeds break each
+    variant at either mix, and which mix breaks more variants more often
+    (no targets).
 
 Exit status: 0 when everything was measured (a target missed is shown, not
 an error), 1 when a run failed its checks or could not be made, 2 for bad
@@ -134,9 +137,9 @@ usage.`,
 			if fl.simSeeds < 1 || fl.faultSeeds < 1 || fl.crowd < 1 || fl.firstRuns < 1 {
 				return usageError{fmt.Errorf("--sim-seeds, --fault-seeds, --crowd and --first-runs must be at least 1")}
 			}
-			if fl.swarmSeeds < 1 || fl.swarmVariants < 0 {
-				return usageError{fmt.Errorf("--swarm-seeds: want at least 1, got %d; --swarm-variants: want 0 (every one) or more, got %d",
-					fl.swarmSeeds, fl.swarmVariants)}
+			if fl.swarmSeeds < 1 || fl.swarmRateSeeds < 1 || fl.swarmVariants < 0 {
+				return usageError{fmt.Errorf("--swarm-seeds and --swarm-rate-seeds: want at least 1, got %d and %d; "+
+					"--swarm-variants: want 0 (every one) or more, got %d", fl.swarmSeeds, fl.swarmRateSeeds, fl.swarmVariants)}
 			}
 			if fl.firstVariants < 0 {
 				return usageError{fmt.Errorf("--first-variants: want 0 (every one) or more, got %d", fl.firstVariants)}
@@ -162,6 +165,7 @@ usage.`,
 	f.IntVar(&fl.firstRuns, "first-runs", 5, "processes per teaching variant for the time to its first counterexample")
 	f.IntVar(&fl.firstVariants, "first-variants", 0, "time only the first N teaching variants (0: every one)")
 	f.IntVar(&fl.swarmSeeds, "swarm-seeds", 1000, "the most seeds each blind search of a teaching variant runs")
+	f.IntVar(&fl.swarmRateSeeds, "swarm-rate-seeds", 500, "the seeds on which each teaching variant's breaks are counted, at either mix")
 	f.IntVar(&fl.swarmVariants, "swarm-variants", 0, "search only the first N teaching variants blind (0: every one)")
 	f.IntVar(&fl.crowdChild, "crowd-child", 0, "")
 	_ = f.MarkHidden("crowd-child")
@@ -209,7 +213,7 @@ func runBench(log io.Writer, fl benchFlags) (benchOutput, error) {
 	}
 	out.Rows = append(out.Rows, firstRows(out.First, fl.firstRuns)...)
 	fmt.Fprintf(log, "searching every teaching variant blind, up to %d seeds each, at the fixed mix and with the swarm...\n", fl.swarmSeeds)
-	if out.Swarm, err = measureSwarm(fl.swarmSeeds, fl.swarmVariants); err != nil {
+	if out.Swarm, err = measureSwarm(fl.swarmSeeds, fl.swarmRateSeeds, fl.swarmVariants); err != nil {
 		return out, err
 	}
 	out.Rows = append(out.Rows, swarmRows(out.Swarm, fl.swarmSeeds)...)

@@ -38,7 +38,7 @@ func TestBench(t *testing.T) {
 	}
 	var out, errOut bytes.Buffer
 	args := []string{"bench", "--no-live", "--sim-seeds", "2", "--fault-seeds", "4", "--crowd", "40", "--first-runs", "1",
-		"--first-variants", "4", "--swarm-seeds", "40", "--swarm-variants", "4"}
+		"--first-variants", "4", "--swarm-seeds", "40", "--swarm-rate-seeds", "20", "--swarm-variants", "4"}
 	if status := run(append(args, "--json"), &out, &errOut); status != 0 {
 		t.Fatalf("status %d: %s", status, errOut.String())
 	}
@@ -67,13 +67,14 @@ func TestBench(t *testing.T) {
 		{"seeds to first counterexample, random faults only, fixed mix", "seeds", false},
 		{"seeds to first counterexample, random faults only, swarm", "seeds", false},
 		{"teaching variants neither mix finds", "variants", false},
+		{"teaching variants broken more often, swarm", "variants", false},
 	}
 	if len(o.Rows) != len(want) {
 		t.Fatalf("%d rows, want %d: %+v", len(o.Rows), len(want), o.Rows)
 	}
 	for i, w := range want {
 		r := o.Rows[i]
-		none := r.Value == 0 && w.unit == "variants" // every variant found
+		none := r.Value == 0 && w.unit == "variants" // every variant found, or none broken more often
 		if !strings.HasPrefix(r.Figure, w.figure) || r.Unit != w.unit || r.Value <= 0 && !none || (r.Met != nil) != w.target || r.Detail == "" {
 			t.Errorf("row %d = %+v, want %q in %s", i, r, w.figure, w.unit)
 		}
@@ -125,7 +126,7 @@ func TestBench(t *testing.T) {
 		t.Fatalf("%d variants searched blind, want the first 4 (--swarm-variants 4)", len(o.Swarm))
 	}
 	for i, r := range o.Swarm {
-		if r.Scenario != variants[i] || r.Fixed > 40 || r.Swarm > 40 {
+		if r.Scenario != variants[i] || r.Fixed > 40 || r.Swarm > 40 || r.RateSeeds != 20 || r.FixedBreaks > 20 || r.SwarmBreaks > 20 {
 			t.Errorf("blind search %+v", r)
 		}
 	}
@@ -170,17 +171,24 @@ func TestSpeedMedian(t *testing.T) {
 // the variants, a variant not found counting as more than the limit, how
 // many each mix found, and the variants neither found.
 func TestSwarmRows(t *testing.T) {
-	rs := []swarmResult{{"a", 1, 1}, {"b", 30, 5}, {"c", 0, 700}, {"d", 0, 0}, {"e", 9, 0}}
+	rs := []swarmResult{
+		{Scenario: "a", Fixed: 1, Swarm: 1, FixedBreaks: 100, SwarmBreaks: 90, RateSeeds: 100},
+		{Scenario: "b", Fixed: 30, Swarm: 5, FixedBreaks: 3, SwarmBreaks: 20, RateSeeds: 100},
+		{Scenario: "c", Fixed: 0, Swarm: 700, FixedBreaks: 0, SwarmBreaks: 1, RateSeeds: 100},
+		{Scenario: "d", Fixed: 0, Swarm: 0, RateSeeds: 100},
+		{Scenario: "e", Fixed: 9, Swarm: 0, FixedBreaks: 5, SwarmBreaks: 2, RateSeeds: 100},
+	}
 	rows := swarmRows(rs, 1000)
-	if len(rows) != 3 {
+	if len(rows) != 4 {
 		t.Fatalf("%d rows", len(rows))
 	}
-	for i, want := range []string{"median 30, worst > 1,000; 3 of 5 found", "median 700, worst > 1,000; 3 of 5 found", "d"} {
+	for i, want := range []string{"median 30, worst > 1,000; 3 of 5 found", "median 700, worst > 1,000; 3 of 5 found", "d",
+		"2, fixed mix 2, even 1; of the 4 rare, swarm 2, fixed mix 1"} {
 		if rows[i].shown != want {
 			t.Errorf("row %d shows %q, want %q", i, rows[i].shown, want)
 		}
 	}
-	if rows[0].Value != 30 || rows[1].Value != 700 || rows[2].Value != 1 {
-		t.Errorf("values %v, %v, %v", rows[0].Value, rows[1].Value, rows[2].Value)
+	if rows[0].Value != 30 || rows[1].Value != 700 || rows[2].Value != 1 || rows[3].Value != 2 {
+		t.Errorf("values %v, %v, %v, %v", rows[0].Value, rows[1].Value, rows[2].Value, rows[3].Value)
 	}
 }

@@ -19,12 +19,35 @@ type swarmResult struct {
 	Scenario string `json:"scenario"`
 	Fixed    uint64 `json:"fixed_mix_seeds"`
 	Swarm    uint64 `json:"swarm_seeds"`
+	// FixedBreaks and SwarmBreaks are how many of the first RateSeeds
+	// seeds break it at each mix: the steadier figure.
+	FixedBreaks int `json:"fixed_mix_breaks"`
+	SwarmBreaks int `json:"swarm_breaks"`
+	RateSeeds   int `json:"rate_seeds"`
+}
+
+// sooner reports which mix is expected to break r sooner: -1 the fixed
+// mix, 1 the swarm, 0 neither (the same count).
+func (r swarmResult) sooner() int {
+	switch {
+	case r.SwarmBreaks > r.FixedBreaks:
+		return 1
+	case r.FixedBreaks > r.SwarmBreaks:
+		return -1
+	}
+	return 0
+}
+
+// rare reports whether r needs more than ten seeds on average at either
+// mix: the mistakes a mix of faults is chosen for.
+func (r swarmResult) rare() bool {
+	return 10*min(r.FixedBreaks, r.SwarmBreaks) < r.RateSeeds
 }
 
 // measureSwarm searches every teaching variant (the first only, when only
 // is above zero) blind, at the fixed mix and with the swarm, up to limit
-// seeds each.
-func measureSwarm(limit, only int) ([]swarmResult, error) {
+// seeds each, and counts the first rateSeeds seeds that break it at each.
+func measureSwarm(limit, rateSeeds, only int) ([]swarmResult, error) {
 	lib, err := scenarios.Library()
 	if err != nil {
 		return nil, err
@@ -38,12 +61,19 @@ func measureSwarm(limit, only int) ([]swarmResult, error) {
 			break
 		}
 		spec := scenarios.RandomFaultsOnly(sc)
-		r := swarmResult{Scenario: sc.Name}
+		r := swarmResult{Scenario: sc.Name, RateSeeds: rateSeeds}
+		spec.Swarm = false
 		if r.Fixed, err = scenarios.FirstBreak(context.Background(), spec, sc.Expect, limit); err != nil {
+			return nil, fmt.Errorf("%s: %w", sc.Name, err)
+		}
+		if r.FixedBreaks, err = scenarios.Breaks(context.Background(), spec, sc.Expect, rateSeeds); err != nil {
 			return nil, fmt.Errorf("%s: %w", sc.Name, err)
 		}
 		spec.Swarm = true
 		if r.Swarm, err = scenarios.FirstBreak(context.Background(), spec, sc.Expect, limit); err != nil {
+			return nil, fmt.Errorf("%s, swarm: %w", sc.Name, err)
+		}
+		if r.SwarmBreaks, err = scenarios.Breaks(context.Background(), spec, sc.Expect, rateSeeds); err != nil {
 			return nil, fmt.Errorf("%s, swarm: %w", sc.Name, err)
 		}
 		out = append(out, r)
@@ -90,8 +120,27 @@ func swarmRows(rs []swarmResult, limit int) []benchRow {
 	if len(neither) > 0 {
 		shown = strings.Join(neither, ", ")
 	}
-	return append(rows, row("teaching variants neither mix finds", float64(len(neither)), "variants", shown, "", false,
+	rows = append(rows, row("teaching variants neither mix finds", float64(len(neither)), "variants", shown, "", false,
 		"the variants whose mistake random faults alone did not reach within the limit, at either mix (their scripted schedule does)"))
+	var swarmMore, fixedMore, rare, rareSwarm, rareFixed int
+	for _, r := range rs {
+		switch r.sooner() {
+		case 1:
+			swarmMore++
+		case -1:
+			fixedMore++
+		}
+		if r.rare() {
+			rare++
+			rareSwarm += max(r.sooner(), 0)
+			rareFixed += max(-r.sooner(), 0)
+		}
+	}
+	return append(rows, row("teaching variants broken more often, swarm", float64(swarmMore), "variants",
+		fmt.Sprintf("%d, fixed mix %d, even %d; of the %d rare, swarm %d, fixed mix %d", swarmMore, fixedMore, len(rs)-swarmMore-fixedMore,
+			rare, rareSwarm, rareFixed), "", false,
+		fmt.Sprintf("how many of the first %s seeds break each variant as expected, at either mix: the steadier figure, which chose the swarm "+
+			"as the *-faults scenarios' default; rare: more than ten seeds a counterexample on average at either mix", thousands(float64(rs[0].RateSeeds)))))
 }
 
 // seedCount is n seeds as the swarm rows show it: "more than LIMIT" for
@@ -108,9 +157,9 @@ func printSwarm(w io.Writer, rs []swarmResult) {
 	if len(rs) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\nSeeds to the first counterexample under random faults only (scripted faults set aside; -: none found):")
+	fmt.Fprintln(w, "\nUnder random faults only (scripted faults set aside): seeds to the first counterexample (-: none found), and seeds that break it:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TEACHING VARIANT\tFIXED MIX\tSWARM")
+	fmt.Fprintln(tw, "TEACHING VARIANT\tFIXED MIX\tSWARM\tBREAKS, FIXED MIX\tBREAKS, SWARM")
 	seeds := func(n uint64) string {
 		if n == 0 {
 			return "-"
@@ -118,7 +167,8 @@ func printSwarm(w io.Writer, rs []swarmResult) {
 		return thousands(float64(n))
 	}
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Scenario, seeds(r.Fixed), seeds(r.Swarm))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d of %d\t%d of %d\n", r.Scenario, seeds(r.Fixed), seeds(r.Swarm),
+			r.FixedBreaks, r.RateSeeds, r.SwarmBreaks, r.RateSeeds)
 	}
 	tw.Flush()
 }
