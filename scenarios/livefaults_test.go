@@ -76,6 +76,12 @@ func TestFaultScenarioLive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// At the scenario's fixed mix. A swarm seed may draw faults tied
+		// to a client's notifications at four times the rate, and how many
+		// notifications a barrier's waiter gets live depends on timing:
+		// barrier-faults' seed 2 struck "when c4 notified#1: disconnect c4"
+		// in the simulator and, in one of two runs, never live.
+		sc.Spec.Swarm = false
 		seed := severalTimedKinds(t, sc)
 		o := liveRun(t, sc, seed)
 		if n := timedKinds(o.Schedule); n < 3 {
