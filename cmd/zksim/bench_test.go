@@ -188,6 +188,11 @@ func TestSwarmRows(t *testing.T) {
 			t.Errorf("row %d shows %q, want %q", i, rows[i].shown, want)
 		}
 	}
+	for n, want := range map[uint64]string{1: "1", 9: "9", 385: "385", 1000: "1,000", 1001: "> 1,000"} {
+		if got := seedCount(n, 1000); got != want {
+			t.Errorf("seedCount(%d) = %q, want %q (seeds are whole)", n, got, want)
+		}
+	}
 	if rows[0].Value != 30 || rows[1].Value != 700 || rows[2].Value != 1 || rows[3].Value != 2 {
 		t.Errorf("values %v, %v, %v, %v", rows[0].Value, rows[1].Value, rows[2].Value, rows[3].Value)
 	}

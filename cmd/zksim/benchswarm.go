@@ -147,7 +147,16 @@ func swarmRows(rs []swarmResult, limit int) []benchRow {
 // one past the limit.
 func seedCount(n uint64, limit int) string {
 	if n > uint64(limit) {
-		return "> " + thousands(float64(limit))
+		return "> " + wholeThousands(uint64(limit))
+	}
+	return wholeThousands(n)
+}
+
+// wholeThousands is a count with thousands separated by commas, and no
+// decimal however small (thousands gives one below 10).
+func wholeThousands(n uint64) string {
+	if n < 10 {
+		return fmt.Sprint(n)
 	}
 	return thousands(float64(n))
 }
@@ -164,7 +173,7 @@ func printSwarm(w io.Writer, rs []swarmResult) {
 		if n == 0 {
 			return "-"
 		}
-		return thousands(float64(n))
+		return wholeThousands(n)
 	}
 	for _, r := range rs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d of %d\t%d of %d\n", r.Scenario, seeds(r.Fixed), seeds(r.Swarm),
