@@ -160,6 +160,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	cfg := spec.Ensemble
 	cfg.Seed, cfg.Source = seed, opt.Source
 	cfg.KeepTrace = opt.KeepTrace || herd
+	cfg.KeepChanges = opt.KeepTrace // a replay's trace may be stepped through; the herd check's only counted
 	sched := spec.schedule(seed, cfg.ServerCount())
 	if cfg.ProgressBound == 0 {
 		cfg.ProgressBound = progressBound(spec, sched)

@@ -593,7 +593,7 @@ func (s *server) applyUpTo(n int) {
 			}
 		}
 		s.w.s.record(Record{Kind: KApply, From: s.actor, Op: t.op, Path: path, Zxid: t.zxid, Sess: t.sess, Code: res.code})
-		if s.w.trace.keep { // a replay's: a search keeps no records
+		if s.w.trace.keepChanges { // a replay's, for its step-through
 			s.w.trace.noteChanges(t.zxid, s.tree)
 		}
 		if res.code == codeOK && t.op != client.OpCreateSession && t.op != client.OpCloseSession {

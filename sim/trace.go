@@ -102,9 +102,10 @@ type Trace struct {
 	// faults are the faults struck, in order, each a KFault record's
 	// (Fault): a fault is read by its fields, never back from its text.
 	faults []fault.Fault
-	// changes are, when records are kept, what each applied transaction
+	// changes are, when keepChanges, what each applied transaction
 	// changed in the data tree, by zxid (tracechanges.go).
-	changes map[int64][]NodeChange
+	changes     map[int64][]NodeChange
+	keepChanges bool
 }
 
 // traceChunk is the most records in a block of a kept trace;

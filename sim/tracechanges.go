@@ -19,17 +19,17 @@ type NodeChange struct {
 }
 
 // Changes are the changes the transaction zxid made, in the order the tree
-// made them; none when the trace keeps no records or the transaction
-// changed nothing. Every server that applies a transaction makes the same
+// made them; none when the run did not keep them (Config.KeepChanges) or
+// the transaction changed nothing. Every server that applies a transaction makes the same
 // changes, so they are kept once, by zxid.
 func (t *Trace) Changes(zxid int64) []NodeChange { return t.changes[zxid] }
 
 // noteChanges keeps the changes the transaction zxid just made to tree, as
-// its fired triggers name them, if the trace keeps records and no other
+// its fired triggers name them, if the trace keeps them and no other
 // server's apply of zxid kept them first. It hashes nothing: the changes
 // follow from the records, which are hashed.
 func (t *Trace) noteChanges(zxid int64, tree *Tree) {
-	if !t.keep || len(tree.fired) == 0 {
+	if !t.keepChanges || len(tree.fired) == 0 {
 		return
 	}
 	if _, ok := t.changes[zxid]; ok {

@@ -109,6 +109,11 @@ type Config struct {
 	// KeepTrace keeps every record for printing; the hash is computed
 	// either way.
 	KeepTrace bool
+	// KeepChanges, with KeepTrace, also keeps what each transaction
+	// changed in the tree (Trace.Changes), for a step-through of the run.
+	// It allocates for every write applied: a run that keeps its trace
+	// only to count its traffic leaves it off.
+	KeepChanges bool
 }
 
 // DefaultServers is the ensemble's size when a Config names none: the
@@ -216,6 +221,7 @@ func New(cfg Config) (*World, error) {
 		src = NewSeeded(cfg.Seed)
 	}
 	tr := newTrace(cfg.KeepTrace)
+	tr.keepChanges = cfg.KeepTrace && cfg.KeepChanges
 	w := &World{cfg: cfg, trace: tr}
 	w.s = newScheduler(src, tr, cfg.MaxSteps, Time(cfg.MaxTime))
 	w.salt = cfg.Seed*0x9e3779b97f4a7c15 + 1
