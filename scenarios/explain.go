@@ -38,7 +38,7 @@ func waitCauses(w *sim.World, vs []models.Violation) map[string]string {
 			continue
 		}
 		if facts == nil {
-			if len(w.Trace().Records()) == 0 {
+			if w.Trace().Kept() == 0 {
 				return nil
 			}
 			facts, causes = factsOf(w.Trace()), map[string]string{}
@@ -94,7 +94,7 @@ const staleHint = "from a server that had not applied the write yet"
 // the key "stale:" and the object, in causes (made if nil), which explain
 // puts in place of the store check's words. It needs the run's kept trace.
 func staleSources(w *sim.World, vs []models.Violation, causes map[string]string) map[string]string {
-	if w == nil || len(w.Trace().Records()) == 0 {
+	if w == nil || w.Trace().Kept() == 0 {
 		return causes
 	}
 	tr := w.Trace()
@@ -154,7 +154,7 @@ func staleCause(causes map[string]string, object, server string, struck []string
 // partition, a crash) and the holders' sessions' expiries, under "held:" and the object in causes (made
 // if nil), which explain adds to the message. It needs the run's trace.
 func holderFaults(w *sim.World, vs []models.Violation, causes map[string]string) map[string]string {
-	if w == nil || len(w.Trace().Records()) == 0 {
+	if w == nil || w.Trace().Kept() == 0 {
 		return causes
 	}
 	var facts *runFacts

@@ -31,7 +31,7 @@ func failedStepCauses(w *sim.World, vs []models.Violation, causes map[string]str
 			continue
 		}
 		if facts == nil {
-			if len(w.Trace().Records()) == 0 {
+			if w.Trace().Kept() == 0 {
 				return causes
 			}
 			facts = factsOf(w.Trace())

@@ -199,6 +199,10 @@ func (t *Trace) Hash() uint64 { return t.hash }
 // Len is the number of records so far, kept or not.
 func (t *Trace) Len() uint64 { return t.count }
 
+// Kept is how many records the trace kept (0 unless the run kept its
+// trace): a cheap test for Records, which lays them end to end.
+func (t *Trace) Kept() int { return t.kept }
+
 // All yields the kept records in order, without laying them end to end.
 func (t *Trace) All() iter.Seq[*Record] {
 	return func(yield func(*Record) bool) {

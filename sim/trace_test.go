@@ -14,7 +14,8 @@ func TestTraceKeepsRecordsInOrder(t *testing.T) {
 			dropped.add(r)
 		}
 		recs := kept.Records()
-		if len(recs) != n || kept.Len() != uint64(n) || dropped.Len() != uint64(n) || len(dropped.Records()) != 0 {
+		if len(recs) != n || kept.Len() != uint64(n) || dropped.Len() != uint64(n) || len(dropped.Records()) != 0 ||
+			kept.Kept() != n || dropped.Kept() != 0 {
 			t.Fatalf("%d records: kept %d (Len %d), dropped trace gave %d (Len %d)",
 				n, len(recs), kept.Len(), len(dropped.Records()), dropped.Len())
 		}
