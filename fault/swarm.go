@@ -21,12 +21,14 @@ var swarmFactors = [...]float64{0.25, 0.5, 1, 2, 4}
 // same mix, so that a seed's mix is part of what the seed decides.
 func Swarm(src Chooser, r Rates) Rates {
 	out := r
-	kinds := out.kinds()
+	kinds, rates := out.kinds(), r.kinds()
+	var given []int // the kinds r has, by index
 	on := 0
-	for _, k := range kinds {
+	for i, k := range kinds {
 		if *k == 0 {
 			continue
 		}
+		given = append(given, i)
 		if src.Choose(2) == 0 {
 			*k = 0
 			continue
@@ -34,19 +36,10 @@ func Swarm(src Chooser, r Rates) Rates {
 		*k *= swarmFactors[src.Choose(len(swarmFactors))]
 		on++
 	}
-	if on > 0 {
-		return out
-	}
-	// Every coin came up off: one kind of r, at its own rate.
-	var given []int
-	for i, k := range r.kinds() {
-		if *k > 0 {
-			given = append(given, i)
-		}
-	}
-	if len(given) > 0 {
+	if on == 0 && len(given) > 0 {
+		// Every coin came up off: one kind of r, at its own rate.
 		i := given[src.Choose(len(given))]
-		*out.kinds()[i] = *r.kinds()[i]
+		*kinds[i] = *rates[i]
 	}
 	return out
 }

@@ -116,10 +116,10 @@ func newDiagram(o *scenarios.Outcome, recs []sim.Record, from, to int64) *diagra
 			proposer[r.Zxid] = r.From
 		}
 	}
+	d.addMoments()
 	if len(d.rows) > maxRows {
 		d.rows = d.rows[len(d.rows)-maxRows:]
 	}
-	d.addMoments()
 	d.lanes = d.clientLanes()
 	servers := o.Spec.Ensemble.ServerCount()
 	for i := 0; i < servers; i++ {

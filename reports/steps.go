@@ -209,16 +209,15 @@ func (w *stepWorld) holds(srv string) string {
 		}
 		slices.Sort(kids)
 		n, there := w.held[srv][obj]
+		written := there && (n.version > 0 || len(n.data) > 0)
 		switch {
 		case !there && len(kids) == 0:
 			parts = append(parts, "no "+obj)
-		case !there: // the node is gone and its children with it
-			parts = append(parts, obj+": "+strings.Join(kids, ", "))
-		case (n.version > 0 || len(n.data) > 0) && len(kids) == 0:
+		case written && len(kids) == 0: // a value, not a directory
 			parts = append(parts, fmt.Sprintf("%s%s (version %d)", obj, dataText(n.data), n.version))
-		case n.version > 0 || len(n.data) > 0:
+		case written:
 			parts = append(parts, fmt.Sprintf("%s%s (version %d): %s", obj, dataText(n.data), n.version, strings.Join(kids, ", ")))
-		default:
+		default: // a directory, or children left of a node gone
 			parts = append(parts, obj+": "+orDash(strings.Join(kids, ", ")))
 		}
 	}
@@ -226,8 +225,8 @@ func (w *stepWorld) holds(srv string) string {
 }
 
 // dataText is a node's data as the panel shows it: ` = "text"` when it is
-// short printable text, its length when it is longer or binary, nothing
-// when it is empty.
+// printable text (its first 32 characters and its length when longer),
+// its length when it is binary, nothing when it is empty.
 func dataText(data []byte) string {
 	const most = 32
 	switch {

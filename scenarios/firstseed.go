@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"context"
-	"slices"
 
 	"github.com/zksim/zksim/fault"
 )
@@ -20,9 +19,8 @@ func FirstBreak(ctx context.Context, spec Spec, e Expectation, limit int) (uint6
 		if err != nil {
 			return 0, err
 		}
-		failures := slices.Clone(res.Failures)
-		slices.SortFunc(failures, func(a, b Failure) int { return int(a.Seed) - int(b.Seed) })
-		for _, f := range failures {
+		for _, f := range res.Failures { // by seed, lowest first
+
 			if e.Met(f.Violations) {
 				return f.Seed, nil
 			}
