@@ -78,7 +78,11 @@ func LoadScenario(arg string) (*Scenario, error) {
 	}
 	for _, sc := range lib {
 		if sc.Name == arg {
-			return sc, nil
+			// A copy: a caller that sets its Spec's fields (zksim run
+			// --swarm) must not change the library for the rest of the
+			// process.
+			c := *sc
+			return &c, nil
 		}
 	}
 	if now := renamed[arg]; now != "" {

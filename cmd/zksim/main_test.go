@@ -183,6 +183,45 @@ func TestReplay(t *testing.T) {
 	}
 }
 
+// A seed of zksim run --swarm replays with replay --swarm: the same trace
+// hash, and its own mix (without --swarm the seed draws the fixed mix's
+// faults, another run). A scenario without rates refuses --swarm.
+func TestReplaySwarmSeed(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if status := run([]string{"run", "lock-noguid", "--swarm", "--seeds", "5", "--json"}, &out, &errOut); status != 0 {
+		t.Fatalf("run --swarm: %d %s", status, errOut.String())
+	}
+	var o runOutput
+	if err := json.Unmarshal(out.Bytes(), &o); err != nil {
+		t.Fatal(err)
+	}
+	hash := func(args ...string) string {
+		var out, errOut bytes.Buffer
+		if status := run(append([]string{"replay", "lock-noguid", "--hash"}, args...), &out, &errOut); status != 1 {
+			t.Fatalf("replay %v: status %d, want 1: %s", args, status, errOut.String())
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		return lines[len(lines)-1]
+	}
+	differ := 0
+	for _, v := range o.Violations {
+		seed := fmt.Sprint(v.Seed)
+		if got := hash("--seed", seed, "--swarm"); got != v.TraceHash {
+			t.Errorf("seed %s: replay --swarm gave %s, run --swarm %s", seed, got, v.TraceHash)
+		}
+		if hash("--seed", seed) != v.TraceHash {
+			differ++
+		}
+	}
+	if len(o.Violations) == 0 || differ == 0 {
+		t.Errorf("%d violations, %d of them another run without --swarm: want the swarm's own runs", len(o.Violations), differ)
+	}
+	if status := run([]string{"replay", "lock-herd", "--seed", "1", "--swarm"}, &out, &errOut); status != 2 ||
+		!strings.Contains(errOut.String(), "--swarm") {
+		t.Errorf("replay --swarm of a scenario without rates: status %d, want 2: %s", status, errOut.String())
+	}
+}
+
 // check judges a recorded history with a named model: the history a
 // violation report wrote fails; one that holds passes; bad input is
 // refused with its line.

@@ -16,6 +16,7 @@ import (
 type replayFlags struct {
 	seed             uint64
 	trace, hash, all bool
+	swarm            bool
 	faults           string
 	clients, rounds  int
 	out              string
@@ -31,7 +32,9 @@ seed gives the same run, event for event. It prints the run's verdict and
 violations; --trace prints the timeline (a column per client and server),
 --hash the run's trace hash on the last line. --faults, --clients and
 --rounds replace the scenario's, to replay a shrunk counterexample as
-zksim run --shrink prints it; --out writes the violation report's files.
+zksim run --shrink prints it; --swarm replays a seed of zksim run --swarm
+(the seed draws its own mix of the random faults' rates, as it did
+there); --out writes the violation report's files.
 
 Exit status: 0 when the run held, 1 when a check found a violation, 2 for
 bad input.`,
@@ -47,6 +50,7 @@ bad input.`,
 	f.BoolVar(&fl.hash, "hash", false, "print the run's trace hash on the last line")
 	f.StringVar(&fl.faults, "faults", "", "replace the scenario's faults (schedule syntax, '; '-separated; none: no faults)")
 	f.IntVar(&fl.clients, "clients", 0, "replace the scenario's number of clients")
+	f.BoolVar(&fl.swarm, "swarm", false, "the seed draws its own mix of the scenario's random fault rates, as in zksim run --swarm")
 	f.IntVar(&fl.rounds, "rounds", 0, "replace the workload's rounds")
 	f.StringVar(&fl.out, "out", "", "write the violation report's files into this directory")
 	return cmd
@@ -93,6 +97,11 @@ func resolveReplay(cmd *cobra.Command, arg string, fl replayFlags) (*scenarios.S
 		}
 	}
 	spec := sc.Spec
+	if fl.swarm {
+		if err := swarmOn(&spec, arg); err != nil {
+			return nil, scenarios.Spec{}, err
+		}
+	}
 	if cmd.Flags().Changed("faults") {
 		faults := fl.faults
 		if faults == "none" {

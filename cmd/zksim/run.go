@@ -165,6 +165,7 @@ func runScenario(cmd *cobra.Command, arg string, fl runFlags) error {
 	if err != nil {
 		return err
 	}
+	arg = commandArg(arg, fl.swarm)
 	o := runOutputOf(arg, v, search, interrupted)
 	var report *reports.ViolationReport
 	if failures := v.Result.Failures; len(failures) > 0 && (fl.shrink || fl.out != "") && !interrupted {
@@ -187,6 +188,16 @@ func runScenario(cmd *cobra.Command, arg string, fl runFlags) error {
 		printRun(cmd.OutOrStdout(), o, report)
 	}
 	return runExit(o)
+}
+
+// commandArg is the scenario as the commands a run prints name it: with
+// --swarm when the run drew each seed's own mix, so that the replay or
+// run they print draws the same one.
+func commandArg(arg string, swarm bool) string {
+	if swarm {
+		return arg + " --swarm"
+	}
+	return arg
 }
 
 // resolveRun loads the scenario arg names and the seeds the flags ask
@@ -220,11 +231,9 @@ func resolveRun(cmd *cobra.Command, arg string, fl runFlags) (*scenarios.Scenari
 		return nil, scenarios.Search{}, usageError{fmt.Errorf("--check-limit: want a duration of 0 (no limit) or more, got %s", fl.checkLimit)}
 	}
 	if fl.swarm {
-		if sc.Spec.Rates == nil {
-			return nil, scenarios.Search{}, usageError{fmt.Errorf("--swarm: it draws each seed's own mix of the scenario's random fault rates, "+
-				"and %s has none (the built-in *-faults scenarios have them; a scenario file gives them with rates:)", arg)}
+		if err := swarmOn(&sc.Spec, arg); err != nil {
+			return nil, scenarios.Search{}, err
 		}
-		sc.Spec.Swarm = true
 	}
 	if fl.all && fl.out == "" && !fl.shrink {
 		return nil, scenarios.Search{}, usageError{fmt.Errorf("--all: it widens the timeline of the first violation's report, " +
@@ -477,4 +486,15 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// swarmOn has spec draw each seed's own mix of its random fault rates
+// (--swarm), refused when it has none.
+func swarmOn(spec *scenarios.Spec, arg string) error {
+	if spec.Rates == nil {
+		return usageError{fmt.Errorf("--swarm: it draws each seed's own mix of the scenario's random fault rates, "+
+			"and %s has none (the built-in *-faults scenarios have them; a scenario file gives them with rates:)", arg)}
+	}
+	spec.Swarm = true
+	return nil
 }
