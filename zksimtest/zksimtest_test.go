@@ -88,6 +88,29 @@ func TestUserLockMistakeIsCaught(t *testing.T) {
 	})
 }
 
+// Options.Swarm has each seed draw its own mix of the rates: the careless
+// lock is caught all the same, on runs other than the fixed mix's (the
+// faults its first failing seeds struck differ), and its replay line runs
+// it again exactly.
+func TestSwarmOption(t *testing.T) {
+	careless := func(conn client.Conn, path string) recipes.Locker {
+		return &nodeLock{conn: conn, dir: path, careless: true}
+	}
+	check := func(swarm bool) func(testing.TB) {
+		return func(ft testing.TB) {
+			zksimtest.Lock(ft, careless, zksimtest.Options{Seeds: 30, NoShrink: true, Swarm: swarm, Checks: []string{"mutex", "liveness"}})
+		}
+	}
+	fixed, swarm := run("TestCareless", check(false)), run("TestCareless", check(true))
+	if !strings.Contains(swarm, "liveness") {
+		t.Fatalf("the careless lock passed 30 seeds of the swarm:\n%s", swarm)
+	}
+	if replayFaults(fixed) == replayFaults(swarm) {
+		t.Errorf("the swarm's counterexample struck the fixed mix's faults: %s", replayFaults(swarm))
+	}
+	checkReplays(t, swarm, check(true))
+}
+
 // The first version of the user's lock, whose Unlock deletes the node
 // again after a lost reply without looking whose it is, fails Lock with
 // the default options as an ownership violation naming both sessions and
