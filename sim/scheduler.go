@@ -23,13 +23,30 @@ type funcHandler func()
 func (f funcHandler) handle() { f() }
 
 // event is something due at a virtual time. Events at the same time fire in
-// the order they were scheduled (seq). The heap holds no pointers (the
-// handler sits in a slot table), so sifting it costs no write barriers.
+// the order they were scheduled (their sequence number). The heap holds no
+// pointers (the handler sits in a slot table), so sifting it costs no write
+// barriers, and an event is two words: the sequence number and the slot
+// share one (seq<<slotBits | slot), which orders as the sequence number
+// alone does, since no two events share one.
 type event struct {
-	at   Time
-	seq  uint64
-	slot uint32
-	bg   bool // background: heartbeats and housekeeping that change nothing by themselves
+	at  Time
+	key uint64
+}
+
+// slotBits is the width of an event's slot in its key: up to 16M events
+// pending at once, and 2^40 scheduled in a run.
+const slotBits = 24
+
+func (e event) seq() uint64 { return e.key >> slotBits }
+
+func (e event) slot() uint32 { return uint32(e.key & (1<<slotBits - 1)) }
+
+// pending is what a slot holds: an event's handler, and whether it is
+// background (heartbeats and housekeeping that change nothing by
+// themselves).
+type pending struct {
+	h  handler
+	bg bool
 }
 
 // eventQueue is a 4-ary min-heap of events ordered by (at, seq), with the
@@ -39,7 +56,7 @@ type event struct {
 // share of a run fell by a quarter against a binary heap).
 type eventQueue struct {
 	heap  []event
-	slots []handler
+	slots []pending
 	free  []uint32
 }
 
@@ -56,12 +73,15 @@ func (q *eventQueue) push(at Time, seq uint64, hd handler, bg bool) {
 	if n := len(q.free); n > 0 {
 		slot = q.free[n-1]
 		q.free = q.free[:n-1]
-		q.slots[slot] = hd
+		q.slots[slot] = pending{hd, bg}
 	} else {
 		slot = uint32(len(q.slots))
-		q.slots = append(q.slots, hd)
+		q.slots = append(q.slots, pending{hd, bg})
 	}
-	e := event{at: at, seq: seq, slot: slot, bg: bg}
+	if slot >= 1<<slotBits || seq >= 1<<(64-slotBits) {
+		panic(fmt.Sprintf("sim: %d events pending, or %d scheduled: past what an event's key holds", slot, seq))
+	}
+	e := event{at: at, key: seq<<slotBits | uint64(slot)}
 	q.heap = append(q.heap, e)
 	h := q.heap
 	i := len(h) - 1
@@ -77,10 +97,11 @@ func (q *eventQueue) push(at Time, seq uint64, hd handler, bg bool) {
 	h[i] = e
 }
 
-// pop removes the earliest event and returns it with its handler. The
-// last event takes the top's place, moving down a hole (each level's
-// earliest child moves up into it) rather than by swaps: half the writes.
-func (q *eventQueue) pop() (event, handler) {
+// pop removes the earliest event and returns it with its handler and
+// whether it is background. The last event takes the top's place, moving
+// down a hole (each level's earliest child moves up into it) rather than
+// by swaps: half the writes.
+func (q *eventQueue) pop() (event, handler, bool) {
 	h := q.heap
 	top := h[0]
 	n := len(h) - 1
@@ -94,13 +115,13 @@ func (q *eventQueue) pop() (event, handler) {
 			if first >= n {
 				break
 			}
-			m, mat, mseq := first, h[first].at, h[first].seq
+			m, mat, mkey := first, h[first].at, h[first].key
 			for c := first + 1; c < min(first+heapArity, n); c++ {
-				if e := &h[c]; e.at < mat || (e.at == mat && e.seq < mseq) {
-					m, mat, mseq = c, e.at, e.seq
+				if e := &h[c]; e.at < mat || (e.at == mat && e.key < mkey) {
+					m, mat, mkey = c, e.at, e.key
 				}
 			}
-			if last.at < mat || (last.at == mat && last.seq < mseq) {
+			if last.at < mat || (last.at == mat && last.key < mkey) {
 				break
 			}
 			h[i] = h[m]
@@ -108,10 +129,11 @@ func (q *eventQueue) pop() (event, handler) {
 		}
 		h[i] = last
 	}
-	hd := q.slots[top.slot]
-	q.slots[top.slot] = nil
-	q.free = append(q.free, top.slot)
-	return top, hd
+	slot := top.slot()
+	p := q.slots[slot]
+	q.slots[slot] = pending{}
+	q.free = append(q.free, slot)
+	return top, p.h, p.bg
 }
 
 // Scheduler is the heart of a run: a virtual clock, the event queue, the
@@ -344,8 +366,8 @@ func (s *Scheduler) loop() error {
 			return &BudgetError{What: "steps", Limit: fmt.Sprint(s.maxSteps), At: s.now}
 		}
 		if s.q.len() > 0 && s.q.heap[0].at <= s.now {
-			e, h := s.q.pop()
-			if !e.bg {
+			_, h, bg := s.q.pop()
+			if !bg {
 				s.fg--
 			}
 			s.events++
@@ -371,8 +393,8 @@ func (s *Scheduler) loop() error {
 		// The clock moves to the next event, which fires at once (the
 		// loop's checks above hold: nothing ran since).
 		s.now = next
-		e, h := s.q.pop()
-		if !e.bg {
+		_, h, bg := s.q.pop()
+		if !bg {
 			s.fg--
 		}
 		s.events++

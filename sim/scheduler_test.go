@@ -30,7 +30,7 @@ func TestEventQueueOrdersByTimeThenSequence(t *testing.T) {
 	push(1, 4, 4)
 	push(3, 5, 5)
 	for q.len() > 0 {
-		_, h := q.pop()
+		_, h, _ := q.pop()
 		h.handle()
 	}
 	want := []int{4, 2, 5, 1, 3}
@@ -44,25 +44,30 @@ func TestEventQueueOrdersByTimeThenSequence(t *testing.T) {
 func TestEventQueueAgainstSorting(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	var q eventQueue
-	var pending []event
+	type due struct {
+		at  Time
+		seq uint64
+		bg  bool
+	}
+	var pending []due
 	seq := uint64(0)
 	for step := 0; step < 20000; step++ {
 		if r.IntN(3) > 0 || len(pending) == 0 {
 			seq++
-			e := event{at: Time(r.IntN(50)), seq: seq}
-			q.push(e.at, e.seq, funcHandler(func() {}), false)
+			e := due{at: Time(r.IntN(50)), seq: seq, bg: r.IntN(2) == 0}
+			q.push(e.at, e.seq, funcHandler(func() {}), e.bg)
 			pending = append(pending, e)
 			continue
 		}
-		got, _ := q.pop()
-		slices.SortFunc(pending, func(a, b event) int {
+		got, _, bg := q.pop()
+		slices.SortFunc(pending, func(a, b due) int {
 			if a.at != b.at {
 				return cmp.Compare(a.at, b.at)
 			}
 			return cmp.Compare(a.seq, b.seq)
 		})
-		if want := pending[0]; got.at != want.at || got.seq != want.seq {
-			t.Fatalf("step %d: popped (%d, %d), want (%d, %d)", step, got.at, got.seq, want.at, want.seq)
+		if want := pending[0]; got.at != want.at || got.seq() != want.seq || bg != want.bg {
+			t.Fatalf("step %d: popped (%d, %d, %v), want (%d, %d, %v)", step, got.at, got.seq(), bg, want.at, want.seq, want.bg)
 		}
 		pending = pending[1:]
 		if q.len() != len(pending) {
