@@ -212,7 +212,17 @@ func (d *NodeDoubleBarrier) await(ctx context.Context, node, ready string, w cli
 			return ErrNodeVanished
 		}
 		if len(procs) >= d.size { // step 6
-			return d.createReady(ctx, ready)
+			if err := d.createReady(ctx, ready); err != nil {
+				return err
+			}
+			if d.conn.SessionID() != d.session {
+				// Our session was lost while ready was being created: our
+				// node may have gone with it, and the round with it (the
+				// others passed, counting it, and left once it went).
+				// Claim it again, above: reopen says whether we are in.
+				continue
+			}
+			return nil
 		}
 		ev, err := w.Wait(ctx) // step 5
 		if err != nil {

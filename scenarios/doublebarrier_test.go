@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -143,6 +144,46 @@ func TestDoubleBarrierCrashedProcessDoesNotBlock(t *testing.T) {
 			t.Fatalf("%s by c%d returned at %s; want c2-c5 out before c1's pause (30s) ends",
 				models.Describe(l), l.Client+1, models.FormatTime(l.Return))
 		}
+	}
+}
+
+// A process whose session is lost while it creates ready (step 6) comes
+// back to a round that went on without it: the other process counted its
+// node, computed, and left once the node went with the session. Its Enter
+// must not return OK then (it would compute alone, after the others left):
+// it returns ErrNodeVanished, a process that stopped. A swarm that drew
+// the number of clients too found it (two, on double-barrier-faults' seed
+// 79; README, "Swarm testing"): this is the counterexample it shrank to.
+func TestDoubleBarrierSessionLostCreatingReady(t *testing.T) {
+	sc, err := LoadScenario("double-barrier-faults")
+	if err != nil {
+		t.Fatal(err)
+	}
+	faults, err := fault.ParseSchedule("when c1 notified#5: disconnect c1 for 12.22s; when c2 notified#3: delay 620ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := sc.Spec
+	spec.Faults, spec.Rates, spec.Clients, spec.Workload.Rounds = faults, nil, 2, 3
+	o, err := Run(spec, 81, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Failed() {
+		t.Fatalf("%v", o.Violations)
+	}
+	struck := false
+	for _, f := range o.Result.Struck {
+		struck = struck || f.Kind == fault.Disconnect
+	}
+	var enters []models.Operation
+	for _, op := range o.Input.Ops {
+		if op.Kind == models.Enter && op.Client == 0 && strings.HasSuffix(op.Path, "/r3") {
+			enters = append(enters, op)
+		}
+	}
+	if !struck || len(enters) != 1 || enters[0].Result == models.OK {
+		t.Fatalf("disconnect struck: %v; c1's enters of r3: %v, want one, not OK (its node vanished)", struck, enters)
 	}
 }
 

@@ -104,8 +104,6 @@ type Workload struct {
 	Failures int
 }
 
-// withDefaults returns s with its kind's defaults filled in, or an error
-// naming what is wrong with it.
 // ClientCount is how many clients the spec runs: its own number, or its
 // kind's default when it names none.
 func (s Spec) ClientCount() int {
@@ -116,6 +114,8 @@ func (s Spec) ClientCount() int {
 	return d.Clients
 }
 
+// withDefaults returns s with its kind's defaults filled in, or an error
+// naming what is wrong with it.
 func (s Spec) withDefaults() (Spec, *kind, error) {
 	k, err := lookupKind(s.Kind)
 	if err != nil {
