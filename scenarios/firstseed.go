@@ -12,8 +12,13 @@ import (
 // parallel, and stops at the block that holds the first: how many seeds a
 // search takes to find a mistake, the figure a mix of faults is judged by.
 func FirstBreak(ctx context.Context, spec Spec, e Expectation, limit int) (uint64, error) {
+	return firstBreakFrom(ctx, spec, e, 1, limit)
+}
+
+// firstBreakFrom is FirstBreak from seed from on.
+func firstBreakFrom(ctx context.Context, spec Spec, e Expectation, from uint64, limit int) (uint64, error) {
 	const block = 64
-	for first := uint64(1); first <= uint64(limit); first += block {
+	for first := from; first <= uint64(limit); first += block {
 		n := min(block, limit-int(first)+1)
 		res, err := Search{Spec: spec, First: first, Seeds: n, Keep: n}.Run(ctx)
 		if err != nil {
@@ -47,15 +52,42 @@ func RandomFaultsOnly(sc *Scenario) Spec {
 // steadier figure than FirstBreak's one sample (seeds/Breaks is the
 // expected wait for a first counterexample).
 func Breaks(ctx context.Context, spec Spec, e Expectation, seeds int) (int, error) {
+	_, n, err := breaks(ctx, spec, e, seeds)
+	return n, err
+}
+
+// breaks is Breaks, with the lowest of the seeds that break spec (0: none).
+func breaks(ctx context.Context, spec Spec, e Expectation, seeds int) (uint64, int, error) {
 	res, err := Search{Spec: spec, Seeds: seeds, Keep: seeds}.Run(ctx)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
+	var first uint64
 	n := 0
-	for _, f := range res.Failures {
+	for _, f := range res.Failures { // by seed, lowest first
 		if e.Met(f.Violations) {
+			if n == 0 {
+				first = f.Seed
+			}
 			n++
 		}
 	}
-	return n, nil
+	return first, n, nil
+}
+
+// BlindSearch is FirstBreak within limit and Breaks of the first seeds,
+// together: each seed runs once, where the two apart run the seeds up to
+// the first break twice.
+func BlindSearch(ctx context.Context, spec Spec, e Expectation, limit, seeds int) (first uint64, n int, err error) {
+	first, n, err = breaks(ctx, spec, e, seeds)
+	if err != nil || first > 0 && first <= uint64(limit) {
+		return first, n, err
+	}
+	if first > uint64(limit) {
+		first = 0 // past the limit: the search within it found none
+	}
+	if seeds < limit {
+		first, err = firstBreakFrom(ctx, spec, e, uint64(seeds)+1, limit)
+	}
+	return first, n, err
 }

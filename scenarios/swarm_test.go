@@ -85,3 +85,32 @@ func TestFirstBreakIsTheLowest(t *testing.T) {
 		t.Errorf("a lock broke a queue's check: seed %d (%v)", none, err)
 	}
 }
+
+// BlindSearch gives FirstBreak's seed and Breaks' count at once, whether
+// the first break lies within the seeds it counts or past them, or past its
+// limit: on lock-unfenced-pause under random faults alone, whose first
+// break comes after many seeds.
+func TestBlindSearchIsFirstBreakAndBreaks(t *testing.T) {
+	sc, err := LoadScenario("lock-unfenced-pause")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, ctx := RandomFaultsOnly(sc), context.Background()
+	first, err := FirstBreak(ctx, spec, sc.Expect, 400)
+	if err != nil || first < 20 {
+		t.Fatalf("the first break within 400 seeds: %d (%v), want one past seed 20", first, err)
+	}
+	for _, c := range []struct {
+		limit, seeds int
+		first        uint64
+	}{{400, 10, first}, {400, int(first), first}, {400, 400, first}, {int(first) - 1, 10, 0}, {int(first) - 1, 400, 0}} {
+		want, err := Breaks(ctx, spec, sc.Expect, c.seeds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, n, err := BlindSearch(ctx, spec, sc.Expect, c.limit, c.seeds)
+		if err != nil || got != c.first || n != want {
+			t.Errorf("within %d, counting %d: first %d, %d breaks (%v); want %d and %d", c.limit, c.seeds, got, n, err, c.first, want)
+		}
+	}
+}

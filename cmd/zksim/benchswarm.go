@@ -78,12 +78,7 @@ func measureSwarm(limit, rateSeeds, only int) ([]swarmResult, error) {
 // blindSearch is the first seed within limit that breaks spec as e
 // expects (0: none), and how many of the first rateSeeds seeds do.
 func blindSearch(spec scenarios.Spec, e scenarios.Expectation, limit, rateSeeds int) (uint64, int, error) {
-	first, err := scenarios.FirstBreak(context.Background(), spec, e, limit)
-	if err != nil {
-		return 0, 0, err
-	}
-	breaks, err := scenarios.Breaks(context.Background(), spec, e, rateSeeds)
-	return first, breaks, err
+	return scenarios.BlindSearch(context.Background(), spec, e, limit, rateSeeds)
 }
 
 // swarmRows sum the blind searches up, one row for each mix: the median
