@@ -66,7 +66,13 @@ var diffACLs = [][]zk.ACL{
 var diffOps = []string{"create", "create", "create-e", "create-s", "create-es", "create-c", "create-t", "create-ts",
 	"create-pc", "create-p", "create2", "create2-es", "delete", "set", "set", "get", "exists", "children", "get-w",
 	"exists-w", "children-w", "multi", "multi", "sync", "reopen", "expire", "addauth", "getacl", "setacl", "set-big",
-	"create-big", "multi-big", "get-config", "ephemerals", "count"}
+	"create-big", "multi-big", "get-config", "ephemerals", "count", "read-big"}
+
+// bigReads are what a read-big becomes: a request without data made long
+// by its path (or, for addauth, its credentials), as long as the server
+// reads, a byte longer, or longer than go-zk's buffer (Big): every request
+// counts against jute.maxbuffer, not only those that carry data.
+var bigReads = []string{"get", "exists", "children", "delete", "getacl", "count", "ephemerals", "addauth"}
 
 // diffSubOps are the operations a multi draws from.
 var diffSubOps = []string{"create", "create-e", "create-s", "create-es", "create-pc", "create-t", "delete", "set",
@@ -88,6 +94,10 @@ func (o Op) String() string {
 		s = "addauth digest " + o.Data
 	case "set-big", "create-big":
 		s += fmt.Sprintf(" (%d bytes)", o.BigLen)
+	case "get-big", "exists-big", "children-big", "delete-big", "getacl-big", "count-big", "ephemerals-big":
+		s = fmt.Sprintf("%s %s/<%d bytes>", o.Op, o.Path, o.BigLen)
+	case "addauth-big":
+		s = fmt.Sprintf("addauth digest u1:<%d bytes>", o.BigLen)
 	case "delete", "set", "check":
 		if o.Big > 0 {
 			s += fmt.Sprintf(" (%d bytes)", o.BigLen)
@@ -209,9 +219,46 @@ func drawDiffOp(r *rand.Rand, ops, paths []string, i int) Op {
 		op.Big = 1 + r.IntN(len(bigFrames))
 		op.BigLen = bigFrames[op.Big-1] - bigOverhead(op.Op, op.Path)
 		op.ACL = 0
+	case "read-big":
+		op.Op = bigReads[r.IntN(len(bigReads))] + "-big"
+		op.Big = 1 + r.IntN(len(bigFrames))
+		if op.Op == "addauth-big" {
+			// Not as long as the limit: credentials accepted would be sent
+			// again on every connection, and every auth ACL made after
+			// would carry them, for the rest of the program.
+			op.Big = 2 + r.IntN(len(bigFrames)-1)
+		}
+		op.BigLen = bigFrames[op.Big-1] - bigReadOverhead(op.Op, op.Path)
+		if op.Big == len(bigFrames) && (op.Op == "get-big" || op.Op == "exists-big" || op.Op == "children-big") {
+			// go-zk panics when its buffer is overrun by a request's last
+			// byte alone, a watch flag (an index, not a slice, out of
+			// range): the path overruns it instead (docs/fidelity.md).
+			op.BigLen++
+		}
 	}
 	return op
 }
+
+// bigReadOverhead is what a read-big's request takes besides the bytes
+// that make it long (the name added to its path, or the password): its
+// header (8), its path's length and bytes, the "/" before the name, and
+// its other fields (a watch flag, a version); an addauth's type, scheme
+// and credentials' length and "u1:".
+func bigReadOverhead(op, path string) int {
+	switch op {
+	case "addauth-big":
+		return 8 + 4 + (4 + len("digest")) + 4 + len("u1:")
+	case "get-big", "exists-big", "children-big":
+		return 8 + 4 + len(path) + 1 + 1
+	case "delete-big":
+		return 8 + 4 + len(path) + 1 + 4
+	default: // getacl, count, ephemerals: the path alone
+		return 8 + 4 + len(path) + 1
+	}
+}
+
+// bigPath is a read-big's path: its own, with a name of BigLen bytes below.
+func (o Op) bigPath() string { return o.Path + "/" + strings.Repeat("a", o.BigLen) }
 
 // specialPaths are ZooKeeper's own nodes a program reads, one read in eight
 // (not /: on the live ensemble, earlier programs' roots are its children;

@@ -313,7 +313,7 @@ func (dc *diffClient) step(ctx context.Context, op Op, run *Run) (Result, error)
 		}
 		res.Stat, res.Kids, res.ACL = nil, nil, nil
 	}
-	if (op.Op == "exists" || op.Op == "exists-w") && !res.Exists {
+	if (op.Op == "exists" || op.Op == "exists-w" || op.Op == "exists-big") && !res.Exists {
 		res.Stat = nil // the zero Stat of a missing node
 	}
 	if w != nil {
@@ -363,10 +363,40 @@ func (dc *diffClient) call(ctx context.Context, op Op, run *Run, res *Result) (c
 	case "count":
 		res.Count, err = c.GetAllChildrenNumber(ctx, op.Path)
 		res.Counted = err == nil
+	case "get-big", "exists-big", "children-big", "delete-big", "getacl-big", "count-big", "ephemerals-big", "addauth-big":
+		err = dc.bigRead(ctx, op, res)
 	default:
 		err = dc.write(ctx, op, res)
 	}
 	return w, err
+}
+
+// bigRead makes a read-big's call: the read its name says, on its long
+// path (an addauth with long credentials).
+func (dc *diffClient) bigRead(ctx context.Context, op Op, res *Result) error {
+	c, p := dc.conn, op.bigPath()
+	var err error
+	switch op.Op {
+	case "get-big":
+		res.Data, res.Stat, err = c.Get(ctx, p)
+		res.Read = err == nil
+	case "exists-big":
+		res.Exists, res.Stat, err = c.Exists(ctx, p)
+	case "children-big":
+		res.Kids, res.Stat, err = c.Children(ctx, p)
+	case "delete-big":
+		err = c.Delete(ctx, p, -1)
+	case "getacl-big":
+		res.ACL, res.Stat, err = c.GetACL(ctx, p)
+	case "count-big":
+		res.Count, err = c.GetAllChildrenNumber(ctx, p)
+		res.Counted = err == nil
+	case "ephemerals-big":
+		res.Kids, err = c.GetEphemerals(ctx, p)
+	case "addauth-big":
+		err = c.AddAuth(ctx, "digest", []byte("u1:"+strings.Repeat("p", op.BigLen)))
+	}
+	return err
 }
 
 // write makes op's call when it is a write (a create of any mode, a

@@ -22,11 +22,24 @@ const clientBuffer = 1536 * 1024
 
 // frameSize is the size of req on the wire as jute writes it (an xid and
 // an opcode, then the body; a string or a buffer is its length and its
-// bytes, a null buffer its length alone), for the requests that carry
-// data or an ACL; 0 for the others, which are small.
+// bytes, a null buffer its length alone, a bool one byte). Every request
+// counts: a read's or a delete's path, an addAuth's credentials can be as
+// long as a write's data. 0 for the connect request (small, and read
+// before any limit) and setWatches (go-zookeeper/zk splits it into
+// requests that fit).
 func (r *request) frameSize() int {
 	const header = 8
 	switch r.op {
+	case client.OpGetData, client.OpExists, client.OpGetChildren:
+		return header + strSize(r.path) + 1 // path, watch
+	case client.OpDelete, client.OpAddWatch, client.OpRemoveWatches:
+		return header + strSize(r.path) + 4 // path, version (or mode, or watch type)
+	case client.OpGetACL, client.OpSync, client.OpGetAllChildren, client.OpGetEphemerals:
+		return header + strSize(r.path)
+	case client.OpSetAuth:
+		return header + 4 + strSize(r.path) + 4 + len(r.data) // type, scheme, credentials
+	case client.OpPing, client.OpCloseSession:
+		return header
 	case client.OpCreate, client.OpCreate2, client.OpCreateContainer:
 		return header + createSize(r.path, r.data, r.acl)
 	case client.OpCreateTTL:
