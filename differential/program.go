@@ -55,6 +55,13 @@ var diffACLs = [][]zk.ACL{
 	{},
 	{{Perms: zk.PermAll, Scheme: "digest", ID: "u1"}},
 	{{Perms: zk.PermAll, Scheme: "x", ID: "y"}},
+	// What the server reads as Java does: an address in fullwidth digits
+	// (this host's; another network's), a digest id masked line by line, a
+	// digest id whose bytes are not UTF-8 (shown, world having ADMIN).
+	{{Perms: zk.PermAll, Scheme: "ip", ID: "１２７.0.0.1"}},
+	{{Perms: zk.PermAll, Scheme: "ip", ID: "１０.0.0.0/８"}},
+	{{Perms: zk.PermAll, Scheme: "digest", ID: "u9:ab\ncd"}, {Perms: zk.PermRead, Scheme: "world", ID: "anyone"}},
+	{{Perms: zk.PermAll, Scheme: "digest", ID: "u9:\xe2\x82z\xed\xa0\x80"}, {Perms: zk.PermAll, Scheme: "world", ID: "anyone"}},
 }
 
 // diffOps are the operations a program draws from, each as often as it
@@ -212,7 +219,9 @@ func drawDiffOp(r *rand.Rand, ops, paths []string, i int) Op {
 		op.Path = "/"
 	}
 	if op.Op == "addauth" {
-		op.Data = []string{"u1:p1", "u2:p2"}[r.IntN(2)]
+		// Several digests on one connection expand an auth ACL in the
+		// server's hash order; one of them is not UTF-8.
+		op.Data = addAuths[r.IntN(len(addAuths))]
 	}
 	switch op.Op {
 	case "set-big", "create-big", "multi-big":
@@ -259,6 +268,9 @@ func bigReadOverhead(op, path string) int {
 
 // bigPath is a read-big's path: its own, with a name of BigLen bytes below.
 func (o Op) bigPath() string { return o.Path + "/" + strings.Repeat("a", o.BigLen) }
+
+// addAuths are the digest credentials a program's addauth adds.
+var addAuths = []string{"u1:p1", "u2:p2", "zed:1", "alice:pw", "u3:p\xff", "\U0001F600:pw"}
 
 // specialPaths are ZooKeeper's own nodes a program reads, one read in eight
 // (not /: on the live ensemble, earlier programs' roots are its children;

@@ -349,6 +349,12 @@ func (c *Conn) Exists(ctx context.Context, path string) (bool, *zk.Stat, error) 
 		ok, st, err := h.zk.Exists(path)
 		return stat{ok, st}, err
 	})
+	if errors.Is(err, zk.ErrConnectionClosed) {
+		// go-zk says false for a closed connection, and true with the
+		// socket's own error when the close came as the request was
+		// written, which call reports as the closed connection it is.
+		return false, nil, err
+	}
 	return r.ok, r.st, err
 }
 

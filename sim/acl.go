@@ -3,8 +3,8 @@ package sim
 import (
 	"crypto/sha1"
 	"encoding/base64"
-	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -39,10 +39,12 @@ var configACL = zk.WorldACL(zk.PermRead)
 
 // digestID is the id addAuth("digest", "user:password") authenticates as:
 // the user (up to the first colon) and the base64 of the SHA-1 of the
-// whole "user:password".
+// whole "user:password", both of the credentials as the server decodes
+// them (javaString: bytes that are not UTF-8 become U+FFFD first).
 func digestID(auth []byte) string {
-	user, _, _ := strings.Cut(string(auth), ":")
-	sum := sha1.Sum(auth)
+	creds := javaString(string(auth)) // the server hashes the credentials as Java decoded them
+	user, _, _ := strings.Cut(creds, ":")
+	sum := sha1.Sum([]byte(creds))
 	return user + ":" + base64.StdEncoding.EncodeToString(sum[:])
 }
 
@@ -90,6 +92,7 @@ func fixupACL(acl []zk.ACL, ids []authID) ([]zk.ACL, int32) {
 	if aclAsIs(acl) {
 		return acl, codeOK // the common case: keep the caller's slice, copying nothing
 	}
+	acl = javaACL(acl)
 	out := acl[:0:0]
 	for i, a := range acl {
 		dup := false
@@ -107,7 +110,7 @@ func fixupACL(acl []zk.ACL, ids []authID) ([]zk.ACL, int32) {
 			out = append(out, a)
 		case "auth":
 			n := len(out)
-			for _, id := range ids {
+			for _, id := range javaSetOrder(ids) {
 				if id.scheme == "digest" {
 					out = append(out, zk.ACL{Perms: a.Perms, Scheme: "digest", ID: id.id})
 				}
@@ -138,8 +141,27 @@ func fixupACL(acl []zk.ACL, ids []authID) ([]zk.ACL, int32) {
 	return out, codeOK
 }
 
+// javaACL is acl as the server reads it: each scheme and id decoded as
+// Java decodes the bytes of a string (javaString), so that bytes that are
+// not UTF-8 are stored, compared and shown as U+FFFD. acl itself when
+// every string is UTF-8 already.
+func javaACL(acl []zk.ACL) []zk.ACL {
+	valid := true
+	for _, a := range acl {
+		valid = valid && utf8.ValidString(a.Scheme) && utf8.ValidString(a.ID)
+	}
+	if valid {
+		return acl
+	}
+	out := make([]zk.ACL, len(acl))
+	for i, a := range acl {
+		out[i] = zk.ACL{Perms: a.Perms, Scheme: javaString(a.Scheme), ID: javaString(a.ID)}
+	}
+	return out
+}
+
 // aclAsIs reports whether fixupACL would keep acl as it is: not empty, no
-// duplicates, no auth entry, every entry valid. Every create checks its
+// duplicates, no auth entry, every entry valid (and UTF-8). Every create checks its
 // ACL on every replica, and this answers that without building a copy.
 func aclAsIs(acl []zk.ACL) bool {
 	if len(acl) == 0 {
@@ -150,6 +172,9 @@ func aclAsIs(acl []zk.ACL) bool {
 			if a == b {
 				return false
 			}
+		}
+		if !utf8.ValidString(a.ID) {
+			return false
 		}
 		switch a.Scheme {
 		case "world":
@@ -186,14 +211,17 @@ func validDigestID(id string) bool {
 	return strings.Count(strings.TrimRight(id, ":"), ":") == 1
 }
 
-// parseIPID reads an ip ACL id: four decimal bytes and an optional /bits
-// (0 to 32).
+// parseIPID reads an ip ACL id as the server's ip provider does: four
+// numbers from 0 to 255 and an optional /bits (0 to 32), each read by
+// Java's Integer.parseInt (javaParseInt: a sign, digits of any script,
+// leading zeros), so that "１２７.0.0.1" and "127.0.0.1/-0" are valid;
+// IPv4 only (3.8 has no IPv6 here).
 func parseIPID(id string) (addr uint32, bits int, ok bool) {
 	host, mask, hasMask := strings.Cut(id, "/")
 	bits = 32
 	if hasMask {
-		b, err := strconv.Atoi(mask)
-		if err != nil || b < 0 || b > 32 {
+		b, ok := javaParseInt(mask)
+		if !ok || b < 0 || b > 32 {
 			return 0, 0, false
 		}
 		bits = b
@@ -203,8 +231,8 @@ func parseIPID(id string) (addr uint32, bits int, ok bool) {
 		return 0, 0, false
 	}
 	for _, p := range parts {
-		v, err := strconv.Atoi(p)
-		if err != nil || v < 0 || v > 255 {
+		v, ok := javaParseInt(p)
+		if !ok || v < 0 || v > 255 {
 			return 0, 0, false
 		}
 		addr = addr<<8 | uint32(v)
@@ -227,13 +255,13 @@ func ipMatches(pattern, addr string) bool {
 }
 
 // maskDigests is an ACL as getACL shows it to a client without ADMIN on
-// the node: each digest id's hash replaced by x.
+// the node: each digest id's hash replaced by x (javaMaskDigest: on every
+// line of it).
 func maskDigests(acl []zk.ACL) []zk.ACL {
 	out := make([]zk.ACL, len(acl))
 	for i, a := range acl {
 		if a.Scheme == "digest" {
-			user, _, _ := strings.Cut(a.ID, ":")
-			a.ID = user + ":x"
+			a.ID = javaMaskDigest(a.ID)
 		}
 		out[i] = a
 	}

@@ -326,7 +326,12 @@ func (c *Client) exists(ctx context.Context, path string, watch bool) (bool, *zk
 	req := &request{op: client.OpExists, path: path, watch: watch}
 	rep, err := c.do(ctx, req)
 	if err != nil {
-		return false, nil, nil, err
+		if watch || errors.Is(err, zk.ErrConnectionClosed) || ctx.Err() != nil {
+			return false, nil, nil, err
+		}
+		// go-zk's Exists says true, with a zero Stat, for every error but
+		// a closed connection (zk.ErrShortBuffer, a session expired).
+		return true, &zk.Stat{}, nil, err
 	}
 	st := &rep.stat
 	switch rep.code {

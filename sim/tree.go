@@ -533,7 +533,8 @@ func (t *Tree) readable(path string, perms int32, ids []authID) (*znode, int32) 
 
 // getACL returns a node's ACL and stat, for a connection with ids: NoNode,
 // then NoAuth unless the ACL grants READ or ADMIN; without ADMIN the
-// digest ids' hashes are masked.
+// digest ids' hashes are masked. The ids are written as the server writes
+// strings (javaEcho).
 func (t *Tree) getACL(path string, ids []authID) ([]zk.ACL, zk.Stat, int32) {
 	n, code := t.readable(path, zk.PermRead|zk.PermAdmin, ids)
 	if code != codeOK {
@@ -543,7 +544,26 @@ func (t *Tree) getACL(path string, ids []authID) ([]zk.ACL, zk.Stat, int32) {
 	if !permits(n.acl, zk.PermAdmin, ids) {
 		acl = maskDigests(acl)
 	}
-	return acl, n.visibleStat(), codeOK
+	return echoACL(acl), n.visibleStat(), codeOK
+}
+
+// echoACL is acl with each scheme and id as the server writes it back
+// (javaEcho); acl itself when none has a character beyond U+FFFF.
+func echoACL(acl []zk.ACL) []zk.ACL {
+	var out []zk.ACL
+	for i, a := range acl {
+		scheme, id := javaEcho(a.Scheme), javaEcho(a.ID)
+		if out == nil && (scheme != a.Scheme || id != a.ID) {
+			out = slices.Clone(acl)
+		}
+		if out != nil {
+			out[i] = zk.ACL{Perms: a.Perms, Scheme: scheme, ID: id}
+		}
+	}
+	if out == nil {
+		return acl
+	}
+	return out
 }
 
 // get returns a node's data and stat. Reads run no path validation on the
