@@ -31,7 +31,7 @@ type subResult struct {
 // ZooKeeper says of a failed multi: the ops before it 0 (ok), the failing op
 // its error, the ops after it runtime inconsistency (-2).
 func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResult, int32) {
-	t.inMulti = true
+	t.inMulti, t.multiUndo = true, t.multiUndo[:0]
 	defer func() { t.inMulti = false }()
 	results := make([]subResult, len(ops))
 	firedBefore, foreignBefore := len(t.fired), len(t.foreign)
@@ -84,6 +84,9 @@ func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResul
 	}
 	for i := len(undo) - 1; i >= 0; i-- {
 		undo[i]()
+	}
+	for i := len(t.multiUndo) - 1; i >= 0; i-- {
+		t.multiUndo[i]() // the quotas' statistics, as they were
 	}
 	t.fired, t.foreign = t.fired[:firedBefore], t.foreign[:foreignBefore]
 	if results[failed].code == codeMarshallingError {

@@ -83,6 +83,11 @@ type Tree struct {
 	// nodes it deleted that another session owned (ownership.go).
 	applying int64
 	foreign  []foreignDelete
+	// quotas are the paths with a quota (a limits node), and multiUndo
+	// what puts their statistics back if the multi being applied fails
+	// (quota.go).
+	quotas    []string
+	multiUndo []func()
 }
 
 // allowed reports whether the request being applied has perm on a node
@@ -275,6 +280,9 @@ func (t *Tree) createNode(op client.Op, c createArgs, zxid int64, now Time, name
 	t.nodes[path] = n
 	t.track(n)
 	t.fired = append(t.fired, trigger{path, zk.EventNodeCreated, acl}, trigger{parentPath, zk.EventNodeChildrenChanged, parent.acl})
+	if len(t.quotas) > 0 || strings.HasPrefix(parentPath, quotaRoot) {
+		t.quotaCreated(path, len(c.data))
+	}
 	return path, codeOK
 }
 
@@ -422,6 +430,9 @@ func (t *Tree) remove(n *znode, parentPath string, parent *znode, zxid int64) {
 	delete(t.nodes, n.path)
 	t.untrack(n)
 	t.fired = append(t.fired, trigger{n.path, zk.EventNodeDeleted, n.acl}, trigger{parentPath, zk.EventNodeChildrenChanged, parent.acl})
+	if len(t.quotas) > 0 {
+		t.quotaRemoved(n.path, len(n.data))
+	}
 	if !t.inMulti {
 		t.spare = append(t.spare, n) // nothing refers to it any more
 	}
@@ -452,13 +463,18 @@ func (t *Tree) setData(path string, data []byte, version int32, zxid int64, now 
 	if version != -1 && version != n.stat.Version {
 		return zk.Stat{}, codeBadVersion
 	}
+	old := len(n.data)
 	n.data = data
 	n.stat.Version++
 	n.stat.Mzxid = zxid
 	n.stat.Mtime = now.Millis()
 	n.stat.DataLength = int32(len(data))
 	t.fired = append(t.fired, trigger{path, zk.EventNodeDataChanged, n.acl})
-	return n.visibleStat(), codeOK
+	st := n.visibleStat()
+	if len(t.quotas) > 0 {
+		t.quotaChange(path, int64(len(data)-old), 0)
+	}
+	return st, codeOK
 }
 
 // check is a multi's version check: a valid path (BadArguments), the node

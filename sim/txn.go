@@ -75,6 +75,9 @@ func (tr *Tree) apply(t *txn) applyResult {
 		res.path, res.code = tr.createLike(r.path, r.data, r.flags, r.acl, t.sess, t.zxid, t.time, &t.named)
 		if t.op == client.OpCreate2 && res.code == codeOK {
 			res.stat = tr.nodes[res.path].visibleStat() // the new node's, as create2 answers
+			// with its data's length as created: the server copies the
+			// Stat before a quota's recount rewrites a stats node's data.
+			res.stat.DataLength = int32(len(r.data))
 		}
 	case client.OpCreateContainer, client.OpCreateTTL:
 		ttl := int64(-1)
