@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/go-zookeeper/zk"
@@ -86,4 +87,94 @@ func TestPersistentWatches(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// One session's watches on one path have one mode in each half (data,
+// children), the last set winning, as the 3.8 server keeps them: the events
+// the session is sent for the steps set P, set P, create P/c, set P/c,
+// delete P/c, delete P, create P, after each pair of watches set on P, are
+// those the real server sent (docs/fidelity.md).
+func TestWatchModesLastWins(t *testing.T) {
+	const (
+		dc, cc, cr, dl = "NodeDataChanged", "NodeChildrenChanged", "NodeCreated", "NodeDeleted"
+	)
+	cases := []struct {
+		name  string
+		set   func(ctx context.Context, c client.Conn)
+		heard []string
+	}{
+		{"persistent then recursive", func(ctx context.Context, c client.Conn) {
+			_, err := c.AddWatch(ctx, "/P", false)
+			must(err)
+			_, err = c.AddWatch(ctx, "/P", true)
+			must(err)
+		}, []string{dc + " /P", dc + " /P", cr + " /P/c", dc + " /P/c", dl + " /P/c", dl + " /P", cr + " /P"}},
+		{"recursive then persistent", func(ctx context.Context, c client.Conn) {
+			_, err := c.AddWatch(ctx, "/P", true)
+			must(err)
+			_, err = c.AddWatch(ctx, "/P", false)
+			must(err)
+		}, []string{dc + " /P", dc + " /P", cc + " /P", cc + " /P", dl + " /P", cr + " /P"}},
+		{"persistent then getData's", func(ctx context.Context, c client.Conn) {
+			_, err := c.AddWatch(ctx, "/P", false)
+			must(err)
+			_, _, _, err = c.GetW(ctx, "/P")
+			must(err)
+		}, []string{dc + " /P", cc + " /P", cc + " /P", dl + " /P"}},
+		{"recursive then getData's", func(ctx context.Context, c client.Conn) {
+			_, err := c.AddWatch(ctx, "/P", true)
+			must(err)
+			_, _, _, err = c.GetW(ctx, "/P")
+			must(err)
+		}, []string{dc + " /P", dl + " /P/c", dl + " /P"}},
+		{"persistent then getChildren's", func(ctx context.Context, c client.Conn) {
+			_, err := c.AddWatch(ctx, "/P", false)
+			must(err)
+			_, _, _, err = c.ChildrenW(ctx, "/P")
+			must(err)
+		}, []string{dc + " /P", dc + " /P", cc + " /P", dl + " /P", cr + " /P"}},
+		{"recursive then getChildren's", func(ctx context.Context, c client.Conn) {
+			_, err := c.AddWatch(ctx, "/P", true)
+			must(err)
+			_, _, _, err = c.ChildrenW(ctx, "/P")
+			must(err)
+		}, []string{dc + " /P", dc + " /P", cr + " /P/c", cc + " /P", dc + " /P/c", dl + " /P/c", dl + " /P", cr + " /P"}},
+		{"getData's then persistent", func(ctx context.Context, c client.Conn) {
+			_, _, _, err := c.GetW(ctx, "/P")
+			must(err)
+			_, err = c.AddWatch(ctx, "/P", false)
+			must(err)
+		}, []string{dc + " /P", dc + " /P", cc + " /P", cc + " /P", dl + " /P", cr + " /P"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			run(t, Config{}, func(ctx context.Context, c client.Conn) error {
+				var heard []string
+				c.(*Client).OnNotification(func(ev zk.Event) {
+					heard = append(heard, strings.TrimPrefix(ev.Type.String(), "Event")+" "+ev.Path)
+				})
+				_, err := c.Create(ctx, "/P", nil, 0, acl)
+				must(err)
+				tc.set(ctx, c)
+				steps := []func() error{
+					func() error { _, err := c.Set(ctx, "/P", []byte("1"), -1); return err },
+					func() error { _, err := c.Set(ctx, "/P", []byte("2"), -1); return err },
+					func() error { _, err := c.Create(ctx, "/P/c", nil, 0, acl); return err },
+					func() error { _, err := c.Set(ctx, "/P/c", []byte("3"), -1); return err },
+					func() error { return c.Delete(ctx, "/P/c", -1) },
+					func() error { return c.Delete(ctx, "/P", -1) },
+					func() error { _, err := c.Create(ctx, "/P", nil, 0, acl); return err },
+				}
+				for _, step := range steps {
+					must(step())
+					_, err := c.Sync(ctx, "/") // the events come before the sync's answer
+					must(err)
+				}
+				if !slices.Equal(heard, tc.heard) {
+					t.Errorf("heard %q\nwant  %q", heard, tc.heard)
+				}
+				return nil
+			})
+		})
+	}
 }

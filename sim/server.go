@@ -140,9 +140,8 @@ type session struct {
 
 	dataWatches  map[string]bool
 	childWatches map[string]bool
-	// persistWatches and recursiveWatches are its persistent watches
-	// (nil until it sets one).
-	persistWatches, recursiveWatches map[string]bool
+	// persistent are its persistent watches (nil until it sets one).
+	persistent *persistentHalves
 }
 
 // role is what a server is doing in the ensemble.
@@ -698,7 +697,8 @@ func (s *server) sendNotification(c *conn, path string, typ zk.EventType, zxid i
 	s.w.sendAfter(c.down, rep, false, eff.delay)
 }
 
-// setWatches re-registers a reconnected client's watches, firing at once
+// setWatches re-registers a reconnected client's watches (one-shot, then
+// persistent, then recursive), firing at once
 // those whose node changed after the last zxid the client saw: a data watch
 // whose node is gone (NodeDeleted) or was modified (NodeDataChanged), an
 // exists watch whose node now exists (NodeCreated), a child watch whose node
@@ -724,12 +724,6 @@ func (s *server) setWatches(c *conn, req *request) {
 			s.watches.addData(p, sess)
 		}
 	}
-	for _, p := range req.persistW {
-		s.watches.addPersistent(p, sess, false)
-	}
-	for _, p := range req.recursiveW {
-		s.watches.addPersistent(p, sess, true)
-	}
 	for _, p := range req.childW {
 		n := s.tree.nodes[p]
 		switch {
@@ -740,5 +734,13 @@ func (s *server) setWatches(c *conn, req *request) {
 		default:
 			s.watches.addChild(p, sess)
 		}
+	}
+	// The persistent watches last, as the server registers them: the
+	// last mode set on a path wins (watches.go).
+	for _, p := range req.persistW {
+		s.watches.addPersistent(p, sess, false)
+	}
+	for _, p := range req.recursiveW {
+		s.watches.addPersistent(p, sess, true)
 	}
 }

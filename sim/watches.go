@@ -14,12 +14,20 @@ import (
 //
 // Persistent watches (addWatch) stay after they fire: a persistent one
 // hears every event on its path, NodeChildrenChanged included; a recursive
-// one every event on its path and below it, but NodeChildrenChanged.
+// one every event on its path and below it, but NodeChildrenChanged. As in
+// the 3.8 server, each watch is two halves, one in the data watches and one
+// in the child watches, and a session has one mode per path in each: a
+// persistent or recursive addWatch sets both halves, a one-shot watch the
+// half it belongs to, and the last one set wins. So a persistent watch
+// followed by a recursive one on the same path is recursive only, and a
+// getData watch on a path with a persistent watch makes its data half
+// one-shot (its events stop after the next one), the child half staying.
 type watchTable struct {
 	data  map[string][]*session
 	child map[string][]*session
-	// persist and recursive are the persistent watches, by path.
-	persist, recursive map[string][]*session
+	// The persistent halves, by mode and by half.
+	persistData, persistChild map[string][]*session
+	recData, recChild         map[string][]*session
 	// spare are emptied lists of sessions, for add to use again: a
 	// one-shot watch is set and fired on every turn of a waiter, and its
 	// list need not be made each time (see notified).
@@ -28,7 +36,8 @@ type watchTable struct {
 
 func newWatchTable() watchTable {
 	return watchTable{data: map[string][]*session{}, child: map[string][]*session{},
-		persist: map[string][]*session{}, recursive: map[string][]*session{}}
+		persistData: map[string][]*session{}, persistChild: map[string][]*session{},
+		recData: map[string][]*session{}, recChild: map[string][]*session{}}
 }
 
 func (w *watchTable) add(table map[string][]*session, own map[string]bool, path string, s *session) {
@@ -53,32 +62,62 @@ func (w *watchTable) notified(list []*session) {
 	}
 }
 
-func (w *watchTable) addData(path string, s *session)  { w.add(w.data, s.dataWatches, path, s) }
-func (w *watchTable) addChild(path string, s *session) { w.add(w.child, s.childWatches, path, s) }
+// addData sets s's one-shot data watch on path, in place of a persistent
+// data half; addChild its one-shot child watch, in place of a persistent
+// child half.
+func (w *watchTable) addData(path string, s *session) {
+	w.drop1(w.persistData, s.halves().persistData, path, s)
+	w.drop1(w.recData, s.halves().recData, path, s)
+	w.add(w.data, s.dataWatches, path, s)
+}
 
-// addPersistent sets s's persistent watch on path (recursive or not).
+func (w *watchTable) addChild(path string, s *session) {
+	w.drop1(w.persistChild, s.halves().persistChild, path, s)
+	w.drop1(w.recChild, s.halves().recChild, path, s)
+	w.add(w.child, s.childWatches, path, s)
+}
+
+// addPersistent sets s's persistent watch on path (recursive or not):
+// both halves, in place of whatever mode each had.
 func (w *watchTable) addPersistent(path string, s *session, recursive bool) {
+	h := s.halves()
+	w.drop1(w.data, s.dataWatches, path, s)
+	w.drop1(w.child, s.childWatches, path, s)
 	if recursive {
-		w.add(w.recursive, s.ownRecursive(), path, s)
-	} else {
-		w.add(w.persist, s.ownPersist(), path, s)
+		w.drop1(w.persistData, h.persistData, path, s)
+		w.drop1(w.persistChild, h.persistChild, path, s)
+		w.add(w.recData, h.recData, path, s)
+		w.add(w.recChild, h.recChild, path, s)
+		return
+	}
+	w.drop1(w.recData, h.recData, path, s)
+	w.drop1(w.recChild, h.recChild, path, s)
+	w.add(w.persistData, h.persistData, path, s)
+	w.add(w.persistChild, h.persistChild, path, s)
+}
+
+// drop1 takes s's entry for path out of table, if it has one.
+func (w *watchTable) drop1(table map[string][]*session, own map[string]bool, path string, s *session) {
+	if own[path] {
+		delete(own, path)
+		w.unlist(table, path, s)
 	}
 }
 
-// ownPersist and ownRecursive are s's persistent watches by path, made
-// on first use (few sessions have any).
-func (s *session) ownPersist() map[string]bool {
-	if s.persistWatches == nil {
-		s.persistWatches = map[string]bool{}
-	}
-	return s.persistWatches
+// persistentHalves are a session's persistent watches by path, by mode
+// and half.
+type persistentHalves struct {
+	persistData, persistChild, recData, recChild map[string]bool
 }
 
-func (s *session) ownRecursive() map[string]bool {
-	if s.recursiveWatches == nil {
-		s.recursiveWatches = map[string]bool{}
+// halves are s's persistent watches, made on first use (few sessions have
+// any).
+func (s *session) halves() *persistentHalves {
+	if s.persistent == nil {
+		s.persistent = &persistentHalves{persistData: map[string]bool{}, persistChild: map[string]bool{},
+			recData: map[string]bool{}, recChild: map[string]bool{}}
 	}
-	return s.recursiveWatches
+	return s.persistent
 }
 
 // remove removes s's watches of every kind on path, and reports whether
@@ -95,10 +134,14 @@ func (w *watchTable) remove(path string, s *session) bool {
 	return removed
 }
 
-// tables are the four tables and s's own record of its entries in each.
+// tables are the tables and s's own record of its entries in each.
 func (w *watchTable) tables(s *session) []ownedTable {
-	return []ownedTable{{w.data, s.dataWatches}, {w.child, s.childWatches},
-		{w.persist, s.persistWatches}, {w.recursive, s.recursiveWatches}}
+	out := []ownedTable{{w.data, s.dataWatches}, {w.child, s.childWatches}}
+	if h := s.persistent; h != nil {
+		out = append(out, ownedTable{w.persistData, h.persistData}, ownedTable{w.persistChild, h.persistChild},
+			ownedTable{w.recData, h.recData}, ownedTable{w.recChild, h.recChild})
+	}
+	return out
 }
 
 type ownedTable struct {
@@ -140,11 +183,14 @@ func childOf(s *session) map[string]bool { return s.childWatches }
 
 // fire returns the sessions to notify of trigger tr, removing their
 // one-shot watches, each session once: the one-shot ones (fireOneShot),
-// then the persistent watches on the path, then the recursive ones on the
-// path and on each of its ancestors (but for NodeChildrenChanged).
+// then the persistent halves on the path, then the recursive ones on the
+// path and on each of its ancestors (but for NodeChildrenChanged). The
+// event decides the halves, as the server's two watch managers do:
+// NodeCreated and NodeDataChanged the data half, NodeChildrenChanged the
+// child half, NodeDeleted both.
 func (w *watchTable) fire(tr trigger) []*session {
 	out := w.fireOneShot(tr)
-	if len(w.persist) == 0 && len(w.recursive) == 0 {
+	if len(w.persistData) == 0 && len(w.persistChild) == 0 && len(w.recData) == 0 && len(w.recChild) == 0 {
 		return out
 	}
 	add := func(list []*session) {
@@ -154,10 +200,20 @@ func (w *watchTable) fire(tr trigger) []*session {
 			}
 		}
 	}
-	add(w.persist[tr.path])
-	if tr.typ != zk.EventNodeChildrenChanged && len(w.recursive) > 0 {
+	data := tr.typ != zk.EventNodeChildrenChanged
+	child := tr.typ == zk.EventNodeChildrenChanged || tr.typ == zk.EventNodeDeleted
+	if data {
+		add(w.persistData[tr.path])
+	}
+	if child {
+		add(w.persistChild[tr.path])
+	}
+	if tr.typ != zk.EventNodeChildrenChanged && len(w.recData)+len(w.recChild) > 0 {
 		for p := tr.path; ; {
-			add(w.recursive[p])
+			add(w.recData[p])
+			if child {
+				add(w.recChild[p])
+			}
 			if p == "/" {
 				break
 			}
