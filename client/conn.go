@@ -88,14 +88,13 @@ type Conn interface {
 	// NodeChildrenChanged on path; a recursive one hears the first three on
 	// path and on every node below it. The watch is set again on each new
 	// connection, hearing nothing of what changed meanwhile, and ends with
-	// the session (a last zk.EventNotWatching). The live world cannot set
-	// one: go-zookeeper/zk v1.0.4 has no addWatch, and live AddWatch fails
-	// with errors.ErrUnsupported, never falling back to one-shot watches.
+	// the session (a last zk.EventNotWatching). Live, go-zookeeper/zk
+	// v1.0.4 has no addWatch: the live world's wire sends it for the
+	// library, and sets the watch again on each new connection.
 	AddWatch(ctx context.Context, path string, recursive bool) (Subscription, error)
 	// RemoveWatches removes the session's watches on path, persistent and
 	// one-shot, which end with a zk.EventNotWatching; with none there, it
-	// fails with "unknown error: -121" (the server's NoWatcher). Live, as
-	// AddWatch, errors.ErrUnsupported.
+	// fails with "unknown error: -121" (the server's NoWatcher).
 	RemoveWatches(ctx context.Context, path string) error
 
 	// AddAuth authenticates the session's connection: scheme "digest" with

@@ -106,9 +106,24 @@ func (res Result) render(stat func(*zk.Stat) string, name func(string) string) s
 		s += " events{" + strings.Join(sortedNames(res.Events, name), ", ") + "}"
 	}
 	if len(res.Notified) > 0 {
-		s += " notified[" + strings.Join(namesOf(res.Notified, name), ", ") + "]"
+		notified := namesOf(res.Notified, name)
+		if closesSession(res.Op) && slices.ContainsFunc(res.Notified, protectedGUID.MatchString) {
+			// A session closing deletes its ephemeral nodes in the order
+			// of the paths' hashes (sim.Tree.closingOrder), and a
+			// protected node's path has a guid each world draws at
+			// random: the order of their deletions cannot agree.
+			slices.Sort(notified)
+		}
+		s += " notified[" + strings.Join(notified, ", ") + "]"
 	}
 	return s
+}
+
+// closesSession reports whether a step (as Op.String shows it) closes
+// its client's session: a reopen or an expire.
+func closesSession(op string) bool {
+	_, rest, _ := strings.Cut(op, " ")
+	return rest == "reopen" || rest == "expire"
 }
 
 // outcome is an answer's error, or ok and the path it made.

@@ -65,7 +65,9 @@ var diffACLs = [][]zk.ACL{
 }
 
 // diffOps are the operations a program draws from, each as often as it
-// appears. reopen closes the client's session and opens another (its
+// appears. addwatch and addwatch-r set a persistent and a recursive watch
+// (whose events each step's settle collects, as it does the one-shot
+// watches'), removewatches removes every watch of the session on a path. reopen closes the client's session and opens another (its
 // ephemeral nodes go, its watches end).
 // expire has the ensemble expire it (its ephemeral nodes go, its watches
 // end, and the client opens another session). create2 and create2-es are
@@ -73,7 +75,7 @@ var diffACLs = [][]zk.ACL{
 var diffOps = []string{"create", "create", "create-e", "create-s", "create-es", "create-c", "create-t", "create-ts",
 	"create-pc", "create-p", "create2", "create2-es", "delete", "set", "set", "get", "exists", "children", "get-w",
 	"exists-w", "children-w", "multi", "multi", "sync", "reopen", "expire", "addauth", "getacl", "setacl", "set-big",
-	"create-big", "multi-big", "get-config", "ephemerals", "count", "read-big"}
+	"create-big", "multi-big", "get-config", "ephemerals", "count", "read-big", "addwatch", "addwatch-r", "removewatches"}
 
 // bigReads are what a read-big becomes: a request without data made long
 // by its path (or, for addauth, its credentials), as long as the server
@@ -116,7 +118,7 @@ func (o Op) String() string {
 			subs[i] = sub.String()
 		}
 		s = "multi(" + strings.Join(subs, "; ") + ")"
-	case "ephemerals", "count":
+	case "ephemerals", "count", "addwatch", "addwatch-r", "removewatches":
 		s = fmt.Sprintf("%s %s", o.Op, o.Path)
 	case "sync", "reopen", "expire", "get-config":
 		s = o.Op

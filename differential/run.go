@@ -75,6 +75,7 @@ type diffClient struct {
 	i       int
 	conn    client.Conn
 	watches []client.Watch
+	subs    []client.Subscription // persistent watches, heard until they end
 	opened  int
 	// expire has the ensemble expire the client's session (World.Expire;
 	// live, the Conn's Expire).
@@ -365,6 +366,13 @@ func (dc *diffClient) call(ctx context.Context, op Op, run *Run, res *Result) (c
 		res.Counted = err == nil
 	case "get-big", "exists-big", "children-big", "delete-big", "getacl-big", "count-big", "ephemerals-big", "addauth-big":
 		err = dc.bigRead(ctx, op, res)
+	case "addwatch", "addwatch-r":
+		var sub client.Subscription
+		if sub, err = c.AddWatch(ctx, op.Path, op.Op == "addwatch-r"); err == nil {
+			dc.subs = append(dc.subs, sub)
+		}
+	case "removewatches":
+		err = c.RemoveWatches(ctx, op.Path)
 	default:
 		err = dc.write(ctx, op, res)
 	}
@@ -504,6 +512,22 @@ func (dc *diffClient) settle(ctx context.Context, res *Result) error {
 		res.Events = append(res.Events, fmt.Sprintf("c%d %s %s", dc.i+1, strings.TrimPrefix(ev.Type.String(), "Event"), ev.Path))
 	}
 	dc.watches = kept
+	live := dc.subs[:0]
+	for _, sub := range dc.subs {
+		ended := false
+		for {
+			ev, ok := sub.Poll()
+			if !ok {
+				break
+			}
+			res.Events = append(res.Events, fmt.Sprintf("c%d persistent %s %s", dc.i+1, strings.TrimPrefix(ev.Type.String(), "Event"), ev.Path))
+			ended = ended || ev.Type == zk.EventNotWatching
+		}
+		if !ended {
+			live = append(live, sub)
+		}
+	}
+	dc.subs = live
 	res.Notified = append(res.Notified, dc.settleNotes()...)
 	return nil
 }

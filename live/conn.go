@@ -50,6 +50,10 @@ type Conn struct {
 	creds []cred
 	// onNote is told of every watch notification (OnNotification).
 	onNote func(zk.Event)
+	// persistent are the session's persistent watches, and oneShot its
+	// one-shot watches by path (for RemoveWatches to end; persistent.go).
+	persistent []*persistentWatch
+	oneShot    map[string][]*watch
 	// createMu keeps one create of the Conn on the wire at a time, so
 	// that the one Create2 arms is its own (wire.go); syncMu, one sync,
 	// for the requests sent in a sync's place.
@@ -147,6 +151,7 @@ func (c *Conn) connect() (*handle, error) {
 		dialer = net.DialTimeout
 	}
 	h := &handle{done: make(chan struct{}), authed: make(chan struct{}), wire: &wire{onNote: c.onNote}}
+	h.wire.onPersistent = func(ev zk.Event) { c.persistentEvent(h, ev) }
 	var hosts zk.HostProvider = zk.NewDNSHostProvider() // the library's own: shuffled
 	if c.opt.InOrder {
 		hosts = newHostOrder(c.servers)
@@ -214,6 +219,9 @@ func (c *Conn) Close() {
 	case <-h.done:
 	case <-time.After(time.Second):
 	}
+	c.mu.Lock()
+	c.endPersistent(zk.ErrClosing) // after the events the close itself fired
+	c.mu.Unlock()
 }
 
 // NewSession implements client.Conn: another session with the same
@@ -238,6 +246,9 @@ func (c *Conn) event(h *handle, ev zk.Event) {
 	defer c.mu.Unlock()
 	if c.h != nil && h != c.h {
 		return
+	}
+	if ev.State == zk.StateExpired {
+		c.endPersistent(zk.ErrSessionExpired) // they ended with the session
 	}
 	c.followForLoss(h, ev.State)
 	c.publish(ev)
@@ -370,7 +381,7 @@ func (c *Conn) ExistsW(ctx context.Context, path string) (bool, *zk.Stat, client
 	if err != nil {
 		return false, nil, nil, err
 	}
-	return r.ok, r.st, &watch{ch: ch, h: on}, nil
+	return r.ok, r.st, c.oneShotWatch(path, ch, on), nil
 }
 
 // Get implements client.Conn.
@@ -394,7 +405,7 @@ func (c *Conn) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, client.
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return r.data, r.st, &watch{ch: ch, h: on}, nil
+	return r.data, r.st, c.oneShotWatch(path, ch, on), nil
 }
 
 // Set implements client.Conn.
@@ -423,7 +434,7 @@ func (c *Conn) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return r.names, r.st, &watch{ch: ch, h: on}, nil
+	return r.names, r.st, c.oneShotWatch(path, ch, on), nil
 }
 
 // CreateContainer implements client.Conn.
@@ -443,18 +454,6 @@ func (c *Conn) CreateProtectedEphemeralSequential(ctx context.Context, path stri
 		defer c.createMu.Unlock()
 		return h.zk.CreateProtectedEphemeralSequential(path, data, acl)
 	})
-}
-
-// AddWatch implements client.Conn: go-zookeeper/zk v1.0.4 cannot send an
-// addWatch, so it fails, saying so.
-func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) (client.Subscription, error) {
-	return nil, fmt.Errorf("live: AddWatch: go-zookeeper/zk v1.0.4 has no persistent watches (the simulator has): %w",
-		errors.ErrUnsupported)
-}
-
-// RemoveWatches implements client.Conn: as AddWatch, unsupported.
-func (c *Conn) RemoveWatches(ctx context.Context, path string) error {
-	return fmt.Errorf("live: RemoveWatches: go-zookeeper/zk v1.0.4 cannot remove watches: %w", errors.ErrUnsupported)
 }
 
 // AddAuth implements client.Conn: the library's AddAuth; accepted
@@ -589,6 +588,32 @@ type watch struct {
 	ch  <-chan zk.Event
 	h   *handle // the handle that set it
 	got *zk.Event
+	// gone is closed when RemoveWatches removed the watch, its event
+	// (NotWatching) in got.
+	gone chan struct{}
+}
+
+// oneShotWatch is the watch a watching read of path left (the library's
+// channel ch, on handle h), kept by path for RemoveWatches.
+func (c *Conn) oneShotWatch(path string, ch <-chan zk.Event, h *handle) *watch {
+	w := &watch{ch: ch, h: h, gone: make(chan struct{})}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.oneShot == nil {
+		c.oneShot = map[string][]*watch{}
+	}
+	c.oneShot[path] = append(slices.DeleteFunc(c.oneShot[path], func(o *watch) bool { _, fired := o.Poll(); return fired }), w)
+	return w
+}
+
+// remove ends the watch with ev, unless it has fired.
+func (w *watch) remove(ev zk.Event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.got == nil {
+		w.got = &ev
+		close(w.gone)
+	}
 }
 
 // Wait implements client.Watch. An event that has already arrived is
@@ -600,6 +625,9 @@ func (w *watch) Wait(ctx context.Context) (zk.Event, error) {
 	select {
 	case ev, ok := <-w.ch:
 		return w.keep(ev, ok), nil
+	case <-w.gone:
+		ev, _ := w.Poll()
+		return ev, nil
 	case <-ctx.Done():
 		return zk.Event{}, ctx.Err()
 	}

@@ -141,15 +141,3 @@ func TestLocalSessionLossLive(t *testing.T) {
 		t.Errorf("session %#x after the loss; want a new one (was %#x)", c.SessionID(), before)
 	}
 }
-
-// Persistent watches cannot be set through go-zookeeper/zk v1.0.4: the
-// live Conn says so, and sets no one-shot watch instead.
-func TestPersistentWatchesUnsupportedLive(t *testing.T) {
-	c := &Conn{}
-	if _, err := c.AddWatch(context.Background(), "/p", true); !errors.Is(err, errors.ErrUnsupported) {
-		t.Errorf("AddWatch: %v, want errors.ErrUnsupported", err)
-	}
-	if err := c.RemoveWatches(context.Background(), "/p"); !errors.Is(err, errors.ErrUnsupported) {
-		t.Errorf("RemoveWatches: %v, want errors.ErrUnsupported", err)
-	}
-}

@@ -109,12 +109,17 @@ func (c *procConn) Multi(ctx context.Context, ops ...any) (res []zk.MultiRespons
 	return res, err
 }
 
-func (c *procConn) AddWatch(ctx context.Context, path string, recursive bool) (client.Subscription, error) {
-	return c.conn.AddWatch(ctx, path, recursive)
+func (c *procConn) AddWatch(ctx context.Context, path string, recursive bool) (sub client.Subscription, err error) {
+	c.p.call(func() { sub, err = c.conn.AddWatch(ctx, path, recursive) })
+	if err != nil {
+		return nil, err
+	}
+	return &procSubscription{p: c.p, s: sub}, nil
 }
 
-func (c *procConn) RemoveWatches(ctx context.Context, path string) error {
-	return c.conn.RemoveWatches(ctx, path)
+func (c *procConn) RemoveWatches(ctx context.Context, path string) (err error) {
+	c.p.call(func() { err = c.conn.RemoveWatches(ctx, path) })
+	return err
 }
 
 func (c *procConn) AddAuth(ctx context.Context, scheme string, auth []byte) (err error) {

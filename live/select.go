@@ -62,8 +62,13 @@ func (c *Conn) Select(ctx context.Context, ws ...client.Waitable) (int, zk.Event
 			ch, _ := wakeup(w)
 			cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
 		}
+		for _, w := range ws { // a watch also wakes when RemoveWatches ends it
+			if w, isWatch := w.(*watch); isWatch && w.gone != nil {
+				cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(w.gone)})
+			}
+		}
 		chosen, v, ok := reflect.Select(cases)
-		if chosen > 0 {
+		if chosen > 0 && chosen <= len(ws) {
 			if w, isWatch := ws[chosen-1].(*watch); isWatch {
 				// The receive took the watch's event: keep it for Poll.
 				ev, _ := v.Interface().(zk.Event)
@@ -79,6 +84,8 @@ func wakeup(w client.Waitable) (any, error) {
 	case *watch:
 		return w.ch, nil
 	case *subscription:
+		return w.ready, nil
+	case *persistentWatch:
 		return w.ready, nil
 	case *timer:
 		return w.done, nil

@@ -24,9 +24,13 @@ import (
 //   - the watch notifications, in the order they arrive (OnNotification):
 //     the library gives each watch a channel of its own, which loses it.
 //   - requests the library has no call for (getEphemerals,
-//     getAllChildrenNumber): armed with armRewrite, the next sync goes out
-//     as that request on the same path, and its answer comes back to the
-//     library as the sync's (the path), its own body kept.
+//     getAllChildrenNumber, addWatch, removeWatches): armed with
+//     armRewrite, the next sync goes out as that request on the same path
+//     (with what else it carries after the path), and its answer comes back
+//     to the library as the sync's (the path), its own body kept.
+//   - persistent watches, which the library does not know of: set again on
+//     each new connection of the session, as setWatches2 (persistent.go),
+//     and their notifications told to the Conn.
 //
 // It relies on the library writing each request with one Write (it
 // does); a frame is forwarded once whole.
@@ -48,6 +52,11 @@ type wire struct {
 	// last is its latest connection.
 	held chan struct{}
 	last net.Conn
+	// persistent are the session's persistent watches, set again on each
+	// new connection; onPersistent is told of every notification, for
+	// them (persistent.go).
+	persistent   []persistentReg
+	onPersistent func(zk.Event)
 }
 
 // wrap puts c, a connection the dialer made, under the wire's eye.
@@ -118,20 +127,35 @@ func (w *wire) disarm() *zk.Stat {
 // rewrite is a request sent in place of a sync: its opcode, the xid it
 // went out with (0: not yet), and its answer's error code and body.
 type rewrite struct {
-	op   int32
-	path string // the sync's, and the request's
-	xid  int32
-	code int32
-	body []byte
-	done bool
+	op    int32
+	extra []byte // what the request has after the path (addWatch's mode)
+	path  string // the sync's, and the request's
+	xid   int32
+	code  int32
+	body  []byte
+	done  bool
 }
 
 // armRewrite has the next sync go out as a request of type op on the same
-// path.
-func (w *wire) armRewrite(op int32) {
+// path, extra after the path.
+func (w *wire) armRewrite(op int32, extra ...byte) {
 	w.mu.Lock()
-	w.rw = &rewrite{op: op}
+	w.rw = &rewrite{op: op, extra: extra}
 	w.mu.Unlock()
+}
+
+// disarmRewriteCode is disarmRewrite for a request whose answer has no
+// body (addWatch, removeWatches): whether it was answered, and its error
+// code.
+func (w *wire) disarmRewriteCode() (answered bool, code int32) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	rw := w.rw
+	w.rw = nil
+	if rw == nil || !rw.done {
+		return false, 0
+	}
+	return true, rw.code
 }
 
 // disarmRewrite ends what armRewrite began and returns the answer's body
@@ -178,25 +202,29 @@ func (c *wireConn) Write(p []byte) (int, error) {
 	defer c.wmu.Unlock()
 	c.wbuf = append(c.wbuf, p...)
 	whole := 0
+	var send []byte // the whole frames, as they go out
 	for len(c.wbuf[whole:]) >= 4 {
 		n := int(binary.BigEndian.Uint32(c.wbuf[whole:]))
 		if len(c.wbuf[whole:]) < 4+n {
 			break
 		}
 		frame := c.wbuf[whole+4 : whole+4+n]
+		var extra []byte
 		if !c.handshaken {
 			c.handshaken = true
 		} else if len(frame) >= 8 {
 			c.w.mu.Lock()
-			c.w.outgoing(frame)
+			extra = c.w.outgoing(frame)
 			c.w.mu.Unlock()
 		}
+		send = binary.BigEndian.AppendUint32(send, uint32(n+len(extra)))
+		send = append(append(send, frame...), extra...)
 		whole += 4 + n
 	}
 	if whole == 0 {
 		return len(p), nil
 	}
-	_, err := c.Conn.Write(c.wbuf[:whole])
+	_, err := c.Conn.Write(send)
 	c.wbuf = append(c.wbuf[:0], c.wbuf[whole:]...)
 	if err != nil {
 		return 0, err
@@ -206,9 +234,10 @@ func (c *wireConn) Write(p []byte) (int, error) {
 
 // outgoing changes the opcode of a request frame (xid, opcode, body) the
 // wire is armed for: a create to create2, a sync (whose body is its path,
-// as getEphemerals' and getAllChildrenNumber's are) to the rewrite's. w.mu
-// is held.
-func (w *wire) outgoing(frame []byte) {
+// as getEphemerals' and getAllChildrenNumber's are) to the rewrite's. It
+// returns what goes out after the frame's body (the rewrite's extra).
+// w.mu is held.
+func (w *wire) outgoing(frame []byte) []byte {
 	xid := int32(binary.BigEndian.Uint32(frame))
 	switch int32(binary.BigEndian.Uint32(frame[4:])) {
 	case int32(client.OpCreate):
@@ -221,8 +250,10 @@ func (w *wire) outgoing(frame []byte) {
 			w.rw.xid = xid
 			w.rw.path, _ = jstring(frame[8:])
 			binary.BigEndian.PutUint32(frame[4:], uint32(w.rw.op))
+			return w.rw.extra
 		}
 	}
+	return nil
 }
 
 // Read hands the library whole frames, after noting what the wire keeps
@@ -260,7 +291,9 @@ func (c *wireConn) note(out, frame []byte) []byte {
 	body := frame[4:]
 	if !c.answered {
 		c.answered = true
-		c.noteConnect(body)
+		if c.noteConnect(body) {
+			c.setPersistentAgain()
+		}
 		return append(out, frame...)
 	}
 	if len(body) < 16 { // xid, zxid, err
@@ -270,6 +303,9 @@ func (c *wireConn) note(out, frame []byte) []byte {
 	if xid == -1 {
 		c.noteNotification(body[16:])
 		return append(out, frame...)
+	}
+	if xid == setWatchesXid {
+		return out // the answer to the wire's own setWatches2: not the library's
 	}
 	c.w.mu.Lock()
 	defer c.w.mu.Unlock()
@@ -305,32 +341,43 @@ func syncAnswer(header []byte, code int32, path string) []byte {
 
 // noteConnect keeps the session and password of a connect answer
 // (protocol version, timeout, session id, password); a timeout of 0 says
-// the session asked for has expired.
-func (c *wireConn) noteConnect(frame []byte) {
+// the session asked for has expired. It reports whether the answer
+// resumed the session the wire knew (a new session has no persistent
+// watches: the wire forgets them).
+func (c *wireConn) noteConnect(frame []byte) bool {
 	if len(frame) < 20 || int32(binary.BigEndian.Uint32(frame[4:])) <= 0 {
-		return
+		return false
 	}
 	id := int64(binary.BigEndian.Uint64(frame[8:]))
 	pw, ok := jbuffer(frame[16:])
 	if !ok {
-		return
+		return false
 	}
 	c.w.mu.Lock()
+	defer c.w.mu.Unlock()
+	resumed := c.w.session == id
+	if !resumed {
+		c.w.persistent = nil
+	}
 	c.w.session, c.w.passwd = id, pw
-	c.w.mu.Unlock()
+	return resumed
 }
 
 // noteNotification tells OnNotification's fn of a notification's event
 // (type, state, path).
 func (c *wireConn) noteNotification(body []byte) {
 	c.w.mu.Lock()
-	fn := c.w.onNote
+	fn, persistent := c.w.onNote, c.w.onPersistent
 	c.w.mu.Unlock()
-	if fn == nil {
+	ev, ok := notificationEvent(body)
+	if !ok {
 		return
 	}
-	if ev, ok := notificationEvent(body); ok {
+	if fn != nil {
 		fn(ev)
+	}
+	if persistent != nil {
+		persistent(ev)
 	}
 }
 

@@ -178,3 +178,48 @@ func TestWatchModesLastWins(t *testing.T) {
 		})
 	}
 }
+
+// A closing session's ephemeral nodes are deleted in the order of the
+// server's hash set of their paths, whose table is sized by the most the
+// session had at once: the orders the real server deleted these in, seen
+// through a recursive watch.
+func TestClosingSessionDeletesInTheServersOrder(t *testing.T) {
+	run(t, Config{}, func(ctx context.Context, c client.Conn) error {
+		_, err := c.Create(ctx, "/x", nil, 0, acl)
+		must(err)
+		sub, err := c.AddWatch(ctx, "/x", true)
+		must(err)
+		for _, tc := range []struct {
+			n       int
+			deleted []int // deleted before the close
+			want    string
+		}{
+			{5, nil, "e5-00 e5-03 e5-04 e5-01 e5-02"},
+			{14, []int{3, 7}, "e14-04 e14-01 e14-12 e14-02 e14-13 e14-10 e14-00 e14-11 e14-09 e14-08 e14-05 e14-06"},
+		} {
+			s, err := c.NewSession(ctx)
+			must(err)
+			for i := range tc.n {
+				_, err := s.Create(ctx, fmt.Sprintf("/x/e%d-%02d", tc.n, i), nil, zk.FlagEphemeral, acl)
+				must(err)
+			}
+			for _, i := range tc.deleted {
+				must(s.Delete(ctx, fmt.Sprintf("/x/e%d-%02d", tc.n, i), -1))
+			}
+			_, err = c.Sync(ctx, "/")
+			must(err)
+			drain(sub)
+			s.Close()
+			_, err = c.Sync(ctx, "/")
+			must(err)
+			var got []string
+			for _, ev := range drain(sub) {
+				got = append(got, strings.TrimPrefix(strings.TrimPrefix(ev, "EventNodeDeleted "), "/x/"))
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Errorf("%d ephemeral nodes deleted as %v, want %s", tc.n, got, tc.want)
+			}
+		}
+		return nil
+	})
+}

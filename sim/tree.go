@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -88,6 +89,9 @@ type Tree struct {
 	// (quota.go).
 	quotas    []string
 	multiUndo []func()
+	// ephPeak is, by session, the most ephemeral nodes it has had at once
+	// (closingOrder).
+	ephPeak map[int64]int
 }
 
 // allowed reports whether the request being applied has perm on a node
@@ -122,7 +126,7 @@ var noData = []byte{}
 // configuration node. salt fixes the order in which children are listed.
 func newTree(salt uint64) *Tree {
 	t := &Tree{nodes: map[string]*znode{}, ephemerals: map[int64][]*znode{},
-		sessions: map[int64]Time{}, salt: salt, reapable: map[string]*znode{}}
+		sessions: map[int64]Time{}, salt: salt, reapable: map[string]*znode{}, ephPeak: map[int64]int{}}
 	root := t.slab.get()
 	root.path, root.acl, root.data = "/", openACL, noData
 	t.nodes["/"] = root
@@ -623,6 +627,43 @@ func (t *Tree) addEphemeral(owner int64, n *znode) {
 	list := t.ephemerals[owner]
 	n.ephIdx = len(list)
 	t.ephemerals[owner] = append(list, n)
+	if len(list)+1 > t.ephPeak[owner] {
+		t.ephPeak[owner] = len(list) + 1
+	}
+}
+
+// closingOrder is the order in which closing owner's session deletes its
+// ephemeral nodes, the server's: the close's transaction lists them as a
+// copy of the session's Java HashSet of paths iterates them. The set's own
+// table has 16 bins, doubled each time it grew past three quarters full
+// (it never shrinks: sized by the most the session had at once), each bin
+// in the order its paths were added (their czxid); its copy is made anew,
+// sized for the paths it has now (the smallest power of two of bins above
+// a third more than them), and filled in the set's order. So the paths go
+// by their bin in the copy, then in the set.
+func (t *Tree) closingOrder(owner int64) []string {
+	list := slices.Clone(t.ephemerals[owner])
+	setBins := 16
+	for t.ephPeak[owner] > setBins*3/4 {
+		setBins *= 2
+	}
+	copyBins := 1
+	for copyBins < int(float32(len(list))/0.75+1) {
+		copyBins *= 2
+	}
+	bin := func(n *znode, bins int) int {
+		h := javaStringHash(n.path)
+		return int(h^int32(uint32(h)>>16)) & (bins - 1)
+	}
+	slices.SortFunc(list, func(a, b *znode) int {
+		return cmp.Or(cmp.Compare(bin(a, copyBins), bin(b, copyBins)), cmp.Compare(bin(a, setBins), bin(b, setBins)),
+			cmp.Compare(a.stat.Czxid, b.stat.Czxid))
+	})
+	paths := make([]string, len(list))
+	for i, n := range list {
+		paths[i] = n.path
+	}
+	return paths
 }
 
 // dropEphemeral removes n from owner's ephemeral nodes, in constant time.
@@ -649,8 +690,9 @@ func nameHash(s string, salt uint64) uint64 {
 	return h
 }
 
-// sessionEphemerals lists the paths of a session's ephemeral nodes, sorted:
-// the order in which closing the session deletes them.
+// sessionEphemerals lists the paths of a session's ephemeral nodes, sorted
+// (getEphemerals' order; closing the session deletes them in
+// closingOrder's).
 func (t *Tree) sessionEphemerals(owner int64) []string {
 	list := t.ephemerals[owner]
 	paths := make([]string, 0, len(list))

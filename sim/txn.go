@@ -48,10 +48,11 @@ func (tr *Tree) apply(t *txn) applyResult {
 		tr.sessions[t.sess] = t.timeout
 		return res
 	case client.OpCloseSession:
-		for _, p := range tr.sessionEphemerals(t.sess) {
+		for _, p := range tr.closingOrder(t.sess) {
 			tr.delete(p, -1, t.zxid)
 		}
 		delete(tr.ephemerals, t.sess)
+		delete(tr.ephPeak, t.sess)
 		delete(tr.sessions, t.sess)
 		return res
 	}
