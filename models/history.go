@@ -505,9 +505,12 @@ type opKey struct {
 	i         int32
 }
 
-// sortOps orders operations by call, then return, client, kind and data:
-// a total order for what a history can tell apart, so output is the same
-// whatever order the history came in.
+// sortOps orders operations by call, then return, client, kind and data,
+// so that output is the same whatever order the history came in. Two
+// operations of one kind, with the same data, by one client at the same
+// instant (a recipe answering twice from what it knows, with no request)
+// keep the order they came in, the client's own, not their results': its
+// last view of a group is the one it returned last.
 func sortOps(ops []Operation) {
 	slices.SortStableFunc(ops, func(a, b Operation) int { return compareOps(&a, &b) })
 }
@@ -522,8 +525,7 @@ func compareOps(a, b *Operation) int {
 	case a.Client != b.Client:
 		return cmp.Compare(a.Client, b.Client)
 	}
-	return cmp.Or(strings.Compare(string(a.Kind), string(b.Kind)), strings.Compare(a.Data, b.Data),
-		strings.Compare(a.OutData, b.OutData))
+	return cmp.Or(strings.Compare(string(a.Kind), string(b.Kind)), strings.Compare(a.Data, b.Data))
 }
 
 // clientsOf is the distinct clients of ops, sorted.

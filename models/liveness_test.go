@@ -30,8 +30,10 @@ type checkCase struct {
 
 // runCheckCases runs the named checker on each case and compares what it
 // found with what the case wants. It also runs each case on the history
-// reversed, which must give the same violations: output must not depend on
-// the order of the history.
+// with the clients' operations interleaved in reverse, which must give the
+// same violations: output must not depend on the order of the history,
+// but for one client's operations at one instant, which are in the order
+// the client made them.
 func runCheckCases(t *testing.T, check string, cases []checkCase) {
 	t.Helper()
 	c, err := Lookup(check)
@@ -64,8 +66,7 @@ func runCheckCases(t *testing.T, check string, cases []checkCase) {
 				}
 			}
 			rev := tc.in
-			rev.Ops = slices.Clone(tc.in.Ops)
-			slices.Reverse(rev.Ops)
+			rev.Ops = reversedAcrossClients(tc.in.Ops)
 			if again := c.Check(&rev); !reflect.DeepEqual(again, got) {
 				t.Errorf("on the history reversed:\n%v\nwant\n%v", again, got)
 			}
@@ -287,4 +288,21 @@ func TestNumberClients(t *testing.T) {
 			t.Errorf("clients %v numbered %v (%d), want %v (%d)", c.clients, ids, n, c.ids, c.n)
 		}
 	}
+}
+
+// reversedAcrossClients is ops with the clients' operations interleaved in
+// reverse, each client's own operations in their order: what a history's
+// order may change without changing what it says (a client's operations
+// at one instant are in the order it made them).
+func reversedAcrossClients(ops []Operation) []Operation {
+	out := slices.Clone(ops)
+	slices.Reverse(out)
+	own := map[int][]Operation{}
+	for _, op := range ops {
+		own[op.Client] = append(own[op.Client], op)
+	}
+	for i, op := range out {
+		out[i], own[op.Client] = own[op.Client][0], own[op.Client][1:]
+	}
+	return out
 }

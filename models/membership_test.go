@@ -40,6 +40,10 @@ func TestMembershipCheck(t *testing.T) {
 		{"no change and nobody in the group", until(secs(100), view(2, "", secs(1))), nil},
 		{"the watcher missed a join", until(secs(100), with(view(2, "a", secs(1.5)))...),
 			[]wantViolation{{g, Liveness, secs(32), []string{`c3's last view of /app/group, at 1.500000s, was "a", but the live members are "a,b" since the last change (c2's join of "b", at 2.000000s) (b missing from the view)`, "within the bound (30s)"}}}},
+		// A cache answers from what it knows, with no request: several
+		// views in one instant, the last of them the one it ends with.
+		{"views in one instant, the last right", until(secs(100), with(view(2, "a", secs(3)), view(2, "a,b,c", secs(3)),
+			view(2, "a,b", secs(3)))...), nil},
 		{"a run too short to judge", until(secs(31), with(view(2, "a", secs(1.5)))...),
 			[]wantViolation{{g, Undecided, secs(31), []string{`the run ended at 31.000000s, before the last change (c2's join of "b", at 2.000000s) plus the bound (30s)`}}}},
 		{"a run too short to judge, but nobody watched", until(secs(31), joins...), nil},

@@ -36,3 +36,21 @@ func NewPersistentGroup(conn client.Conn, dir, name string) *Group {
 	g.persistent = true
 	return g
 }
+
+func init() {
+	register(Variant{Name: "membership-cache-no-resync", Kind: "membership", Fails: "liveness",
+		Lesson: "Its watchers keep their view from a persistent watch, as current libraries' caches do: one " +
+			"listing, then the watch's events. The client sets the watch again when the connection comes back, " +
+			"but a persistent watch set again hears nothing of what changed while the client was away, and this " +
+			"cache trusts it: a member that left meanwhile stays in its view for good. The recipe's cache lists " +
+			"the members again each time the session is back."})
+}
+
+// NewUnsyncedCacheGroup returns the membership-cache-no-resync teaching
+// variant: a cached group that does not list the members again after a
+// disconnection.
+func NewUnsyncedCacheGroup(conn client.Conn, dir, name string) *CachedGroup {
+	g := NewCachedGroup(conn, dir, name)
+	g.noResync = true
+	return g
+}

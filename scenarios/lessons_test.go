@@ -1,13 +1,16 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -64,6 +67,9 @@ func TestRecipesHoldUnderEveryFault(t *testing.T) {
 		{Kind: "priority-queue", Rates: &everyFault},
 		{Kind: "2pc", Rates: &everyFault},
 		{Kind: "membership", Rates: &everyFault},
+		// The group whose watchers keep their view from a persistent watch.
+		{Name: "membership (cached)", Kind: "membership", Rates: &everyFault, Impl: &Implementation{
+			Membership: func(c client.Conn, p, name string) recipes.Membership { return recipes.NewCachedGroup(c, p, name) }}},
 		{Kind: "config", Rates: &everyFault},
 		{Kind: "naming", Rates: &everyFault},
 		{Kind: "counter", Rates: &everyFault},
@@ -75,10 +81,10 @@ func TestRecipesHoldUnderEveryFault(t *testing.T) {
 		kinds[spec.Kind] = true
 		res, err := Search{Spec: spec, Seeds: seeds}.Run(context.Background())
 		if err != nil {
-			t.Fatalf("%s: %v", spec.Kind, err)
+			t.Fatalf("%s: %v", cmp.Or(spec.Name, spec.Kind), err)
 		}
 		for _, f := range res.Failures {
-			t.Errorf("%s, seed %d: %v\nfaults: %s", spec.Kind, f.Seed, f.Violations, f.Schedule)
+			t.Errorf("%s, seed %d: %v\nfaults: %s", cmp.Or(spec.Name, spec.Kind), f.Seed, f.Violations, f.Schedule)
 		}
 	}
 	for _, k := range Kinds() {

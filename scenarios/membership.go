@@ -68,6 +68,9 @@ func init() {
 			"membership-forgets-expiry": {Membership: func(c client.Conn, p, name string) recipes.Membership {
 				return recipes.NewForgetfulGroup(c, p, name)
 			}},
+			"membership-cache-no-resync": {Membership: func(c client.Conn, p, name string) recipes.Membership {
+				return recipes.NewUnsyncedCacheGroup(c, p, name)
+			}},
 		},
 		defaults: func(w *Workload, clients int) {
 			orDefault(&w.Readers, max(1, clients/3))
