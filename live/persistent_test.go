@@ -45,6 +45,14 @@ func TestPersistentWatchesLive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The session first: on a loaded machine the first connection can
+	// take a while, and a call queued meanwhile fails with ErrNoServer.
+	for c.State() != zk.StateHasSession {
+		if ctx.Err() != nil {
+			t.Fatalf("no session: state %v", c.State())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	per, err := c.AddWatch(ctx, "/p", false)
 	must(err)
 	rec, err := c.AddWatch(ctx, "/r", true)
