@@ -40,7 +40,10 @@ type persistentReg struct {
 // setPersistentAgain sends the session's persistent watches on a new
 // connection that resumed it, as one setWatches2 (no one-shot watches:
 // those are the library's own). The server sets them without firing for
-// what changed meanwhile.
+// what changed meanwhile. If the library then sets its one-shot watches
+// again, its setWatches goes out as a setWatches2 carrying the persistent
+// ones as well, after its own (outgoing), so that on a path with both the
+// persistent mode wins, as with the Java client.
 func (c *wireConn) setPersistentAgain() {
 	c.w.mu.Lock()
 	regs := slices.Clone(c.w.persistent)
@@ -48,6 +51,74 @@ func (c *wireConn) setPersistentAgain() {
 	if len(regs) == 0 {
 		return
 	}
+	xid := setWatchesXid
+	body := binary.BigEndian.AppendUint32(nil, uint32(xid))
+	body = binary.BigEndian.AppendUint32(body, uint32(opSetWatches2))
+	body = binary.BigEndian.AppendUint64(body, 0) // relative zxid: nothing fires for persistent watches
+	body = binary.BigEndian.AppendUint32(body, 0) // no data watches,
+	body = binary.BigEndian.AppendUint32(body, 0) // exist watches
+	body = binary.BigEndian.AppendUint32(body, 0) // or child watches: the library's own
+	body = append(body, persistentLists(regs)...)
+	frame := binary.BigEndian.AppendUint32(nil, uint32(len(body)))
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.Conn.Write(append(frame, body...)) // a failed write is a lost connection: the next one sets them again
+}
+
+// opGetChildrenV1 is the first getChildren's opcode (the library sends
+// getChildren2, client.OpGetChildren).
+const opGetChildrenV1 int32 = 8
+
+// setWatchesOut is the library's setWatches (its one-shot watches set
+// again on a new connection: xid, opcode, relative zxid, three lists) as
+// it goes out: the paths whose watches RemoveWatches removed left out (the
+// library, which has no removeWatches, still counts them); and the
+// session's persistent watches with the rest, after them, as one
+// setWatches2 (the Java client's), so that on a path with both the
+// persistent mode is the one the server keeps. w.mu is held.
+func (w *wire) setWatchesOut(frame []byte) []byte {
+	if len(frame) < 16 || len(w.removed) == 0 && len(w.persistent) == 0 {
+		return frame
+	}
+	lists, ok := withoutRemoved(frame[16:], w.removed)
+	if !ok {
+		return frame
+	}
+	out := append(slices.Clone(frame[:16]), lists...)
+	if len(w.persistent) > 0 {
+		binary.BigEndian.PutUint32(out[4:], uint32(opSetWatches2))
+		out = append(out, persistentLists(w.persistent)...)
+	}
+	return out
+}
+
+// withoutRemoved is a setWatches' three lists of paths (data, exist,
+// child) without the paths removed.
+func withoutRemoved(b []byte, removed map[string]bool) ([]byte, bool) {
+	var out []byte
+	for range 3 {
+		paths, ok := jstrings(b)
+		if !ok {
+			return nil, false
+		}
+		n := 4
+		for _, p := range paths {
+			n += 4 + len(p)
+		}
+		b = b[n:]
+		kept := slices.DeleteFunc(paths, func(p string) bool { return removed[p] })
+		out = binary.BigEndian.AppendUint32(out, uint32(len(kept)))
+		for _, p := range kept {
+			out = binary.BigEndian.AppendUint32(out, uint32(len(p)))
+			out = append(out, p...)
+		}
+	}
+	return out, true
+}
+
+// persistentLists are the two lists a setWatches2 ends with: the
+// persistent watches' paths, then the recursive ones'.
+func persistentLists(regs []persistentReg) []byte {
 	var persist, recursive []string
 	for _, r := range regs {
 		if r.recursive {
@@ -56,21 +127,15 @@ func (c *wireConn) setPersistentAgain() {
 			persist = append(persist, r.path)
 		}
 	}
-	xid := setWatchesXid
-	body := binary.BigEndian.AppendUint32(nil, uint32(xid))
-	body = binary.BigEndian.AppendUint32(body, uint32(opSetWatches2))
-	body = binary.BigEndian.AppendUint64(body, 0) // relative zxid: nothing fires for persistent watches
-	for _, list := range [][]string{nil, nil, nil, persist, recursive} {
-		body = binary.BigEndian.AppendUint32(body, uint32(len(list)))
+	var out []byte
+	for _, list := range [][]string{persist, recursive} {
+		out = binary.BigEndian.AppendUint32(out, uint32(len(list)))
 		for _, p := range list {
-			body = binary.BigEndian.AppendUint32(body, uint32(len(p)))
-			body = append(body, p...)
+			out = binary.BigEndian.AppendUint32(out, uint32(len(p)))
+			out = append(out, p...)
 		}
 	}
-	frame := binary.BigEndian.AppendUint32(nil, uint32(len(body)))
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	c.Conn.Write(append(frame, body...)) // a failed write is a lost connection: the next one sets them again
+	return out
 }
 
 // persistentWatch is one AddWatch's stream of events.
@@ -140,6 +205,10 @@ func (c *Conn) RemoveWatches(ctx context.Context, path string) error {
 	}
 	on.wire.mu.Lock()
 	on.wire.persistent = slices.DeleteFunc(on.wire.persistent, func(r persistentReg) bool { return r.path == path })
+	if on.wire.removed == nil {
+		on.wire.removed = map[string]bool{}
+	}
+	on.wire.removed[path] = true
 	on.wire.mu.Unlock()
 	ev := zk.Event{Type: zk.EventNotWatching, State: zk.StateSyncConnected, Path: path}
 	c.mu.Lock()

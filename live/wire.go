@@ -57,6 +57,10 @@ type wire struct {
 	// them (persistent.go).
 	persistent   []persistentReg
 	onPersistent func(zk.Event)
+	// removed are the paths whose watches RemoveWatches removed, which
+	// the library does not know of: its setWatches leaves them out, until
+	// a watching read sets a new one there.
+	removed map[string]bool
 }
 
 // wrap puts c, a connection the dialer made, under the wire's eye.
@@ -208,17 +212,16 @@ func (c *wireConn) Write(p []byte) (int, error) {
 		if len(c.wbuf[whole:]) < 4+n {
 			break
 		}
-		frame := c.wbuf[whole+4 : whole+4+n]
-		var extra []byte
+		frame := c.wbuf[whole+4 : whole+4+n : whole+4+n] // an append copies it
 		if !c.handshaken {
 			c.handshaken = true
 		} else if len(frame) >= 8 {
 			c.w.mu.Lock()
-			extra = c.w.outgoing(frame)
+			frame = c.w.outgoing(frame)
 			c.w.mu.Unlock()
 		}
-		send = binary.BigEndian.AppendUint32(send, uint32(n+len(extra)))
-		send = append(append(send, frame...), extra...)
+		send = binary.BigEndian.AppendUint32(send, uint32(len(frame)))
+		send = append(send, frame...)
 		whole += 4 + n
 	}
 	if whole == 0 {
@@ -232,11 +235,11 @@ func (c *wireConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// outgoing changes the opcode of a request frame (xid, opcode, body) the
-// wire is armed for: a create to create2, a sync (whose body is its path,
-// as getEphemerals' and getAllChildrenNumber's are) to the rewrite's. It
-// returns what goes out after the frame's body (the rewrite's extra).
-// w.mu is held.
+// outgoing is a request frame (xid, opcode, body) as it goes out: the
+// opcode changed where the wire is armed for it (a create to create2, a
+// sync, whose body is its path as getEphemerals' and getAllChildrenNumber's
+// are, to the rewrite's, with its extra after the path), and the library's
+// setWatches rewritten (setWatchesOut). w.mu is held.
 func (w *wire) outgoing(frame []byte) []byte {
 	xid := int32(binary.BigEndian.Uint32(frame))
 	switch int32(binary.BigEndian.Uint32(frame[4:])) {
@@ -245,15 +248,26 @@ func (w *wire) outgoing(frame []byte) []byte {
 			w.xid = xid
 			binary.BigEndian.PutUint32(frame[4:], uint32(client.OpCreate2))
 		}
+		return frame
 	case int32(client.OpSync):
 		if w.rw != nil && w.rw.xid == 0 {
 			w.rw.xid = xid
 			w.rw.path, _ = jstring(frame[8:])
 			binary.BigEndian.PutUint32(frame[4:], uint32(w.rw.op))
-			return w.rw.extra
+			return append(frame, w.rw.extra...)
+		}
+	case int32(client.OpSetWatches):
+		return w.setWatchesOut(frame)
+	case int32(client.OpGetData), int32(client.OpExists), int32(client.OpGetChildren), opGetChildrenV1:
+		// A watching read of a path whose watches RemoveWatches removed:
+		// the library has a new one-shot watch there.
+		if len(w.removed) > 0 && frame[len(frame)-1] == 1 {
+			if p, ok := jstring(frame[8:]); ok {
+				delete(w.removed, p)
+			}
 		}
 	}
-	return nil
+	return frame
 }
 
 // Read hands the library whole frames, after noting what the wire keeps
