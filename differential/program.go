@@ -272,7 +272,9 @@ func bigReadOverhead(op, path string) int {
 func (o Op) bigPath() string { return o.Path + "/" + strings.Repeat("a", o.BigLen) }
 
 // addAuths are the digest credentials a program's addauth adds.
-var addAuths = []string{"u1:p1", "u2:p2", "zed:1", "alice:pw", "u3:p\xff", "\U0001F600:pw"}
+// (Not one whose user is beyond U+FFFF: docs/fidelity.md says why the
+// server's answer to it depends on the server a client is connected to.)
+var addAuths = []string{"u1:p1", "u2:p2", "zed:1", "alice:pw", "u3:p\xff"}
 
 // specialPaths are ZooKeeper's own nodes a program reads, one read in eight
 // (not /: on the live ensemble, earlier programs' roots are its children;
