@@ -107,11 +107,13 @@ func (res Result) render(stat func(*zk.Stat) string, name func(string) string) s
 	}
 	if len(res.Notified) > 0 {
 		notified := namesOf(res.Notified, name)
-		if closesSession(res.Op) && slices.ContainsFunc(res.Notified, protectedGUID.MatchString) {
+		if closesSession(res.Op) {
 			// A session closing deletes its ephemeral nodes in the order
-			// of the paths' hashes (sim.Tree.closingOrder), and a
+			// of the paths' hashes (sim.Tree.closingOrder, which
+			// TestClosingSessionDeletesInTheServersOrder pins), and a
 			// protected node's path has a guid each world draws at
-			// random: the order of their deletions cannot agree.
+			// random, hidden when the event names its parent: the order
+			// of their deletions cannot agree. Their set must.
 			slices.Sort(notified)
 		}
 		s += " notified[" + strings.Join(notified, ", ") + "]"
