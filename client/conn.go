@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -222,4 +223,17 @@ type Timer interface {
 // process fail for good uses it (a recipe never does).
 type Pauser interface {
 	Pause(d time.Duration)
+}
+
+// PersistentHears reports whether a persistent watch on watchPath
+// (recursive or not) hears an event of type typ on path, as AddWatch
+// says: a persistent watch every event on its path; a recursive one every
+// event on its path and below it, but NodeChildrenChanged. Both worlds'
+// AddWatch pass events by it.
+func PersistentHears(watchPath string, recursive bool, path string, typ zk.EventType) bool {
+	if path == watchPath {
+		return !recursive || typ != zk.EventNodeChildrenChanged
+	}
+	return recursive && typ != zk.EventNodeChildrenChanged &&
+		(watchPath == "/" || strings.HasPrefix(path, watchPath+"/"))
 }

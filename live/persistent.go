@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/go-zookeeper/zk"
 
@@ -146,15 +145,9 @@ type persistentWatch struct {
 }
 
 // hears reports whether the watch is told of an event of type typ on
-// path: a persistent watch every event on its path; a recursive one every
-// event on its path and below it, but NodeChildrenChanged (as
-// sim.persistentWatch).
+// path (client.PersistentHears).
 func (p *persistentWatch) hears(path string, typ zk.EventType) bool {
-	if path == p.path {
-		return !p.recursive || typ != zk.EventNodeChildrenChanged
-	}
-	return p.recursive && typ != zk.EventNodeChildrenChanged &&
-		(p.path == "/" || strings.HasPrefix(path, p.path+"/"))
+	return client.PersistentHears(p.path, p.recursive, path, typ)
 }
 
 // end gives the watch its last event and closes it to more.

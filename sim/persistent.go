@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/go-zookeeper/zk"
 
@@ -31,13 +30,9 @@ type persistentWatch struct {
 }
 
 // hears reports whether the watch is told of an event of type typ on
-// path.
+// path (client.PersistentHears).
 func (p *persistentWatch) hears(path string, typ zk.EventType) bool {
-	if path == p.path {
-		return !p.recursive || typ != zk.EventNodeChildrenChanged
-	}
-	return p.recursive && typ != zk.EventNodeChildrenChanged &&
-		(p.path == "/" || strings.HasPrefix(path, p.path+"/"))
+	return client.PersistentHears(p.path, p.recursive, path, typ)
 }
 
 // AddWatch implements client.Conn.
