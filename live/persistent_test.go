@@ -85,13 +85,20 @@ func TestPersistentWatchesLive(t *testing.T) {
 	}
 	// A new connection of the session: the wire sets them again.
 	sid := c.SessionID()
+	states := c.SessionEvents()
 	c.handle().wire.last.Close()
-	deadline := time.Now().Add(20 * time.Second)
-	for c.State() != zk.StateHasSession || c.SessionID() != sid {
-		if time.Now().After(deadline) {
-			t.Fatalf("no new connection of session %#x: state %v", sid, c.State())
+	for _, want := range []zk.State{zk.StateDisconnected, zk.StateHasSession} { // the loss, then the session back
+		for {
+			ev, err := states.Next(ctx)
+			must(err)
+			if ev.State == want {
+				break
+			}
 		}
-		time.Sleep(10 * time.Millisecond)
+	}
+	states.Close()
+	if c.SessionID() != sid {
+		t.Fatalf("session %#x after the new connection, was %#x", c.SessionID(), sid)
 	}
 	set("/r/a")
 	if got := drainLive(t, ctx, c, rec); !slices.Equal(got, []string{"EventNodeDataChanged /r/a"}) {
