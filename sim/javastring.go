@@ -1,10 +1,13 @@
 package sim
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/go-zookeeper/zk"
 )
 
 // The server is a Java program, and some of what a client can see of it
@@ -183,4 +186,49 @@ func javaEcho(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// wireString is s written by the server and read back by another (jute's
+// writeString, then readString): javaEcho, then javaString. A character
+// beyond U+FFFF comes back as two U+FFFD, since the two encoded surrogates
+// it was written as are not UTF-8. It is how a follower receives the
+// strings of a proposal from the leader, and the leader the ids of a
+// connection a follower forwards a request for.
+func wireString(s string) string {
+	if e := javaEcho(s); e != s {
+		return javaString(e)
+	}
+	return s
+}
+
+// wireACL is acl with every scheme and id written and read back
+// (wireString); acl itself when nothing changes.
+func wireACL(acl []zk.ACL) []zk.ACL {
+	out := echoACL(acl) // copies acl if any string has such a character
+	if len(out) > 0 && &out[0] == &acl[0] {
+		return acl
+	}
+	for i := range out {
+		out[i].Scheme, out[i].ID = javaString(out[i].Scheme), javaString(out[i].ID)
+	}
+	return out
+}
+
+// wireIDs is ids written and read back (wireString): a follower forwards
+// a request with its connection's ids so.
+func wireIDs(ids []authID) []authID {
+	var out []authID
+	for i, id := range ids {
+		w := authID{wireString(id.scheme), wireString(id.id)}
+		if out == nil && w != id {
+			out = slices.Clone(ids)
+		}
+		if out != nil {
+			out[i] = w
+		}
+	}
+	if out == nil {
+		return ids
+	}
+	return out
 }

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -189,4 +191,52 @@ func TestJavaEcho(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// A digest whose user is beyond U+FFFF survives only on the leader: a
+// follower forwards its connection's ids to the leader written and read
+// back (each such character two U+FFFD), and receives each proposal's ACL
+// so. A client on a follower that adds such a digest and makes a node with
+// an auth ACL is refused its own node; one on the leader is not, and sees
+// its digest in getACL (the real server did the same on each of three
+// servers).
+func TestDigestBeyondBMPOnlyOnTheLeader(t *testing.T) {
+	w, err := New(Config{Servers: 3, KeepTrace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := make([]error, 3)
+	acls := make([][]zk.ACL, 3)
+	for i := range 3 {
+		w.SpawnOn(fmt.Sprintf("c%d", i+1), []int{i}, func(ctx context.Context, c client.Conn) error {
+			must(c.AddAuth(ctx, "digest", []byte("\U0001F600:pw")))
+			p := fmt.Sprintf("/e%d", i)
+			if _, err := c.Create(ctx, p, []byte("x"), 0, zk.AuthACL(zk.PermAll)); err != nil {
+				return err
+			}
+			acls[i], _, _ = c.GetACL(ctx, p)
+			_, _, results[i] = c.Get(ctx, p)
+			return nil
+		})
+	}
+	if res := w.Run(); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	ok, refused := 0, 0
+	for i, err := range results {
+		switch {
+		case err == nil:
+			ok++
+			if want := "\xed\xa0\xbd\xed\xb8\x80:WeYoHBmMIQaCHfJ3nqOAjwLO/uQ="; len(acls[i]) != 1 || acls[i][0].ID != want {
+				t.Errorf("c%d, on the leader: getACL %q, want %q", i+1, acls[i], want)
+			}
+		case errors.Is(err, zk.ErrNoAuth):
+			refused++
+		default:
+			t.Errorf("c%d: %v", i+1, err)
+		}
+	}
+	if ok != 1 || refused != 2 {
+		t.Errorf("%d clients read their node and %d were refused; want the leader's one and the followers' two", ok, refused)
+	}
 }

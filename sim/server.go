@@ -572,6 +572,7 @@ func (s *server) applyUpTo(n int) {
 		}
 		t := s.log[s.applied]
 		s.applied++
+		s.tree.replica = s.role != roleLeading
 		res := s.tree.apply(t)
 		if len(s.tree.foreign) > 0 {
 			s.w.noteForeignDeletes(t, s.tree.foreign)

@@ -92,6 +92,9 @@ type Tree struct {
 	// ephPeak is, by session, the most ephemeral nodes it has had at once
 	// (closingOrder).
 	ephPeak map[int64]int
+	// replica says the server applying is not the leader: it has the
+	// transaction as the leader's proposal wrote it (wireACL).
+	replica bool
 }
 
 // allowed reports whether the request being applied has perm on a node
@@ -242,6 +245,9 @@ func (t *Tree) createNode(op client.Op, c createArgs, zxid int64, now Time, name
 	acl, code := fixupACL(c.acl, t.ids)
 	if code != codeOK {
 		return "", code
+	}
+	if t.replica {
+		acl = wireACL(acl)
 	}
 	parent := t.nodes[parentPath]
 	if parent == nil {
@@ -524,6 +530,9 @@ func (t *Tree) setACL(path string, acl []zk.ACL, version int32) (zk.Stat, int32)
 	acl, code := fixupACL(acl, t.ids)
 	if code != codeOK {
 		return zk.Stat{}, code
+	}
+	if t.replica {
+		acl = wireACL(acl)
 	}
 	n, code := t.target(path, zk.PermAdmin)
 	if code != codeOK {

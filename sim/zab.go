@@ -116,6 +116,7 @@ func (s *server) submit(t *txn) {
 		s.propose(t)
 		return
 	}
+	t.auth = wireIDs(t.auth) // forwarded, written and read back (wireString)
 	s.toLeader(peerMsg{kind: pmForward, txn: t})
 }
 
