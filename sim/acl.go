@@ -143,22 +143,8 @@ func fixupACL(acl []zk.ACL, ids []authID) ([]zk.ACL, int32) {
 
 // javaACL is acl as the server reads it: each scheme and id decoded as
 // Java decodes the bytes of a string (javaString), so that bytes that are
-// not UTF-8 are stored, compared and shown as U+FFFD. acl itself when
-// every string is UTF-8 already.
-func javaACL(acl []zk.ACL) []zk.ACL {
-	valid := true
-	for _, a := range acl {
-		valid = valid && utf8.ValidString(a.Scheme) && utf8.ValidString(a.ID)
-	}
-	if valid {
-		return acl
-	}
-	out := make([]zk.ACL, len(acl))
-	for i, a := range acl {
-		out[i] = zk.ACL{Perms: a.Perms, Scheme: javaString(a.Scheme), ID: javaString(a.ID)}
-	}
-	return out
-}
+// not UTF-8 are stored, compared and shown as U+FFFD.
+func javaACL(acl []zk.ACL) []zk.ACL { return aclStrings(acl, javaString) }
 
 // aclAsIs reports whether fixupACL would keep acl as it is: not empty, no
 // duplicates, no auth entry, every entry valid (and UTF-8). Every create checks its

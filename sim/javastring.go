@@ -201,18 +201,28 @@ func wireString(s string) string {
 	return s
 }
 
-// wireACL is acl with every scheme and id written and read back
-// (wireString); acl itself when nothing changes.
-func wireACL(acl []zk.ACL) []zk.ACL {
-	out := echoACL(acl) // copies acl if any string has such a character
-	if len(out) > 0 && &out[0] == &acl[0] {
-		return acl
+// aclStrings is acl with every scheme and id passed through f (one of the
+// ways above); acl itself when f changes none of them, copying nothing.
+func aclStrings(acl []zk.ACL, f func(string) string) []zk.ACL {
+	var out []zk.ACL
+	for i, a := range acl {
+		scheme, id := f(a.Scheme), f(a.ID)
+		if out == nil && (scheme != a.Scheme || id != a.ID) {
+			out = slices.Clone(acl)
+		}
+		if out != nil {
+			out[i] = zk.ACL{Perms: a.Perms, Scheme: scheme, ID: id}
+		}
 	}
-	for i := range out {
-		out[i].Scheme, out[i].ID = javaString(out[i].Scheme), javaString(out[i].ID)
+	if out == nil {
+		return acl
 	}
 	return out
 }
+
+// wireACL is acl with every scheme and id written and read back
+// (wireString).
+func wireACL(acl []zk.ACL) []zk.ACL { return aclStrings(acl, wireString) }
 
 // wireIDs is ids written and read back (wireString): a follower forwards
 // a request with its connection's ids so.

@@ -56,8 +56,8 @@ type trigger struct {
 // server fires them; the caller drains it.
 type Tree struct {
 	nodes      map[string]*znode
-	ephemerals map[int64][]*znode // each session's ephemeral nodes, in no order
-	sessions   map[int64]Time     // the live sessions and their timeouts
+	ephemerals map[int64]*ephemeralSet // each session's ephemeral nodes
+	sessions   map[int64]Time          // the live sessions and their timeouts
 	salt       uint64
 	fired      []trigger
 	names      nameArena   // the sequential names this tree made
@@ -89,9 +89,6 @@ type Tree struct {
 	// (quota.go).
 	quotas    []string
 	multiUndo []func()
-	// ephPeak is, by session, the most ephemeral nodes it has had at once
-	// (closingOrder).
-	ephPeak map[int64]int
 	// replica says the server applying is not the leader: it has the
 	// transaction as the leader's proposal wrote it (wireACL).
 	replica bool
@@ -128,8 +125,8 @@ var noData = []byte{}
 // shows cversion -1 and one child), open to anyone but for the
 // configuration node. salt fixes the order in which children are listed.
 func newTree(salt uint64) *Tree {
-	t := &Tree{nodes: map[string]*znode{}, ephemerals: map[int64][]*znode{},
-		sessions: map[int64]Time{}, salt: salt, reapable: map[string]*znode{}, ephPeak: map[int64]int{}}
+	t := &Tree{nodes: map[string]*znode{}, ephemerals: map[int64]*ephemeralSet{},
+		sessions: map[int64]Time{}, salt: salt, reapable: map[string]*znode{}}
 	root := t.slab.get()
 	root.path, root.acl, root.data = "/", openACL, noData
 	t.nodes["/"] = root
@@ -577,23 +574,8 @@ func (t *Tree) getACL(path string, ids []authID) ([]zk.ACL, zk.Stat, int32) {
 }
 
 // echoACL is acl with each scheme and id as the server writes it back
-// (javaEcho); acl itself when none has a character beyond U+FFFF.
-func echoACL(acl []zk.ACL) []zk.ACL {
-	var out []zk.ACL
-	for i, a := range acl {
-		scheme, id := javaEcho(a.Scheme), javaEcho(a.ID)
-		if out == nil && (scheme != a.Scheme || id != a.ID) {
-			out = slices.Clone(acl)
-		}
-		if out != nil {
-			out[i] = zk.ACL{Perms: a.Perms, Scheme: scheme, ID: id}
-		}
-	}
-	if out == nil {
-		return acl
-	}
-	return out
-}
+// (javaEcho).
+func echoACL(acl []zk.ACL) []zk.ACL { return aclStrings(acl, javaEcho) }
 
 // get returns a node's data and stat. Reads run no path validation on the
 // server: a malformed path is simply not found.
@@ -631,14 +613,31 @@ func (t *Tree) unlink(parent, n *znode, name string) {
 	parent.listing.remove(n.key, name)
 }
 
+// ephemeralSet is a session's ephemeral nodes, in no order, and the most
+// it has had at once (closingOrder).
+type ephemeralSet struct {
+	nodes []*znode
+	peak  int
+}
+
 // addEphemeral adds n to owner's ephemeral nodes.
 func (t *Tree) addEphemeral(owner int64, n *znode) {
-	list := t.ephemerals[owner]
-	n.ephIdx = len(list)
-	t.ephemerals[owner] = append(list, n)
-	if len(list)+1 > t.ephPeak[owner] {
-		t.ephPeak[owner] = len(list) + 1
+	set := t.ephemerals[owner]
+	if set == nil {
+		set = &ephemeralSet{}
+		t.ephemerals[owner] = set
 	}
+	n.ephIdx = len(set.nodes)
+	set.nodes = append(set.nodes, n)
+	set.peak = max(set.peak, len(set.nodes))
+}
+
+// ephemeralsOf are owner's ephemeral nodes, in no order.
+func (t *Tree) ephemeralsOf(owner int64) []*znode {
+	if set := t.ephemerals[owner]; set != nil {
+		return set.nodes
+	}
+	return nil
 }
 
 // closingOrder is the order in which closing owner's session deletes its
@@ -651,9 +650,13 @@ func (t *Tree) addEphemeral(owner int64, n *znode) {
 // a third more than them), and filled in the set's order. So the paths go
 // by their bin in the copy, then in the set.
 func (t *Tree) closingOrder(owner int64) []string {
-	list := slices.Clone(t.ephemerals[owner])
+	set := t.ephemerals[owner]
+	if set == nil {
+		return nil
+	}
+	list := slices.Clone(set.nodes)
 	setBins := 16
-	for t.ephPeak[owner] > setBins*3/4 {
+	for set.peak > setBins*3/4 {
 		setBins *= 2
 	}
 	copyBins := 1
@@ -676,19 +679,20 @@ func (t *Tree) closingOrder(owner int64) []string {
 }
 
 // dropEphemeral removes n from owner's ephemeral nodes, in constant time.
-// The owner's list stays (empty), for its next ephemeral, until its
-// session closes (dropSession).
+// The owner's set stays (empty), for its next ephemeral, until its
+// session closes.
 func (t *Tree) dropEphemeral(owner int64, n *znode) {
-	list := t.ephemerals[owner]
+	set := t.ephemerals[owner]
 	i := n.ephIdx
-	if i >= len(list) || list[i] != n {
+	if set == nil || i >= len(set.nodes) || set.nodes[i] != n {
 		return
 	}
+	list := set.nodes
 	last := len(list) - 1
 	list[i] = list[last]
 	list[i].ephIdx = i
 	list[last] = nil
-	t.ephemerals[owner] = list[:last]
+	set.nodes = list[:last]
 }
 
 func nameHash(s string, salt uint64) uint64 {
@@ -703,7 +707,7 @@ func nameHash(s string, salt uint64) uint64 {
 // (getEphemerals' order; closing the session deletes them in
 // closingOrder's).
 func (t *Tree) sessionEphemerals(owner int64) []string {
-	list := t.ephemerals[owner]
+	list := t.ephemeralsOf(owner)
 	paths := make([]string, 0, len(list))
 	for _, n := range list {
 		paths = append(paths, n.path)

@@ -100,8 +100,8 @@ func dumpTree(tr *Tree) treeDump {
 		slices.Sort(names)
 		d.Nodes[p] = nodeDump{string(n.data), n.visibleStat(), n.creates, strings.Join(names, ",")}
 	}
-	for owner, list := range tr.ephemerals {
-		if len(list) == 0 {
+	for owner, set := range tr.ephemerals {
+		if len(set.nodes) == 0 {
 			continue // kept for the session's next ephemeral
 		}
 		d.Ephemerals[owner] = strings.Join(tr.sessionEphemerals(owner), ",")
@@ -177,16 +177,16 @@ func checkInvariants(t *testing.T, tr *Tree) {
 			owned[o] = append(owned[o], p)
 		}
 	}
-	for o, list := range tr.ephemerals {
-		for i, n := range list {
+	for o, set := range tr.ephemerals {
+		for i, n := range set.nodes {
 			if n.ephIdx != i || n.stat.EphemeralOwner != o || tr.nodes[n.path] != n {
 				t.Errorf("invariant: ephemerals index of %#x holds %q at %d (its index %d, owner %#x)", o, n.path, i, n.ephIdx, n.stat.EphemeralOwner)
 			}
 		}
 	}
 	owners := 0
-	for _, list := range tr.ephemerals {
-		if len(list) > 0 {
+	for _, set := range tr.ephemerals {
+		if len(set.nodes) > 0 {
 			owners++
 		}
 	}

@@ -52,7 +52,6 @@ func (tr *Tree) apply(t *txn) applyResult {
 			tr.delete(p, -1, t.zxid)
 		}
 		delete(tr.ephemerals, t.sess)
-		delete(tr.ephPeak, t.sess)
 		delete(tr.sessions, t.sess)
 		return res
 	}

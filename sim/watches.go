@@ -66,14 +66,18 @@ func (w *watchTable) notified(list []*session) {
 // data half; addChild its one-shot child watch, in place of a persistent
 // child half.
 func (w *watchTable) addData(path string, s *session) {
-	w.drop1(w.persistData, s.halves().persistData, path, s)
-	w.drop1(w.recData, s.halves().recData, path, s)
+	if h := s.persistent; h != nil { // most sessions have no persistent watch
+		w.drop1(w.persistData, h.persistData, path, s)
+		w.drop1(w.recData, h.recData, path, s)
+	}
 	w.add(w.data, s.dataWatches, path, s)
 }
 
 func (w *watchTable) addChild(path string, s *session) {
-	w.drop1(w.persistChild, s.halves().persistChild, path, s)
-	w.drop1(w.recChild, s.halves().recChild, path, s)
+	if h := s.persistent; h != nil {
+		w.drop1(w.persistChild, h.persistChild, path, s)
+		w.drop1(w.recChild, h.recChild, path, s)
+	}
 	w.add(w.child, s.childWatches, path, s)
 }
 
@@ -96,12 +100,15 @@ func (w *watchTable) addPersistent(path string, s *session, recursive bool) {
 	w.add(w.persistChild, h.persistChild, path, s)
 }
 
-// drop1 takes s's entry for path out of table, if it has one.
-func (w *watchTable) drop1(table map[string][]*session, own map[string]bool, path string, s *session) {
-	if own[path] {
-		delete(own, path)
-		w.unlist(table, path, s)
+// drop1 takes s's entry for path out of table, if it has one, and
+// reports whether it had.
+func (w *watchTable) drop1(table map[string][]*session, own map[string]bool, path string, s *session) bool {
+	if !own[path] {
+		return false
 	}
+	delete(own, path)
+	w.unlist(table, path, s)
+	return true
 }
 
 // persistentHalves are a session's persistent watches by path, by mode
@@ -125,11 +132,7 @@ func (s *session) halves() *persistentHalves {
 func (w *watchTable) remove(path string, s *session) bool {
 	removed := false
 	for _, pair := range w.tables(s) {
-		if pair.own[path] {
-			delete(pair.own, path)
-			w.unlist(pair.table, path, s)
-			removed = true
-		}
+		removed = w.drop1(pair.table, pair.own, path, s) || removed
 	}
 	return removed
 }
