@@ -525,17 +525,22 @@ func (c *Conn) GetAllChildrenNumber(ctx context.Context, path string) (int, erro
 // rewritten sends a sync of path as a request of type op (wire.go) and
 // returns its answer's body.
 func (c *Conn) rewritten(ctx context.Context, op int32, path string) ([]byte, error) {
-	return call(ctx, c, func(h *handle) ([]byte, error) {
-		c.syncMu.Lock()
-		defer c.syncMu.Unlock()
-		h.wire.armRewrite(op)
-		_, err := h.zk.Sync(path)
-		body := h.wire.disarmRewrite()
-		if err == nil && body == nil {
-			err = fmt.Errorf("live: request %d on %s: no answer came", op, path)
-		}
-		return body, err
-	})
+	return call(ctx, c, func(h *handle) ([]byte, error) { return c.rewrite(h, op, path) })
+}
+
+// rewrite sends, on handle h, a sync of path as a request of type op with
+// extra after the path, and returns its answer's body; the sync's error is
+// the request's ("unknown error: -121").
+func (c *Conn) rewrite(h *handle, op int32, path string, extra ...byte) ([]byte, error) {
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
+	h.wire.armRewrite(op, extra...)
+	_, err := h.zk.Sync(path)
+	body, answered := h.wire.disarmRewrite()
+	if err == nil && !answered {
+		err = fmt.Errorf("live: request %d on %s: no answer came", op, path)
+	}
+	return body, err
 }
 
 // Multi implements client.Conn.

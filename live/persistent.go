@@ -3,7 +3,6 @@ package live
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
 	"slices"
 
 	"github.com/go-zookeeper/zk"
@@ -54,9 +53,9 @@ func (c *wireConn) setPersistentAgain() {
 	body := binary.BigEndian.AppendUint32(nil, uint32(xid))
 	body = binary.BigEndian.AppendUint32(body, uint32(opSetWatches2))
 	body = binary.BigEndian.AppendUint64(body, 0) // relative zxid: nothing fires for persistent watches
-	body = binary.BigEndian.AppendUint32(body, 0) // no data watches,
-	body = binary.BigEndian.AppendUint32(body, 0) // exist watches
-	body = binary.BigEndian.AppendUint32(body, 0) // or child watches: the library's own
+	for range 3 {                                 // no data, exist or child watches: the library's own
+		body = appendJStrings(body, nil)
+	}
 	body = append(body, persistentLists(regs)...)
 	frame := binary.BigEndian.AppendUint32(nil, uint32(len(body)))
 	c.wmu.Lock()
@@ -105,12 +104,7 @@ func withoutRemoved(b []byte, removed map[string]bool) ([]byte, bool) {
 			n += 4 + len(p)
 		}
 		b = b[n:]
-		kept := slices.DeleteFunc(paths, func(p string) bool { return removed[p] })
-		out = binary.BigEndian.AppendUint32(out, uint32(len(kept)))
-		for _, p := range kept {
-			out = binary.BigEndian.AppendUint32(out, uint32(len(p)))
-			out = append(out, p...)
-		}
+		out = appendJStrings(out, slices.DeleteFunc(paths, func(p string) bool { return removed[p] }))
 	}
 	return out, true
 }
@@ -126,15 +120,7 @@ func persistentLists(regs []persistentReg) []byte {
 			persist = append(persist, r.path)
 		}
 	}
-	var out []byte
-	for _, list := range [][]string{persist, recursive} {
-		out = binary.BigEndian.AppendUint32(out, uint32(len(list)))
-		for _, p := range list {
-			out = binary.BigEndian.AppendUint32(out, uint32(len(p)))
-			out = append(out, p...)
-		}
-	}
-	return out
+	return appendJStrings(appendJStrings(nil, persist), recursive)
 }
 
 // persistentWatch is one AddWatch's stream of events.
@@ -168,7 +154,8 @@ func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) (clien
 	var on *handle
 	_, err := call(ctx, c, func(h *handle) (struct{}, error) {
 		on = h
-		return struct{}{}, c.bodiless(h, int32(client.OpAddWatch), path, mode)
+		_, err := c.rewrite(h, int32(client.OpAddWatch), path, withArg(mode)...)
+		return struct{}{}, err
 	})
 	if err != nil {
 		return nil, err
@@ -191,7 +178,8 @@ func (c *Conn) RemoveWatches(ctx context.Context, path string) error {
 	var on *handle
 	_, err := call(ctx, c, func(h *handle) (struct{}, error) {
 		on = h
-		return struct{}{}, c.bodiless(h, int32(client.OpRemoveWatches), path, removeAnyWatches)
+		_, err := c.rewrite(h, int32(client.OpRemoveWatches), path, withArg(removeAnyWatches)...)
+		return struct{}{}, err
 	})
 	if err != nil {
 		return err
@@ -220,19 +208,9 @@ func (c *Conn) RemoveWatches(ctx context.Context, path string) error {
 	return nil
 }
 
-// bodiless sends a sync of path as a request of type op with arg after the
-// path, whose answer has no body (addWatch, removeWatches), and returns
-// its error.
-func (c *Conn) bodiless(h *handle, op int32, path string, arg int32) error {
-	c.syncMu.Lock()
-	defer c.syncMu.Unlock()
-	h.wire.armRewrite(op, binary.BigEndian.AppendUint32(nil, uint32(arg))...)
-	_, err := h.zk.Sync(path) // its error is the request's ("unknown error: -121")
-	if answered, _ := h.wire.disarmRewriteCode(); err == nil && !answered {
-		return fmt.Errorf("live: request %d on %s: no answer came", op, path)
-	}
-	return err
-}
+// withArg is what addWatch and removeWatches carry after their path: an
+// int (the mode, the watch type).
+func withArg(arg int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(arg)) }
 
 // persistentEvent passes a notification of handle h to the persistent
 // watches that hear it.

@@ -148,31 +148,18 @@ func (w *wire) armRewrite(op int32, extra ...byte) {
 	w.mu.Unlock()
 }
 
-// disarmRewriteCode is disarmRewrite for a request whose answer has no
-// body (addWatch, removeWatches): whether it was answered, and its error
-// code.
-func (w *wire) disarmRewriteCode() (answered bool, code int32) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	rw := w.rw
-	w.rw = nil
-	if rw == nil || !rw.done {
-		return false, 0
-	}
-	return true, rw.code
-}
-
-// disarmRewrite ends what armRewrite began and returns the answer's body
-// (nil if no answer came: the request failed or was never sent).
-func (w *wire) disarmRewrite() []byte {
+// disarmRewrite ends what armRewrite began and returns the answer's body,
+// and whether an answer without an error came (not: the request failed,
+// or was never sent). An answer may have no body (addWatch's).
+func (w *wire) disarmRewrite() ([]byte, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	rw := w.rw
 	w.rw = nil
 	if rw == nil || !rw.done || rw.code != 0 {
-		return nil
+		return nil, false
 	}
-	return rw.body
+	return rw.body, true
 }
 
 // credentials are the session id and password of the last session the
@@ -444,4 +431,15 @@ func decodeStat(b []byte) *zk.Stat {
 	return &zk.Stat{Czxid: u64(0), Mzxid: u64(8), Ctime: u64(16), Mtime: u64(24), Version: u32(32),
 		Cversion: u32(36), Aversion: u32(40), EphemeralOwner: u64(44), DataLength: u32(52),
 		NumChildren: u32(56), Pzxid: u64(60)}
+}
+
+// appendJStrings appends a jute vector of strings (a count, then each
+// string's length and bytes) to b.
+func appendJStrings(b []byte, list []string) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(len(list)))
+	for _, p := range list {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(p)))
+		b = append(b, p...)
+	}
+	return b
 }
