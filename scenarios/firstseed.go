@@ -25,7 +25,6 @@ func firstBreakFrom(ctx context.Context, spec Spec, e Expectation, from uint64, 
 			return 0, err
 		}
 		for _, f := range res.Failures { // by seed, lowest first
-
 			if e.Met(f.Violations) {
 				return f.Seed, nil
 			}

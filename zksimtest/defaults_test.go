@@ -12,25 +12,22 @@ import (
 	"github.com/zksim/zksim/zksimtest"
 )
 
-// zksimtest's defaults (DefaultRates, scenarios.SessionPaced) catch the
-// session mistakes real libraries make, each within the default 200 seeds,
-// with the check its lesson names: a waiter that takes a disconnect for an
-// expiry, a release that trusts a ConnectionLoss, a holder that ignores its
-// session's loss, a holder that adopts its old node under a new session
-// (with client-side session loss), a candidate that trusts a deletion, a
-// barrier that reads a lagging server, a member that does not rejoin its
-// group after its session expired, a priority queue that trusts its watch
-// across a reconnection. The printed replay line runs each one again
-// exactly.
-func TestDefaultsCatchSessionMistakes(t *testing.T) {
+// mistake is a broken implementation of a kind, under zksimtest's
+// defaults, and the check that catches it ("" when not named).
+type mistake struct {
+	name, kind, check string
+	impl              scenarios.Implementation
+	ensemble          sim.Config
+}
+
+// sessionMistakes are the session mistakes real libraries make, each
+// with the check its lesson names (TestDefaultsCatchSessionMistakes says
+// which).
+func sessionMistakes() []mistake {
 	locker := func(f func(client.Conn, string) recipes.Locker) scenarios.Implementation {
 		return scenarios.Implementation{Locker: f}
 	}
-	cases := []struct {
-		name, kind, check string
-		impl              scenarios.Implementation
-		ensemble          sim.Config
-	}{
+	return []mistake{
 		{"requeues-on-disconnect", "lock", "liveness",
 			locker(func(c client.Conn, p string) recipes.Locker { return recipes.NewRequeuingLock(c, p) }), sim.Config{}},
 		{"release-trusts-connection-loss", "lock", "liveness",
@@ -65,6 +62,20 @@ func TestDefaultsCatchSessionMistakes(t *testing.T) {
 				return recipes.NewWatchTrustingPriorityQueue(c, p)
 			}}, sim.Config{}},
 	}
+}
+
+// zksimtest's defaults (DefaultRates, scenarios.SessionPaced) catch the
+// session mistakes real libraries make, each within the default 200 seeds,
+// with the check its lesson names: a waiter that takes a disconnect for an
+// expiry, a release that trusts a ConnectionLoss, a holder that ignores its
+// session's loss, a holder that adopts its old node under a new session
+// (with client-side session loss), a candidate that trusts a deletion, a
+// barrier that reads a lagging server, a member that does not rejoin its
+// group after its session expired, a priority queue that trusts its watch
+// across a reconnection. The printed replay line runs each one again
+// exactly.
+func TestDefaultsCatchSessionMistakes(t *testing.T) {
+	cases := sessionMistakes()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			check := func(ft testing.TB) {

@@ -51,19 +51,11 @@ func BenchmarkSwarmAgainstDefaultRates(b *testing.B) {
 	b.ReportMetric(swarmMore, "swarm-more-often")
 }
 
-// mistake is a broken implementation of a kind, under zksimtest's defaults.
-type mistake struct {
-	name, kind string
-	impl       scenarios.Implementation
-	ensemble   sim.Config
-	checks     []string
-}
-
 // breaksOf runs seeds 1..seeds of c's experiment under zksimtest's
 // defaults, at the fixed mix or with the swarm: the lowest seed with a
 // violation (0: none) and how many seeds have one.
 func breaksOf(b *testing.B, c mistake, swarm bool, seeds int) (uint64, int) {
-	spec := scenarios.SessionPaced(scenarios.Spec{Name: c.name, Kind: c.kind, Impl: &c.impl, Ensemble: c.ensemble, Checks: c.checks})
+	spec := scenarios.SessionPaced(scenarios.Spec{Name: c.name, Kind: c.kind, Impl: &c.impl, Ensemble: c.ensemble})
 	r := zksimtest.DefaultRates
 	spec.Rates, spec.Swarm = &r, swarm
 	res, err := scenarios.Search{Spec: spec, Seeds: seeds, Keep: seeds}.Run(context.Background())
@@ -90,34 +82,19 @@ func zksimtestMistakes() []mistake {
 	locker := func(f func(client.Conn, string) recipes.Locker) scenarios.Implementation {
 		return scenarios.Implementation{Locker: f}
 	}
-	return []mistake{
-		{"requeues-on-disconnect", "lock", locker(func(c client.Conn, p string) recipes.Locker { return recipes.NewRequeuingLock(c, p) }), sim.Config{}, nil},
-		{"release-trusts-connection-loss", "lock", locker(func(c client.Conn, p string) recipes.Locker { return recipes.NewReleaseTrustingLock(c, p) }), sim.Config{}, nil},
-		{"ignores-session-loss", "lock", locker(func(c client.Conn, p string) recipes.Locker { return recipes.NewCarelessLock(c, p) }), sim.Config{}, nil},
-		{"adopts-old-node", "lock", locker(func(c client.Conn, p string) recipes.Locker { return recipes.NewAdoptingLock(c, p) }), sim.Config{LocalSessionLoss: true}, nil},
-		{"impatient-create", "lock", locker(func(c client.Conn, p string) recipes.Locker { return recipes.NewImpatientLock(c, p) }), sim.Config{}, nil},
-		{"leaks-old-session", "lock", locker(func(c client.Conn, p string) recipes.Locker { return recipes.NewLeakingLock(c, p) }), sim.Config{}, nil},
-		{"trusts-deletion", "election", scenarios.Implementation{Elector: func(c client.Conn, p, n string) recipes.Elector { return recipes.NewTrustingElection(c, p, n) }}, sim.Config{}, nil},
-		{"no-sync", "barrier", scenarios.Implementation{Barrier: func(c client.Conn, p string) recipes.Barrier { return recipes.NewNoSyncBarrier(c, p) }}, sim.Config{}, nil},
-		{"forgets-expiry", "membership", scenarios.Implementation{Membership: func(c client.Conn, p, n string) recipes.Membership { return recipes.NewForgetfulGroup(c, p, n) }}, sim.Config{}, nil},
-		{"oneshot-watch", "config", scenarios.Implementation{
-			ConfigWriter: func(c client.Conn, p string) recipes.ConfigWriter { return recipes.NewConfigNode(c, p) },
-			ConfigReader: func(c client.Conn, p string) recipes.ConfigReader { return recipes.NewOneshotConfigWatcher(c, p) }}, sim.Config{}, nil},
-		{"trusts-watch", "priority-queue", scenarios.Implementation{PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
-			return recipes.NewWatchTrustingPriorityQueue(c, p)
-		}}, sim.Config{}, nil},
-		{"keeps-node", "lock", locker(keepsNode), sim.Config{LocalSessionLoss: true}, nil},
-		{"keeper-unguarded", "membership", scenarios.Implementation{Membership: func(conn client.Conn, dir, name string) recipes.Membership { return newKeeper(conn, dir, name, false) }}, sim.Config{}, nil},
-		{"queue-cversion", "queue", userQueue(true), sim.Config{}, nil},
-		{"retry-counter", "counter", scenarios.Implementation{Counter: func(conn client.Conn, path, name string) recipes.Counter {
+	return append(sessionMistakes(), []mistake{
+		{"keeps-node", "lock", "", locker(keepsNode), sim.Config{LocalSessionLoss: true}},
+		{"keeper-unguarded", "membership", "", scenarios.Implementation{Membership: func(conn client.Conn, dir, name string) recipes.Membership { return newKeeper(conn, dir, name, false) }}, sim.Config{}},
+		{"queue-cversion", "queue", "", userQueue(true), sim.Config{}},
+		{"retry-counter", "counter", "", scenarios.Implementation{Counter: func(conn client.Conn, path, name string) recipes.Counter {
 			return &retryCounter{conn: conn, path: path}
-		}}, sim.Config{}, nil},
-		{"counting-barrier", "double-barrier", countingBarrierImpl(), sim.Config{}, nil},
-		{"careless-lock", "lock", locker(func(conn client.Conn, path string) recipes.Locker {
+		}}, sim.Config{}},
+		{"counting-barrier", "double-barrier", "", countingBarrierImpl(), sim.Config{}},
+		{"careless-lock", "lock", "", locker(func(conn client.Conn, path string) recipes.Locker {
 			return &nodeLock{conn: conn, dir: path, careless: true}
-		}), sim.Config{}, nil},
-		{"blind-unlock", "lock", locker(func(conn client.Conn, path string) recipes.Locker {
+		}), sim.Config{}},
+		{"blind-unlock", "lock", "", locker(func(conn client.Conn, path string) recipes.Locker {
 			return &nodeLock{conn: conn, dir: path, blind: true}
-		}), sim.Config{}, nil},
-	}
+		}), sim.Config{}},
+	}...)
 }

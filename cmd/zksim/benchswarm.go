@@ -63,22 +63,16 @@ func measureSwarm(limit, rateSeeds, only int) ([]swarmResult, error) {
 		spec := scenarios.RandomFaultsOnly(sc)
 		r := swarmResult{Scenario: sc.Name, RateSeeds: rateSeeds}
 		spec.Swarm = false
-		if r.Fixed, r.FixedBreaks, err = blindSearch(spec, sc.Expect, limit, rateSeeds); err != nil {
+		if r.Fixed, r.FixedBreaks, err = scenarios.BlindSearch(context.Background(), spec, sc.Expect, limit, rateSeeds); err != nil {
 			return nil, fmt.Errorf("%s: %w", sc.Name, err)
 		}
 		spec.Swarm = true
-		if r.Swarm, r.SwarmBreaks, err = blindSearch(spec, sc.Expect, limit, rateSeeds); err != nil {
+		if r.Swarm, r.SwarmBreaks, err = scenarios.BlindSearch(context.Background(), spec, sc.Expect, limit, rateSeeds); err != nil {
 			return nil, fmt.Errorf("%s, swarm: %w", sc.Name, err)
 		}
 		out = append(out, r)
 	}
 	return out, nil
-}
-
-// blindSearch is the first seed within limit that breaks spec as e
-// expects (0: none), and how many of the first rateSeeds seeds do.
-func blindSearch(spec scenarios.Spec, e scenarios.Expectation, limit, rateSeeds int) (uint64, int, error) {
-	return scenarios.BlindSearch(context.Background(), spec, e, limit, rateSeeds)
 }
 
 // swarmRows sum the blind searches up, one row for each mix: the median
