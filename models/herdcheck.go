@@ -26,8 +26,9 @@ func init() {
 //     shared lock (readers queued behind a writer all proceed when it
 //     goes).
 //     Each withdrawal (a waiter that gave up waiting: Withdraw) allows one
-//     release after it one wake more: the one-shot watch it left on the
-//     node ahead of it fires once more, and ZooKeeper cannot take it back.
+//     release after it began one wake more of the client that withdrew:
+//     the one-shot watch it left on the node ahead of it fires once more
+//     (go-zookeeper/zk cannot take it back).
 //     For a semaphore (Input.Permits above one), a woken client that held
 //     a lease at the release is no waiter: the watch of a listing that
 //     found room, set to wait on had there been none, fired once more
@@ -86,8 +87,9 @@ func checkHerd(in *Input) []Violation {
 			holders = semaphoreHolders(in.Ops, obj)
 		}
 		out = append(out, judgeReleases(in, sc, func(_ int, r scannedRelease) int {
-			base := proceed*r.nodes() + shared.waiters(r.at, sc.clients[r.from:r.to]) + holders.woken(r.at, sc.clients[r.from:r.to])
-			return base + stale.take(r.at, int(r.to-r.from) > base)
+			woken := sc.clients[r.from:r.to]
+			base := proceed*r.nodes() + shared.waiters(r.at, woken) + holders.woken(r.at, woken)
+			return base + stale.take(r.at, woken, len(woken)-base)
 		}, "releases", "a release should wake only the next waiter")...)
 	}
 	failed := FailedNodes(in.Ops)
@@ -285,32 +287,46 @@ func opsAt(in *Input, obj string, r ReleaseTraffic) []Operation {
 	return out
 }
 
-// staleWatches are the withdrawals on one lock, each of which may leave a
-// one-shot watch that fires once more at a later release.
-type staleWatches struct {
-	at []int64 // the withdrawals' returns, in order
-}
+// staleWatches are the withdrawals on one lock, by client, each of which
+// may leave a one-shot watch that fires once more at a later release and
+// wakes the client that withdrew.
+//
+// A withdrawal counts from its call, not its return: the watch goes stale
+// when the waiter stops waiting, which is before its Acquire returns. Its
+// deadline may pass while a reply is late (a read that set the watch, say)
+// and, replies coming back in order, the call returns only after it, while
+// the node it watched is released meanwhile.
+type staleWatches map[int][]int64 // the withdrawals' calls by client, in order
 
-func newStaleWatches(ops []Operation, obj string) *staleWatches {
-	s := &staleWatches{}
+func newStaleWatches(ops []Operation, obj string) staleWatches {
+	s := staleWatches{}
 	for _, op := range ops {
 		if op.Kind == Withdraw && op.Path == obj {
-			s.at = append(s.at, op.Return)
+			s[op.Client] = append(s[op.Client], op.Call)
 		}
 	}
-	slices.Sort(s.at)
+	for _, at := range s {
+		slices.Sort(at)
+	}
 	return s
 }
 
-// take is the wake more a release at t may have: 1 when it over-woke and
-// a withdrawal before t has not yet been counted (it is then counted).
-// Releases are asked in order.
-func (s *staleWatches) take(t int64, over bool) int {
-	if !over || len(s.at) == 0 || s.at[0] > t {
-		return 0
+// take is the wakes more a release at t may have, up to over (how many
+// clients it woke beyond what it allows otherwise): one for each client it
+// woke that had begun a withdrawal before t not yet counted (each is then
+// counted). Releases are asked in order.
+func (s staleWatches) take(t int64, woken []int, over int) int {
+	n := 0
+	for _, c := range woken {
+		if n >= over {
+			break
+		}
+		if at := s[c]; len(at) > 0 && at[0] <= t {
+			s[c] = at[1:]
+			n++
+		}
 	}
-	s.at = s.at[1:]
-	return 1
+	return n
 }
 
 // leaseHolders are the holdings of a semaphore's leases by client (nil
