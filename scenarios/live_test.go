@@ -184,6 +184,37 @@ func TestStaleReadNamesItsServerLive(t *testing.T) {
 	}
 }
 
+// naming-resolve-no-sync is caught live as in the simulator: s2 lags from
+// 4.5s for 20s, and c1, on s2, resolving once its own registrations are
+// done, reads a name registered elsewhere since as missing. Live runs go on
+// while their faults are not over; the naming workload's resolutions do,
+// not its registrations, or every read would come after the lag.
+func TestNamingResolveNoSyncLive(t *testing.T) {
+	if testing.Short() {
+		t.Log("-short: the live lag runs in the full test")
+		return
+	}
+	e, err := live.StartEnsemble(3, live.EnsembleOptions{ProxyPeers: true})
+	if err != nil {
+		t.Fatalf("a local ensemble with proxied links: %v", err)
+	}
+	t.Cleanup(func() { e.Stop() })
+	sc, err := LoadScenario("naming-resolve-no-sync")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := RunLive(sc.Spec, 1, LiveOptions{Servers: e.ConnectString(), Ensemble: e, Timeout: 90 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sc.Expect.Met(o.Violations) {
+		t.Fatalf("expected %s, got %v", sc.Expect, o.Violations)
+	}
+	if want := "was told there is no such name"; !strings.Contains(o.Violations[0].Message, want) {
+		t.Errorf("%v; want a name read as missing (%q)", o.Violations, want)
+	}
+}
+
 // Faults on the links between servers strike live through the local
 // ensemble's proxies: the leader cut from both followers loses its place
 // (another leads while it is cut) and the recipe's lock holds; every link

@@ -25,7 +25,11 @@ import (
 // after a client's own last write is then read from a server that may lag behind it
 // (what a Resolve's sync is for): the naming check's "a name owned resolves to its
 // owner's value". (A name resolved before its registration returned may be missing:
-// the check allows it.)
+// the check allows it.) A live run whose faults are not yet over resolves every name
+// again, Think apart, until they are; its registrations stay Rounds, as in the
+// simulator, so that a lag scripted after a client's last write still falls between
+// that write and its reads (had the registrations gone on until the faults were over,
+// as other workloads' rounds do, every read would come after the lag).
 //
 // The registry is persistent (recipes.NewNameRegistry with ephemeral
 // false): a name stays until it is unregistered, so who owns it follows
@@ -106,8 +110,8 @@ func spawnNaming(r *runner) {
 			if err := pause(ctx, conn, time.Duration(i)*wl.Think/2); err != nil { // staggered: see the workload's doc
 				return err
 			}
-			k := 1
-			for ; r.roundGoes(k - 1); k++ {
+			rounds := max(wl.Rounds, 1)
+			for k := 1; k <= rounds; k++ {
 				if err := namingRegister(ctx, r, conn, ns, i, namingName(i, k)); err != nil {
 					return err
 				}
@@ -115,12 +119,18 @@ func spawnNaming(r *runner) {
 					return err
 				}
 			}
-			if err := pause(ctx, conn, wl.Think); err != nil {
-				return err
-			}
-			for _, name := range namingNames(k-1, r.spec.Clients) { // every round is decided by now
-				if err := namingResolve(ctx, r, conn, ns, i, name); err != nil {
+			names := namingNames(rounds, r.spec.Clients) // every round is decided by now
+			for {
+				if err := pause(ctx, conn, wl.Think); err != nil {
 					return err
+				}
+				for _, name := range names {
+					if err := namingResolve(ctx, r, conn, ns, i, name); err != nil {
+						return err
+					}
+				}
+				if !r.keepGoing() {
+					break
 				}
 			}
 			return nil
