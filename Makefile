@@ -2,7 +2,7 @@
 GO          ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: demo test soak shrink-sizes explore differential live fuzz bench lint rules
+.PHONY: demo test soak shrink-sizes explore differential live fuzz bench pgo lint rules
 
 ## demo: the main job, on the embedded simulator (no server needed)
 demo:
@@ -61,6 +61,17 @@ fuzz:
 ## ensemble). The Go benchmarks: go test -run '^$$' -bench . ./scenarios
 bench:
 	$(GO) run ./cmd/zksim bench
+
+## pgo: the CPU profile zksim is built with (cmd/zksim/default.pgo: Go's
+## profile-guided optimization, used by every go build and go run of
+## ./cmd/zksim), made again from the scenarios' benchmarks (lock-contention,
+## lock-faults on every core, and every built-in scenario), under zksim's
+## GOGC; commit it when the code it profiles has changed much (a minute)
+pgo:
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+	GOGC=1600 $(GO) test -count=1 -run '^$$' -bench '^Benchmark(LockContention|SeedsWithFaults|Library)$$' -benchtime 5s \
+		-o "$$d/scenarios.test" -outputdir "$$d" -cpuprofile pgo.prof ./scenarios && \
+	cp "$$d/pgo.prof" cmd/zksim/default.pgo && echo "cmd/zksim/default.pgo written"
 
 ## lint: the rules, vet and staticcheck
 lint: rules

@@ -82,3 +82,27 @@ func BenchmarkSeedsWithFaults(b *testing.B) {
 	}
 	b.ReportMetric(float64(seeds)/b.Elapsed().Seconds(), "seeds/s")
 }
+
+// BenchmarkLibrary runs every built-in scenario on its first ten seeds,
+// one at a time, checked: the teaching suite's mix of kinds, faults and
+// checks. It reports scenario runs per second. With BenchmarkLockContention
+// and BenchmarkSeedsWithFaults it is the profile `make pgo` builds zksim
+// with (cmd/zksim/default.pgo).
+func BenchmarkLibrary(b *testing.B) {
+	lib, err := Library()
+	if err != nil {
+		b.Fatal(err)
+	}
+	runs := 0
+	for b.Loop() {
+		for _, sc := range lib {
+			for seed := uint64(1); seed <= 10; seed++ {
+				if _, err := Run(sc.Spec, seed, Options{}); err != nil {
+					b.Fatalf("%s seed %d: %v", sc.Name, seed, err)
+				}
+				runs++
+			}
+		}
+	}
+	b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "runs/s")
+}
