@@ -135,6 +135,11 @@ func sameMembers(view, list string) bool {
 	return memberList(seen) == list
 }
 
+// UnconvergedHint is how the membership check says a watcher's last view
+// was not the live members, which a run can complete with what struck the
+// watcher after that view.
+const UnconvergedHint = "it did not converge"
+
 // unconverged finds the watchers of one group whose view did not converge.
 func unconverged(in *Input, path string, ops []Operation, stops map[int]int64) []Violation {
 	changes := memberChanges(ops)
@@ -187,7 +192,7 @@ func unconverged(in *Input, path string, ops []Operation, stops map[int]int64) [
 				w+1, wrong.OutData, path, in.Since(wrong.Return), time.Duration(bound), change, want)
 			shown = append(shown, wrong)
 		} else {
-			msg = fmt.Sprintf("c%d's last view of %s, at %s, was %q, but the live members are %q since %s (%s): it did not converge within the bound (%s)",
+			msg = fmt.Sprintf("c%d's last view of %s, at %s, was %q, but the live members are %q since %s (%s): "+UnconvergedHint+" within the bound (%s)",
 				w+1, path, in.Since(lastView.Return), lastView.OutData, want, change, viewDiff(lastView.OutData, want), time.Duration(bound))
 			if late && wrong != lastView {
 				msg += fmt.Sprintf("; it saw %q at %s", wrong.OutData, in.Since(wrong.Return))

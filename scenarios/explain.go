@@ -72,7 +72,8 @@ func needsCauses(vs []models.Violation) bool {
 	for _, v := range vs {
 		if guessesWait(v) || v.Kind == models.Liveness && strings.Contains(v.Message, lostHint) ||
 			strings.Contains(v.Message, staleHint) || strings.Contains(v.Message, heldHint) ||
-			v.Check == "double-barrier" && strings.Contains(v.Message, models.FailedStepHint) {
+			v.Check == "double-barrier" && strings.Contains(v.Message, models.FailedStepHint) ||
+			v.Check == "membership" && strings.Contains(v.Message, models.UnconvergedHint) {
 			return true
 		}
 	}
@@ -241,7 +242,8 @@ func lastOf(ops []models.Operation, k models.OpKind) (models.Operation, bool) {
 }
 
 // explain puts causes in place of the liveness check's guesses, and of
-// the store check's words on where a stale read came from.
+// the store check's words on where a stale read came from, and adds what
+// the run showed to the other violations that ask for it.
 func explain(vs []models.Violation, causes map[string]string) {
 	for i := range vs {
 		if c, ok := causes[vs[i].Object]; ok && vs[i].Kind == models.Liveness {
@@ -259,6 +261,9 @@ func explain(vs []models.Violation, causes map[string]string) {
 		}
 		if c, ok := causes["failed:"+vs[i].Object]; ok && strings.Contains(vs[i].Message, models.FailedStepHint) {
 			vs[i].Message += ": " + c
+		}
+		if c, ok := causes["view:"+vs[i].Object]; ok && strings.Contains(vs[i].Message, models.UnconvergedHint) {
+			vs[i].Message += "; " + c
 		}
 	}
 }

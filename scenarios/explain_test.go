@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/recipes"
 )
 
 // A lock's liveness violation names its cause from what the run shows,
@@ -109,4 +111,41 @@ func judgedAgain(t *testing.T, o *Outcome) []models.Violation {
 		t.Fatal(err)
 	}
 	return vs
+}
+
+// A watcher whose view did not converge is told what happened after its
+// last view: membership-cache-no-resync's c1 was cut off when c6's session
+// expired, the deletion sent to it was lost, and once back it trusted its
+// persistent watch and never listed the group again. The explanation
+// survives the history written out and judged again.
+func TestUnconvergedViewNamesWhatFollowed(t *testing.T) {
+	sc, err := LoadScenario("membership-cache-no-resync")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Run(sc.Spec, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "; after that view: at 8s disconnect c1 for 8s (struck at 8.000000s); the servers expired c6's session at 12.000000s; " +
+		"s2 sent c1 NodeDeleted /zksim/group/c6 at 12.000750s; heal c1 (disconnect over) (struck at 16.000000s); " +
+		"c1 had its session back at 16.336246s; c1 did not list /zksim/group again"
+	if len(o.Violations) == 0 || !strings.HasSuffix(o.Violations[0].Message, want) {
+		t.Fatalf("%v; want it to end %q", o.Violations, want)
+	}
+	if vs := judgedAgain(t, o); len(vs) == 0 || vs[0].Message != o.Violations[0].Message {
+		t.Errorf("read back: %v; want %s", vs, o.Violations[0].Message)
+	}
+	// The recipe's cache, which lists the group again once back, is not
+	// accused.
+	spec := sc.Spec
+	spec.Variant, spec.Impl = "", &Implementation{
+		Membership: func(c client.Conn, p, name string) recipes.Membership { return recipes.NewCachedGroup(c, p, name) }}
+	o, err = Run(spec, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Failed() {
+		t.Errorf("the cached group: %v", o.Violations)
+	}
 }

@@ -214,3 +214,27 @@ func liveHolderFaults(injected []live.StruckFault, vs []models.Violation, causes
 	}
 	return causes
 }
+
+// liveViewFaults is the live world's account of what struck after each
+// unconverged watcher's last view (viewCauses in the simulator): the
+// faults injected since, under "view:" and the object in causes (made if
+// nil). What the servers expired, and when the watcher was away, are the
+// servers' and the library's to know; the faults say what made them.
+func liveViewFaults(injected []live.StruckFault, vs []models.Violation, causes map[string]string) map[string]string {
+	for v, last := range unconvergedViews(vs) {
+		var parts []string
+		for _, f := range injected {
+			if at := int64(f.At); at >= last.Return && len(parts) < 4 {
+				parts = append(parts, fmt.Sprintf("%s (struck at %s)", f.Text, models.FormatTime(at)))
+			}
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		if causes == nil {
+			causes = map[string]string{}
+		}
+		causes["view:"+v.Object] = "after that view: " + strings.Join(parts, "; ")
+	}
+	return causes
+}

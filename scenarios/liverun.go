@@ -296,7 +296,7 @@ func judgeLive(out *LiveOutcome, r *runner, k *kind, run *liveEvidence, errs []e
 	}
 	causes := run.waitCauses(servers, out.Injected, vs)
 	causes = run.notes.staleSources(servers, out.Injected, vs, causes)
-	settle(&out.Outcome, vs, liveHolderFaults(out.Injected, vs, causes))
+	settle(&out.Outcome, vs, liveViewFaults(out.Injected, vs, liveHolderFaults(out.Injected, vs, causes)))
 	return nil
 }
 

@@ -190,7 +190,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 		opt.KeepTrace = true
 		return Run(spec, seed, opt)
 	}
-	settle(out, vs, failedStepCauses(out.World, vs, lostCauses(out.World, vs, holderFaults(out.World, vs, staleSources(out.World, vs, waitCauses(out.World, vs))))))
+	settle(out, vs, viewCauses(out.World, vs, failedStepCauses(out.World, vs, lostCauses(out.World, vs, holderFaults(out.World, vs, staleSources(out.World, vs, waitCauses(out.World, vs)))))))
 	return out, nil
 }
 
