@@ -85,7 +85,15 @@ func (res Result) render(stat func(*zk.Stat) string, name func(string) string) s
 		s += " exists"
 	}
 	if res.Kids != nil {
-		s += " [" + strings.Join(sortedNames(res.Kids, name), " ") + "]"
+		kids := namesOf(res.Kids, name)
+		if !strings.HasPrefix(res.Op, "ephemerals ") || slices.ContainsFunc(res.Kids, protectedGUID.MatchString) {
+			// getEphemerals lists in the server's order
+			// (sim.Tree.ephemeralOrder), which must agree, unless a
+			// protected node is among them: its guid, drawn at random by
+			// each world, places it anywhere. A listing was sorted.
+			slices.Sort(kids)
+		}
+		s += " [" + strings.Join(kids, " ") + "]"
 	}
 	if res.ACL != nil {
 		s += " acl=" + aclString(res.ACL)
@@ -109,7 +117,7 @@ func (res Result) render(stat func(*zk.Stat) string, name func(string) string) s
 		notified := namesOf(res.Notified, name)
 		if closesSession(res.Op) {
 			// A session closing deletes its ephemeral nodes in the order
-			// of the paths' hashes (sim.Tree.closingOrder, which
+			// of the paths' hashes (sim.Tree.ephemeralOrder, which
 			// TestClosingSessionDeletesInTheServersOrder pins), and a
 			// protected node's path has a guid each world draws at
 			// random, hidden when the event names its parent: the order

@@ -223,3 +223,53 @@ func TestClosingSessionDeletesInTheServersOrder(t *testing.T) {
 		return nil
 	})
 }
+
+// getEphemerals lists a session's ephemeral nodes in the real server's
+// order, its HashSet's copy's (Tree.ephemeralOrder, the order a close
+// deletes them in), a prefix keeping that order: each want is what
+// ZooKeeper 3.8.0 answered to the same calls. A sorted answer would let a
+// recipe that relies on sorted paths pass here and fail on the server.
+func TestGetEphemeralsInTheServersOrder(t *testing.T) {
+	run(t, Config{}, func(ctx context.Context, c client.Conn) error {
+		_, err := c.Create(ctx, "/x", nil, 0, acl)
+		must(err)
+		for _, tc := range []struct {
+			n                int
+			deleted          []int // deleted before the call
+			want, wantPrefix string
+		}{
+			{5, nil, "00 03 04 01 02", ""},
+			{14, []int{3, 7}, "04 01 12 02 13 10 00 11 09 08 05 06", "12 13 10 11"},
+			{30, []int{1, 2, 20}, "10 11 12 13 14 15 16 17 18 19 21 00 22 23 24 03 25 04 26 05 27 06 28 07 29 08 09",
+				"10 11 12 13 14 15 16 17 18 19"},
+		} {
+			s, err := c.NewSession(ctx)
+			must(err)
+			for i := range tc.n {
+				_, err := s.Create(ctx, fmt.Sprintf("/x/e%d-%02d", tc.n, i), nil, zk.FlagEphemeral, acl)
+				must(err)
+			}
+			for _, i := range tc.deleted {
+				must(s.Delete(ctx, fmt.Sprintf("/x/e%d-%02d", tc.n, i), -1))
+			}
+			short := func(paths []string) string {
+				for i, p := range paths {
+					paths[i] = strings.TrimPrefix(p, fmt.Sprintf("/x/e%d-", tc.n))
+				}
+				return strings.Join(paths, " ")
+			}
+			all, err := s.GetEphemerals(ctx, "/")
+			must(err)
+			some, err := s.GetEphemerals(ctx, fmt.Sprintf("/x/e%d-1", tc.n))
+			must(err)
+			if got := short(all); got != tc.want {
+				t.Errorf("%d ephemeral nodes listed as %s, want %s", tc.n, got, tc.want)
+			}
+			if got := short(some); got != tc.wantPrefix {
+				t.Errorf("%d ephemeral nodes, those under /x/e%d-1 listed as %q, want %q", tc.n, tc.n, got, tc.wantPrefix)
+			}
+			s.Close()
+		}
+		return nil
+	})
+}

@@ -614,7 +614,7 @@ func (t *Tree) unlink(parent, n *znode, name string) {
 }
 
 // ephemeralSet is a session's ephemeral nodes, in no order, and the most
-// it has had at once (closingOrder).
+// it has had at once (ephemeralOrder).
 type ephemeralSet struct {
 	nodes []*znode
 	peak  int
@@ -640,16 +640,18 @@ func (t *Tree) ephemeralsOf(owner int64) []*znode {
 	return nil
 }
 
-// closingOrder is the order in which closing owner's session deletes its
-// ephemeral nodes, the server's: the close's transaction lists them as a
-// copy of the session's Java HashSet of paths iterates them. The set's own
-// table has 16 bins, doubled each time it grew past three quarters full
-// (it never shrinks: sized by the most the session had at once), each bin
-// in the order its paths were added (their czxid); its copy is made anew,
-// sized for the paths it has now (the smallest power of two of bins above
-// a third more than them), and filled in the set's order. So the paths go
-// by their bin in the copy, then in the set.
-func (t *Tree) closingOrder(owner int64) []string {
+// ephemeralOrder is the server's order of owner's ephemeral nodes, in
+// which getEphemerals lists them and closing the session deletes them:
+// both iterate a copy of the session's Java HashSet of paths. The set's
+// own table has 16 bins, doubled each time it grew past three quarters
+// full (it never shrinks: sized by the most the session had at once), each
+// bin in the order its paths were added (their czxid); its copy is made
+// anew, sized for the paths it has now (the smallest power of two of bins
+// above a third more than them), and filled in the set's order. So the
+// paths go by their bin in the copy, then in the set. (A server that
+// loaded its tree from a snapshot builds the set afresh, in the snapshot's
+// order: not modelled.)
+func (t *Tree) ephemeralOrder(owner int64) []string {
 	set := t.ephemerals[owner]
 	if set == nil {
 		return nil
@@ -703,25 +705,12 @@ func nameHash(s string, salt uint64) uint64 {
 	return h
 }
 
-// sessionEphemerals lists the paths of a session's ephemeral nodes, sorted
-// (getEphemerals' order; closing the session deletes them in
-// closingOrder's).
-func (t *Tree) sessionEphemerals(owner int64) []string {
-	list := t.ephemeralsOf(owner)
-	paths := make([]string, 0, len(list))
-	for _, n := range list {
-		paths = append(paths, n.path)
-	}
-	slices.Sort(paths)
-	return paths
-}
-
 // ephemeralsUnder are the session's ephemeral nodes whose path begins with
 // prefix, as a string ("/a" has "/ab"), all of them for "/": the server's
 // getEphemerals.
 func (t *Tree) ephemeralsUnder(owner int64, prefix string) []string {
 	var out []string
-	for _, p := range t.sessionEphemerals(owner) {
+	for _, p := range t.ephemeralOrder(owner) {
 		if prefix == "/" || strings.HasPrefix(p, prefix) {
 			out = append(out, p)
 		}

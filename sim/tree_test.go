@@ -784,3 +784,9 @@ func TestTreeTriggers(t *testing.T) {
 }
 
 // ---- multi --------------------------------------------------------------------
+
+// sessionEphemerals lists the paths of a session's ephemeral nodes,
+// sorted, for comparing with a set.
+func (t *Tree) sessionEphemerals(owner int64) []string {
+	return slices.Sorted(slices.Values(t.ephemeralOrder(owner)))
+}

@@ -48,7 +48,7 @@ func (tr *Tree) apply(t *txn) applyResult {
 		tr.sessions[t.sess] = t.timeout
 		return res
 	case client.OpCloseSession:
-		for _, p := range tr.closingOrder(t.sess) {
+		for _, p := range tr.ephemeralOrder(t.sess) {
 			tr.delete(p, -1, t.zxid)
 		}
 		delete(tr.ephemerals, t.sess)
