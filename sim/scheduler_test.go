@@ -251,7 +251,11 @@ func TestStallReportSaysWhatTheClientDid(t *testing.T) {
 			}()
 			<-never
 		}},
-		{"mutex", "waits on a sync primitive (sync.Mutex.Lock)", func(_ *atomic.Bool, mu *sync.Mutex) { mu.Lock(); mu.Unlock() }},
+		{"mutex", "waits on a sync primitive (sync.Mutex.Lock)", func(_ *atomic.Bool, mu *sync.Mutex) {
+			mu.Lock()
+			//lint:ignore SA2001 blocking on the lock is the point: the watchdog must see it
+			mu.Unlock()
+		}},
 		{"sleep", "sleeps on the wall clock (time.Sleep)", func(*atomic.Bool, *sync.Mutex) {
 			time.Sleep(time.Second) // one sleep, longer than the stall timeout: never caught between two
 		}},

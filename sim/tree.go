@@ -632,14 +632,6 @@ func (t *Tree) addEphemeral(owner int64, n *znode) {
 	set.peak = max(set.peak, len(set.nodes))
 }
 
-// ephemeralsOf are owner's ephemeral nodes, in no order.
-func (t *Tree) ephemeralsOf(owner int64) []*znode {
-	if set := t.ephemerals[owner]; set != nil {
-		return set.nodes
-	}
-	return nil
-}
-
 // ephemeralOrder is the server's order of owner's ephemeral nodes, in
 // which getEphemerals lists them and closing the session deletes them:
 // both iterate a copy of the session's Java HashSet of paths. The set's
