@@ -86,7 +86,7 @@ func (res Result) render(stat func(*zk.Stat) string, name func(string) string) s
 	}
 	if res.Kids != nil {
 		kids := namesOf(res.Kids, name)
-		if !strings.HasPrefix(res.Op, "ephemerals ") || slices.ContainsFunc(res.Kids, protectedGUID.MatchString) {
+		if !strings.HasPrefix(opName(res.Op), "ephemerals") || slices.ContainsFunc(res.Kids, protectedGUID.MatchString) {
 			// getEphemerals lists in the server's order
 			// (sim.Tree.ephemeralOrder), which must agree, unless a
 			// protected node is among them: its guid, drawn at random by
@@ -132,8 +132,16 @@ func (res Result) render(stat func(*zk.Stat) string, name func(string) string) s
 // closesSession reports whether a step (as Op.String shows it) closes
 // its client's session: a reopen or an expire.
 func closesSession(op string) bool {
+	name := opName(op)
+	return name == "reopen" || name == "expire"
+}
+
+// opName is the operation's name in a step as Op.String shows it
+// ("c1 ephemerals /d" is an ephemerals).
+func opName(op string) string {
 	_, rest, _ := strings.Cut(op, " ")
-	return rest == "reopen" || rest == "expire"
+	name, _, _ := strings.Cut(rest, " ")
+	return name
 }
 
 // outcome is an answer's error, or ok and the path it made.

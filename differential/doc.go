@@ -4,8 +4,9 @@
 // compared field by field: the result or the error, the path a create
 // returned (sequence numbers included), the data (nil and empty told
 // apart), every Stat field (zxids and session ids by what they refer to,
-// see compare.go), the children, a multi's result per op, and the watch
-// events each client received. A difference is a simulator bug, or a
+// see compare.go), the children (as a set), a session's ephemeral nodes
+// (in getEphemerals' order, the server's), a multi's result per op, and
+// the watch events each client received. A difference is a simulator bug, or a
 // deliberate difference documented in docs/fidelity.md and pinned by a
 // test.
 //

@@ -35,6 +35,11 @@ type Op struct {
 	// (jute.maxbuffer), 2 a byte longer, 3 a byte longer than go-zk's
 	// buffer holds (bigFrames). BigLen is that data's length.
 	Big, BigLen int
+	// Burst is how many ephemeral sequential nodes an ephemerals-burst
+	// creates under Path, one create each, before it lists the session's
+	// ephemeral nodes (getEphemerals of "/"): enough of them at once for
+	// their order, the server's hash set's, to show.
+	Burst int
 }
 
 // diffACLs are the ACLs a program's creates and setACLs give: open, read
@@ -75,7 +80,8 @@ var diffACLs = [][]zk.ACL{
 var diffOps = []string{"create", "create", "create-e", "create-s", "create-es", "create-c", "create-t", "create-ts",
 	"create-pc", "create-p", "create2", "create2-es", "delete", "set", "set", "get", "exists", "children", "get-w",
 	"exists-w", "children-w", "multi", "multi", "sync", "reopen", "expire", "addauth", "getacl", "setacl", "set-big",
-	"create-big", "multi-big", "get-config", "ephemerals", "count", "read-big", "addwatch", "addwatch-r", "removewatches"}
+	"create-big", "multi-big", "get-config", "ephemerals", "ephemerals-burst", "count", "read-big", "addwatch", "addwatch-r",
+	"removewatches"}
 
 // bigReads are what a read-big becomes: a request without data made long
 // by its path (or, for addauth, its credentials), as long as the server
@@ -99,6 +105,8 @@ func (o Op) String() string {
 	switch o.Op {
 	case "setacl":
 		s += fmt.Sprintf(" %s v%d", aclString(diffACLs[o.ACL]), o.Version)
+	case "ephemerals-burst":
+		s += fmt.Sprintf(" ×%d", o.Burst)
 	case "addauth":
 		s = "addauth digest " + o.Data
 	case "set-big", "create-big":
@@ -219,6 +227,9 @@ func drawDiffOp(r *rand.Rand, ops, paths []string, i int) Op {
 	}
 	if op.Op == "ephemerals" && r.IntN(4) == 0 {
 		op.Path = "/"
+	}
+	if op.Op == "ephemerals-burst" {
+		op.Burst = 3 + r.IntN(10)
 	}
 	if op.Op == "addauth" {
 		// Several digests on one connection expand an auth ACL in the

@@ -294,7 +294,7 @@ func (dc *diffClient) step(ctx context.Context, op Op, run *Run) (Result, error)
 		return res, err
 	}
 	if res.Kids != nil || (err == nil && (strings.HasPrefix(op.Op, "children") || op.Op == "ephemerals")) {
-		if op.Op != "ephemerals" {
+		if !strings.HasPrefix(op.Op, "ephemerals") {
 			// A listing's order is the simulator's own (a salted hash's,
 			// so that no recipe comes to rely on one): the sets must
 			// agree. getEphemerals' is the server's (Result.render).
@@ -366,6 +366,15 @@ func (dc *diffClient) call(ctx context.Context, op Op, run *Run, res *Result) (c
 		res.ACL, res.Stat, err = c.GetACL(ctx, op.Path)
 	case "ephemerals":
 		res.Kids, err = c.GetEphemerals(ctx, op.Path)
+	case "ephemerals-burst":
+		for range op.Burst {
+			if _, err = c.Create(ctx, op.Path+"/b-", nil, zk.FlagEphemeral|zk.FlagSequence, diffACLs[0]); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			res.Kids, err = c.GetEphemerals(ctx, "/")
+		}
 	case "count":
 		res.Count, err = c.GetAllChildrenNumber(ctx, op.Path)
 		res.Counted = err == nil
