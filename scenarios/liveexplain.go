@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"math"
 	"path"
 	"slices"
 	"strings"
@@ -197,13 +198,7 @@ func (ns *liveNotes) staleSources(servers []string, injected []live.StruckFault,
 // servers' to know; the faults say what made them.
 func liveHolderFaults(injected []live.StruckFault, vs []models.Violation, causes map[string]string) map[string]string {
 	for v, holders := range twoHolders(vs) {
-		from, to := holders[0].Return, holders[len(holders)-1].Return
-		var parts []string
-		for _, f := range injected {
-			if at := int64(f.At); at >= from && at <= to && len(parts) < 4 {
-				parts = append(parts, fmt.Sprintf("%s (struck at %s)", f.Text, models.FormatTime(at)))
-			}
-		}
+		parts := struckWithin(injected, holders[0].Return, holders[len(holders)-1].Return)
 		if len(parts) == 0 {
 			continue
 		}
@@ -222,12 +217,7 @@ func liveHolderFaults(injected []live.StruckFault, vs []models.Violation, causes
 // servers' and the library's to know; the faults say what made them.
 func liveViewFaults(injected []live.StruckFault, vs []models.Violation, causes map[string]string) map[string]string {
 	for v, last := range unconvergedViews(vs) {
-		var parts []string
-		for _, f := range injected {
-			if at := int64(f.At); at >= last.Return && len(parts) < 4 {
-				parts = append(parts, fmt.Sprintf("%s (struck at %s)", f.Text, models.FormatTime(at)))
-			}
-		}
+		parts := struckWithin(injected, last.Return, math.MaxInt64)
 		if len(parts) == 0 {
 			continue
 		}
@@ -237,4 +227,16 @@ func liveViewFaults(injected []live.StruckFault, vs []models.Violation, causes m
 		causes["view:"+v.Object] = "after that view: " + strings.Join(parts, "; ")
 	}
 	return causes
+}
+
+// struckWithin are the first four faults of injected that struck from
+// from to to, each with when it struck.
+func struckWithin(injected []live.StruckFault, from, to int64) []string {
+	var parts []string
+	for _, f := range injected {
+		if at := int64(f.At); at >= from && at <= to && len(parts) < 4 {
+			parts = append(parts, fmt.Sprintf("%s (struck at %s)", f.Text, models.FormatTime(at)))
+		}
+	}
+	return parts
 }
