@@ -180,7 +180,6 @@ func semaphoreWitness(ops []Operation) []int32 {
 // while they all held.
 func overGranted(ops []Operation, n int) Explanation {
 	hs := holdingsOf(ops, true)
-	slices.SortStableFunc(hs, func(a, b heldSpan) int { return cmp.Compare(a.from, b.from) })
 	for i, x := range hs {
 		// At x's start, the holdings under way (x among them).
 		var under []heldSpan

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,7 +26,6 @@ func writerTogether(ops []Operation) Explanation { return together(ops, true) }
 // holding overlapping a writer's).
 func together(ops []Operation, shared bool) Explanation {
 	hs := holdingsOf(ops, shared)
-	slices.SortFunc(hs, func(a, b heldSpan) int { return int(a.from - b.from) })
 	for i, x := range hs {
 		for _, y := range hs[i+1:] {
 			if y.op.Client == x.op.Client || y.from >= x.to || x.op.Shared && y.op.Shared {
@@ -113,8 +113,9 @@ type heldSpan struct {
 	from, to int64
 }
 
-// holdingsOf are ops' holdings, in the history's order; a shared
-// (reader's) acquire's only when shared.
+// holdingsOf are ops' holdings in the order they began (those that began
+// at once in the history's order); a shared (reader's) acquire's only
+// when shared.
 func holdingsOf(ops []Operation, shared bool) []heldSpan {
 	var hs []heldSpan
 	for _, a := range ops {
@@ -129,5 +130,6 @@ func holdingsOf(ops []Operation, shared bool) []heldSpan {
 		}
 		hs = append(hs, h)
 	}
+	slices.SortStableFunc(hs, func(a, b heldSpan) int { return cmp.Compare(a.from, b.from) })
 	return hs
 }
