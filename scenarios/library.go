@@ -3,8 +3,10 @@ package scenarios
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"slices"
@@ -119,6 +121,9 @@ func readScenarioFile(name string) ([]byte, error) {
 // it is opened (opening a FIFO waits for a writer; a device may never end).
 func readRegularFile(name, what string, limit int) ([]byte, error) {
 	info, err := os.Stat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no such file; want %s", name, what)
+	}
 	if err != nil {
 		return nil, err
 	}
