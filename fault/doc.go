@@ -1,7 +1,7 @@
 // Package fault is the vocabulary of faults both worlds speak: what a
 // fault does (its Kind), to whom (Target), when (a virtual or real time,
-// or a Trigger: a client's request applied or received, a notification, a
-// holding), a Schedule of them printed and parsed back exactly, and the
+// or a Trigger: a client's request applied, applied and failed, or
+// received, a notification, a holding), a Schedule of them printed and parsed back exactly, and the
 // random schedules drawn at given Rates (around the session timeout, tied
 // to what a workload's clients do: its Repertoire).
 //

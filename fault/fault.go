@@ -104,7 +104,11 @@ func (t Target) write(b *strings.Builder) {
 // request of type Op applied by the server it was sent to, just before
 // that server answers it (On: OnApplied, "c1 create#2 applied"); its Nth
 // request of type Op arriving at a server, before the server acts on it
-// (OnReceived, "c1 delete#1 received"); or the Nth watch notification a
+// (OnReceived, "c1 delete#1 received"); its Nth request of type Op that
+// the server applied and is about to answer with an error, counting only
+// those (OnFailed, "c1 delete#1 failed": a delete that lost a race for its
+// node, say, whatever its place among the client's deletes); or the Nth
+// watch notification a
 // server is about to send it (OnNotified, "c2 notified#1"); or the Nth
 // time it holds a lock or a leadership, as its workload reports (OnHolds,
 // "c1 holds#1": World.Holds), so that a fault can strike a holder however
@@ -125,6 +129,7 @@ const (
 	OnReceived                  // arrived at a server, not yet acted on
 	OnNotified                  // a watch notification about to be sent
 	OnHolds                     // the workload's client holds a lock or leadership
+	OnFailed                    // applied, about to be answered with an error
 )
 
 func (t Trigger) String() string {
@@ -149,9 +154,12 @@ func (t Trigger) write(b *strings.Builder) {
 	b.WriteString(t.Op.String())
 	b.WriteByte('#')
 	b.WriteString(strconv.Itoa(t.Nth))
-	if t.On == OnReceived {
+	switch t.On {
+	case OnReceived:
 		b.WriteString(" received")
-	} else {
+	case OnFailed:
+		b.WriteString(" failed")
+	default:
 		b.WriteString(" applied")
 	}
 }
@@ -232,7 +240,7 @@ func (f Fault) Names(t Target) bool {
 // c1 create#2 applied:", or received).
 func (f Fault) TiedTo(client int, op client.Op) bool {
 	return f.When != nil && f.When.Client == client && f.When.Op == op &&
-		(f.When.On == OnApplied || f.When.On == OnReceived)
+		(f.When.On == OnApplied || f.When.On == OnReceived || f.When.On == OnFailed)
 }
 
 // Schedule is a list of faults. It prints one fault a line, and

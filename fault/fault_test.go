@@ -49,6 +49,8 @@ at 2s one-way s1 s3 for 1s
 at 2s one-way c1 s2
 at 1s spike 50ms for 2s
 when c2 create#1 applied: lose-reply
+when c1 delete#1 failed: lose-reply
+when c2 getData#2 failed: delay 300ms
 when c1 delete#3 applied: crash applier
 when c1 setData#2 applied: partition c1 s1
 when c1 create#2 applied: crash applier for 2s
@@ -98,6 +100,7 @@ func TestScheduleParseErrors(t *testing.T) {
 		{"at 1s partition c1 c2", "clients have no link between them"},
 		{"at 1s lose-reply", "only a fault tied to a request applied"},
 		{"when c1 create#1 received: lose-reply", "only a fault tied to a request applied"},
+		{"when c1 delete#1 failed lose-reply", `want "at TIME FAULT"`},
 		{"when c1 create#1 applied: lose-request", "only a fault tied to a request received"},
 		{"at 1s delay 2s", "delay: only a fault tied to"},
 		{"when c1 notified#1: delay", "delay: missing duration"},

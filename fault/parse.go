@@ -25,6 +25,7 @@ import (
 //	at 1s spike 50ms for 2s
 //	when c2 create#1 applied: lose-reply
 //	when c2 create#1 applied: crash applier
+//	when c1 delete#1 failed: lose-reply
 //	at 2s disconnect c1 for 12s
 //	at 3s expire c2
 //	at 1s lag s2 for 3s
@@ -106,10 +107,13 @@ func parseWhen(words []string) (Fault, []string, error) {
 		}
 		f.When = &tr
 		words = words[3:]
-	case len(words) >= 4 && words[0] == "when" && (words[3] == "applied:" || words[3] == "received:"):
+	case len(words) >= 4 && words[0] == "when" && (words[3] == "applied:" || words[3] == "received:" || words[3] == "failed:"):
 		on := OnApplied
-		if words[3] == "received:" {
+		switch words[3] {
+		case "received:":
 			on = OnReceived
+		case "failed:":
+			on = OnFailed
 		}
 		tr, err := parseTrigger(words[1], words[2], on)
 		if err != nil {
@@ -118,7 +122,7 @@ func parseWhen(words []string) (Fault, []string, error) {
 		f.When = &tr
 		words = words[4:]
 	default:
-		return f, nil, fmt.Errorf(`want "at TIME FAULT", "when cN OP#K applied: FAULT", "when cN OP#K received: FAULT", "when cN notified#K: FAULT" or "when cN holds#K: FAULT"`)
+		return f, nil, fmt.Errorf(`want "at TIME FAULT", "when cN OP#K applied: FAULT", "when cN OP#K failed: FAULT", "when cN OP#K received: FAULT", "when cN notified#K: FAULT" or "when cN holds#K: FAULT"`)
 	}
 	return f, words, nil
 }
@@ -227,7 +231,7 @@ func (a faultArgs) read() (want int, err error) {
 		}
 	case LoseReply:
 		if f.When == nil || f.When.On == OnReceived || f.When.On == OnHolds {
-			err = fmt.Errorf("lose-reply: only a fault tied to a request applied (when cN OP#K applied:) or a notification (when cN notified#K:) has a reply to lose")
+			err = fmt.Errorf("lose-reply: only a fault tied to a request applied (when cN OP#K applied: or failed:) or a notification (when cN notified#K:) has a reply to lose")
 		}
 	case LoseRequest:
 		if f.When == nil || f.When.On != OnReceived {

@@ -52,6 +52,10 @@ func libraryOp(op client.Op) bool {
 type ClientFaults struct {
 	mu       sync.Mutex
 	counts   map[int32]int // requests seen, by type
+	failures map[int32]int // replies with an error, by the request's type
+	// asked are the types of the requests sent whose replies a trigger on
+	// a failed request waits to see, by xid.
+	asked    map[int32]int32
 	triggers []replyTrigger
 	doomed   map[int32]time.Duration // xids whose reply is to be lost (0) or delayed
 	cuts     map[int32]time.Duration // xids whose reply's loss cuts the client off for so long
@@ -95,6 +99,9 @@ type replyTrigger struct {
 	delay   time.Duration
 	request bool
 	cut     time.Duration // the reply's loss cuts the client off for cut (Disconnect)
+	// failed counts only the requests of type op answered with an error
+	// ("when cN OP#K failed"): the nth such reply is lost or delayed.
+	failed bool
 }
 
 // StruckAt says when the fault armed on the nth request of type op
@@ -104,6 +111,16 @@ func (f *ClientFaults) StruckAt(op client.Op, nth int) (time.Time, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	at, ok := f.struck[replyKey{int32(op), nth}]
+	return at, ok
+}
+
+// FailedStruckAt says when the fault armed on the nth failed request of
+// type op (LoseFailedReply, DelayFailedReply) struck: when its reply
+// came; false if it has not.
+func (f *ClientFaults) FailedStruckAt(op client.Op, nth int) (time.Time, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	at, ok := f.struck[replyKey{int32(op), -nth}]
 	return at, ok
 }
 
@@ -118,7 +135,8 @@ func (f *ClientFaults) NotificationStruckAt(nth int) (time.Time, bool) {
 
 // NewClientFaults returns an injector with nothing armed.
 func NewClientFaults() *ClientFaults {
-	return &ClientFaults{counts: map[int32]int{}, doomed: map[int32]time.Duration{}, notes: map[int]time.Duration{},
+	return &ClientFaults{counts: map[int32]int{}, failures: map[int32]int{}, asked: map[int32]int32{},
+		doomed: map[int32]time.Duration{}, notes: map[int]time.Duration{},
 		cuts: map[int32]time.Duration{}, noteCuts: map[int]time.Duration{},
 		struck: map[replyKey]time.Time{}, cut: map[string]time.Time{}}
 }
@@ -128,6 +146,23 @@ func NewClientFaults() *ClientFaults {
 // sends), counted from the client's first.
 func (f *ClientFaults) LoseReply(op client.Op, nth int) error {
 	return f.arm("lose-reply", replyTrigger{op: int32(op), nth: nth})
+}
+
+// LoseFailedReply arms the loss of the reply to the client's nth request
+// of type op that the server answers with an error, counting only those
+// (a delete that lost a race for its node, say): the reply is read, and
+// the connection dropped instead of handing it over.
+func (f *ClientFaults) LoseFailedReply(op client.Op, nth int) error {
+	return f.arm("lose-reply", replyTrigger{op: int32(op), nth: nth, failed: true})
+}
+
+// DelayFailedReply arms a delay of d on the reply to the client's nth
+// request of type op answered with an error (and on everything after it).
+func (f *ClientFaults) DelayFailedReply(op client.Op, nth int, d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("delay: %s#%d failed: delay %s: want a positive delay", op, nth, d)
+	}
+	return f.arm("delay", replyTrigger{op: int32(op), nth: nth, delay: d, failed: true})
 }
 
 // LoseRequest arms the loss of the client's nth request of type op: the
@@ -366,7 +401,10 @@ func (f *ClientFaults) sent(xid, op int32) bool {
 	// disconnect): every one strikes.
 	kept, lostRequest, doomed := f.triggers[:0], false, false
 	for _, t := range f.triggers {
-		if t.op != op || t.nth != f.counts[op] {
+		if t.failed && t.op == op {
+			f.asked[xid] = op // its reply decides (fate)
+		}
+		if t.failed || t.op != op || t.nth != f.counts[op] {
 			kept = append(kept, t)
 			continue
 		}
@@ -387,11 +425,19 @@ func (f *ClientFaults) sent(xid, op int32) bool {
 }
 
 // fate says what becomes of an incoming frame with xid (-1: a watch
-// notification): lost (the connection drops; with cut, the client is cut
-// off for so long), delayed by the duration, or handed over (false, 0).
-func (f *ClientFaults) fate(xid int32) (lost bool, delay, cut time.Duration) {
+// notification) and error code code: lost (the connection drops; with
+// cut, the client is cut off for so long), delayed by the duration, or
+// handed over (false, 0).
+func (f *ClientFaults) fate(xid, code int32) (lost bool, delay, cut time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	failedDelay, failedHit := time.Duration(0), false
+	if op, ok := f.asked[xid]; ok {
+		delete(f.asked, xid)
+		if code != 0 {
+			failedDelay, failedHit = f.failedReply(op)
+		}
+	}
 	if xid == -1 {
 		f.notified++
 		d, ok := f.notes[f.notified]
@@ -407,7 +453,31 @@ func (f *ClientFaults) fate(xid int32) (lost bool, delay, cut time.Duration) {
 	cut = f.cuts[xid]
 	delete(f.doomed, xid)
 	delete(f.cuts, xid)
+	if failedHit && (!ok || failedDelay == 0) { // a loss outweighs a delay
+		d, ok = failedDelay, true
+	}
 	return ok && d == 0, d, cut
+}
+
+// failedReply counts a reply with an error to a request of type op, and
+// strikes the triggers on that many failed requests of the type: whether
+// one did, and the delay (0: a loss, which outweighs a delay).
+func (f *ClientFaults) failedReply(op int32) (delay time.Duration, hit bool) {
+	f.failures[op]++
+	kept := f.triggers[:0]
+	for _, t := range f.triggers {
+		if !t.failed || t.op != op || t.nth != f.failures[op] {
+			kept = append(kept, t)
+			continue
+		}
+		f.struck[replyKey{op, -t.nth}] = time.Now()
+		if !hit || t.delay == 0 {
+			delay = t.delay
+		}
+		hit = true
+	}
+	f.triggers = kept
+	return delay, hit
 }
 
 // Read hands over whole frames, drops the connection instead of a reply
@@ -470,7 +540,11 @@ func (c *faultConn) frames() (lost bool) {
 			xid := int32(binary.BigEndian.Uint32(frame[4:]))
 			note = xid == -1
 			if c.head == nil {
-				l, d, cut := c.f.fate(xid)
+				var code int32 // a reply's error (after its xid and zxid)
+				if size >= 16 {
+					code = int32(binary.BigEndian.Uint32(frame[16:]))
+				}
+				l, d, cut := c.f.fate(xid, code)
 				c.head = &frameFate{l, d, cut}
 				if !note {
 					c.replied(xid)

@@ -98,6 +98,45 @@ func c2(t *testing.T, e *Ensemble) *Conn {
 	return c
 }
 
+// A fault tied to a failed request counts only the requests of its type
+// the server answered with an error, as the simulator's does
+// (sim.TestLostReplyOfAFailedRequest): the second delete that fails loses
+// its reply, whatever succeeded between; the others answer as usual, and
+// the fault says when it struck.
+func TestLostReplyOfAFailedRequestLive(t *testing.T) {
+	e := startEnsemble(t, 1)
+	f := NewClientFaults()
+	if err := f.LoseFailedReply(client.OpDelete, 2); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Dial(e.ConnectString(), Options{SessionTimeout: 6 * time.Second, Dialer: f.Dialer()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Create(ctx, "/a", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	var errs []error
+	for _, p := range []string{"/none", "/a", "/none", "/none"} {
+		errs = append(errs, c.Delete(ctx, p, -1))
+	}
+	want := []error{zk.ErrNoNode, nil, zk.ErrConnectionClosed, zk.ErrNoNode}
+	for i := range want {
+		if !errors.Is(errs[i], want[i]) && errs[i] != want[i] {
+			t.Fatalf("deletes answered %v, want %v", errs, want)
+		}
+	}
+	if _, ok := f.FailedStruckAt(client.OpDelete, 2); !ok {
+		t.Error("the fault on the second failed delete is not said to have struck")
+	}
+	if _, ok := f.StruckAt(client.OpDelete, 2); ok {
+		t.Error("the second delete, which succeeded, is said to have been struck")
+	}
+}
+
 // A client black-holed past its session timeout loses its session: the
 // ensemble expires it, deletes its ephemeral node, and the client learns
 // of the expiry when it gets through again, as go-zookeeper/zk does and the

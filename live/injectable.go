@@ -14,6 +14,7 @@ func Injectable(f fault.Fault, local, proxied bool) bool {
 		switch {
 		case f.Kind == fault.LoseReply && t.On == fault.OnApplied, f.Kind == fault.LoseRequest && t.On == fault.OnReceived,
 			f.Kind == fault.Delay && t.On == fault.OnApplied, (f.Kind == fault.LoseReply || f.Kind == fault.Delay) && t.On == fault.OnNotified,
+			(f.Kind == fault.LoseReply || f.Kind == fault.Delay) && t.On == fault.OnFailed,
 			f.Kind == fault.Disconnect && (t.On == fault.OnApplied || t.On == fault.OnNotified):
 			return true
 		}
@@ -27,7 +28,8 @@ func Injectable(f fault.Fault, local, proxied bool) bool {
 func NotInjectable(f fault.Fault) error {
 	return fmt.Errorf("faults: %q cannot be injected on a live ensemble here (live faults: crash sN|leader, "+
 		"restart sN, pause cN|sN|leader, disconnect cN for D, partition A B, one-way sA sB, isolate sN, heal, spike EXTRA for D, "+
-		"lag sN for D; lose-reply, delay and disconnect on a request applied or a notification, lose-request on a request "+
+		"lag sN for D; lose-reply, delay and disconnect on a request applied or a notification, lose-reply and delay on a "+
+		"request failed, lose-request on a request "+
 		"received, expire cN; crashes, server pauses and links need the local ensemble)", f)
 }
 

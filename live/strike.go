@@ -45,6 +45,10 @@ func (w *World) Arm(f fault.Fault) (bool, error) {
 		return true, faults.LoseRequest(t.Op, t.Nth)
 	case f.Kind == fault.Delay && t.On == fault.OnApplied:
 		return true, faults.DelayReply(t.Op, t.Nth, f.D)
+	case f.Kind == fault.LoseReply && t.On == fault.OnFailed:
+		return true, faults.LoseFailedReply(t.Op, t.Nth)
+	case f.Kind == fault.Delay && t.On == fault.OnFailed:
+		return true, faults.DelayFailedReply(t.Op, t.Nth, f.D)
 	case (f.Kind == fault.LoseReply || f.Kind == fault.Delay) && t.On == fault.OnNotified:
 		faults.Notification(t.Nth, f.D) // D is 0 for a loss
 		return true, nil
@@ -139,8 +143,11 @@ func (w *World) Tally(timed, armed []fault.Fault) (injected []StruckFault, never
 		t := f.When
 		faults := w.procs[t.Client].faults
 		at, hit := faults.StruckAt(t.Op, t.Nth)
-		if t.On == fault.OnNotified {
+		switch t.On {
+		case fault.OnNotified:
 			at, hit = faults.NotificationStruckAt(t.Nth)
+		case fault.OnFailed:
+			at, hit = faults.FailedStruckAt(t.Op, t.Nth)
 		}
 		if !hit {
 			never = append(never, f)

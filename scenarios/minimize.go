@@ -258,8 +258,9 @@ func renumbered(rest, removed fault.Schedule, order []string) []fault.Schedule {
 // notifications) of the same client as r, past r's.
 func countsPast(w, r fault.Trigger) bool {
 	notifies := func(t fault.Trigger) bool { return t.On == fault.OnNotified }
-	return w.Client == r.Client && w.Op == r.Op && notifies(w) == notifies(r) && w.On != fault.OnHolds &&
-		w.Nth > r.Nth
+	failed := func(t fault.Trigger) bool { return t.On == fault.OnFailed } // counts only failed requests
+	return w.Client == r.Client && w.Op == r.Op && notifies(w) == notifies(r) && failed(w) == failed(r) &&
+		w.On != fault.OnHolds && w.Nth > r.Nth
 }
 
 // afterRemoved is rest with every trigger of a removed fault's client that

@@ -16,7 +16,7 @@ type faultPlan struct {
 	// moments says which moments some fault is tied to: the hooks of the
 	// others need count nothing (a server receives, answers and notifies
 	// on every request).
-	moments [fault.OnHolds + 1]bool
+	moments [fault.OnFailed + 1]bool
 }
 
 // hit is where a triggered fault strikes: the server at which the event
@@ -74,9 +74,18 @@ func (w *World) checkTargets(f fault.Fault) error {
 	return nil
 }
 
-// onReply is called as server s is about to answer req, which it applied.
+// onReply is called as server s is about to answer req, which it applied:
+// it counts an applied request, and a failed one when the answer is an
+// error.
 func (p *faultPlan) onReply(s *server, req *request) effect {
-	return p.on(fault.Trigger{Client: req.cn.client.idx, Op: req.op, On: fault.OnApplied}, hit{s, req.cn, req})
+	at := hit{s, req.cn, req}
+	eff := p.on(fault.Trigger{Client: req.cn.client.idx, Op: req.op, On: fault.OnApplied}, at)
+	if req.rep.code != 0 {
+		more := p.on(fault.Trigger{Client: req.cn.client.idx, Op: req.op, On: fault.OnFailed}, at)
+		eff.taken = eff.taken || more.taken
+		eff.delay += more.delay
+	}
+	return eff
 }
 
 // onReceive is called as server s receives req, before it acts on it.

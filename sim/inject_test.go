@@ -83,6 +83,36 @@ func TestLostCreateReply(t *testing.T) {
 	}
 }
 
+// A fault tied to a failed request counts only the requests of its type
+// the server answered with an error: "when c1 delete#2 failed" strikes
+// the second delete that failed, however many deletes succeeded between.
+// Its reply is lost though nothing was applied; the calls before it and
+// the successful delete answer as usual.
+func TestLostReplyOfAFailedRequest(t *testing.T) {
+	w := newWorld(t, Config{Seed: 1})
+	var errs []error
+	w.Spawn("", func(ctx context.Context, c client.Conn) error {
+		if _, err := c.Create(ctx, "/a", nil, 0, acl); err != nil {
+			return err
+		}
+		for _, p := range []string{"/none", "/a", "/none", "/none"} {
+			errs = append(errs, c.Delete(ctx, p, -1))
+		}
+		return nil
+	})
+	inject(t, w, "when c1 delete#2 failed: lose-reply")
+	mustRun(t, w)
+	want := []error{zk.ErrNoNode, nil, zk.ErrConnectionClosed, zk.ErrNoNode}
+	for i := range want {
+		if i >= len(errs) || !errors.Is(errs[i], want[i]) && errs[i] != want[i] {
+			t.Fatalf("deletes answered %v, want %v", errs, want)
+		}
+	}
+	if len(w.Struck()) != 1 {
+		t.Errorf("struck %v, want the one fault", w.Struck())
+	}
+}
+
 // The server that applied a create crashes before answering: the caller
 // gets ErrConnectionClosed, the create is committed all the same, and the
 // client goes on with its session on another server.

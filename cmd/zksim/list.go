@@ -38,9 +38,9 @@ var faultKinds = [][2]string{
 	{"disconnect cN for D", "a client process is cut from every server (its cable pulled); past the session timeout its session expires"},
 	{"expire cN", "the leader expires the client's sessions now, as if they had timed out"},
 	{"lag sN for D", "a server applies nothing for D and serves reads from what it had; a sync through it waits"},
-	{"lose-reply", "(when cN OP#K applied: | when cN notified#K:) the reply or notification is lost and the connection drops"},
+	{"lose-reply", "(when cN OP#K applied: | when cN OP#K failed: | when cN notified#K:) the reply or notification is lost and the connection drops"},
 	{"lose-request", "(when cN OP#K received:) the request is lost with its connection, never applied"},
-	{"delay D", "(when cN OP#K applied: | when cN notified#K:) the reply or notification leaves D late"},
+	{"delay D", "(when cN OP#K applied: | when cN OP#K failed: | when cN notified#K:) the reply or notification leaves D late"},
 	{"crash applier", "(when cN OP#K applied:) the server that applied it crashes before answering"},
 }
 
@@ -93,8 +93,9 @@ func writeList(out io.Writer) error {
 	}
 	fmt.Fprintln(tw, "\n`zksim run NAME` runs a built-in scenario (or a scenario file).")
 	fmt.Fprintln(tw, "A fault strikes \"at TIME\", or at an event: \"when cN OP#K applied:\" (reads too),")
-	fmt.Fprintln(tw, "\"when cN OP#K received:\", \"when cN notified#K:\" or \"when cN holds#K:\" (the Kth time")
-	fmt.Fprintln(tw, "cN holds its lock or leadership); see docs/ARCHITECTURE.md.")
+	fmt.Fprintln(tw, "\"when cN OP#K failed:\" (the Kth of them answered with an error), \"when cN OP#K received:\",")
+	fmt.Fprintln(tw, "\"when cN notified#K:\" or \"when cN holds#K:\" (the Kth time cN holds its lock or")
+	fmt.Fprintln(tw, "leadership); see docs/ARCHITECTURE.md.")
 	return tw.Flush()
 }
 
