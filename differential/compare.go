@@ -87,10 +87,12 @@ func (res Result) render(stat func(*zk.Stat) string, name func(string) string) s
 	if res.Kids != nil {
 		kids := namesOf(res.Kids, name)
 		if !strings.HasPrefix(opName(res.Op), "ephemerals") || slices.ContainsFunc(res.Kids, protectedGUID.MatchString) {
-			// getEphemerals lists in the server's order
-			// (sim.Tree.ephemeralOrder), which must agree, unless a
+			// A listing's order is the simulator's own (a salted hash's,
+			// so that no recipe comes to rely on one): the sets must
+			// agree. getEphemerals lists in the server's order
+			// (sim.Tree.ephemeralOrder), which must agree too, unless a
 			// protected node is among them: its guid, drawn at random by
-			// each world, places it anywhere. A listing was sorted.
+			// each world, places it anywhere.
 			slices.Sort(kids)
 		}
 		s += " [" + strings.Join(kids, " ") + "]"

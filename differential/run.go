@@ -293,13 +293,9 @@ func (dc *diffClient) step(ctx context.Context, op Op, run *Run) (Result, error)
 	if errors.Is(err, errUnknownDiffOp) {
 		return res, err
 	}
-	if res.Kids != nil || (err == nil && (strings.HasPrefix(op.Op, "children") || op.Op == "ephemerals")) {
-		if !strings.HasPrefix(op.Op, "ephemerals") {
-			// A listing's order is the simulator's own (a salted hash's,
-			// so that no recipe comes to rely on one): the sets must
-			// agree. getEphemerals' is the server's (Result.render).
-			res.Kids = slices.Sorted(slices.Values(res.Kids))
-		}
+	if res.Kids != nil || (err == nil && (strings.HasPrefix(op.Op, "children") || strings.HasPrefix(op.Op, "ephemerals"))) {
+		// The order is Result.render's to judge: a listing's is compared
+		// as a set, getEphemerals' as the server's.
 		if res.Kids == nil {
 			res.Kids = []string{}
 		}

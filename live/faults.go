@@ -65,7 +65,8 @@ type ClientFaults struct {
 	notes    map[int]time.Duration // notifications to lose (0) or delay, by number
 	noteCuts map[int]time.Duration // notifications whose loss cuts the client off for so long
 	// struck are when each armed fault struck: a request's by its type and
-	// number, a notification's by its number (op -1).
+	// number, a failed request's by its type and its number negated, a
+	// notification's by its number (op -1).
 	struck map[replyKey]time.Time
 	// cut are the servers the client is cut from, by address, until when
 	// (the zero time: until Uncut).

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -44,7 +45,7 @@ func viewCauses(w *sim.World, vs []models.Violation, causes map[string]string) m
 
 // unconvergedViews yields each membership violation of vs whose watcher
 // did not converge, with the watcher's last view.
-func unconvergedViews(vs []models.Violation) func(yield func(models.Violation, models.Operation) bool) {
+func unconvergedViews(vs []models.Violation) iter.Seq2[models.Violation, models.Operation] {
 	return func(yield func(models.Violation, models.Operation) bool) {
 		for _, v := range vs {
 			if v.Check != "membership" || !strings.Contains(v.Message, models.UnconvergedHint) {
