@@ -65,7 +65,7 @@ type ClientFaults struct {
 	notes    map[int]time.Duration // notifications to lose (0) or delay, by number
 	noteCuts map[int]time.Duration // notifications whose loss cuts the client off for so long
 	// struck are when each armed fault struck: a request's by its type and
-	// number, a failed request's by its type and its number negated, a
+	// number (and failed, for a trigger on failed requests), a
 	// notification's by its number (op -1).
 	struck map[replyKey]time.Time
 	// cut are the servers the client is cut from, by address, until when
@@ -85,11 +85,13 @@ type ClientFaults struct {
 	silentUntil time.Time
 }
 
-// replyKey names the nth request of type op, or the nth notification (op
+// replyKey names the nth request of type op (of those that failed, with
+// failed), or the nth notification (op
 // -1).
 type replyKey struct {
-	op  int32
-	nth int
+	op     int32
+	nth    int
+	failed bool // the nth failed request of type op
 }
 
 // replyTrigger dooms the reply to the nth request of type op (or, with
@@ -111,7 +113,7 @@ type replyTrigger struct {
 func (f *ClientFaults) StruckAt(op client.Op, nth int) (time.Time, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	at, ok := f.struck[replyKey{int32(op), nth}]
+	at, ok := f.struck[replyKey{op: int32(op), nth: nth}]
 	return at, ok
 }
 
@@ -121,7 +123,7 @@ func (f *ClientFaults) StruckAt(op client.Op, nth int) (time.Time, bool) {
 func (f *ClientFaults) FailedStruckAt(op client.Op, nth int) (time.Time, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	at, ok := f.struck[replyKey{int32(op), -nth}]
+	at, ok := f.struck[replyKey{op: int32(op), nth: nth, failed: true}]
 	return at, ok
 }
 
@@ -130,7 +132,7 @@ func (f *ClientFaults) FailedStruckAt(op client.Op, nth int) (time.Time, bool) {
 func (f *ClientFaults) NotificationStruckAt(nth int) (time.Time, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	at, ok := f.struck[replyKey{-1, nth}]
+	at, ok := f.struck[replyKey{op: -1, nth: nth}]
 	return at, ok
 }
 
@@ -409,7 +411,7 @@ func (f *ClientFaults) sent(xid, op int32) bool {
 			kept = append(kept, t)
 			continue
 		}
-		f.struck[replyKey{op, t.nth}] = time.Now()
+		f.struck[replyKey{op: op, nth: t.nth}] = time.Now()
 		switch {
 		case t.request:
 			lostRequest = true
@@ -446,7 +448,7 @@ func (f *ClientFaults) fate(xid, code int32) (lost bool, delay, cut time.Duratio
 		delete(f.notes, f.notified)
 		delete(f.noteCuts, f.notified)
 		if ok || cutOK {
-			f.struck[replyKey{-1, f.notified}] = time.Now()
+			f.struck[replyKey{op: -1, nth: f.notified}] = time.Now()
 		}
 		return ok && d == 0, d, cut
 	}
@@ -471,7 +473,7 @@ func (f *ClientFaults) failedReply(op int32) (delay time.Duration, hit bool) {
 			kept = append(kept, t)
 			continue
 		}
-		f.struck[replyKey{op, -t.nth}] = time.Now()
+		f.struck[replyKey{op: op, nth: t.nth, failed: true}] = time.Now()
 		if !hit || t.delay == 0 {
 			delay = t.delay
 		}
