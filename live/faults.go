@@ -86,8 +86,7 @@ type ClientFaults struct {
 }
 
 // replyKey names the nth request of type op (of those that failed, with
-// failed), or the nth notification (op
-// -1).
+// failed), or the nth notification (op -1).
 type replyKey struct {
 	op     int32
 	nth    int
