@@ -9,6 +9,7 @@ import (
 	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/workload"
 )
 
 // HerdPoint is what one run's releases cost: the mean notifications and
@@ -56,7 +57,7 @@ func HerdSweep(ctx context.Context, kind, variant string, clients []int, seed ui
 	for _, n := range clients {
 		start := time.Now()
 		spec := scenarios.Spec{Kind: kind, Variant: variant, Clients: n,
-			Workload: scenarios.Workload{Rounds: 1, Steps: 1, Step: time.Millisecond, Together: true}, Checks: []string{"herd"}}
+			Workload: workload.Shape{Rounds: 1, Steps: 1, Step: time.Millisecond, Together: true}, Checks: []string{"herd"}}
 		spec.Ensemble.MaxSteps = 2_000_000_000
 		o, err := scenarios.Run(spec, seed, scenarios.Options{Stop: func() bool { return ctx.Err() != nil }})
 		if ctx.Err() != nil {
@@ -101,7 +102,7 @@ func acquisitionLatencies(ops []models.Operation) []time.Duration {
 // on the lock's paths) in a window around the middle release.
 func TrafficAround(kind, variant string, clients int, seed uint64, window, bucket time.Duration) (map[string][]float64, error) {
 	spec := scenarios.Spec{Kind: kind, Variant: variant, Clients: clients,
-		Workload: scenarios.Workload{Rounds: 1, Steps: 1, Step: time.Millisecond, Together: true}, Checks: []string{"herd"}}
+		Workload: workload.Shape{Rounds: 1, Steps: 1, Step: time.Millisecond, Together: true}, Checks: []string{"herd"}}
 	o, err := scenarios.Run(spec, seed, scenarios.Options{})
 	if err != nil {
 		return nil, err
@@ -156,7 +157,7 @@ func LiveHerdSweep(e *live.Ensemble, kind, variant string, clients []int, timeou
 	for _, n := range clients {
 		start := time.Now()
 		spec := scenarios.Spec{Kind: kind, Variant: variant, Clients: n,
-			Workload: scenarios.Workload{Rounds: 1, Steps: 1, Step: time.Millisecond, Together: true}}
+			Workload: workload.Shape{Rounds: 1, Steps: 1, Step: time.Millisecond, Together: true}}
 		rx0, tx0, _ := e.ServerCounters()
 		o, err := scenarios.RunLive(spec, 1, scenarios.LiveOptions{Servers: e.ConnectString(), Ensemble: e, Timeout: timeout})
 		if err != nil {

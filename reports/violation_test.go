@@ -11,6 +11,7 @@ import (
 
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/workload"
 )
 
 // A violation's report names the seed, the check and its kind, the
@@ -83,7 +84,7 @@ func TestViolationReport(t *testing.T) {
 // A timeline's rows are in time order, each in its actor's column, and a
 // window keeps the last rows up to a time.
 func TestTimelineWindow(t *testing.T) {
-	o, err := scenarios.Replay(scenarios.Spec{Kind: "lock", Clients: 2, Workload: scenarios.Workload{Rounds: 1}}, 1)
+	o, err := scenarios.Replay(scenarios.Spec{Kind: "lock", Clients: 2, Workload: workload.Shape{Rounds: 1}}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

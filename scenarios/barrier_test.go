@@ -11,6 +11,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/workload"
 )
 
 // barrierSeeds is how many seeds each barrier test runs (fewer with
@@ -25,7 +26,7 @@ func barrierSeeds() uint64 {
 // barrierFaulty is the barrier under random faults of every kind, its
 // rounds long enough to span them.
 func barrierFaulty() Spec {
-	return Spec{Kind: "barrier", Workload: Workload{Step: 300 * time.Millisecond, Think: 100 * time.Millisecond},
+	return Spec{Kind: "barrier", Workload: workload.Shape{Step: 300 * time.Millisecond, Think: 100 * time.Millisecond},
 		Rates:   &fault.Rates{Crash: 0.3, LeaderCrash: 0.2, Partition: 0.4, Isolate: 0.1, Pause: 0.3, Spike: 0.3, LoseReply: 1},
 		Horizon: 1500 * time.Millisecond}
 }
@@ -123,7 +124,7 @@ func TestBarrierBrokenImplementationsCaught(t *testing.T) {
 		{"remove that does nothing", barrierBroken{noDrop: true}, "liveness", models.Liveness},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			impl := &Implementation{Barrier: func(conn client.Conn, path string) recipes.Barrier {
+			impl := &workload.Implementation{Barrier: func(conn client.Conn, path string) recipes.Barrier {
 				b := c.broken
 				b.Barrier = recipes.NewBarrier(conn, path)
 				return &b

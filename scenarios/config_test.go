@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/workload"
 )
 
 // lastReads is each reader's last Read of o, by client.
@@ -49,7 +50,7 @@ func TestConfigRecipeHolds(t *testing.T) {
 	}
 	// Ten writes each, a quarter of a second apart, while the faults strike.
 	spec := Spec{Name: "config under faults", Kind: "config", Rates: &workloadFaults, Horizon: 3 * time.Second,
-		Workload: Workload{Rounds: 10, Step: 250 * time.Millisecond}}
+		Workload: workload.Shape{Rounds: 10, Step: 250 * time.Millisecond}}
 	holdsOnSeeds(t, spec, seedCount(20))
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/workload"
 )
 
 // Coverage is what a run, or a set of runs, exercised: the faults that
@@ -35,13 +36,13 @@ const (
 // fixed keys, "struck: KIND" for each fault kind ("never struck: KIND"
 // counts, by kind, the faults scheduled that never struck), and the
 // kind's own situations (situations.go).
-func coverageKeys(k *kind) []string {
+func coverageKeys(k *workload.Kind) []string {
 	keys := []string{CovNeverStruck, CovExpiries, CovLeaders, CovDisconnects, CovGoneBefore, CovWaitedBehind,
 		CovCreateLost, CovDeleteLost}
 	for _, f := range fault.KindNames() {
 		keys = append(keys, "struck: "+f)
 	}
-	return append(keys, situationNames(k)...)
+	return append(keys, k.SituationNames()...)
 }
 
 // coverageOf reads a run's coverage from its faults and its trace's kept
@@ -107,8 +108,8 @@ func coverageOf(sched fault.Schedule, res sim.Result, recs iter.Seq[*sim.Record]
 // the kind's situations, read from the history as in the simulator.
 // (Expiries, leader changes and the waits' replies are in the simulator's
 // trace only.)
-func liveCoverage(out *LiveOutcome, k *kind) Coverage {
-	c := situationsOf(k, out.Input.Ops)
+func liveCoverage(out *LiveOutcome, k *workload.Kind) Coverage {
+	c := k.Situations(out.Input.Ops)
 	for _, f := range out.Injected {
 		c["struck: "+f.Fault.Kind.String()]++
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/workload"
 )
 
 // Every built-in scenario runs twice per seed with the same trace hash,
@@ -64,7 +65,7 @@ func TestEveryScenarioTwicePerSeed(t *testing.T) {
 // stopped ends with sim.ErrStopped, nothing to judge; one the hook does
 // not stop is the same run as without it.
 func TestStopAbandonsTheRunAndChangesNothingElse(t *testing.T) {
-	spec := Spec{Kind: "lock", Clients: 200, Workload: Workload{Rounds: 1, Together: true}}
+	spec := Spec{Kind: "lock", Clients: 200, Workload: workload.Shape{Rounds: 1, Together: true}}
 	if _, err := Run(spec, 1, Options{Stop: func() bool { return true }}); !errors.Is(err, sim.ErrStopped) {
 		t.Fatalf("a run stopped at once: %v, want sim.ErrStopped", err)
 	}
@@ -86,7 +87,7 @@ func TestStopAbandonsTheRunAndChangesNothingElse(t *testing.T) {
 // Every kind's workload makes the same run twice from the same seed, with
 // and without faults: the same trace hash, the same history.
 func TestEveryKindIsDeterministic(t *testing.T) {
-	for _, k := range Kinds() {
+	for _, k := range workload.Kinds() {
 		for _, rates := range []bool{false, true} {
 			spec := Spec{Kind: k}
 			if rates {

@@ -1,17 +1,17 @@
-// Package scenarios is the assembler: a run is a Spec (spec.go: a recipe
-// kind and the implementation under test, the ensemble, the workload, the
+// Package scenarios is one run: a Spec (spec.go: a recipe kind and the
+// implementation under test, the ensemble, the workload's shape, the
 // faults and the checks) made into one world, the simulator's (Run) or a
-// live ensemble's (RunLive), with the kind's workload recording what each
-// client observed, and judged by one step both worlds share (judge.go).
-// Around that: the scenario file format and the built-in library, the
-// search over seeds (in shards), shrinking with rapid, bounded exhaustive
-// exploration, and the causes read back from a run to explain a violation.
+// live ensemble's (RunLive), with the kind's workload (package workload)
+// recording what each client observed, and judged by one step both worlds
+// share (judge.go); the causes read back from a run to explain a
+// violation; the scenario file format and the built-in library; and, for
+// now, the search over seeds (in shards), shrinking with rapid and bounded
+// exhaustive exploration.
 //
 // It must never hold a world of its own (the worlds are sim's and live's;
-// their faults are fault's), render a run for people (that is package
-// reports), or read a fault back from its text: a fault travels as data.
-// Workload clients run inside a world and follow its rules (no goroutines,
-// no wall clock); Search runs whole runs on goroutines of its own.
+// their faults are fault's), say what a kind's clients do (that is package
+// workload), render a run for people (that is package reports), or read a
+// fault back from its text: a fault travels as data.
 //
 // Its files are listed in docs/ARCHITECTURE.md.
 package scenarios

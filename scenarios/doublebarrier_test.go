@@ -12,6 +12,7 @@ import (
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/workload"
 )
 
 // doubleBarrierSeeds is how many seeds each double barrier test runs
@@ -26,7 +27,7 @@ func doubleBarrierSeeds() uint64 {
 // doubleBarrierFaulty is the double barrier under random faults of every
 // kind, its computations long enough for the rounds to span them.
 func doubleBarrierFaulty() Spec {
-	return Spec{Kind: "double-barrier", Workload: Workload{Step: 200 * time.Millisecond},
+	return Spec{Kind: "double-barrier", Workload: workload.Shape{Step: 200 * time.Millisecond},
 		Rates:   &fault.Rates{Crash: 0.3, LeaderCrash: 0.2, Partition: 0.4, Isolate: 0.1, Pause: 0.3, Spike: 0.3, LoseReply: 1},
 		Horizon: 3 * time.Second}
 }
@@ -36,7 +37,7 @@ func doubleBarrierFaulty() Spec {
 // done at 6s and waits on c1's node, which goes when c1's session expires
 // (10 to 14s in); c5 computes until 15s.
 func doubleBarrierFailing(variant string) Spec {
-	return Spec{Kind: "double-barrier", Variant: variant, Workload: Workload{Rounds: 1, Failures: 1, Step: 3 * time.Second}}
+	return Spec{Kind: "double-barrier", Variant: variant, Workload: workload.Shape{Rounds: 1, Failures: 1, Step: 3 * time.Second}}
 }
 
 // lostCreateReply is the schedule that loses the reply to client's nth
@@ -82,7 +83,7 @@ func TestDoubleBarrierRecipePasses(t *testing.T) {
 	lost := 0 // runs under faults in which a process lost its session
 	for seed := uint64(1); seed <= doubleBarrierSeeds(); seed++ {
 		for _, spec := range []Spec{{Kind: "double-barrier"}, doubleBarrierFaulty(),
-			{Kind: "double-barrier", Workload: Workload{Failures: 2}}} {
+			{Kind: "double-barrier", Workload: workload.Shape{Failures: 2}}} {
 			o := doubleBarrierRun(t, spec, seed)
 			what := fmt.Sprintf("seed %d (faults: %v, failures %d)", seed, spec.Rates != nil, spec.Workload.Failures)
 			if o.Failed() {
@@ -204,7 +205,7 @@ func TestDoubleBarrierVariantsCaught(t *testing.T) {
 		{Spec{Kind: "double-barrier", Variant: "double-barrier-herd"}, "herd"},
 		{doubleBarrierFailing("double-barrier-trusts-lowest"), "double-barrier"},
 		{Spec{Kind: "double-barrier", Variant: "double-barrier-counts-ready"}, "liveness"},
-		{Spec{Kind: "double-barrier", Variant: "double-barrier-exists-taken", Workload: Workload{Rounds: 1},
+		{Spec{Kind: "double-barrier", Variant: "double-barrier-exists-taken", Workload: workload.Shape{Rounds: 1},
 			Faults: lostCreateReply(t, 5, 4)}, "double-barrier"},
 	} {
 		t.Run(c.spec.Variant, func(t *testing.T) {
@@ -235,7 +236,7 @@ func TestDoubleBarrierVariantsCaught(t *testing.T) {
 // The barrier waits for Size processes, and the checks are told so: with
 // Size 3 of 5 clients, three suffice to open each round.
 func TestDoubleBarrierSize(t *testing.T) {
-	o := doubleBarrierRun(t, Spec{Kind: "double-barrier", Workload: Workload{Size: 3}}, 1)
+	o := doubleBarrierRun(t, Spec{Kind: "double-barrier", Workload: workload.Shape{Size: 3}}, 1)
 	if o.Input.Size != 3 {
 		t.Fatalf("Input.Size %d, want 3", o.Input.Size)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/workload"
 )
 
 // Bounded exhaustive exploration of the no-guid lock with two clients and
@@ -16,7 +17,7 @@ import (
 // explores the same schedules every time. The recipe, explored with up to
 // two faults, holds on every one of them.
 func TestExploreFindsTheOrphanedNode(t *testing.T) {
-	spec := Spec{Kind: "lock", Variant: "lock-noguid", Clients: 2, Workload: Workload{Rounds: 2}}
+	spec := Spec{Kind: "lock", Variant: "lock-noguid", Clients: 2, Workload: workload.Shape{Rounds: 2}}
 	a, err := Explore{Spec: spec, MaxFaults: 1}.Run()
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +44,7 @@ func TestExploreFindsTheOrphanedNode(t *testing.T) {
 	if testing.Short() {
 		return
 	}
-	recipe := Spec{Kind: "lock", Clients: 2, Workload: Workload{Rounds: 2, Fenced: true}}
+	recipe := Spec{Kind: "lock", Clients: 2, Workload: workload.Shape{Rounds: 2, Fenced: true}}
 	r, err := Explore{Spec: recipe, MaxFaults: 2}.Run()
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +60,7 @@ func TestExploreFindsTheOrphanedNode(t *testing.T) {
 
 // Limit and StopAtFirst cut an exploration short, and say so.
 func TestExploreStops(t *testing.T) {
-	spec := Spec{Kind: "lock", Variant: "lock-noguid", Clients: 2, Workload: Workload{Rounds: 2}}
+	spec := Spec{Kind: "lock", Variant: "lock-noguid", Clients: 2, Workload: workload.Shape{Rounds: 2}}
 	r, err := Explore{Spec: spec, MaxFaults: 2, Limit: 5}.Run()
 	if err != nil || r.Explored != 5 || r.Complete {
 		t.Fatalf("limit 5: explored %d, complete %v, %v", r.Explored, r.Complete, err)
@@ -91,7 +92,7 @@ func TestHuntShrinksToTheLostReply(t *testing.T) {
 		t.Fatalf("the counterexample does not replay: %v", err)
 	}
 	// The recipe: nothing to find.
-	none, err := Hunt{Spec: Spec{Kind: "lock", Clients: 3, Workload: Workload{Fenced: true}}, Checks: 30}.Run()
+	none, err := Hunt{Spec: Spec{Kind: "lock", Clients: 3, Workload: workload.Shape{Fenced: true}}, Checks: 30}.Run()
 	if err != nil || none != nil {
 		t.Fatalf("the recipe: %v %+v", err, none)
 	}
@@ -103,8 +104,8 @@ var exploreWide = flag.Bool("explore", false, "TestExploreRecipes: 2–3 clients
 // of faults tied to its clients' writes holds. `make explore` widens the
 // bound.
 func TestExploreRecipes(t *testing.T) {
-	for _, k := range Kinds() {
-		spec := Spec{Kind: k, Workload: Workload{Rounds: 1}}
+	for _, k := range workload.Kinds() {
+		spec := Spec{Kind: k, Workload: workload.Shape{Rounds: 1}}
 		if k == "lock" || k == "election" {
 			spec.Workload.Fenced = true // a pause past the session timeout breaks any unfenced lock
 		}
@@ -112,8 +113,8 @@ func TestExploreRecipes(t *testing.T) {
 		if *exploreWide {
 			e.MaxClients, e.MaxFaults = 3, 2
 		}
-		if kk, _ := lookupKind(k); kk.minClients > e.MinClients {
-			e.MinClients, e.MaxClients = kk.minClients, max(e.MaxClients, kk.minClients)
+		if kk, _ := workload.Lookup(k); kk.MinClients() > e.MinClients {
+			e.MinClients, e.MaxClients = kk.MinClients(), max(e.MaxClients, kk.MinClients())
 		}
 		if k == "stale-read" {
 			e.Spec.Checks = []string{"store-writes"} // reads may be stale under faults
@@ -168,7 +169,7 @@ func TestExploreHoldingsAndLostRequests(t *testing.T) {
 			t.Errorf("without Holds, a fault tied to a holding: %s", c.Faults())
 		}
 	}
-	lost := Spec{Kind: "lock", Variant: "lock-release-trusts-connection-loss", Clients: 2, Workload: Workload{Rounds: 2}}
+	lost := Spec{Kind: "lock", Variant: "lock-release-trusts-connection-loss", Clients: 2, Workload: workload.Shape{Rounds: 2}}
 	res, err = Explore{Spec: lost, MaxFaults: 1, Faults: []string{"lose-request"}}.Run()
 	if err != nil {
 		t.Fatal(err)

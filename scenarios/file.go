@@ -18,6 +18,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/workload"
 )
 
 // Scenario is an experiment with its expected verdict: a Spec, how many
@@ -120,7 +121,7 @@ type fileWorkload struct {
 	Think    duration `yaml:"think"`
 	Fenced   bool     `yaml:"fenced"`
 	Careless bool     `yaml:"careless"`
-	// CheckBeforeUse: Workload.CheckBeforeUse.
+	// CheckBeforeUse: workload.Shape.CheckBeforeUse.
 	CheckBeforeUse bool `yaml:"check_before_use"`
 	Readers        int  `yaml:"readers"`
 	Consumers      int  `yaml:"consumers"`
@@ -336,16 +337,16 @@ func decodeScenarioFile(name string, data []byte) (*fileScenario, *fileParse, er
 }
 
 // recipeKind is the file's recipe kind, its variant checked against it.
-func (p *fileParse) recipeKind(f *fileScenario) (*kind, error) {
+func (p *fileParse) recipeKind(f *fileScenario) (*workload.Kind, error) {
 	if f.Kind == "" {
-		return nil, p.fail(0, "kind", "missing; want one of %s", strings.Join(Kinds(), ", "))
+		return nil, p.fail(0, "kind", "missing; want one of %s", strings.Join(workload.Kinds(), ", "))
 	}
-	k, err := lookupKind(f.Kind)
+	k, err := workload.Lookup(f.Kind)
 	if err != nil {
-		return nil, p.fail(p.line("kind"), "kind", "%q; want one of %s", f.Kind, strings.Join(Kinds(), ", "))
+		return nil, p.fail(p.line("kind"), "kind", "%q; want one of %s", f.Kind, strings.Join(workload.Kinds(), ", "))
 	}
 	if f.Variant != "" {
-		if _, err := k.variant(f.Variant); err != nil {
+		if _, err := k.Variant(f.Variant); err != nil {
 			return nil, p.fail(p.line("variant"), "variant", "%s", strings.TrimPrefix(err.Error(), "variant: "))
 		}
 	}
@@ -367,15 +368,15 @@ func scenarioName(f *fileScenario) string {
 // checkNumbers checks every count and duration of the file against its
 // range; an explicit zero, which would silently take the default, is
 // refused.
-func (p *fileParse) checkNumbers(f *fileScenario, k *kind) error {
+func (p *fileParse) checkNumbers(f *fileScenario, k *workload.Kind) error {
 	if err := p.checkCounts(f); err != nil {
 		return err
 	}
-	if f.Workload.Fenced && k.fenceless != "" {
-		return p.fail(p.line("workload.fenced"), "workload.fenced", "%s", k.fenceless)
+	if f.Workload.Fenced && k.Fenceless() != "" {
+		return p.fail(p.line("workload.fenced"), "workload.fenced", "%s", k.Fenceless())
 	}
-	if f.Clients != 0 && f.Clients < k.minClients {
-		return p.fail(p.line("clients"), "clients", "%d; a %s scenario needs at least %d", f.Clients, f.Kind, k.minClients)
+	if f.Clients != 0 && f.Clients < k.MinClients() {
+		return p.fail(p.line("clients"), "clients", "%d; a %s scenario needs at least %d", f.Clients, f.Kind, k.MinClients())
 	}
 	return p.checkDurations(f)
 }
@@ -488,16 +489,16 @@ func ensembleOf(f *fileScenario) sim.Config {
 }
 
 // workloadOf is the file's workload: field.
-func workloadOf(f *fileScenario) Workload {
+func workloadOf(f *fileScenario) workload.Shape {
 	w := f.Workload
-	return Workload{Rounds: w.Rounds, Steps: w.Steps, Step: time.Duration(w.Step), Think: time.Duration(w.Think),
+	return workload.Shape{Rounds: w.Rounds, Steps: w.Steps, Step: time.Duration(w.Step), Think: time.Duration(w.Think),
 		Fenced: w.Fenced, Careless: w.Careless, Readers: w.Readers, Consumers: w.Consumers, Size: w.Size, Failures: w.Failures, Sync: w.Sync,
 		Together: w.Together, CheckBeforeUse: w.CheckBeforeUse}
 }
 
 // faults parses the file's faults: list, each fault naming clients and
 // servers the scenario has.
-func (p *fileParse) faults(f *fileScenario, s Spec, k *kind) (fault.Schedule, error) {
+func (p *fileParse) faults(f *fileScenario, s Spec, k *workload.Kind) (fault.Schedule, error) {
 	var out fault.Schedule
 	for i, fl := range f.Faults {
 		field := fmt.Sprintf("faults[%d]", i)
@@ -586,11 +587,11 @@ func (p *fileParse) expectedViolation(f *fileScenario) (Expectation, error) {
 
 // checkRequire checks that every required situation is one coverage
 // counts for the kind.
-func (p *fileParse) checkRequire(f *fileScenario, k *kind) error {
+func (p *fileParse) checkRequire(f *fileScenario, k *workload.Kind) error {
 	for i, r := range f.Require {
 		if !slices.Contains(coverageKeys(k), r) {
 			field := fmt.Sprintf("require[%d]", i)
-			return p.fail(p.line(field), field, "%q; want a coverage situation of kind %s: %s", r, k.name, strings.Join(coverageKeys(k), ", "))
+			return p.fail(p.line(field), field, "%q; want a coverage situation of kind %s: %s", r, k.Name(), strings.Join(coverageKeys(k), ", "))
 		}
 	}
 	return nil
@@ -612,11 +613,11 @@ func (p *fileParse) checkExpectedAmongChecks(e Expectation, s Spec) error {
 
 // faultFits checks that a fault names clients and servers the scenario
 // has.
-func faultFits(f fault.Fault, s Spec, k *kind) error {
+func faultFits(f fault.Fault, s Spec, k *workload.Kind) error {
 	servers := s.Ensemble.ServerCount()
 	clients := s.Clients
 	if clients == 0 {
-		clients = k.clients
+		clients = k.Clients()
 	}
 	for _, t := range []fault.Target{f.A, f.B} {
 		switch {

@@ -120,3 +120,13 @@ func FuzzParseScenario(f *testing.F) {
 		}
 	})
 }
+
+// A scenario may require its kind's situations, and not another kind's.
+func TestRequireTheKindsOwnSituations(t *testing.T) {
+	if _, err := ParseScenario("x.yaml", []byte("kind: lock\nrequire: [acquires that waited for a holder]\n")); err != nil {
+		t.Error(err)
+	}
+	if _, err := ParseScenario("x.yaml", []byte("kind: lock\nrequire: [transactions committed]\n")); err == nil {
+		t.Error("a lock scenario may require a 2pc situation")
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/workload"
 )
 
 // History is what a run's checks judged, as history.json holds it: the
@@ -151,11 +152,11 @@ func ParseHistory(data []byte) (*History, error) {
 func (h *History) checkHeader(bare bool) error {
 	if !bare && h.Kind == "" {
 		return fmt.Errorf("kind: missing; want one of %s (a bare list of operations, recorded elsewhere, needs none)",
-			strings.Join(Kinds(), ", "))
+			strings.Join(workload.Kinds(), ", "))
 	}
 	if h.Kind != "" {
-		if _, err := lookupKind(h.Kind); err != nil {
-			return fmt.Errorf("kind %q: want one of %s", h.Kind, strings.Join(Kinds(), ", "))
+		if _, err := workload.Lookup(h.Kind); err != nil {
+			return fmt.Errorf("kind %q: want one of %s", h.Kind, strings.Join(workload.Kinds(), ", "))
 		}
 	}
 	for _, c := range h.Checks {

@@ -12,6 +12,7 @@ import (
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/workload"
 )
 
 var soakSeeds = flag.Int("seeds", 0, "seeds per recipe for TestRecipesHoldUnderEveryFault (default 20, 5 with -short); `make soak` runs 10000")
@@ -54,7 +55,7 @@ func TestRecipesHoldUnderEveryFault(t *testing.T) {
 	if *soakSeeds > 0 {
 		seeds = *soakSeeds
 	}
-	fenced := Workload{Fenced: true}
+	fenced := workload.Shape{Fenced: true}
 	specs := []Spec{
 		{Kind: "lock", Workload: fenced, Rates: &everyFault},
 		{Kind: "election", Workload: fenced, Rates: &everyFault},
@@ -68,7 +69,7 @@ func TestRecipesHoldUnderEveryFault(t *testing.T) {
 		{Kind: "2pc", Rates: &everyFault},
 		{Kind: "membership", Rates: &everyFault},
 		// The group whose watchers keep their view from a persistent watch.
-		{Name: "membership (cached)", Kind: "membership", Rates: &everyFault, Impl: &Implementation{
+		{Name: "membership (cached)", Kind: "membership", Rates: &everyFault, Impl: &workload.Implementation{
 			Membership: func(c client.Conn, p, name string) recipes.Membership { return recipes.NewCachedGroup(c, p, name) }}},
 		{Kind: "config", Rates: &everyFault},
 		{Kind: "naming", Rates: &everyFault},
@@ -87,7 +88,7 @@ func TestRecipesHoldUnderEveryFault(t *testing.T) {
 			t.Errorf("%s, seed %d: %v\nfaults: %s", cmp.Or(spec.Name, spec.Kind), f.Seed, f.Violations, f.Schedule)
 		}
 	}
-	for _, k := range Kinds() {
+	for _, k := range workload.Kinds() {
 		if !kinds[k] {
 			t.Errorf("kind %s is not tested under faults", k)
 		}
@@ -165,7 +166,7 @@ func hasKind(vs []models.Violation, k models.ViolationKind) bool {
 // token is refused.
 func TestUnfencedPauseIsCaughtFencedPasses(t *testing.T) {
 	pause := fault.MustParseSchedule("at 1500ms pause c1 15s")
-	hold := Workload{Rounds: 1, Steps: 30, Step: time.Second}
+	hold := workload.Shape{Rounds: 1, Steps: 30, Step: time.Second}
 	for seed := uint64(1); seed <= 5; seed++ {
 		o, err := Run(Spec{Kind: "lock", Clients: 2, Workload: hold, Faults: pause}, seed, Options{})
 		if err != nil {
@@ -247,7 +248,7 @@ func TestRecipesHoldUnderClientSessionLoss(t *testing.T) {
 	}
 	unfenced := fault.Rates{Crash: 0.1, LeaderCrash: 0.1, Spike: 0.1, LoseReply: 1, ShortPause: 0.2,
 		Disconnect: 0.2, Outage: 0.02, Lag: 0.2, LoseRequest: 0.5, Triggered: 1}
-	for _, k := range Kinds() {
+	for _, k := range workload.Kinds() {
 		r := sessionRates
 		spec := Spec{Kind: k, Rates: &r, Ensemble: sim.Config{LocalSessionLoss: true}}
 		switch k {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/zksim/zksim/workload"
 )
 
 // library holds the built-in scenarios, one file each, named for the
@@ -87,7 +89,7 @@ func LoadScenario(arg string) (*Scenario, error) {
 			return &c, nil
 		}
 	}
-	if now := renamed[arg]; now != "" {
+	if now := workload.Renamed[arg]; now != "" {
 		return nil, fmt.Errorf("no built-in scenario %q: it is called %q now (a scenario's name begins with its kind's)", arg, now)
 	}
 	var names []string

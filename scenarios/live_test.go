@@ -9,6 +9,7 @@ import (
 
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/live"
+	"github.com/zksim/zksim/workload"
 )
 
 // liveEnsemble starts a local ensemble for a test (installing ZooKeeper
@@ -144,7 +145,7 @@ func TestEveryRecipeHoldsLive(t *testing.T) {
 	}
 	t.Parallel() // its own ensemble, mostly waiting: beside the other long live tests
 	e := liveEnsemble(t, 3)
-	for _, k := range Kinds() {
+	for _, k := range workload.Kinds() {
 		if k == "stale-read" {
 			continue // it needs a follower cut from its leader
 		}
@@ -248,7 +249,7 @@ func TestLinkFaultsLive(t *testing.T) {
 		"at 500ms pause leader 25s", // syncLimit (10s) to notice, an election, and margin on a loaded machine
 	} {
 		leader := e.Leader()
-		spec := Spec{Kind: "lock", Clients: 3, Workload: Workload{Fenced: true, Rounds: 6}, Faults: fault.MustParseSchedule(faults)}
+		spec := Spec{Kind: "lock", Clients: 3, Workload: workload.Shape{Fenced: true, Rounds: 6}, Faults: fault.MustParseSchedule(faults)}
 		spec.Ensemble.SessionTimeout = 6 * time.Second
 		if !NeedsProxiedLinks(spec) && !strings.Contains(faults, "partition c1") && !strings.Contains(faults, "pause") {
 			t.Errorf("%s: not said to need proxied links", faults)

@@ -14,6 +14,7 @@ import (
 	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/workload"
 )
 
 // liveFacts are what a live run knows of the nodes left under a lock
@@ -106,10 +107,10 @@ func (run *liveEvidence) waitCauses(servers []string, injected []live.StruckFaul
 // snapshotLocks reads the nodes under every lock the run's clients
 // acquired or waited for, into run.ending, as the run ends and before its
 // waiters give up and delete their nodes.
-func (run *liveEvidence) snapshotLocks(servers []string, rec *recording) {
+func (run *liveEvidence) snapshotLocks(servers []string, r *workload.Run) {
 	var dirs []string
 	run.w.Exclusive(func() {
-		for _, op := range rec.ops {
+		for _, op := range r.Recorded() {
 			if op.Kind == models.Acquire && !slices.Contains(dirs, op.Path) {
 				dirs = append(dirs, op.Path)
 			}

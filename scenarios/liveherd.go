@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
 	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/models"
 )

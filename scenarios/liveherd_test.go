@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/models"

@@ -14,6 +14,7 @@ import (
 	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/workload"
 )
 
 // LiveOptions say where and how long a scenario runs live.
@@ -105,9 +106,9 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	// milliseconds for each of its first writes (through the leader), and
 	// one on the leader would overtake it 5ms behind, as it does not in
 	// the simulator.
-	r := &runner{spec: spec, impl: k.implementation(spec), rec: &recording{}, resources: map[string]*resource{},
-		bound: runBound(spec, k, out.Schedule, len(opt.Servers)), startGap: liveStartGap, start: w.Spawn}
-	k.spawn(r)
+	clients := &liveClients{w: w}
+	r := k.Start(spec.plan(), workload.Launch{World: clients, Impl: spec.implementation(k),
+		Bound: runBound(spec, k, out.Schedule, len(opt.Servers)), StartGap: liveStartGap})
 	timed, armed, err := sortFaults(w, out, opt.Ensemble != nil, opt.Ensemble != nil && opt.Ensemble.LinksProxied())
 	if err != nil {
 		return nil, err
@@ -121,7 +122,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	// The locks' nodes are read as the run ends, before the waiters give
 	// up (each deletes its node as it stops), for the liveness story.
 	var once sync.Once
-	end := func() { once.Do(func() { run.snapshotLocks(opt.Servers, r.rec); cancel() }) }
+	end := func() { once.Do(func() { run.snapshotLocks(opt.Servers, r); cancel() }) }
 	stop := time.AfterFunc(timeout, end)
 	defer stop.Stop()
 	var interrupted atomic.Bool
@@ -136,7 +137,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 			}
 		}()
 	}
-	r.rec.over = func() bool { return ctx.Err() != nil }
+	clients.over = func() bool { return ctx.Err() != nil }
 	defer w.Close()
 	out.Placement = simPlacement(spec, seed, len(opt.Servers))
 	err = w.Dial(ctx, live.DialOptions{Servers: opt.Servers, Placed: out.Placement, SessionTimeout: spec.Ensemble.SessionTimeout,
@@ -148,12 +149,12 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 		run.notes.listen(p.Faults(), i, w.Origin(), opt.Servers)
 	}
 	defer w.StrikeOnTime(timed)()
-	r.more = w.FaultsPending(timed, spec.Ensemble.SessionTimeout)
-	r.holds = w.HoldsHook(timed)
-	quiet := newLiveQuiet(r.bound, sessionTimeoutOf(spec))
-	r.rec.progressed = quiet.progressed
-	stopWatch := quiet.watch(r.more, end)
-	errs := runLiveClients(ctx, w, r.rec, opt.Progress, timed, timeout, quiet)
+	clients.faultsAhead = w.FaultsPending(timed, spec.Ensemble.SessionTimeout)
+	clients.holds = w.HoldsHook(timed)
+	quiet := newLiveQuiet(r.Bound(), sessionTimeoutOf(spec))
+	clients.progressed = append(clients.progressed, quiet.progressed)
+	stopWatch := quiet.watch(clients.faultsAhead, end)
+	errs := runLiveClients(ctx, w, clients, opt.Progress, timed, timeout, quiet)
 	stopWatch()
 	out.Wall = time.Since(w.Origin())
 	out.Quiesced = quiet.ended.Load()
@@ -181,7 +182,7 @@ type liveEvidence struct {
 
 // runLiveClients runs the world's clients, showing progress on
 // progressOut when set, and returns each client's error.
-func runLiveClients(ctx context.Context, w *live.World, rec *recording, progressOut io.Writer, timed []fault.Fault,
+func runLiveClients(ctx context.Context, w *live.World, clients *liveClients, progressOut io.Writer, timed []fault.Fault,
 	timeout time.Duration, quiet *liveQuiet) []error {
 	if progressOut == nil {
 		return w.Run(ctx, nil)
@@ -192,13 +193,7 @@ func runLiveClients(ctx context.Context, w *live.World, rec *recording, progress
 	}
 	progress := newLiveProgress(progressOut, names, timed, timeout)
 	progress.quiet = quiet
-	also := rec.progressed
-	rec.progressed = func() {
-		progress.ok.Add(1)
-		if also != nil {
-			also()
-		}
-	}
+	clients.progressed = append(clients.progressed, func() { progress.ok.Add(1) })
 	go progress.run()
 	defer progress.end()
 	return w.Run(ctx, func(i int) { progress.done[i].Store(true) })
@@ -262,7 +257,7 @@ func liveChecks(checks []string) (judged, not []string) {
 // simulated run is judged (judge, settle): a client's error is a failure
 // unless the run's time was up; the liveness bound allows for the
 // schedule's pauses and quorum losses.
-func judgeLive(out *LiveOutcome, r *runner, k *kind, run *liveEvidence, errs []error, servers []string) error {
+func judgeLive(out *LiveOutcome, r *workload.Run, k *workload.Kind, run *liveEvidence, errs []error, servers []string) error {
 	spec := out.Spec
 	w := run.w
 	out.Counters = w.Counters()
@@ -280,15 +275,9 @@ func judgeLive(out *LiveOutcome, r *runner, k *kind, run *liveEvidence, errs []e
 			failures = append(failures, ClientFailure{Message: fmt.Sprintf("%s failed: %v", name, err)})
 		}
 	}
-	ops := r.rec.history(end)
-	for _, h := range r.stores {
-		ops = append(ops, h.Operations()...)
-	}
-	in := &models.Input{Ops: ops, End: end, SessionTimeout: spec.Ensemble.SessionTimeout, Traffic: run.notes.traffic()}
-	if k.input != nil {
-		k.input(in, spec)
-	}
-	in.Bound = r.bound
+	in := &models.Input{Ops: r.History(end), End: end, SessionTimeout: spec.Ensemble.SessionTimeout, Traffic: run.notes.traffic()}
+	k.Input(in, spec.plan())
+	in.Bound = r.Bound()
 	out.Input = in
 	vs, err := judge(&out.Outcome, failures, nil)
 	if err != nil {
@@ -305,7 +294,7 @@ func judgeLive(out *LiveOutcome, r *runner, k *kind, run *liveEvidence, errs []e
 // disconnect would otherwise hold the run for its own timeout.
 const interruptGrace = 2 * time.Second
 
-// liveStartGap is runner.startGap live.
+// liveStartGap is workload.Launch.StartGap live.
 const liveStartGap = 50 * time.Millisecond
 
 // CheckLive refuses, before anything starts, a spec whose scheduled

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/workload"
 )
 
 // The recipe passes the naming check (no two owners of a name, no name
@@ -41,7 +42,7 @@ func TestNamingRecipeHolds(t *testing.T) {
 	}
 	// Eight names each, a third of a second apart, while the faults strike.
 	spec := Spec{Name: "naming under faults", Kind: "naming", Rates: &workloadFaults, Horizon: 3 * time.Second,
-		Workload: Workload{Rounds: 8, Think: 300 * time.Millisecond}}
+		Workload: workload.Shape{Rounds: 8, Think: 300 * time.Millisecond}}
 	unknown := 0
 	for _, o := range holdsOnSeeds(t, spec, seedCount(20)) {
 		for _, op := range opsOf(o, models.Register) {
@@ -112,7 +113,7 @@ func TestNamingResolveNoSyncCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recipe := Spec{Name: "naming, a lagging server", Kind: "naming", Clients: 2, Workload: Workload{Rounds: 3, Think: 2 * time.Second}, Faults: s}
+	recipe := Spec{Name: "naming, a lagging server", Kind: "naming", Clients: 2, Workload: workload.Shape{Rounds: 3, Think: 2 * time.Second}, Faults: s}
 	holdsOnSeeds(t, recipe, 5)
 	variant := recipe
 	variant.Variant = "naming-resolve-no-sync"
@@ -130,5 +131,5 @@ func TestNamingResolveNoSyncCaught(t *testing.T) {
 // Runs repeat exactly: the same seed, the same run.
 func TestNamingDeterministic(t *testing.T) {
 	sameTwice(t, Spec{Name: "naming under faults", Kind: "naming", Rates: &workloadFaults, Horizon: time.Second,
-		Workload: Workload{Rounds: 6, Think: 200 * time.Millisecond}}, 11)
+		Workload: workload.Shape{Rounds: 6, Think: 200 * time.Millisecond}}, 11)
 }

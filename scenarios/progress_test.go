@@ -15,6 +15,7 @@ import (
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/workload"
 )
 
 // pollingLock is a lock written as some users write one: it creates its
@@ -76,8 +77,8 @@ func TestPollersThatCannotProgressEndTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	impl := Implementation{Locker: func(c client.Conn, p string) recipes.Locker { return &pollingLock{conn: c, dir: p} }}
-	o, err := Run(Spec{Kind: "lock", Impl: &impl, Clients: 2, Workload: Workload{Rounds: 1}, Faults: sched,
+	impl := workload.Implementation{Locker: func(c client.Conn, p string) recipes.Locker { return &pollingLock{conn: c, dir: p} }}
+	o, err := Run(Spec{Kind: "lock", Impl: &impl, Clients: 2, Workload: workload.Shape{Rounds: 1}, Faults: sched,
 		Checks: []string{"mutex", "liveness"}}, 1, Options{})
 	if err != nil {
 		t.Fatal(err)

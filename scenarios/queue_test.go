@@ -11,6 +11,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/workload"
 )
 
 // queueSeeds is how many seeds each queue test runs (fewer with -short).
@@ -31,7 +32,7 @@ var queueRates = fault.Rates{Crash: 0.3, LeaderCrash: 0.2, Partition: 0.4, Isola
 func queueFaulty(kind string, seed uint64) Spec {
 	lost := fault.Trigger{Client: int(seed % 4), Op: client.OpMulti, Nth: 1 + int(seed%5)}
 	return Spec{Kind: kind, Rates: &queueRates, Horizon: 2 * time.Second,
-		Workload: Workload{Think: 100 * time.Millisecond, Step: 50 * time.Millisecond},
+		Workload: workload.Shape{Think: 100 * time.Millisecond, Step: 50 * time.Millisecond},
 		Faults:   fault.Schedule{{When: &lost, Kind: fault.LoseReply}}}
 }
 
@@ -46,10 +47,11 @@ func queueRun(t *testing.T, spec Spec, seed uint64) *Outcome {
 }
 
 // queueItemsOf is how many items the default workload of kind puts: two
-// producers, 8 rounds each, and to a FIFO queue queueLate more each.
+// producers, 8 rounds each, and to a FIFO queue two more each (the
+// workload's late items, after the backlog is taken).
 func queueItemsOf(kind string) int {
 	if kind == "queue" {
-		return 2 * (8 + queueLate)
+		return 2 * (8 + 2)
 	}
 	return 16
 }
@@ -208,7 +210,7 @@ func TestQueueConsumersStopWhenAnItemIsLost(t *testing.T) {
 		if o.Input.Stuck || o.Result.Err != nil {
 			t.Fatalf("seed %d: %d of 20 taken, and the run ended with %v", seed, takeOK, o.Result.Err)
 		}
-		giveUp := o.Input.Bound + queuePatience
+		giveUp := o.Input.Bound + time.Second // the consumers' patience (workload/queue.go, queuePatience)
 		if end := time.Duration(o.Input.End); end < giveUp || end > giveUp+5*time.Second {
 			t.Fatalf("seed %d: the run ended at %s, want soon after the consumers' give-up (%s)", seed, end, giveUp)
 		}
@@ -224,7 +226,7 @@ func TestQueueConsumersStopWhenAnItemIsLost(t *testing.T) {
 // The first Consumers clients take, the others put; priorities come from
 // the producer and the item's number.
 func TestQueueRoles(t *testing.T) {
-	o := queueRun(t, Spec{Kind: "priority-queue", Clients: 5, Workload: Workload{Consumers: 3, Rounds: 4}}, 1)
+	o := queueRun(t, Spec{Kind: "priority-queue", Clients: 5, Workload: workload.Shape{Consumers: 3, Rounds: 4}}, 1)
 	takers, putters := map[int]bool{}, map[int]bool{}
 	var prios []string
 	for _, op := range o.Input.Ops {
@@ -268,7 +270,7 @@ func TestTakeGivenUpInDoubtIsUnknown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := queueRun(t, Spec{Kind: "queue", Clients: 4, Workload: Workload{Rounds: 2}, Faults: sched}, 14)
+	o := queueRun(t, Spec{Kind: "queue", Clients: 4, Workload: workload.Shape{Rounds: 2}, Faults: sched}, 14)
 	if o.Failed() {
 		t.Fatalf("the recipe's queue failed: %v", o.Violations)
 	}

@@ -2,20 +2,16 @@ package scenarios
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
-	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
-	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/workload"
 )
 
 // Options tune one run beyond its Spec and seed.
@@ -69,73 +65,6 @@ type Outcome struct {
 // Failed reports whether a check found a violation.
 func (o *Outcome) Failed() bool { return len(o.Violations) > 0 }
 
-// runner carries one run: the spec, the implementation under test, the
-// world, and what the clients record.
-type runner struct {
-	spec Spec
-	impl Implementation
-	// start starts a client process in the run's world (the simulator's,
-	// or a live ensemble's).
-	start     func(name string, servers []int, body clientBody)
-	rec       *recording
-	resources map[string]*resource
-	spawned   int
-	// stores are the histories of store workloads, recorded through
-	// models.Recorder; they join the run's history.
-	stores []*models.History
-	// more, in a live run, says whether a workload should go on past its
-	// rounds: faults are still to strike, or the ensemble to recover from
-	// them. nil in the simulator, where a run is its schedule's.
-	more func() bool
-	// rounds, once past the workload's Rounds, is how many rounds
-	// roundGoes has granted; roundsOver, that it has refused one.
-	rounds     int
-	roundsOver bool
-	// holds tells the world that client i holds its lock or leadership
-	// once more, for the faults tied to "cN holds#K" (sim.World.Holds).
-	holds func(i int)
-	// bound is the liveness bound the run is judged by (runBound): a
-	// workload that waits to see whether something happens waits past it.
-	bound time.Duration
-	// startGap is how far apart, in order, the clients of a holding
-	// workload start, so that c1 is the first holder (0: 5ms, the
-	// simulator's, whose writes take about a millisecond each).
-	startGap time.Duration
-}
-
-// noteHolds is runner.holds, when the world has one.
-func (r *runner) noteHolds(i int) {
-	if r.holds != nil {
-		r.holds(i)
-	}
-}
-
-// keepGoing reports whether a workload that has done its rounds should go
-// on (runner.more).
-func (r *runner) keepGoing() bool { return r.more != nil && r.more() }
-
-// roundGoes reports whether the workload has a round k (0-based): each
-// of its Rounds, and, in a live run, more while keepGoing says so. The
-// first client to ask about a round past Rounds decides for all, so the
-// clients of a workload that moves in step (a barrier's, a commit's)
-// agree on how many rounds there are; a round refused ends the rounds.
-// In the simulator it is k < Rounds.
-func (r *runner) roundGoes(k int) bool {
-	if k < max(r.spec.Workload.Rounds, r.rounds) {
-		return true
-	}
-	if r.roundsOver || k > max(r.spec.Workload.Rounds, r.rounds) || !r.keepGoing() {
-		r.roundsOver = true
-		return false
-	}
-	r.rounds = k + 1
-	return true
-}
-
-// lastRound reports whether round k is the workload's last: roundGoes
-// decides the next one now.
-func (r *runner) lastRound(k int) bool { return !r.roundGoes(k + 1) }
-
 // faultSeed separates the random faults' draws from the world's choices,
 // and swarmSeed a swarm's draw of a seed's mix from both.
 const (
@@ -178,7 +107,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 		return out, err
 	}
 	out.Input = checkInput(out, r, k, cfg, opt.CheckLimit, herd)
-	out.Coverage.add(situationsOf(k, out.Input.Ops))
+	out.Coverage.add(k.Situations(out.Input.Ops))
 	failures, stopped := simEnding(out.Result.Err)
 	vs, err := judge(out, failures, stopped)
 	if err != nil {
@@ -194,10 +123,10 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 	return out, nil
 }
 
-// simulate builds the world of cfg, spawns the kind's clients, injects
-// sched and runs it: the outcome before any check, and the runner that
-// recorded its history.
-func simulate(spec Spec, k *kind, cfg sim.Config, sched fault.Schedule, stop func() bool) (*Outcome, *runner, error) {
+// simulate builds the world of cfg, starts the kind's workload in it,
+// injects sched and runs it: the outcome before any check, and the
+// workload's run, which recorded its history.
+func simulate(spec Spec, k *workload.Kind, cfg sim.Config, sched fault.Schedule, stop func() bool) (*Outcome, *workload.Run, error) {
 	w, err := sim.New(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -205,12 +134,8 @@ func simulate(spec Spec, k *kind, cfg sim.Config, sched fault.Schedule, stop fun
 	if stop != nil {
 		w.StopWhen(stop)
 	}
-	r := &runner{spec: spec, impl: k.implementation(spec), rec: &recording{progressed: w.Progress,
-		ops: make([]models.Operation, 0, expectedOps(spec))},
-		resources: map[string]*resource{}, bound: runBound(spec, k, sched, cfg.ServerCount()),
-		start: func(name string, servers []int, body clientBody) { w.SpawnOn(name, servers, body) },
-		holds: w.Holds}
-	k.spawn(r)
+	r := k.Start(spec.plan(), workload.Launch{World: simClients{w}, Impl: spec.implementation(k),
+		Bound: runBound(spec, k, sched, cfg.ServerCount())})
 	if err := w.Inject(sched); err != nil {
 		return nil, nil, fmt.Errorf("faults: %w", err)
 	}
@@ -225,18 +150,14 @@ func simulate(spec Spec, k *kind, cfg sim.Config, sched fault.Schedule, stop fun
 // workload's and the stores'), whether it got stuck, the liveness bound
 // (allowing for the schedule's pauses and quorum losses), the kind's
 // settings, and the servers' traffic when the herd check runs.
-func checkInput(out *Outcome, r *runner, k *kind, cfg sim.Config, limit time.Duration, herd bool) *models.Input {
+func checkInput(out *Outcome, r *workload.Run, k *workload.Kind, cfg sim.Config, limit time.Duration, herd bool) *models.Input {
 	res, spec := out.Result, out.Spec
 	var (
 		dead  *sim.DeadlockError
 		still *sim.NoProgressError
 	)
-	ops := r.rec.history(int64(res.End))
-	for _, h := range r.stores {
-		ops = append(ops, h.Operations()...)
-	}
 	in := &models.Input{
-		Ops: ops,
+		Ops: r.History(int64(res.End)),
 		End: int64(res.End),
 		// Nothing could happen any more, or nothing did for longer than
 		// any wait may last (clients that poll never deadlock).
@@ -245,10 +166,8 @@ func checkInput(out *Outcome, r *runner, k *kind, cfg sim.Config, limit time.Dur
 		SessionTimeout: cfg.SessionTimeout,
 		CheckLimit:     limit,
 	}
-	if k.input != nil {
-		k.input(in, spec)
-	}
-	in.Bound = r.bound
+	k.Input(in, spec.plan())
+	in.Bound = r.Bound()
 	if herd {
 		in.Traffic = Traffic(out.World.Trace())
 	}
@@ -281,16 +200,6 @@ func simEnding(err error) ([]ClientFailure, *NoProgress) {
 		stopped = &NoProgress{At: strings.TrimSpace(still.At.String()), Bound: still.Bound}
 	}
 	return failures, stopped
-}
-
-// expectedOps is about how many operations spec's clients record: each
-// client's rounds, each of a call and its undoing (acquire and release) and
-// the steps between. The history is made that large at once rather than
-// grown, which had copied it a dozen times (a megabyte of the three
-// thousand operations of lock-contention); a guess too small or too large
-// changes nothing but the copying.
-func expectedOps(spec Spec) int {
-	return max(min(spec.Clients*max(spec.Workload.Rounds, 1)*(2+spec.Workload.Steps), 1<<20), 0)
 }
 
 // ended returns nil when the run ended in a way the checks judge: its
@@ -376,13 +285,11 @@ func withoutQuorum(sched fault.Schedule, n int) time.Duration {
 // world: the spec's, or the kind's (kind.input), or the default, stretched
 // by the schedule's pauses and quorum losses (a paused process holds up
 // whoever waits for it, rightly). A workload that waits to see whether
-// something happens waits past it (runner.bound), so that the checks can
+// something happens waits past it (workload.Launch.Bound), so that the checks can
 // judge.
-func runBound(spec Spec, k *kind, sched fault.Schedule, servers int) time.Duration {
+func runBound(spec Spec, k *workload.Kind, sched fault.Schedule, servers int) time.Duration {
 	in := &models.Input{Bound: spec.Bound, SessionTimeout: spec.Ensemble.SessionTimeout}
-	if k.input != nil {
-		k.input(in, spec)
-	}
+	k.Input(in, spec.plan())
 	if spec.Bound == 0 {
 		in.Bound = in.BoundOrDefault() + paused(sched) + withoutQuorum(sched, servers)
 	}
@@ -427,75 +334,4 @@ func paused(sched fault.Schedule) time.Duration {
 		}
 	}
 	return d
-}
-
-// spawn starts client i running body. Clients are spawned in order, so
-// that client i is the simulator's client i: a fault schedule's cN, the
-// trace's, the history's and the traffic's all name the same client.
-func (r *runner) spawn(i int, body func(ctx context.Context, conn client.Conn) error) {
-	r.spawnOn(i, nil, body)
-}
-
-// spawnOn starts client i with servers (0-based) as its connect string.
-func (r *runner) spawnOn(i int, servers []int, body func(ctx context.Context, conn client.Conn) error) {
-	if i != r.spawned {
-		panic(fmt.Sprintf("scenarios: client %d spawned after %d clients; spawn them in order", i, r.spawned))
-	}
-	r.spawned++
-	r.start(fmt.Sprintf("c%d", i+1), servers, body)
-}
-
-// clientBody is one client process's code.
-type clientBody = func(ctx context.Context, conn client.Conn) error
-
-// resource is what a lock or a leadership protects, shared by every
-// client of a run. Fenced, it remembers the highest token it accepted and
-// refuses lower ones.
-type resource struct {
-	fenced bool
-	max    int64
-}
-
-// use presents token to the resource at this instant and says whether it
-// was accepted.
-func (r *runner) use(conn client.Conn, c int, path string, token int64) bool {
-	res := r.resources[path]
-	if res == nil {
-		res = &resource{fenced: r.spec.Workload.Fenced}
-		r.resources[path] = res
-	}
-	op := models.Operation{Client: c, Kind: models.Use, Path: path, Token: token, Result: models.OK}
-	if res.fenced && token < res.max {
-		op.Result = models.Rejected
-	} else if token > res.max {
-		res.max = token
-	}
-	r.rec.instant(conn, op)
-	return op.Result == models.OK
-}
-
-// expected reports whether err is one a recipe's caller must expect under
-// faults: its session or its connection went away, or its lease may be
-// lost. The workloads retry such calls; any other error is the
-// implementation's failure.
-func expectedFault(err error) bool {
-	for _, e := range []error{zk.ErrSessionExpired, zk.ErrConnectionClosed, zk.ErrNoServer,
-		zk.ErrSessionMoved, recipes.ErrNodeVanished, recipes.ErrLost, recipes.ErrSuspended,
-		context.DeadlineExceeded} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
-}
-
-// isNoNode reports whether err says a node is gone.
-func isNoNode(err error) bool { return errors.Is(err, zk.ErrNoNode) }
-
-// pause waits d in virtual time (nothing when d is zero).
-func pause(ctx context.Context, conn client.Conn, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	return conn.Sleep(ctx, d)
 }

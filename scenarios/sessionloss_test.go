@@ -10,6 +10,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/workload"
 )
 
 // A client that gave its session up by its own clock while it backed off
@@ -24,7 +25,7 @@ func TestLocalSessionLossWhileBackingOff(t *testing.T) {
 	}
 	spec := Spec{Kind: "lock", Variant: "lock-adopts-old-node", Faults: sched,
 		Ensemble: sim.Config{TickTime: 250 * time.Millisecond, SessionTimeout: 2 * time.Second, LocalSessionLoss: true},
-		Workload: Workload{Rounds: 2, Steps: 5, Step: 500 * time.Millisecond}}
+		Workload: workload.Shape{Rounds: 2, Steps: 5, Step: 500 * time.Millisecond}}
 	o, err := Run(spec, 4, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +89,7 @@ func TestPauseCounterexamplesShrink(t *testing.T) {
 	}
 	rates := fault.Rates{Crash: 0.2, LeaderCrash: 0.2, Partition: 0.3, Isolate: 0.1, Pause: 0.3, Spike: 0.2, LoseReply: 2,
 		Disconnect: 0.1, Lag: 0.1, LoseRequest: 1, Triggered: 1}
-	spec := Spec{Kind: "lock", Rates: &rates, Workload: Workload{Rounds: 2, Steps: 10, Step: time.Second}}
+	spec := Spec{Kind: "lock", Rates: &rates, Workload: workload.Shape{Rounds: 2, Steps: 10, Step: time.Second}}
 	res, err := Search{Spec: spec, Seeds: 600}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +207,7 @@ func TestShrinkCountsFailingRuns(t *testing.T) {
 // by a node its current session owns (Election.ownNode).
 func TestElectionDeletesOnlyItsOwnAcknowledgement(t *testing.T) {
 	r := sessionRates
-	spec := SessionPaced(Spec{Kind: "election", Rates: &r, Workload: Workload{Fenced: true},
+	spec := SessionPaced(Spec{Kind: "election", Rates: &r, Workload: workload.Shape{Fenced: true},
 		Ensemble: sim.Config{LocalSessionLoss: true}})
 	for _, seed := range []uint64{128, 375, 692, 1419} {
 		o, err := Run(spec, seed, Options{})

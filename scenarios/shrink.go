@@ -16,6 +16,7 @@ import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/workload"
 )
 
 // Counterexample is a failing run made as small as the search could: the
@@ -111,7 +112,7 @@ func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, prog
 	target := orig.Violations[0].Check
 	full := orig.Schedule
 	base := orig.Spec
-	k, _ := lookupKind(base.Kind)
+	k, _ := workload.Lookup(base.Kind)
 	best := &Counterexample{Spec: withSchedule(base, full), Seed: seed, Clients: base.Clients, Rounds: base.Workload.Rounds,
 		Schedule: full, Violations: orig.Violations, TraceHash: HashString(orig.Result.Hash), Tries: 1,
 		struck: strikes(orig)}
@@ -130,7 +131,7 @@ func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, prog
 		if ctx.Err() != nil {
 			t.Skip("out of time")
 		}
-		clients := rapid.IntRange(k.minClients, base.Clients).Draw(t, "clients")
+		clients := rapid.IntRange(k.MinClients(), base.Clients).Draw(t, "clients")
 		rounds := rapid.IntRange(1, max(base.Workload.Rounds, 1)).Draw(t, "rounds")
 		var sched fault.Schedule
 		for i, f := range full {
@@ -212,7 +213,7 @@ func (h Hunt) Run() (*Counterexample, error) {
 	if err != nil {
 		return nil, err
 	}
-	minClients := max(h.MinClients, k.minClients, 1)
+	minClients := max(h.MinClients, k.MinClients(), 1)
 	maxFaults := h.MaxFaults
 	if maxFaults == 0 {
 		maxFaults = 4

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/workload"
 )
 
 // Regressions of simulator bugs the scenarios found.
@@ -14,7 +15,7 @@ import (
 // the simulator panicked. Bounded exhaustive exploration of the revocable
 // lock found it (the holder's delete on reconnect, then its setWatches).
 func TestCrashedApplierAnswersNothingMore(t *testing.T) {
-	spec := Spec{Kind: "revocable-lock", Clients: 3, Workload: Workload{Rounds: 1},
+	spec := Spec{Kind: "revocable-lock", Clients: 3, Workload: workload.Shape{Rounds: 1},
 		Faults: fault.MustParseSchedule("when c3 create#2 applied: crash applier for 1s; when c2 delete#1 applied: crash applier for 1s")}
 	for seed := uint64(1); seed <= 3; seed++ {
 		o, err := Run(spec, seed, Options{})

@@ -2,12 +2,11 @@ package scenarios
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/workload"
 )
 
 // Spec is one experiment: an ensemble, a recipe kind and the
@@ -24,7 +23,7 @@ type Spec struct {
 	Variant string
 	// Impl, when set, is the implementation under test (a user's own);
 	// only the constructor of the Spec's kind is used.
-	Impl *Implementation
+	Impl *workload.Implementation
 
 	// Ensemble is the simulated world's configuration; its Seed and
 	// Source are set per run, KeepTrace as the run needs.
@@ -33,7 +32,7 @@ type Spec struct {
 	// zero).
 	Clients int
 	// Workload tunes the workload; zero fields take the kind's defaults.
-	Workload Workload
+	Workload workload.Shape
 
 	// Faults strike in every run.
 	Faults fault.Schedule
@@ -55,55 +54,6 @@ type Spec struct {
 	Bound time.Duration
 }
 
-// Workload tunes how clients drive the recipe. Each kind reads the fields
-// it documents; zero means the kind's default.
-type Workload struct {
-	// Rounds each client runs: acquisitions of a lock, campaigns,
-	// barrier rounds, transactions, items put per producer, writes.
-	Rounds int
-	// Steps a holder (of a lock or a leadership) takes while it holds:
-	// at each one it checks its lease (unless Careless), works for Step,
-	// then uses the resource.
-	Steps int
-	// Step is how long one step's work takes (virtual time).
-	Step time.Duration
-	// Think is how long a client waits between rounds.
-	Think time.Duration
-	// Fenced puts the resource a lock or a leadership protects behind a
-	// fence: it remembers the highest token it accepted and refuses lower
-	// ones.
-	Fenced bool
-	// Careless holders never check their lease before using the resource.
-	Careless bool
-	// CheckBeforeUse makes a holder check its lease after each step's
-	// work, right before it uses the resource, instead of before the work:
-	// no window is left between the check and the use, and a holder that
-	// acts on a lost lock does so because its lease said it held it.
-	CheckBeforeUse bool
-	// Readers is, for a shared lock, how many clients take read locks
-	// (the others take write locks); for a configuration, how many clients
-	// read (the others write); for membership, how many watch.
-	Readers int
-	// Consumers is, for a queue, how many clients take (the others put).
-	Consumers int
-	// Size is how many processes a double barrier waits for (default:
-	// every client); for a semaphore, how many clients may hold a lease at
-	// once (default 2).
-	Size int
-	// Sync makes readers call sync() before they read (the stale-read
-	// scenario's reader).
-	Sync bool
-	// Together starts a holding workload's clients at once, all
-	// contending from the start, instead of 5ms apart in order (the herd
-	// figures measure a full queue).
-	Together bool
-	// Failures is how many processes the workload stops for good in the
-	// middle of their work (a double barrier's process, a 2PC site, a
-	// group member), to show that a failed process does not block the
-	// rest.
-	Failures int
-}
-
 // ClientCount is how many clients the spec runs: its own number, or its
 // kind's default when it names none.
 func (s Spec) ClientCount() int {
@@ -116,73 +66,88 @@ func (s Spec) ClientCount() int {
 
 // withDefaults returns s with its kind's defaults filled in, or an error
 // naming what is wrong with it.
-func (s Spec) withDefaults() (Spec, *kind, error) {
-	k, err := lookupKind(s.Kind)
+func (s Spec) withDefaults() (Spec, *workload.Kind, error) {
+	k, err := workload.Lookup(s.Kind)
 	if err != nil {
 		return s, nil, err
 	}
 	if s.Impl == nil && s.Variant != "" {
-		if _, err := k.variant(s.Variant); err != nil {
+		if _, err := k.Variant(s.Variant); err != nil {
 			return s, nil, err
 		}
 	}
 	if s.Clients == 0 {
-		s.Clients = k.clients
+		s.Clients = k.Clients()
 	}
-	if s.Workload.Fenced && k.fenceless != "" {
-		return s, nil, fmt.Errorf("workload.fenced: %s", k.fenceless)
+	if s.Workload.Fenced && k.Fenceless() != "" {
+		return s, nil, fmt.Errorf("workload.fenced: %s", k.Fenceless())
 	}
-	if s.Clients < k.minClients {
-		return s, nil, fmt.Errorf("clients: %d; a %s scenario needs at least %d", s.Clients, s.Kind, k.minClients)
+	if s.Clients < k.MinClients() {
+		return s, nil, fmt.Errorf("clients: %d; a %s scenario needs at least %d", s.Clients, s.Kind, k.MinClients())
 	}
 	if s.Horizon == 0 {
 		s.Horizon = 5 * time.Second
 	}
 	if len(s.Checks) == 0 {
-		s.Checks = k.checks(s)
-	} else if err := k.judgedBy(s.Checks); err != nil {
+		s.Checks = k.Checks(s.plan())
+	} else if err := k.JudgedBy(s.Checks); err != nil {
 		return s, nil, err
 	}
-	k.defaults(&s.Workload, s.Clients)
+	k.Defaults(&s.Workload, s.Clients)
 	return s, k, nil
 }
 
-// allChecks are the checks that can judge a kind's histories: those it
-// runs, fenced or not, those it may (alsoChecks), and the herd, ownership
-// and leaks checks, which read what any run's world saw.
-// A check of another kind would find nothing to judge and pass a run it
-// never looked at.
-func (k *kind) allChecks() []string {
-	out := append([]string{"herd", "ownership", "leaks"}, k.alsoChecks...)
-	for _, fenced := range []bool{false, true} {
-		for _, c := range k.checks(Spec{Kind: k.name, Workload: Workload{Fenced: fenced}}) {
-			if !slices.Contains(out, c) {
-				out = append(out, c)
-			}
-		}
-	}
-	return out
+// plan is what the kind's workload and hooks are given of s.
+func (s Spec) plan() workload.Plan {
+	return workload.Plan{Clients: s.Clients, Shape: s.Workload, Bound: s.Bound, SessionTimeout: sessionTimeoutOf(s),
+		FaultsOver: faultsOverAt(s)}
 }
 
-// judgedBy refuses a check the spec names that is not one of the kind's.
-func (k *kind) judgedBy(checks []string) error {
-	all := k.allChecks()
-	for _, c := range checks {
-		if !slices.Contains(all, c) {
-			return fmt.Errorf("checks: %q is not a check of a %s scenario (its checks: %s)", c, k.name, strings.Join(all, ", "))
+// implementation is what s runs: the user's, a variant's, or the recipe.
+func (s Spec) implementation(k *workload.Kind) workload.Implementation {
+	return k.Implementation(s.Impl, s.Variant)
+}
+
+// sessionTimeoutOf is the session timeout s's clients ask for: the
+// ensemble's, or the simulator's default, 10s.
+func sessionTimeoutOf(s Spec) time.Duration {
+	if s.Ensemble.SessionTimeout > 0 {
+		return s.Ensemble.SessionTimeout
+	}
+	return 10 * time.Second
+}
+
+// faultsOverAt is when the faults of s are over at the latest: the end of
+// its last timed fault (a pause's end, a spike's), and, when it draws
+// faults at random, the end of its horizon plus the longest a drawn fault
+// lasts (a pause, up to 20s; crashes and cuts heal within 10s, see
+// fault.Rates). A fault tied to an event strikes at once and is not
+// counted.
+func faultsOverAt(s Spec) time.Duration {
+	var end time.Duration
+	for _, f := range s.Faults {
+		switch {
+		case f.When != nil:
+		case f.Kind == fault.Pause:
+			end = max(end, f.At+f.D)
+		default:
+			end = max(end, f.At+f.For)
 		}
 	}
-	return nil
+	if s.Rates != nil {
+		end = max(end, s.Horizon+20*time.Second)
+	}
+	return end
 }
 
 // KindChecks are the checks that can judge kind's histories (nil for an
 // unknown kind).
 func KindChecks(kind string) []string {
-	k, err := lookupKind(kind)
+	k, err := workload.Lookup(kind)
 	if err != nil {
 		return nil
 	}
-	return k.allChecks()
+	return k.AllChecks()
 }
 
 // Crowded is s with the given number of clients contending at once, one
@@ -247,11 +212,13 @@ func SessionPaced(spec Spec) Spec {
 		if w.Steps == 0 && w.Step == 0 {
 			w.Steps, w.Step, w.CheckBeforeUse = 3, 5*time.Second, true
 		}
-		orDefault(&w.Rounds, 2)
-	case "barrier":
-		orDefault(&w.Think, time.Second)
-	case "queue", "priority-queue", "counter":
-		orDefault(&w.Think, time.Second)
+		if w.Rounds == 0 {
+			w.Rounds = 2
+		}
+	case "barrier", "queue", "priority-queue", "counter":
+		if w.Think == 0 {
+			w.Think = time.Second
+		}
 	}
 	return spec
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/workload"
 )
 
 // workloadFaults strike the 2pc, membership, config and naming workloads
@@ -149,7 +150,7 @@ func TestTwoPhaseCommitRecipeHolds(t *testing.T) {
 // expires, and the coordinator aborts then: everyone else decides abort,
 // within the bound.
 func TestTwoPhaseCommitFailedSiteAborts(t *testing.T) {
-	spec := Spec{Name: "2pc with a failed site", Kind: "2pc", Workload: Workload{Failures: 1}}
+	spec := Spec{Name: "2pc with a failed site", Kind: "2pc", Workload: workload.Shape{Failures: 1}}
 	for _, o := range holdsOnSeeds(t, spec, seedCount(8)) {
 		fails := opsOf(o, models.Fail)
 		if len(fails) != 1 || fails[0].Data != "c4" || fails[0].Client != 3 || !strings.HasSuffix(fails[0].Path, "/tx-6") {
@@ -169,7 +170,7 @@ func TestTwoPhaseCommitFailedSiteAborts(t *testing.T) {
 // coordinator brings a new session's server up to date before it believes
 // a listing (soak seed 9842 under client-side session loss, shrunk).
 func TestTwoPhaseCoordinatorNewSessionReadsUpToDate(t *testing.T) {
-	spec := Spec{Kind: "2pc", Clients: 3, Workload: Workload{Rounds: 1}, Horizon: 20 * time.Second,
+	spec := Spec{Kind: "2pc", Clients: 3, Workload: workload.Shape{Rounds: 1}, Horizon: 20 * time.Second,
 		Ensemble: sim.Config{TickTime: 250 * time.Millisecond, SessionTimeout: 2 * time.Second, LocalSessionLoss: true},
 		Faults: fault.MustParseSchedule("at 0s lag s3 for 3.93s; when c1 getChildren#4 applied: lose-reply; " +
 			"when c1 getChildren#3 applied: disconnect c1 for 2.14s")}
@@ -194,7 +195,7 @@ func TestTwoPhaseCommitSitesWatchVotesCaught(t *testing.T) {
 		t.Fatalf("the plain protocol should still decide without failures:\n%s", describeOutcome(o))
 	}
 	spec := Spec{Name: "2pc-sites-watch-votes with a failed site", Kind: "2pc", Variant: "2pc-sites-watch-votes",
-		Workload: Workload{Failures: 1}}
+		Workload: workload.Shape{Failures: 1}}
 	o, err := Run(spec, 1, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -224,5 +225,5 @@ func TestTwoPhaseCommitEarlyCommitCaught(t *testing.T) {
 
 // Runs repeat exactly: the same seed, the same run.
 func TestTwoPhaseCommitDeterministic(t *testing.T) {
-	sameTwice(t, Spec{Name: "2pc under faults", Kind: "2pc", Rates: &workloadFaults, Workload: Workload{Failures: 1}}, 7)
+	sameTwice(t, Spec{Name: "2pc under faults", Kind: "2pc", Rates: &workloadFaults, Workload: workload.Shape{Failures: 1}}, 7)
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/recipes"
-	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/workload"
 	"github.com/zksim/zksim/zksimtest"
 )
 
@@ -16,7 +16,7 @@ import (
 // defaults, and the check that catches it ("" when not named).
 type mistake struct {
 	name, kind, check string
-	impl              scenarios.Implementation
+	impl              workload.Implementation
 	ensemble          sim.Config
 }
 
@@ -24,8 +24,8 @@ type mistake struct {
 // with the check its lesson names (TestDefaultsCatchSessionMistakes says
 // which).
 func sessionMistakes() []mistake {
-	locker := func(f func(client.Conn, string) recipes.Locker) scenarios.Implementation {
-		return scenarios.Implementation{Locker: f}
+	locker := func(f func(client.Conn, string) recipes.Locker) workload.Implementation {
+		return workload.Implementation{Locker: f}
 	}
 	return []mistake{
 		{"requeues-on-disconnect", "lock", "liveness",
@@ -44,20 +44,20 @@ func sessionMistakes() []mistake {
 		// The candidate that takes itself for the leader deletes the
 		// leader's published node, another live session's, before it
 		// acts as leader: the ownership check names it first.
-		{"trusts-deletion", "election", "ownership", scenarios.Implementation{
+		{"trusts-deletion", "election", "ownership", workload.Implementation{
 			Elector: func(c client.Conn, p, n string) recipes.Elector { return recipes.NewTrustingElection(c, p, n) }}, sim.Config{}},
-		{"no-sync", "barrier", "barrier", scenarios.Implementation{
+		{"no-sync", "barrier", "barrier", workload.Implementation{
 			Barrier: func(c client.Conn, p string) recipes.Barrier { return recipes.NewNoSyncBarrier(c, p) }}, sim.Config{}},
-		{"forgets-expiry", "membership", "membership", scenarios.Implementation{
+		{"forgets-expiry", "membership", "membership", workload.Implementation{
 			Membership: func(c client.Conn, p, n string) recipes.Membership { return recipes.NewForgetfulGroup(c, p, n) }}, sim.Config{}},
 		// A watcher whose watch is set once: the check judges only runs
 		// that went on for the bound after the last write, which the
 		// readers now wait out whatever the faults' pauses.
-		{"oneshot-watch", "config", "config", scenarios.Implementation{
+		{"oneshot-watch", "config", "config", workload.Implementation{
 			ConfigWriter: func(c client.Conn, p string) recipes.ConfigWriter { return recipes.NewConfigNode(c, p) },
 			ConfigReader: func(c client.Conn, p string) recipes.ConfigReader { return recipes.NewOneshotConfigWatcher(c, p) }},
 			sim.Config{}},
-		{"trusts-watch", "priority-queue", "priority-queue", scenarios.Implementation{
+		{"trusts-watch", "priority-queue", "priority-queue", workload.Implementation{
 			PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
 				return recipes.NewWatchTrustingPriorityQueue(c, p)
 			}}, sim.Config{}},
@@ -90,7 +90,7 @@ func TestDefaultsCatchSessionMistakes(t *testing.T) {
 			// from a test whose Options have changed since.
 			checkReplays(t, msg, func(ft testing.TB) {
 				zksimtest.Check(ft, tc.kind, tc.impl, zksimtest.Options{NoShrink: true,
-					Workload: scenarios.Workload{Steps: 9, Step: time.Second}})
+					Workload: workload.Shape{Steps: 9, Step: time.Second}})
 			})
 		})
 	}

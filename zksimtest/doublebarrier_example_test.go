@@ -10,7 +10,7 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/recipes"
-	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/workload"
 	"github.com/zksim/zksim/zksimtest"
 )
 
@@ -137,8 +137,8 @@ func processes(kids []string) int {
 	return n
 }
 
-func countingBarrierImpl() scenarios.Implementation {
-	return scenarios.Implementation{DoubleBarrier: func(conn client.Conn, dir, _ string, size int) recipes.DoubleBarrier {
+func countingBarrierImpl() workload.Implementation {
+	return workload.Implementation{DoubleBarrier: func(conn client.Conn, dir, _ string, size int) recipes.DoubleBarrier {
 		return &countingBarrier{conn: conn, dir: dir, size: size}
 	}}
 }

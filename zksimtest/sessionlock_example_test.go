@@ -16,8 +16,8 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/recipes"
-	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/workload"
 	"github.com/zksim/zksim/zksimtest"
 )
 
@@ -248,7 +248,7 @@ const sessionFaults = "at 50ms partition c2 s1 for 17s; at 50ms partition c2 s2 
 // whose library gives a session up by its own clock.
 func sessionOptions(faults string) zksimtest.Options {
 	return zksimtest.Options{Clients: 3, Faults: faults, Checks: []string{"mutex", "liveness"},
-		Workload: scenarios.Workload{Rounds: 1, Steps: 3, Step: 6 * time.Second},
+		Workload: workload.Shape{Rounds: 1, Steps: 3, Step: 6 * time.Second},
 		Ensemble: sim.Config{LocalSessionLoss: true}}
 }
 

@@ -70,6 +70,7 @@ import (
 	"github.com/zksim/zksim/reports"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/workload"
 )
 
 var (
@@ -107,7 +108,7 @@ type Options struct {
 	// with it.
 	Swarm bool
 	// Workload tunes the kind's workload (rounds, steps, fencing, ...).
-	Workload scenarios.Workload
+	Workload workload.Shape
 	// Checks replaces the kind's checks.
 	Checks []string
 	// Ensemble configures the simulated ensemble (servers, timeouts).
@@ -156,7 +157,7 @@ var DefaultRates = fault.Rates{Crash: 0.1, LeaderCrash: 0.1, Partition: 0.2, Iso
 // of a shared resource show), no waiting on a free lock, no herd.
 func Lock(t testing.TB, newLock func(conn client.Conn, path string) recipes.Locker, opt Options) {
 	t.Helper()
-	Check(t, "lock", scenarios.Implementation{Locker: newLock}, opt)
+	Check(t, "lock", workload.Implementation{Locker: newLock}, opt)
 }
 
 // Counter checks a user's shared counter: every add applied once, lost
@@ -165,7 +166,7 @@ func Lock(t testing.TB, newLock func(conn client.Conn, path string) recipes.Lock
 // effect). newCounter gets the client's name, unique among the writers.
 func Counter(t testing.TB, newCounter func(conn client.Conn, path, name string) recipes.Counter, opt Options) {
 	t.Helper()
-	Check(t, "counter", scenarios.Implementation{Counter: newCounter}, opt)
+	Check(t, "counter", workload.Implementation{Counter: newCounter}, opt)
 }
 
 // Semaphore checks a user's counting semaphore, given its constructor (the
@@ -176,11 +177,11 @@ func Counter(t testing.TB, newCounter func(conn client.Conn, path, name string) 
 // semaphore that keeps its leases elsewhere drops "herd" from the Checks.
 func Semaphore(t testing.TB, newSemaphore func(conn client.Conn, path string, max int) recipes.Semaphore, opt Options) {
 	t.Helper()
-	Check(t, "semaphore", scenarios.Implementation{Semaphore: newSemaphore}, opt)
+	Check(t, "semaphore", workload.Implementation{Semaphore: newSemaphore}, opt)
 }
 
 // Check runs kind's workload on impl and fails t on a violation.
-func Check(t testing.TB, kind string, impl scenarios.Implementation, opt Options) {
+func Check(t testing.TB, kind string, impl workload.Implementation, opt Options) {
 	t.Helper()
 	spec := specOf(t, kind, impl, opt)
 	if *flagSeed != 0 {
@@ -272,7 +273,7 @@ func shrink(t testing.TB, spec scenarios.Spec, seed uint64, budget time.Duration
 // them, and the defaults (DefaultRates in SessionPaced) where neither
 // names faults. The pace is the Options' alone: a replay's -zksim.faults
 // replaces the random faults, not the experiment they struck.
-func specOf(t testing.TB, kind string, impl scenarios.Implementation, opt Options) scenarios.Spec {
+func specOf(t testing.TB, kind string, impl workload.Implementation, opt Options) scenarios.Spec {
 	t.Helper()
 	spec := experiment(t, kind, impl, opt)
 	spec.Rates = opt.Rates
@@ -290,7 +291,7 @@ func specOf(t testing.TB, kind string, impl scenarios.Implementation, opt Option
 
 // experiment is the spec the Options state, its faults aside: the same
 // for Check and Explore.
-func experiment(t testing.TB, kind string, impl scenarios.Implementation, opt Options) scenarios.Spec {
+func experiment(t testing.TB, kind string, impl workload.Implementation, opt Options) scenarios.Spec {
 	return scenarios.Spec{Name: t.Name(), Kind: kind, Impl: &impl, Clients: opt.Clients, Workload: opt.Workload,
 		Checks: opt.Checks, Ensemble: opt.Ensemble, Horizon: opt.Horizon, Bound: opt.Bound}
 }

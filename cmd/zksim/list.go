@@ -11,6 +11,7 @@ import (
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/workload"
 )
 
 func listCmd() *cobra.Command {
@@ -58,7 +59,7 @@ var faultShapes = [][2]string{
 func writeList(out io.Writer) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RECIPE KIND\tCHECKS")
-	for _, k := range scenarios.Kinds() {
+	for _, k := range workload.Kinds() {
 		fmt.Fprintf(tw, "%s\t%s\n", k, strings.Join(scenarios.DefaultChecks(scenarios.Spec{Kind: k}), ", "))
 	}
 	fmt.Fprintln(tw)

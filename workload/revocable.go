@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func (f forcedRevoker) Revoke(ctx context.Context, node string) error {
 }
 
 func init() {
-	registerKind(&kind{
+	registerKind(&Kind{
 		name: "revocable-lock", situations: []situation{waitedForHolder, revocationsSettled, fenceRefused}, doc: "revocable shared lock (recipes.RevocableLocker): c1 revokes, the others write",
 		clients: 4, minClients: 2,
 		recipe: Implementation{RevocableLocker: func(c client.Conn, p string) recipes.RevocableLocker {
@@ -46,7 +46,7 @@ func init() {
 				return forcedRevoker{recipes.NewRevocableLock(c, p), 50 * time.Millisecond}
 			}},
 		},
-		defaults: func(w *Workload, clients int) {
+		defaults: func(w *Shape, clients int) {
 			orDefault(&w.Rounds, 3)
 			orDefault(&w.Steps, 4)
 			orDefault(&w.Step, 150*time.Millisecond)
@@ -54,8 +54,8 @@ func init() {
 		},
 		// Not the ownership check: a forced revocation deletes the
 		// holder's node, by design (a spec may still name it).
-		checks: func(s Spec) []string {
-			if s.Workload.Fenced {
+		checks: func(p Plan) []string {
+			if p.Shape.Fenced {
 				return []string{"fenced-mutex", "liveness"}
 			}
 			return []string{"rwlock", "liveness"}
@@ -66,11 +66,11 @@ func init() {
 
 func spawnRevocable(r *runner) {
 	const path = "/zksim/revocable-lock"
-	holders := r.spec.Clients - 1
+	holders := r.plan.Clients - 1
 	finished := 0
 	// The holders: clients 2.., the holding workload with consent.
-	think := r.spec.Workload.Think
-	r.spec.Workload.Think = 0 // the holders go again at once; Think is the revoker's
+	think := r.plan.Shape.Think
+	r.plan.Shape.Think = 0 // the holders go again at once; Think is the revoker's
 	r.spawn(0, func(ctx context.Context, conn client.Conn) error {
 		l := r.impl.RevocableLocker(conn, path)
 		for finished < holders {

@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"context"
@@ -74,7 +74,7 @@ import (
 // knows.
 
 func init() {
-	registerKind(&kind{
+	registerKind(&Kind{
 		name: "queue", situations: []situation{takesWaitedForPut}, doc: "FIFO queue (recipes.Queue); the first Consumers clients take, the others put",
 		clients: 4, minClients: 2,
 		recipe: Implementation{Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewQueue(c, p) }},
@@ -87,12 +87,12 @@ func init() {
 			"queue-claims-nonode": {Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewClaimingQueue(c, p) }},
 			"queue-relist":        {Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewRelistQueue(c, p) }},
 		},
-		defaults: func(w *Workload, clients int) {
+		defaults: func(w *Shape, clients int) {
 			queueDefaults(w, clients)
 			orDefault(&w.Step, time.Millisecond)
 			orDefault(&w.Think, time.Millisecond)
 		},
-		checks:     func(s Spec) []string { return []string{"fifo", "exactly-once", "ownership", "liveness", "herd"} },
+		checks:     func(p Plan) []string { return []string{"fifo", "exactly-once", "ownership", "liveness", "herd"} },
 		alsoChecks: []string{"at-most-once", "at-least-once"},
 		spawn: func(r *runner) {
 			spawnQueue(r, "/zksim/queue", false, func(conn client.Conn) queueHandle {
@@ -101,7 +101,7 @@ func init() {
 			})
 		},
 	})
-	registerKind(&kind{
+	registerKind(&Kind{
 		name: "priority-queue", situations: []situation{takesWaitedForPut}, doc: "priority queue (recipes.PriorityQueue); the first Consumers clients take, the others put",
 		clients: 4, minClients: 2,
 		recipe: Implementation{PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
@@ -115,12 +115,12 @@ func init() {
 				return recipes.NewWatchTrustingPriorityQueue(c, p)
 			}},
 		},
-		defaults: func(w *Workload, clients int) {
+		defaults: func(w *Shape, clients int) {
 			queueDefaults(w, clients)
 			orDefault(&w.Step, 10*time.Millisecond)
 			orDefault(&w.Think, 5*time.Millisecond)
 		},
-		checks:     func(s Spec) []string { return []string{"priority-queue", "exactly-once", "ownership", "liveness"} },
+		checks:     func(p Plan) []string { return []string{"priority-queue", "exactly-once", "ownership", "liveness"} },
 		alsoChecks: []string{"at-most-once", "at-least-once"},
 		spawn: func(r *runner) {
 			spawnQueue(r, "/zksim/priority-queue", true, func(conn client.Conn) queueHandle {
@@ -132,7 +132,7 @@ func init() {
 }
 
 // queueDefaults: 8 items per producer; half the clients consume.
-func queueDefaults(w *Workload, clients int) {
+func queueDefaults(w *Shape, clients int) {
 	orDefault(&w.Rounds, 8)
 	orDefault(&w.Consumers, clients/2)
 }
@@ -186,16 +186,16 @@ func (q *queueCounts) done(now int64) bool {
 // consumers start once half the items are put and bring their server up
 // to date before each take.
 func spawnQueue(r *runner, path string, byPriority bool, handle func(conn client.Conn) queueHandle) {
-	wl := r.spec.Workload
-	consumers := min(max(wl.Consumers, 1), r.spec.Clients-1)
-	counts := &queueCounts{producing: r.spec.Clients - consumers, waiting: map[string]bool{},
+	wl := r.plan.Shape
+	consumers := min(max(wl.Consumers, 1), r.plan.Clients-1)
+	counts := &queueCounts{producing: r.plan.Clients - consumers, waiting: map[string]bool{},
 		giveUp: r.bound + queuePatience}
 	items := counts.producing * wl.Rounds
 	backlog := items // FIFO: every item of the rounds
 	if byPriority {
 		backlog = items / 2
 	}
-	for i := 0; i < r.spec.Clients; i++ {
+	for i := 0; i < r.plan.Clients; i++ {
 		if i < consumers {
 			late := consumers > 1 && i == consumers-1
 			r.spawn(i, func(ctx context.Context, conn client.Conn) error {
@@ -269,7 +269,7 @@ func queuePut(ctx context.Context, conn client.Conn, r *runner, i, p, k int, pat
 	}
 	counts.attempted++
 	counts.progress = now(conn)
-	return pause(ctx, conn, r.spec.Workload.Think)
+	return pause(ctx, conn, r.plan.Shape.Think)
 }
 
 // queueConsume is a consumer (client i): once backlog puts have returned
@@ -309,7 +309,7 @@ func queueConsume(ctx context.Context, conn *doubtConn, r *runner, i int, path s
 		default:
 			return fmt.Errorf("take: %w", err)
 		}
-		if err := pause(ctx, conn, r.spec.Workload.Step); err != nil {
+		if err := pause(ctx, conn, r.plan.Shape.Step); err != nil {
 			return err
 		}
 	}

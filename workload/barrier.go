@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"context"
@@ -27,18 +27,18 @@ import (
 // operation returns when one succeeds.
 
 func init() {
-	registerKind(&kind{
+	registerKind(&Kind{
 		name: "barrier", situations: []situation{passesWaited}, doc: "barrier (recipes.Barrier); c1 raises and lowers it, the others wait at it",
 		clients: 4, minClients: 2,
 		recipe: Implementation{Barrier: func(c client.Conn, p string) recipes.Barrier { return recipes.NewBarrier(c, p) }},
 		variants: map[string]Implementation{
 			"barrier-no-sync": {Barrier: func(c client.Conn, p string) recipes.Barrier { return recipes.NewNoSyncBarrier(c, p) }},
 		},
-		defaults: func(w *Workload, clients int) {
+		defaults: func(w *Shape, clients int) {
 			orDefault(&w.Rounds, 3)
 			orDefault(&w.Step, 50*time.Millisecond)
 		},
-		checks: func(s Spec) []string { return []string{"barrier", "ownership", "liveness"} },
+		checks: func(p Plan) []string { return []string{"barrier", "ownership", "liveness"} },
 		spawn:  spawnBarrier,
 	})
 }
@@ -52,7 +52,7 @@ func barrierPath(round int) string { return fmt.Sprintf("/zksim/barrier/r%d", ro
 
 // spawnBarrier starts the coordinator and the waiters.
 func spawnBarrier(r *runner) {
-	wl := r.spec.Workload
+	wl := r.plan.Shape
 	raised := map[int]bool{} // raised[round]: the coordinator's Set returned
 	r.spawn(0, func(ctx context.Context, conn client.Conn) error {
 		for round := 0; r.roundGoes(round); round++ {
@@ -74,7 +74,7 @@ func spawnBarrier(r *runner) {
 		}
 		return nil
 	})
-	for i := 1; i < r.spec.Clients; i++ {
+	for i := 1; i < r.plan.Clients; i++ {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
 			for round := 0; r.roundGoes(round); round++ {
 				for !raised[round] {

@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"context"
@@ -60,7 +60,7 @@ import (
 // expect under faults.
 
 func init() {
-	registerKind(&kind{
+	registerKind(&Kind{
 		name: "double-barrier", situations: []situation{entersWaited, leavesWaited}, doc: "double barrier (recipes.DoubleBarrier); every client enters, computes and leaves, in rounds",
 		clients: 5, minClients: 1,
 		recipe: Implementation{DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
@@ -80,14 +80,14 @@ func init() {
 				return recipes.NewExistsTakenDoubleBarrier(c, p, name, size)
 			}},
 		},
-		defaults: func(w *Workload, clients int) {
+		defaults: func(w *Shape, clients int) {
 			orDefault(&w.Rounds, 3)
 			orDefault(&w.Step, 10*time.Millisecond)
 			orDefault(&w.Size, clients)
 		},
-		checks: func(s Spec) []string { return []string{"double-barrier", "ownership", "liveness", "herd"} },
+		checks: func(p Plan) []string { return []string{"double-barrier", "ownership", "liveness", "herd"} },
 		spawn:  spawnDoubleBarrier,
-		input:  func(in *models.Input, s Spec) { in.Size = s.Workload.Size },
+		input:  func(in *models.Input, p Plan) { in.Size = p.Shape.Size },
 	})
 }
 
@@ -99,8 +99,8 @@ func doubleBarrierName(i int) string { return fmt.Sprintf("c%02d", i+1) }
 
 // spawnDoubleBarrier starts the processes.
 func spawnDoubleBarrier(r *runner) {
-	wl := r.spec.Workload
-	n := r.spec.Clients
+	wl := r.plan.Shape
+	n := r.plan.Clients
 	for i := 0; i < n; i++ {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
 			name := doubleBarrierName(i)
@@ -132,7 +132,7 @@ func spawnDoubleBarrier(r *runner) {
 						at = enterCall // it had lost its node already (see Lost sessions)
 					}
 					doubleBarrierFail(conn, r, i, path, name, at)
-					return stopForGood(ctx, conn, r.spec)
+					return stopForGood(ctx, conn, r.plan)
 				}
 				if err := pause(ctx, conn, compute); err != nil {
 					return err

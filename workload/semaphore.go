@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"cmp"
@@ -37,11 +37,11 @@ func init() { registerKind(semaphoreKind()) }
 
 // semaphoreKind is the counting semaphore: the recipe's (Curator's
 // InterProcessSemaphoreV2), and its teaching variants.
-func semaphoreKind() *kind {
+func semaphoreKind() *Kind {
 	sem := func(f func(client.Conn, string, int) recipes.Semaphore) Implementation {
 		return Implementation{Semaphore: f}
 	}
-	return &kind{
+	return &Kind{
 		name: "semaphore", situations: []situation{waitedForHolder, leasesHeldTogether},
 		doc:     "counting semaphore with leases (recipes.Semaphore); at most Size clients hold at once (default 2)",
 		clients: 5, minClients: 1,
@@ -62,18 +62,18 @@ func semaphoreKind() *kind {
 				return recipes.NewNthAheadSemaphore(c, p, n)
 			}),
 		},
-		defaults: func(w *Workload, clients int) {
+		defaults: func(w *Shape, clients int) {
 			holdingDefaults(w, clients)
 			orDefault(&w.Size, 2)
 		},
-		checks: func(s Spec) []string { return []string{"semaphore", "ownership", "liveness", "herd"} },
+		checks: func(p Plan) []string { return []string{"semaphore", "ownership", "liveness", "herd"} },
 		spawn: func(r *runner) {
 			spawnHolders(r, recipes.SemaphoreLeases(semaphorePath), func(conn client.Conn, i int) holder {
-				s := r.impl.Semaphore(conn, semaphorePath, r.spec.Workload.Size)
+				s := r.impl.Semaphore(conn, semaphorePath, r.plan.Shape.Size)
 				return holder{acquire: s.Acquire, release: s.Release}
 			})
 		},
-		input: func(in *models.Input, s Spec) { in.Permits, in.Proceed = s.Workload.Size, 1 },
+		input: func(in *models.Input, p Plan) { in.Permits, in.Proceed = p.Shape.Size, 1 },
 	}
 }
 

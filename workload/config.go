@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"context"
@@ -40,7 +40,7 @@ const configPath = "/zksim/config"
 
 func init() {
 	writer := func(c client.Conn, p string) recipes.ConfigWriter { return recipes.NewConfigNode(c, p) }
-	registerKind(&kind{
+	registerKind(&Kind{
 		name: "config", situations: []situation{newerConfig}, doc: "configuration (recipes.ConfigWriter, recipes.ConfigReader); the first Readers clients read, the others write",
 		clients: 4, minClients: 2,
 		recipe: Implementation{ConfigWriter: writer,
@@ -53,12 +53,12 @@ func init() {
 				return recipes.NewOneshotConfigWatcher(c, p)
 			}},
 		},
-		defaults: func(w *Workload, clients int) {
+		defaults: func(w *Shape, clients int) {
 			orDefault(&w.Readers, max(1, clients/2))
 			orDefault(&w.Rounds, 5)
 			orDefault(&w.Step, 50*time.Millisecond)
 		},
-		checks: func(s Spec) []string { return []string{"config", "ownership"} },
+		checks: func(p Plan) []string { return []string{"config", "ownership"} },
 		spawn:  spawnConfig,
 	})
 }
@@ -71,9 +71,9 @@ type configRun struct {
 }
 
 func spawnConfig(r *runner) {
-	wl := r.spec.Workload
-	readers := min(wl.Readers, r.spec.Clients)
-	run := &configRun{writers: r.spec.Clients - readers}
+	wl := r.plan.Shape
+	readers := min(wl.Readers, r.plan.Clients)
+	run := &configRun{writers: r.plan.Clients - readers}
 	stopAfter := int64(r.bound + time.Second)
 	for i := 0; i < readers; i++ {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
@@ -107,7 +107,7 @@ func spawnConfig(r *runner) {
 			}
 		})
 	}
-	for i := readers; i < r.spec.Clients; i++ {
+	for i := readers; i < r.plan.Clients; i++ {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
 			defer func() { run.done++ }()
 			w := r.impl.ConfigWriter(conn, configPath)

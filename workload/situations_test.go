@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"testing"
@@ -70,19 +70,12 @@ func TestSituationsCount(t *testing.T) {
 	}
 }
 
-// Every kind counts situations of its own, and a scenario may require
-// them (and not another kind's).
+// Every kind counts situations of its own.
 func TestEveryKindHasSituations(t *testing.T) {
 	for _, name := range Kinds() {
 		k := kinds[name]
 		if len(k.situations) == 0 {
 			t.Errorf("%s: no situations of its own", name)
 		}
-	}
-	if _, err := ParseScenario("x.yaml", []byte("kind: lock\nrequire: [acquires that waited for a holder]\n")); err != nil {
-		t.Error(err)
-	}
-	if _, err := ParseScenario("x.yaml", []byte("kind: lock\nrequire: [transactions committed]\n")); err == nil {
-		t.Error("a lock scenario may require a 2pc situation")
 	}
 }

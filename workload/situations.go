@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"cmp"
@@ -123,9 +123,10 @@ var (
 	}}
 )
 
-// situationsOf counts a kind's situations in a run's history.
-func situationsOf(k *kind, ops []models.Operation) Coverage {
-	c := Coverage{}
+// Situations counts, by name, the situations the operations of a run of
+// the kind reached (those reached none times left out).
+func (k *Kind) Situations(ops []models.Operation) map[string]int {
+	c := map[string]int{}
 	for _, s := range append([]situation{unknownOutcomes}, k.situations...) {
 		if n := s.count(ops); n > 0 {
 			c[s.name] += n
@@ -134,8 +135,8 @@ func situationsOf(k *kind, ops []models.Operation) Coverage {
 	return c
 }
 
-// situationNames are the names of a kind's situations.
-func situationNames(k *kind) []string {
+// SituationNames are the names of the kind's situations.
+func (k *Kind) SituationNames() []string {
 	names := []string{unknownOutcomes.name}
 	for _, s := range k.situations {
 		names = append(names, s.name)

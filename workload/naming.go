@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"context"
@@ -51,7 +51,7 @@ import (
 const namingDir = "/zksim/names"
 
 func init() {
-	registerKind(&kind{
+	registerKind(&Kind{
 		name: "naming", situations: []situation{namesTaken}, doc: "name service (recipes.NameService); every client registers names, some contended, then resolves them",
 		clients: 4, minClients: 1,
 		recipe: Implementation{NameService: func(c client.Conn, p string) recipes.NameService {
@@ -65,11 +65,11 @@ func init() {
 				return recipes.NewNoSyncNameRegistry(c, p, false)
 			}},
 		},
-		defaults: func(w *Workload, clients int) {
+		defaults: func(w *Shape, clients int) {
 			orDefault(&w.Rounds, 3)
 			orDefault(&w.Think, 10*time.Millisecond)
 		},
-		checks: func(s Spec) []string { return []string{"naming", "ownership"} },
+		checks: func(p Plan) []string { return []string{"naming", "ownership"} },
 		spawn:  spawnNaming,
 	})
 }
@@ -103,8 +103,8 @@ func namingNames(rounds, clients int) []string {
 }
 
 func spawnNaming(r *runner) {
-	wl := r.spec.Workload
-	for i := 0; i < r.spec.Clients; i++ {
+	wl := r.plan.Shape
+	for i := 0; i < r.plan.Clients; i++ {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
 			ns := r.impl.NameService(conn, namingDir)
 			if err := pause(ctx, conn, time.Duration(i)*wl.Think/2); err != nil { // staggered: see the workload's doc
@@ -119,7 +119,7 @@ func spawnNaming(r *runner) {
 					return err
 				}
 			}
-			names := namingNames(rounds, r.spec.Clients) // every round is decided by now
+			names := namingNames(rounds, r.plan.Clients) // every round is decided by now
 			for {
 				if err := pause(ctx, conn, wl.Think); err != nil {
 					return err

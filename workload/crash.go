@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"context"
@@ -6,15 +6,6 @@ import (
 
 	"github.com/zksim/zksim/client"
 )
-
-// sessionTimeoutOf is the session timeout s's clients ask for: the
-// ensemble's, or the simulator's default, 10s.
-func sessionTimeoutOf(s Spec) time.Duration {
-	if s.Ensemble.SessionTimeout > 0 {
-		return s.Ensemble.SessionTimeout
-	}
-	return 10 * time.Second
-}
 
 // stopForGood stops the calling client's process as a crash does, for the
 // workloads whose processes fail (a 2PC site, a group member, a double barrier's process): it neither
@@ -25,12 +16,12 @@ func sessionTimeoutOf(s Spec) time.Duration {
 // after its last heartbeat), then ends without a word; live, the same pause
 // stops the process for real. A session that is no client.Pauser (a
 // user's own) just ends its body.
-func stopForGood(ctx context.Context, conn client.Conn, s Spec) error {
-	p, ok := conn.(client.Pauser)
+func stopForGood(ctx context.Context, conn client.Conn, p Plan) error {
+	pauser, ok := conn.(client.Pauser)
 	if !ok {
 		return nil
 	}
-	p.Pause(3 * sessionTimeoutOf(s))
+	pauser.Pause(3 * p.SessionTimeout)
 	// The pause takes hold when the process next hands control back: it
 	// sleeps, and runs again only once the pause is over, to end.
 	return conn.Sleep(ctx, time.Millisecond)

@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"github.com/zksim/zksim/client"

@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"math"
@@ -13,16 +13,13 @@ import (
 // Clients run one at a time, so it needs no lock.
 type recording struct {
 	ops []models.Operation
-	// over, when set, says the run has ended (a live run's time is up):
-	// calls that return after it keep their operations pending, as they
-	// would have been had the run simply stopped.
-	over func() bool
-	// progressed, when set, is told of every operation that returned OK
-	// (the simulator's sim.World.Progress).
-	progressed func()
+	// world says when the run is over (calls that return after it keep
+	// their operations pending) and is told of every operation that
+	// returned OK.
+	world World
 }
 
-func (r *recording) ended() bool { return r.over != nil && r.over() }
+func (r *recording) ended() bool { return r.world.Over() }
 
 // now is conn's virtual time, in the history's clock (ns since the start).
 func now(conn client.Conn) int64 { return int64(conn.Now().Sub(client.Epoch)) }
@@ -48,8 +45,8 @@ func (r *recording) end(conn client.Conn, i int, res models.Result) *models.Oper
 	if res == models.Unknown {
 		op.Return = math.MaxInt64
 	}
-	if res == models.OK && r.progressed != nil {
-		r.progressed()
+	if res == models.OK {
+		r.world.Progressed()
 	}
 	return op
 }
@@ -69,9 +66,7 @@ func (r *recording) instant(conn client.Conn, op models.Operation) {
 	op.Call = now(conn)
 	op.Return = op.Call
 	r.ops = append(r.ops, op)
-	if r.progressed != nil {
-		r.progressed()
-	}
+	r.world.Progressed()
 }
 
 // history is the recorded operations, the pending ones ending at end. It

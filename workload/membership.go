@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
-	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
 )
@@ -30,7 +29,7 @@ import (
 // what it came to do, and the run's liveness bound (runner.bound: the
 // kind's, membershipBound, stretched by the schedule's pauses and quorum
 // losses) has passed since the last change, and the kind's bound since
-// the faults were over (faultsOverAt), and a second more: the membership
+// the faults were over (Plan.FaultsOver), and a second more: the membership
 // check judges the views after the last change plus the run's bound, so
 // the watchers must see that far (a run that ends sooner is undecided).
 //
@@ -55,7 +54,7 @@ import (
 const membershipDir = "/zksim/group"
 
 func init() {
-	registerKind(&kind{
+	registerKind(&Kind{
 		name: "membership", situations: []situation{viewsChanged, membersFailed}, doc: "group membership (recipes.Membership); the first Readers clients watch, the others are members",
 		clients: 6, minClients: 2,
 		recipe: Implementation{Membership: func(c client.Conn, p, name string) recipes.Membership {
@@ -72,56 +71,33 @@ func init() {
 				return recipes.NewUnsyncedCacheGroup(c, p, name)
 			}},
 		},
-		defaults: func(w *Workload, clients int) {
+		defaults: func(w *Shape, clients int) {
 			orDefault(&w.Readers, max(1, clients/3))
 			orDefault(&w.Failures, 1)
 			orDefault(&w.Rounds, 2)
 			orDefault(&w.Step, 50*time.Millisecond)
 			orDefault(&w.Think, 500*time.Millisecond)
 		},
-		checks: func(s Spec) []string { return []string{"membership", "ownership"} },
+		checks: func(p Plan) []string { return []string{"membership", "ownership"} },
 		spawn:  spawnMembership,
-		input: func(in *models.Input, s Spec) {
+		input: func(in *models.Input, p Plan) {
 			// A failed member's node goes when its session expires: a
 			// session timeout after its last heartbeat, on the next tick.
-			in.Bound = membershipBound(s)
+			in.Bound = membershipBound(p)
 		},
 	})
 }
 
 // membershipBound is how long after the last change the watchers' views
-// may take to converge: the spec's bound, or two session timeouts (a
+// may take to converge: the plan's bound, or two session timeouts (a
 // failed member's session expires a timeout after its last heartbeat, at
 // the next tick of the session tracker, and the watchers hear of it a
 // moment later).
-func membershipBound(s Spec) time.Duration {
-	if s.Bound > 0 {
-		return s.Bound
+func membershipBound(p Plan) time.Duration {
+	if p.Bound > 0 {
+		return p.Bound
 	}
-	return 2 * sessionTimeoutOf(s)
-}
-
-// faultsOverAt is when the faults of s are over at the latest: the end of
-// its last timed fault (a pause's end, a spike's), and, when it draws
-// faults at random, the end of its horizon plus the longest a drawn fault
-// lasts (a pause, up to 20s; crashes and cuts heal within 10s, see
-// fault.Rates). A fault tied to an event strikes at once and is not
-// counted.
-func faultsOverAt(s Spec) time.Duration {
-	var end time.Duration
-	for _, f := range s.Faults {
-		switch {
-		case f.When != nil:
-		case f.Kind == fault.Pause:
-			end = max(end, f.At+f.D)
-		default:
-			end = max(end, f.At+f.For)
-		}
-	}
-	if s.Rates != nil {
-		end = max(end, s.Horizon+20*time.Second)
-	}
-	return end
+	return 2 * p.SessionTimeout
 }
 
 // watchersStop is when the watchers may stop: the check's deadline (the
@@ -129,7 +105,7 @@ func faultsOverAt(s Spec) time.Duration {
 // and quorum losses: runner.bound) and the faults' end plus the kind's
 // bound, whichever is later, and a second more, so that the check judges.
 func watchersStop(r *runner, run *membershipRun, quiet int64) int64 {
-	return max(run.lastChange+int64(r.bound), quiet+int64(membershipBound(r.spec))) + int64(time.Second)
+	return max(run.lastChange+int64(r.bound), quiet+int64(membershipBound(r.plan))) + int64(time.Second)
 }
 
 // membershipRun is what the clients of one run share (they run one at a
@@ -155,12 +131,12 @@ const (
 )
 
 func spawnMembership(r *runner) {
-	wl := r.spec.Workload
-	watchers := min(wl.Readers, r.spec.Clients)
-	members := r.spec.Clients - watchers
+	wl := r.plan.Shape
+	watchers := min(wl.Readers, r.plan.Clients)
+	members := r.plan.Clients - watchers
 	failures := min(wl.Failures, members)
 	run := &membershipRun{members: members, watching: watchers}
-	quiet := int64(faultsOverAt(r.spec))
+	quiet := int64(r.plan.FaultsOver)
 	for i := 0; i < watchers; i++ {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
 			defer func() { run.watching-- }()
@@ -220,7 +196,7 @@ func spawnMembership(r *runner) {
 				r.rec.instant(conn, models.Operation{Client: i, Kind: models.Fail, Path: membershipDir, Data: name, Result: models.OK})
 				run.changed(at)
 				run.settled++
-				return stopForGood(ctx, conn, r.spec)
+				return stopForGood(ctx, conn, r.plan)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"context"
@@ -44,7 +44,7 @@ import (
 const twoPhaseRoot = "/zksim/2pc"
 
 func init() {
-	registerKind(&kind{
+	registerKind(&Kind{
 		name: "2pc", situations: []situation{committed, aborted}, doc: "two-phased commit (recipes.Coordinator, recipes.Site); c1 coordinates, the others are sites",
 		clients: 4, minClients: 2,
 		recipe: Implementation{
@@ -63,19 +63,19 @@ func init() {
 				Site:        func(c client.Conn, p, name string) recipes.Site { return recipes.NewEarlyCommitSite(c, p, name) },
 			},
 		},
-		defaults: func(w *Workload, clients int) {
+		defaults: func(w *Shape, clients int) {
 			orDefault(&w.Rounds, 6)
 			orDefault(&w.Step, 200*time.Millisecond)
 		},
-		checks: func(s Spec) []string { return []string{"2pc", "ownership", "liveness", "herd"} },
+		checks: func(p Plan) []string { return []string{"2pc", "ownership", "liveness", "herd"} },
 		spawn:  spawnTwoPhaseCommit,
-		input: func(in *models.Input, s Spec) {
+		input: func(in *models.Input, p Plan) {
 			// The recipe's coordinator waits up to its timeout for a site
 			// that never shows up (one paused before it joined), and a
 			// site's vote waits for the coordinator through its own
 			// pauses and expiries: the bound covers both.
 			if in.Bound == 0 {
-				in.Bound = recipes.DefaultTwoPhaseTimeout + 2*sessionTimeoutOf(s)
+				in.Bound = recipes.DefaultTwoPhaseTimeout + 2*p.SessionTimeout
 			}
 		},
 	})
@@ -104,8 +104,8 @@ type twoPhaseJoiner interface {
 }
 
 func spawnTwoPhaseCommit(r *runner) {
-	wl := r.spec.Workload
-	sites := r.spec.Clients - 1
+	wl := r.plan.Shape
+	sites := r.plan.Clients - 1
 	var names []string
 	for i := 1; i <= sites; i++ {
 		names = append(names, twoPhaseSiteName(i))
@@ -152,7 +152,7 @@ func spawnTwoPhaseCommit(r *runner) {
 					if fails && r.lastRound(k) {
 						r.rec.drop(v)
 						r.rec.instant(conn, models.Operation{Client: i, Kind: models.Fail, Path: path, Data: name, Result: models.OK})
-						return stopForGood(ctx, conn, r.spec)
+						return stopForGood(ctx, conn, r.plan)
 					}
 					if d, err = twoPhaseCast(ctx, s, tx, commit); err != nil {
 						return fmt.Errorf("vote on %s: %w", tx, err)

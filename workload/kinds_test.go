@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"strings"
@@ -15,7 +15,7 @@ func TestVariantsNamedByTheirKind(t *testing.T) {
 	registered := map[string]bool{}
 	for _, v := range recipes.Variants() {
 		registered[v.Name] = true
-		k, err := lookupKind(v.Kind)
+		k, err := Lookup(v.Kind)
 		if err != nil {
 			t.Errorf("%s: registered under kind %q: %v", v.Name, v.Kind, err)
 			continue

@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"context"
@@ -36,7 +36,7 @@ import (
 const counterPath = "/zksim/counter"
 
 func init() {
-	registerKind(&kind{
+	registerKind(&Kind{
 		name: "counter", situations: []situation{addsContended, countsOfOthers},
 		doc:     "shared counter (recipes.Counter); every client adds 1 and 10·N in turn, reading the value after each",
 		clients: 4, minClients: 1,
@@ -54,11 +54,11 @@ func init() {
 				return recipes.NewIdempotentByValueCounter(c, p, name)
 			}},
 		},
-		defaults: func(w *Workload, clients int) {
+		defaults: func(w *Shape, clients int) {
 			orDefault(&w.Rounds, 4)
 			orDefault(&w.Think, 10*time.Millisecond)
 		},
-		checks: func(s Spec) []string { return []string{"counter", "ownership"} },
+		checks: func(p Plan) []string { return []string{"counter", "ownership"} },
 		spawn:  spawnCounter,
 	})
 }
@@ -72,9 +72,9 @@ func counterDelta(i, k int) int64 {
 }
 
 func spawnCounter(r *runner) {
-	wl := r.spec.Workload
+	wl := r.plan.Shape
 	reset := false // c1 has deleted an earlier run's counter
-	for i := 0; i < r.spec.Clients; i++ {
+	for i := 0; i < r.plan.Clients; i++ {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
 			if i == 0 {
 				if err := counterReset(ctx, conn); err != nil {

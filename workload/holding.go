@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"cmp"
@@ -38,8 +38,8 @@ func init() {
 }
 
 // lockKind is the exclusive lock: the recipe's, and its teaching variants.
-func lockKind() *kind {
-	return &kind{
+func lockKind() *Kind {
+	return &Kind{
 		name: "lock", situations: []situation{waitedForHolder, fenceRefused}, doc: "exclusive lock (recipes.Locker)", clients: 5, minClients: 1,
 		recipe: Implementation{Locker: func(c client.Conn, p string) recipes.Locker { return recipes.NewLock(c, p) }},
 		variants: map[string]Implementation{
@@ -71,20 +71,20 @@ func lockKind() *kind {
 			}},
 		},
 		defaults: holdingDefaults,
-		checks:   func(s Spec) []string { return []string{mutexCheck(s, "mutex"), "ownership", "liveness", "herd"} },
+		checks:   func(p Plan) []string { return []string{mutexCheck(p, "mutex"), "ownership", "liveness", "herd"} },
 		spawn: func(r *runner) {
 			spawnHolders(r, "/zksim/lock", func(conn client.Conn, i int) holder {
 				l := r.impl.Locker(conn, "/zksim/lock")
 				return holder{acquire: func(ctx context.Context) (*recipes.Lease, error) { return l.Lock(ctx) }, release: l.Unlock}
 			})
 		},
-		input: func(in *models.Input, s Spec) { in.Proceed = 1 },
+		input: func(in *models.Input, p Plan) { in.Proceed = 1 },
 	}
 }
 
 // electionKind is leader election, leadership held as a lock is.
-func electionKind() *kind {
-	return &kind{
+func electionKind() *Kind {
+	return &Kind{
 		name: "election", situations: []situation{waitedForHolder, fenceRefused, withdrawals}, doc: "leader election, leadership held as a lease (recipes.Elector)", clients: 5, minClients: 1,
 		recipe: Implementation{Elector: func(c client.Conn, p, name string) recipes.Elector { return recipes.NewElection(c, p, name) }},
 		variants: map[string]Implementation{
@@ -96,21 +96,21 @@ func electionKind() *kind {
 			}},
 		},
 		defaults: holdingDefaults,
-		checks:   func(s Spec) []string { return []string{mutexCheck(s, "election"), "ownership", "liveness", "herd"} },
+		checks:   func(p Plan) []string { return []string{mutexCheck(p, "election"), "ownership", "liveness", "herd"} },
 		spawn: func(r *runner) {
 			spawnHolders(r, "/zksim/election", func(conn client.Conn, i int) holder {
 				e := r.impl.Elector(conn, "/zksim/election", fmt.Sprintf("c%d", i+1))
 				return holder{acquire: e.Campaign, release: e.Resign, withdraws: true}
 			})
 		},
-		input: func(in *models.Input, s Spec) { in.Proceed = 1 },
+		input: func(in *models.Input, p Plan) { in.Proceed = 1 },
 	}
 }
 
 // sharedLockKind is the read-write lock: the first Readers clients read,
 // the others write.
-func sharedLockKind() *kind {
-	return &kind{
+func sharedLockKind() *Kind {
+	return &Kind{
 		name: "shared-lock", situations: []situation{waitedForHolder, readsTogether}, doc: "read-write lock (recipes.SharedLocker); the first Readers clients read, the others write",
 		clients: 5, minClients: 1,
 		recipe: Implementation{SharedLocker: func(c client.Conn, p string) recipes.SharedLocker { return recipes.NewSharedLock(c, p) }},
@@ -122,15 +122,15 @@ func sharedLockKind() *kind {
 				return recipes.NewWriterIgnoresReadersSharedLock(c, p)
 			}},
 		},
-		defaults: func(w *Workload, clients int) {
+		defaults: func(w *Shape, clients int) {
 			holdingDefaults(w, clients)
 			orDefault(&w.Readers, (clients+1)/2)
 		},
-		checks: func(s Spec) []string { return []string{"rwlock", "ownership", "liveness"} },
+		checks: func(p Plan) []string { return []string{"rwlock", "ownership", "liveness"} },
 		spawn: func(r *runner) {
 			spawnHolders(r, "/zksim/shared-lock", func(conn client.Conn, i int) holder {
 				l := r.impl.SharedLocker(conn, "/zksim/shared-lock")
-				if i < r.spec.Workload.Readers {
+				if i < r.plan.Shape.Readers {
 					return holder{acquire: l.RLock, release: l.Unlock, shared: true}
 				}
 				return holder{acquire: l.Lock, release: l.Unlock}
@@ -140,7 +140,7 @@ func sharedLockKind() *kind {
 }
 
 // holdingDefaults: 5 rounds of 3 steps of 10ms, no pause between rounds.
-func holdingDefaults(w *Workload, clients int) {
+func holdingDefaults(w *Shape, clients int) {
 	orDefault(&w.Rounds, 5)
 	orDefault(&w.Steps, 3)
 	orDefault(&w.Step, 10*time.Millisecond)
@@ -148,8 +148,8 @@ func holdingDefaults(w *Workload, clients int) {
 
 // mutexCheck is the lock's linearizability check: over a fenced resource
 // what must hold is what the resource accepted.
-func mutexCheck(s Spec, plain string) string {
-	if s.Workload.Fenced {
+func mutexCheck(p Plan, plain string) string {
+	if p.Shape.Fenced {
 		return "fenced-mutex"
 	}
 	return plain
@@ -180,7 +180,7 @@ func holderWithdraws(i, round int) bool { return round > 0 && (i+round)%4 == 3 }
 
 // acquireOrWithdraw is h's acquire, with the deadline of a withdrawal in
 // the rounds it withdraws in: withdrew says the deadline ended it.
-func (h holder) acquireOrWithdraw(ctx context.Context, conn client.Conn, wl Workload, i, round int) (lease *recipes.Lease, withdrew bool, err error) {
+func (h holder) acquireOrWithdraw(ctx context.Context, conn client.Conn, wl Shape, i, round int) (lease *recipes.Lease, withdrew bool, err error) {
 	if !h.withdraws || !holderWithdraws(i, round) {
 		lease, err = h.acquire(ctx)
 		return lease, false, err
@@ -200,8 +200,8 @@ func spawnHolders(r *runner, path string, handle func(conn client.Conn, i int) h
 
 // spawnHoldersFrom starts clients first.. as holders.
 func spawnHoldersFrom(r *runner, path string, first int, handle func(conn client.Conn, i int) holder) {
-	wl := r.spec.Workload
-	for i := first; i < r.spec.Clients; i++ {
+	wl := r.plan.Shape
+	for i := first; i < r.plan.Clients; i++ {
 		r.spawn(i, func(ctx context.Context, conn client.Conn) error {
 			h := handle(conn, i)
 			// Clients start apart, in order (runner.startGap), so that a
@@ -234,7 +234,7 @@ func spawnHoldersFrom(r *runner, path string, first int, handle func(conn client
 					token = lease.Token
 				}
 				r.rec.end(conn, a, models.OK).Token = token
-				r.noteHolds(i)
+				r.world.Holds(i)
 				last := now(conn)
 				checks := !wl.Careless && lease != nil
 				for s := 0; s < wl.Steps; s++ {
