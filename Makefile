@@ -22,19 +22,19 @@ test: rules
 ## callback-style keeper on 10,000 seeds of zksimtest's defaults (a few minutes
 ## on two cores; not part of `make test`)
 soak:
-	$(GO) test -count=1 -timeout 6h ./scenarios -run '^TestRecipesHold(UnderEveryFault|UnderClientSessionLoss)$$' -v -seeds 10000
+	$(GO) test -count=1 -timeout 6h ./search -run '^TestRecipesHold(UnderEveryFault|UnderClientSessionLoss)$$' -v -seeds 10000
 	$(GO) test -count=1 -timeout 1h ./zksimtest -run '^TestKeeper$$' -v -zksim.seeds 10000 -zksim.budget 50m
 
 ## shrink-sizes: every teaching variant under zksimtest's random, trigger-heavy
 ## faults (its scripted schedule set aside), shrunk: the faults each
 ## counterexample ends with, and how many end above 3 (a few minutes)
 shrink-sizes:
-	$(GO) test -count=1 -timeout 1h ./scenarios -run '^TestShrinkSizes$$' -v -shrink.sizes
+	$(GO) test -count=1 -timeout 1h ./search -run '^TestShrinkSizes$$' -v -shrink.sizes
 
 ## explore: every correct recipe, every fault schedule of up to 2 faults tied to
 ## its clients' writes, with 2 and 3 clients (bounded exhaustive exploration)
 explore:
-	$(GO) test -count=1 -timeout 2h ./scenarios -run '^TestExploreRecipes$$' -v -explore
+	$(GO) test -count=1 -timeout 2h ./search -run '^TestExploreRecipes$$' -v -explore
 
 ## differential: 1,000 random programs of 50 steps, by one to three clients,
 ## in the simulator and on a local ensemble, compared field by field; prints
@@ -58,19 +58,19 @@ fuzz:
 
 ## bench: every performance figure measured in one run, printed as one
 ## table against its target (zksim bench; the live figure starts a local
-## ensemble). The Go benchmarks: go test -run '^$$' -bench . ./scenarios
+## ensemble). The Go benchmarks: go test -run '^$$' -bench . ./search
 bench:
 	$(GO) run ./cmd/zksim bench
 
 ## pgo: the CPU profile zksim is built with (cmd/zksim/default.pgo: Go's
 ## profile-guided optimization, used by every go build and go run of
-## ./cmd/zksim), made again from the scenarios' benchmarks (lock-contention,
+## ./cmd/zksim), made again from the search's benchmarks (lock-contention,
 ## lock-faults on every core, and every built-in scenario), under zksim's
 ## GOGC; commit it when the code it profiles has changed much (a minute)
 pgo:
 	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
 	GOGC=1600 $(GO) test -count=1 -run '^$$' -bench '^Benchmark(LockContention|SeedsWithFaults|Library)$$' -benchtime 5s \
-		-o "$$d/scenarios.test" -outputdir "$$d" -cpuprofile pgo.prof ./scenarios && \
+		-o "$$d/search.test" -outputdir "$$d" -cpuprofile pgo.prof ./search && \
 	cp "$$d/pgo.prof" cmd/zksim/default.pgo && echo "cmd/zksim/default.pgo written"
 
 ## lint: the rules, vet and staticcheck

@@ -68,6 +68,22 @@ func EveryFault() Rates {
 		LoseReply: 2, Disconnect: 0.1, Outage: 0.02, Expire: 0.05, Lag: 0.1, LoseRequest: 1, Triggered: 1}
 }
 
+// SessionShaped are the rates of the faults a session must survive:
+// crashes, leader crashes, partitions, isolation, latency spikes, lost
+// replies and lost requests, lagging servers, process pauses that the
+// session survives, and the faults shaped around the session: disconnects
+// just under and just over the session timeout (with a leader failover
+// meanwhile), outages of the whole ensemble, faults tied to reads and
+// notifications. Left out: pauses past the session timeout and instant
+// expiries (Pause, Expire), which break every lock whose resource does not
+// fence stale tokens, however careful its holder. They are the faults
+// zksimtest checks a user's implementation under by default
+// (zksimtest.DefaultRates).
+func SessionShaped() Rates {
+	return Rates{Crash: 0.1, LeaderCrash: 0.1, Partition: 0.2, Isolate: 0.05, Spike: 0.1, LoseReply: 1,
+		ShortPause: 0.2, Disconnect: 0.2, Outage: 0.02, Lag: 0.2, LoseRequest: 0.5, Triggered: 1}
+}
+
 // Chooser is where a random schedule takes its choices from: Choose
 // returns a value in [0, n), n at least 1. A world's seeded source of
 // choices is one (sim.Source), so that a schedule drawn for a run is part

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/search"
 )
 
 // Every teaching variant's space-time diagram, of its shrunk
@@ -29,7 +30,7 @@ func TestEveryVariantDiagramInChromium(t *testing.T) {
 	var files []string
 	for _, l := range lessons {
 		sc := l.Scenario
-		res, err := scenarios.Search{Spec: sc.Spec, Seeds: max(sc.Seeds, 1), StopAtFirst: true}.Run(context.Background())
+		res, err := search.Sweep{Spec: sc.Spec, Seeds: max(sc.Seeds, 1), StopAtFirst: true}.Run(context.Background())
 		if err != nil || len(res.Failures) == 0 {
 			t.Fatalf("%s: no counterexample (%v)", sc.Name, err)
 		}

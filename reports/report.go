@@ -14,6 +14,7 @@ import (
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/search"
 )
 
 // Options say what a report covers.
@@ -208,7 +209,7 @@ func (r *Report) Matches() int {
 // is a poorer lesson: lock-herd's has six clients and hundreds of steps
 // where the shrunk one has three clients. A failure no check decided
 // (undecided) is not shrunk; nor is one when ctx has ended.
-func shrunkReplay(ctx context.Context, spec scenarios.Spec, f scenarios.Failure) (*scenarios.Outcome, error) {
+func shrunkReplay(ctx context.Context, spec scenarios.Spec, f search.Failure) (*scenarios.Outcome, error) {
 	decided := true
 	for _, v := range f.Violations {
 		decided = decided && v.Kind != models.Undecided
@@ -216,7 +217,7 @@ func shrunkReplay(ctx context.Context, spec scenarios.Spec, f scenarios.Failure)
 	if !decided || ctx.Err() != nil {
 		return scenarios.Replay(spec, f.Seed)
 	}
-	c, err := scenarios.ShrinkContext(ctx, spec, f.Seed, 100, nil)
+	c, err := search.ShrinkContext(ctx, spec, f.Seed, 100, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +229,7 @@ func shrunkReplay(ctx context.Context, spec scenarios.Spec, f scenarios.Failure)
 // search that stops at its first violation lets the seeds already under
 // way in parallel finish, and a loaded machine gets further with them:
 // counted, they would make the figure depend on the machine.
-func seedsTaken(r *scenarios.SearchResult) int {
+func seedsTaken(r *search.Result) int {
 	if len(r.Failures) > 0 {
 		return int(r.Failures[0].Seed-r.First) + 1
 	}
@@ -248,12 +249,12 @@ func Verdicts(ctx context.Context, dir string, seeds int, only string, progress 
 		if !strings.Contains(sc.Name, only) {
 			continue
 		}
-		search := scenarios.Search{Seeds: min(max(sc.Seeds, 1), seeds)}
+		sweep := search.Sweep{Seeds: min(max(sc.Seeds, 1), seeds)}
 		if !sc.Expect.Pass {
-			search = scenarios.Search{Seeds: max(sc.Seeds, 1), StopAtFirst: true}
+			sweep = search.Sweep{Seeds: max(sc.Seeds, 1), StopAtFirst: true}
 		}
 		t0 := time.Now()
-		v, err := scenarios.Judge(ctx, sc, search)
+		v, err := search.Judge(ctx, sc, sweep)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", sc.Name, err)
 		}

@@ -14,7 +14,8 @@ import (
 
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-	"github.com/zksim/zksim/scenarios"
+
+	"github.com/zksim/zksim/search"
 )
 
 // The recipes' lines stay at about one notification per release however
@@ -268,12 +269,12 @@ func headless(t *testing.T, limit time.Duration) context.Context {
 // machine): the same figure on every machine.
 func TestSeedsTakenIsTheMachinesNot(t *testing.T) {
 	for _, tc := range []struct {
-		r    scenarios.SearchResult
+		r    search.Result
 		want int
 	}{
-		{scenarios.SearchResult{First: 1, Ran: 2, Failures: []scenarios.Failure{{Seed: 1}}}, 1},
-		{scenarios.SearchResult{First: 5, Ran: 8, Failures: []scenarios.Failure{{Seed: 7}, {Seed: 8}}}, 3},
-		{scenarios.SearchResult{First: 1, Ran: 20}, 20},
+		{search.Result{First: 1, Ran: 2, Failures: []search.Failure{{Seed: 1}}}, 1},
+		{search.Result{First: 5, Ran: 8, Failures: []search.Failure{{Seed: 7}, {Seed: 8}}}, 3},
+		{search.Result{First: 1, Ran: 20}, 20},
 	} {
 		if got := seedsTaken(&tc.r); got != tc.want {
 			t.Errorf("seedsTaken(%+v) = %d, want %d", tc.r, got, tc.want)

@@ -15,6 +15,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/search"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -97,7 +98,7 @@ func TestSpaceTimeShowsTheFaults(t *testing.T) {
 		if sc.Expect.Pass {
 			continue
 		}
-		res, err := scenarios.Search{Spec: sc.Spec, Seeds: max(sc.Seeds, 1), StopAtFirst: true}.Run(context.Background())
+		res, err := search.Sweep{Spec: sc.Spec, Seeds: max(sc.Seeds, 1), StopAtFirst: true}.Run(context.Background())
 		if err != nil || len(res.Failures) == 0 {
 			t.Errorf("%s: no counterexample (%v)", sc.Name, err)
 			continue
@@ -262,7 +263,7 @@ func firstCounterexample(t *testing.T, name string) *scenarios.Outcome {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := scenarios.Search{Spec: sc.Spec, Seeds: max(sc.Seeds, 1), StopAtFirst: true}.Run(context.Background())
+	res, err := search.Sweep{Spec: sc.Spec, Seeds: max(sc.Seeds, 1), StopAtFirst: true}.Run(context.Background())
 	if err != nil || len(res.Failures) == 0 {
 		t.Fatalf("%s: no counterexample (%v)", name, err)
 	}

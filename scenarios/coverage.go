@@ -121,7 +121,7 @@ func liveCoverage(out *LiveOutcome, k *workload.Kind) Coverage {
 }
 
 // add adds o's counts to c.
-func (c Coverage) add(o Coverage) {
+func (c Coverage) Add(o Coverage) {
 	for k, v := range o {
 		c[k] += v
 	}

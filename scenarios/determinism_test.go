@@ -91,7 +91,8 @@ func TestEveryKindIsDeterministic(t *testing.T) {
 		for _, rates := range []bool{false, true} {
 			spec := Spec{Kind: k}
 			if rates {
-				spec.Rates = &noPause
+				every := fault.EveryFault()
+				spec.Rates = &every
 			}
 			for seed := uint64(1); seed <= 3; seed++ {
 				a, err := Run(spec, seed, Options{})

@@ -4,13 +4,12 @@
 // live ensemble's (RunLive), with the kind's workload (package workload)
 // recording what each client observed, and judged by one step both worlds
 // share (judge.go); the causes read back from a run to explain a
-// violation; the scenario file format and the built-in library; and, for
-// now, the search over seeds (in shards), shrinking with rapid and bounded
-// exhaustive exploration.
+// violation; the scenario file format and the built-in library.
 //
 // It must never hold a world of its own (the worlds are sim's and live's;
 // their faults are fault's), say what a kind's clients do (that is package
-// workload), render a run for people (that is package reports), or read a
+// workload), run many runs (searching seeds, shrinking and exploring are
+// package search's), render a run for people (that is package reports), or read a
 // fault back from its text: a fault travels as data.
 //
 // Its files are listed in docs/ARCHITECTURE.md.

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -33,11 +32,11 @@ func TestLockLivenessNamesItsCause(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Search{Spec: sc.Spec, Seeds: max(sc.Seeds, 1), StopAtFirst: true}.Run(context.Background())
-		if err != nil || len(res.Failures) == 0 {
-			t.Fatalf("%s: no violation (%v)", tc.scenario, err)
+		o := firstFailure(t, sc.Spec, max(sc.Seeds, 1))
+		if o == nil {
+			t.Fatalf("%s: no violation on %d seeds", tc.scenario, max(sc.Seeds, 1))
 		}
-		msg := res.Failures[0].Violations[0].Message
+		msg := o.Violations[0].Message
 		if strings.Contains(msg, "?") {
 			t.Errorf("%s guesses: %s", tc.scenario, msg)
 		}

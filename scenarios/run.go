@@ -107,7 +107,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 		return out, err
 	}
 	out.Input = checkInput(out, r, k, cfg, opt.CheckLimit, herd)
-	out.Coverage.add(k.Situations(out.Input.Ops))
+	out.Coverage.Add(k.Situations(out.Input.Ops))
 	failures, stopped := simEnding(out.Result.Err)
 	vs, err := judge(out, failures, stopped)
 	if err != nil {
@@ -334,4 +334,20 @@ func paused(sched fault.Schedule) time.Duration {
 		}
 	}
 	return d
+}
+
+// HashString renders a trace hash as the tool prints it.
+func HashString(h uint64) string { return fmt.Sprintf("%016x", h) }
+
+// Replay runs one seed of spec again, keeping its trace: the run a
+// Failure names, exactly.
+func Replay(spec Spec, seed uint64) (*Outcome, error) {
+	return Run(spec, seed, Options{KeepTrace: true})
+}
+
+// WithSchedule is spec with its faults replaced by sched (and no random
+// ones): the spec a shrunk or explored counterexample replays with.
+func (spec Spec) WithSchedule(sched fault.Schedule) Spec {
+	spec.Faults, spec.Rates = sched, nil
+	return spec
 }

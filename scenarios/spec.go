@@ -64,8 +64,14 @@ func (s Spec) ClientCount() int {
 	return d.Clients
 }
 
-// withDefaults returns s with its kind's defaults filled in, or an error
-// naming what is wrong with it.
+// WithDefaults is s with its kind's defaults filled in, or an error naming
+// what is wrong with it.
+func (s Spec) WithDefaults() (Spec, error) {
+	d, _, err := s.withDefaults()
+	return d, err
+}
+
+// withDefaults is WithDefaults, and s's kind.
 func (s Spec) withDefaults() (Spec, *workload.Kind, error) {
 	k, err := workload.Lookup(s.Kind)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // client.Conn: clients × rounds acquisitions of one lock made of ephemeral
 // sequential nodes, each waiter watching the next lower node. (The
 // benchmarks run the recipe through the built-in scenario: see
-// scenarios/bench_test.go.)
+// search/bench_test.go.)
 func lockContentionOn(seed uint64, servers, clients, rounds int) *World {
 	w, err := New(Config{Seed: seed, Servers: servers})
 	if err != nil {

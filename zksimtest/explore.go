@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/search"
 	"github.com/zksim/zksim/workload"
 )
 
@@ -24,15 +25,15 @@ type ExploreOptions struct {
 	// watch notifications sent to them, besides their writes.
 	Reads, Notifications bool
 	// Holds ties faults to the moments a client comes to hold its lock
-	// or leadership too (scenarios.Explore.Holds; on for a fenced
+	// or leadership too (search.Explore.Holds; on for a fenced
 	// workload).
 	Holds bool
-	// Faults replace scenarios.ExploreFaults.
+	// Faults replace search.ExploreFaults.
 	Faults []string
 }
 
 // Explore runs kind's workload on impl under every fault schedule within
-// the bound (scenarios.Explore: each fault tied to one of the run's
+// the bound (search.Explore: each fault tied to one of the run's
 // events, one of a few kinds, at most MaxFaults of them) and fails t at
 // the first counterexample, with its report and the command that replays
 // it. It logs how many schedules it ran, prints a progress line every few
@@ -53,7 +54,7 @@ func Explore(t testing.TB, kind string, impl workload.Implementation, opt Explor
 	if opt.MaxFaults == 0 {
 		opt.MaxFaults = 1
 	}
-	e := scenarios.Explore{Spec: spec, MinClients: opt.MinClients, MaxClients: opt.Clients, MaxFaults: opt.MaxFaults,
+	e := search.Explore{Spec: spec, MinClients: opt.MinClients, MaxClients: opt.Clients, MaxFaults: opt.MaxFaults,
 		Reads: opt.Reads, Notifications: opt.Notifications, Holds: opt.Holds, Faults: opt.Faults, StopAtFirst: true}
 	if err := e.Check(); err != nil {
 		t.Fatalf("zksimtest: %v", err)

@@ -30,7 +30,7 @@ func newProgressLine(out io.Writer, name, what string, seeds int) *progressLine 
 	return &progressLine{out: out, name: name, what: what, seeds: seeds, start: now, last: now}
 }
 
-// seen is scenarios.Search's Progress: called after each seed, from
+// seen is search.Sweep's Progress: called after each seed, from
 // several goroutines.
 func (p *progressLine) seen(done, failed int) {
 	p.mu.Lock()

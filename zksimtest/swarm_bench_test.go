@@ -9,6 +9,7 @@ import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/search"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/workload"
 	"github.com/zksim/zksim/zksimtest"
@@ -59,7 +60,7 @@ func breaksOf(b *testing.B, c mistake, swarm bool, seeds int) (uint64, int) {
 	spec := scenarios.SessionPaced(scenarios.Spec{Name: c.name, Kind: c.kind, Impl: &c.impl, Ensemble: c.ensemble})
 	r := zksimtest.DefaultRates
 	spec.Rates, spec.Swarm = &r, swarm
-	res, err := scenarios.Search{Spec: spec, Seeds: seeds, Keep: seeds}.Run(context.Background())
+	res, err := search.Sweep{Spec: spec, Seeds: seeds, Keep: seeds}.Run(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}

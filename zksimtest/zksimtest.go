@@ -69,6 +69,7 @@ import (
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/reports"
 	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/search"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/workload"
 )
@@ -150,8 +151,7 @@ type Options struct {
 // the work paced to span several, faults over 20s), unless the Options say
 // otherwise: the session's mistakes show only when the work goes on across
 // a session timeout.
-var DefaultRates = fault.Rates{Crash: 0.1, LeaderCrash: 0.1, Partition: 0.2, Isolate: 0.05, Spike: 0.1, LoseReply: 1,
-	ShortPause: 0.2, Disconnect: 0.2, Outage: 0.02, Lag: 0.2, LoseRequest: 0.5, Triggered: 1}
+var DefaultRates = fault.SessionShaped()
 
 // Lock checks a user's exclusive lock: one holder at a time (as its uses
 // of a shared resource show), no waiting on a free lock, no herd.
@@ -200,7 +200,7 @@ func Check(t testing.TB, kind string, impl workload.Implementation, opt Options)
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	progress := newProgressLine(os.Stderr, t.Name(), "seeds", seeds)
-	res, err := scenarios.Search{Spec: spec, Seeds: seeds, StopAtFirst: true, Progress: progress.seen}.Run(ctx)
+	res, err := search.Sweep{Spec: spec, Seeds: seeds, StopAtFirst: true, Progress: progress.seen}.Run(ctx)
 	progress.done()
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("zksimtest: %v", err)
@@ -256,11 +256,11 @@ var defaultBudget = 2 * time.Minute
 // shrink shrinks the failing seed within budget, with a progress line: a
 // slow implementation shows that shrinking runs, and cannot hang the test
 // (what was found by the end of the budget is the counterexample).
-func shrink(t testing.TB, spec scenarios.Spec, seed uint64, budget time.Duration) (*scenarios.Counterexample, error) {
+func shrink(t testing.TB, spec scenarios.Spec, seed uint64, budget time.Duration) (*search.Counterexample, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	progress := newProgressLine(os.Stderr, t.Name(), "shrinking runs", 0)
-	c, err := scenarios.ShrinkContext(ctx, spec, seed, 100, func(runs, failing, _ int) { progress.seen(runs, failing) })
+	c, err := search.ShrinkContext(ctx, spec, seed, 100, func(runs, failing, _ int) { progress.seen(runs, failing) })
 	progress.done()
 	if err == nil && ctx.Err() != nil {
 		t.Logf("zksimtest: shrinking stopped at its budget of %s with %d faults; raise -zksim.budget or Options.Budget to shrink further",
@@ -366,7 +366,7 @@ func ReplayCommand(name string, seed uint64, clients, rounds int, sched fault.Sc
 	for i, p := range parts {
 		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
 	}
-	faults := scenarios.FaultsLine(sched)
+	faults := search.FaultsLine(sched)
 	if faults == "" {
 		faults = "none"
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/search"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -567,7 +568,7 @@ func everyFaultKind() string {
 // second of wall time. Every run must pass its checks.
 func measureSeeds(spec scenarios.Spec, n int) (float64, error) {
 	began := time.Now()
-	res, err := scenarios.Search{Spec: spec, Seeds: n}.Run(context.Background())
+	res, err := search.Sweep{Spec: spec, Seeds: n}.Run(context.Background())
 	if err != nil {
 		return 0, err
 	}

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/search"
 )
 
 // swarmResult is one teaching variant searched blind, under random faults
@@ -60,14 +61,14 @@ func measureSwarm(limit, rateSeeds, only int) ([]swarmResult, error) {
 		if only > 0 && len(out) == only {
 			break
 		}
-		spec := scenarios.RandomFaultsOnly(sc)
+		spec := search.RandomFaultsOnly(sc)
 		r := swarmResult{Scenario: sc.Name, RateSeeds: rateSeeds}
 		spec.Swarm = false
-		if r.Fixed, r.FixedBreaks, err = scenarios.BlindSearch(context.Background(), spec, sc.Expect, limit, rateSeeds); err != nil {
+		if r.Fixed, r.FixedBreaks, err = search.Blind(context.Background(), spec, sc.Expect, limit, rateSeeds); err != nil {
 			return nil, fmt.Errorf("%s: %w", sc.Name, err)
 		}
 		spec.Swarm = true
-		if r.Swarm, r.SwarmBreaks, err = scenarios.BlindSearch(context.Background(), spec, sc.Expect, limit, rateSeeds); err != nil {
+		if r.Swarm, r.SwarmBreaks, err = search.Blind(context.Background(), spec, sc.Expect, limit, rateSeeds); err != nil {
 			return nil, fmt.Errorf("%s, swarm: %w", sc.Name, err)
 		}
 		out = append(out, r)

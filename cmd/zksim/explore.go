@@ -12,6 +12,7 @@ import (
 
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/search"
 )
 
 // exploreOutput is what `zksim explore --json` prints.
@@ -45,7 +46,7 @@ type exploreExample struct {
 
 func exploreCmd() *cobra.Command {
 	var (
-		e            scenarios.Explore
+		e            search.Explore
 		faults       string
 		stop, asJSON bool
 	)
@@ -91,7 +92,7 @@ printing what was explored).`,
 
 // runExplore is explore's work: load the scenario, check the bound, explore
 // (until done or interrupted), print, and say how it went.
-func runExplore(cmd *cobra.Command, name string, e scenarios.Explore, faults string, stop, asJSON bool) error {
+func runExplore(cmd *cobra.Command, name string, e search.Explore, faults string, stop, asJSON bool) error {
 	sc, err := scenarios.LoadScenario(name)
 	if err != nil {
 		return usageError{err}
@@ -103,7 +104,7 @@ func runExplore(cmd *cobra.Command, name string, e scenarios.Explore, faults str
 		e.Faults = splitFaults(faults)
 	}
 	if len(e.Faults) == 0 {
-		e.Faults = scenarios.ExploreFaults
+		e.Faults = search.ExploreFaults
 	}
 	e.Spec, e.StopAtFirst = sc.Spec, stop
 	if err := e.Check(); err != nil {
@@ -154,7 +155,7 @@ func runExplore(cmd *cobra.Command, name string, e scenarios.Explore, faults str
 }
 
 // checkExploreBounds refuses bounds that mean nothing, before any run.
-func checkExploreBounds(e *scenarios.Explore, sc *scenarios.Scenario) error {
+func checkExploreBounds(e *search.Explore, sc *scenarios.Scenario) error {
 	switch {
 	case e.Seed == 0:
 		return fmt.Errorf("--seed: want a seed of 1 or more")

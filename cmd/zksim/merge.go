@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/search"
 )
 
 func mergeCmd() *cobra.Command {
@@ -60,7 +61,7 @@ func readShards(files []string) ([]runOutput, error) {
 		if err := dec.Decode(&o); err != nil || o.Scenario == "" {
 			return nil, fmt.Errorf("%s: not what zksim run --json prints (%v)", f, err)
 		}
-		sh, err := scenarios.ParseShard(o.Shard)
+		sh, err := search.ParseShard(o.Shard)
 		if err != nil {
 			return nil, fmt.Errorf("%s: not a shard (zksim run --shard I/N --json): %v", f, err)
 		}
@@ -109,8 +110,8 @@ func readShards(files []string) ([]runOutput, error) {
 	return shards, nil
 }
 
-func mustShard(s string) scenarios.Shard {
-	sh, _ := scenarios.ParseShard(s)
+func mustShard(s string) search.Shard {
+	sh, _ := search.ParseShard(s)
 	return sh
 }
 
@@ -149,7 +150,7 @@ func mergeShards(shards []runOutput) runOutput {
 	first := shards[0]
 	o := runOutput{Scenario: first.Scenario, Expected: first.Expected, Expect: first.Expect, Require: first.Require,
 		First: first.First, Violations: []runViolation{}, Coverage: scenarios.Coverage{}, Kept: first.Kept}
-	found := map[scenarios.Found]bool{}
+	found := map[search.Found]bool{}
 	for _, s := range shards {
 		o.Seeds += s.Seeds
 		o.Ran += s.Ran
@@ -177,11 +178,11 @@ func mergeShards(shards []runOutput) runOutput {
 		o.OpsPerSec = float64(o.Ops) / (float64(o.SimMs) / 1000)
 	}
 	o.Violations = lowestSeeds(o.Violations, o.Kept)
-	o.Found = slices.SortedFunc(maps.Keys(found), func(a, b scenarios.Found) int {
+	o.Found = slices.SortedFunc(maps.Keys(found), func(a, b search.Found) int {
 		return cmp.Or(cmp.Compare(a.Check, b.Check), cmp.Compare(a.Kind, b.Kind))
 	})
-	all := scenarios.FoundViolations(o.Found)
-	o.Got = scenarios.Conclusion(all)
+	all := search.FoundViolations(o.Found)
+	o.Got = search.Conclusion(all)
 	for _, r := range o.Require {
 		if o.Coverage[r] == 0 {
 			o.Weak = append(o.Weak, r)

@@ -15,6 +15,7 @@ import (
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/reports"
 	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/search"
 )
 
 // runViolation is one violation in run's JSON output.
@@ -69,12 +70,12 @@ type runOutput struct {
 	// Violations are those of the lowest Kept failing seeds; FailingSeeds
 	// counts them all, and Found is every check and kind of violation
 	// found, which the verdict is judged on.
-	Violations   []runViolation    `json:"violations"`
-	FailingSeeds int               `json:"failing_seeds"`
-	Kept         int               `json:"kept"`
-	Found        []scenarios.Found `json:"found"`
-	Ops          uint64            `json:"ops"`
-	WallMs       int64             `json:"wall_ms"`
+	Violations   []runViolation `json:"violations"`
+	FailingSeeds int            `json:"failing_seeds"`
+	Kept         int            `json:"kept"`
+	Found        []search.Found `json:"found"`
+	Ops          uint64         `json:"ops"`
+	WallMs       int64          `json:"wall_ms"`
 	// SimMs and CheckMs add up the runs' time in the simulator and in
 	// checking over every worker; CheckShare is checking's part of the
 	// two, and OpsPerSec the simulated operations per second of
@@ -142,7 +143,7 @@ when interrupted.`,
 		"how long porcupine may search one object's history before the run is called undecided (0: no limit)")
 	f.BoolVar(&fl.swarm, "swarm", false, "each seed draws its own mix of the scenario's random fault rates: which kinds are on, how often each strikes (swarm testing)")
 	f.BoolVar(&fl.stopAtFirst, "stop-at-first", false, "stop at the first violation found (the lowest failing seed among those run)")
-	f.IntVar(&fl.keep, "keep", scenarios.DefaultKeep, "report the violations of the lowest N failing seeds (the others are counted)")
+	f.IntVar(&fl.keep, "keep", search.DefaultKeep, "report the violations of the lowest N failing seeds (the others are counted)")
 	f.BoolVar(&fl.all, "all", false, "show every event in the violation's timeline, not only the operations involved")
 	f.BoolVar(&fl.asJSON, "json", false, "print one JSON object")
 	f.StringVar(&fl.out, "out", "", "write the first violation's report into this directory")
@@ -156,17 +157,17 @@ when interrupted.`,
 // asked (--shrink, --out), prints the outcome and ends with its exit
 // status.
 func runScenario(cmd *cobra.Command, arg string, fl runFlags) error {
-	sc, search, err := resolveRun(cmd, arg, fl)
+	sc, sweep, err := resolveRun(cmd, arg, fl)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	v, interrupted, err := judgeSeeds(cmd.ErrOrStderr(), sc, search, !fl.asJSON)
+	v, interrupted, err := judgeSeeds(cmd.ErrOrStderr(), sc, sweep, !fl.asJSON)
 	if err != nil {
 		return err
 	}
 	arg = commandArg(arg, fl.swarm)
-	o := runOutputOf(arg, v, search, interrupted)
+	o := runOutputOf(arg, v, sweep, interrupted)
 	var report *reports.ViolationReport
 	if failures := v.Result.Failures; len(failures) > 0 && (fl.shrink || fl.out != "") && !interrupted {
 		// An interrupt stops the shrinking, which keeps the smallest
@@ -204,15 +205,15 @@ func commandArg(arg string, swarm bool) string {
 // for: the range (--seeds, else the scenario's number, else 100, from
 // --first), its shard (--shard, or an Indexed Job's environment), or the
 // one --seed. Bad input is a usage error, refused before any run.
-func resolveRun(cmd *cobra.Command, arg string, fl runFlags) (*scenarios.Scenario, scenarios.Search, error) {
+func resolveRun(cmd *cobra.Command, arg string, fl runFlags) (*scenarios.Scenario, search.Sweep, error) {
 	sc, err := scenarios.LoadScenario(arg)
 	if err != nil {
-		return nil, scenarios.Search{}, usageError{err}
+		return nil, search.Sweep{}, usageError{err}
 	}
 	changed := cmd.Flags().Changed
 	sh, err := lookupShard(fl.shard)
 	if err != nil && !changed("seed") {
-		return nil, scenarios.Search{}, usageError{err}
+		return nil, search.Sweep{}, usageError{err}
 	}
 	seeds := fl.seeds
 	if !changed("seeds") {
@@ -222,44 +223,44 @@ func resolveRun(cmd *cobra.Command, arg string, fl runFlags) (*scenarios.Scenari
 		}
 	}
 	if seeds < 1 {
-		return nil, scenarios.Search{}, usageError{fmt.Errorf("--seeds: want at least 1, got %d", seeds)}
+		return nil, search.Sweep{}, usageError{fmt.Errorf("--seeds: want at least 1, got %d", seeds)}
 	}
 	if fl.keep < 1 {
-		return nil, scenarios.Search{}, usageError{fmt.Errorf("--keep: want at least 1, got %d", fl.keep)}
+		return nil, search.Sweep{}, usageError{fmt.Errorf("--keep: want at least 1, got %d", fl.keep)}
 	}
 	if fl.checkLimit < 0 {
-		return nil, scenarios.Search{}, usageError{fmt.Errorf("--check-limit: want a duration of 0 (no limit) or more, got %s", fl.checkLimit)}
+		return nil, search.Sweep{}, usageError{fmt.Errorf("--check-limit: want a duration of 0 (no limit) or more, got %s", fl.checkLimit)}
 	}
 	if fl.swarm {
 		if err := swarmOn(&sc.Spec, arg); err != nil {
-			return nil, scenarios.Search{}, err
+			return nil, search.Sweep{}, err
 		}
 	}
 	if fl.all && fl.out == "" && !fl.shrink {
-		return nil, scenarios.Search{}, usageError{fmt.Errorf("--all: it widens the timeline of the first violation's report, " +
+		return nil, search.Sweep{}, usageError{fmt.Errorf("--all: it widens the timeline of the first violation's report, " +
 			"which --out or --shrink makes; give one of them")}
 	}
 	if err := checkRunFlags(cmd, fl.seed, fl.first, fl.workers); err != nil {
-		return nil, scenarios.Search{}, err
+		return nil, search.Sweep{}, err
 	}
 	if fl.out != "" {
 		if err := checkOutDir("--out", fl.out); err != nil {
-			return nil, scenarios.Search{}, err
+			return nil, search.Sweep{}, err
 		}
 	}
 	first := fl.first
 	if changed("seed") {
-		first, seeds, sh = fl.seed, 1, scenarios.Shard{}
+		first, seeds, sh = fl.seed, 1, search.Shard{}
 	}
 	if first+uint64(seeds)-1 < first {
-		return nil, scenarios.Search{}, usageError{fmt.Errorf("--first %d --seeds %d: the range runs past the last seed, %d",
+		return nil, search.Sweep{}, usageError{fmt.Errorf("--first %d --seeds %d: the range runs past the last seed, %d",
 			first, seeds, uint64(1<<64-1))}
 	}
 	if sh.N > seeds {
-		return nil, scenarios.Search{}, usageError{fmt.Errorf("--shard %d/%d of %d seeds: more shards than seeds, some would run none",
+		return nil, search.Sweep{}, usageError{fmt.Errorf("--shard %d/%d of %d seeds: more shards than seeds, some would run none",
 			sh.I, sh.N, seeds)}
 	}
-	return sc, scenarios.Search{First: first, Seeds: seeds, Shard: sh,
+	return sc, search.Sweep{First: first, Seeds: seeds, Shard: sh,
 		Workers: fl.workers, StopAtFirst: fl.stopAtFirst, CheckLimit: fl.checkLimit, Keep: fl.keep}, nil
 }
 
@@ -268,13 +269,13 @@ func resolveRun(cmd *cobra.Command, arg string, fl runFlags) (*scenarios.Scenari
 // showBar is set. An interrupt (SIGINT, SIGTERM) stops the search: the
 // verdict is then that of the seeds that ran, and interrupted is set.
 // Once the search is over, a second interrupt ends the process.
-func judgeSeeds(log io.Writer, sc *scenarios.Scenario, search scenarios.Search, showBar bool) (v *scenarios.Verdict, interrupted bool, err error) {
-	_, count := search.Shard.Range(search.First, search.Seeds)
+func judgeSeeds(log io.Writer, sc *scenarios.Scenario, sweep search.Sweep, showBar bool) (v *search.Verdict, interrupted bool, err error) {
+	_, count := sweep.Shard.Range(sweep.First, sweep.Seeds)
 	bar := newProgress(log, count, sc.Name, showBar)
-	search.Progress = bar.set
+	sweep.Progress = bar.set
 	ctx, stop := interruptContext()
 	defer stop()
-	v, err = scenarios.Judge(ctx, sc, search)
+	v, err = search.Judge(ctx, sc, sweep)
 	bar.done()
 	interrupted = errors.Is(err, context.Canceled)
 	if err != nil && !interrupted {
@@ -285,15 +286,15 @@ func judgeSeeds(log io.Writer, sc *scenarios.Scenario, search scenarios.Search, 
 
 // runOutputOf assembles run's output from the verdict of the search: all
 // but the first violation's report and the wall time, which come later.
-func runOutputOf(arg string, v *scenarios.Verdict, search scenarios.Search, interrupted bool) runOutput {
+func runOutputOf(arg string, v *search.Verdict, sweep search.Sweep, interrupted bool) runOutput {
 	sc, res := v.Scenario, v.Result
 	o := runOutput{arg: arg, Coverage: res.Coverage, Weak: v.Weak, Scenario: sc.Name, Expect: sc.Expect, Require: sc.Require, Expected: sc.Expect.String(), Got: v.Got(), AsExpected: v.Matches && !interrupted,
 		First: res.First, Seeds: res.Seeds, Ran: res.Ran, Interrupted: interrupted,
-		StoppedAtFirst: search.StopAtFirst && len(res.Failures) > 0 && res.Ran < res.Seeds, Ops: res.Ops, Violations: []runViolation{},
-		FailingSeeds: res.Failed, Kept: cmp.Or(search.Keep, scenarios.DefaultKeep), Found: res.Found,
+		StoppedAtFirst: sweep.StopAtFirst && len(res.Failures) > 0 && res.Ran < res.Seeds, Ops: res.Ops, Violations: []runViolation{},
+		FailingSeeds: res.Failed, Kept: cmp.Or(sweep.Keep, search.DefaultKeep), Found: res.Found,
 		SimMs: res.Simulated.Milliseconds(), CheckMs: res.Checked.Milliseconds()}
 	if o.Found == nil {
-		o.Found = []scenarios.Found{}
+		o.Found = []search.Found{}
 	}
 	if v, ok := recipes.VariantNamed(sc.Spec.Variant); ok {
 		o.Variant, o.Lesson = v.Name, v.Lesson
@@ -304,8 +305,8 @@ func runOutputOf(arg string, v *scenarios.Verdict, search scenarios.Search, inte
 	if res.Simulated > 0 {
 		o.OpsPerSec = float64(res.Ops) / res.Simulated.Seconds()
 	}
-	if search.Shard.N > 0 {
-		o.Shard = search.Shard.String()
+	if sweep.Shard.N > 0 {
+		o.Shard = sweep.Shard.String()
 	}
 	for _, f := range res.Failures {
 		o.Violations = append(o.Violations, violationsOf(f.Seed, f.Schedule, f.TraceHash, f.Violations)...)
@@ -438,10 +439,10 @@ type firstReportOptions struct {
 // failed) and replays it for its report, written to opts.out when set.
 // The replay keeps the run's check limit: a history that porcupine could
 // not decide is saved, not searched again without end.
-func firstReport(ctx context.Context, o *runOutput, spec scenarios.Spec, f scenarios.Failure, opts firstReportOptions) (*reports.ViolationReport, error) {
+func firstReport(ctx context.Context, o *runOutput, spec scenarios.Spec, f search.Failure, opts firstReportOptions) (*reports.ViolationReport, error) {
 	replay, seed := spec, f.Seed
 	if opts.shrink && decided(f.Violations) {
-		c, err := scenarios.ShrinkContext(ctx, spec, f.Seed, 100, nil)
+		c, err := search.ShrinkContext(ctx, spec, f.Seed, 100, nil)
 		if err != nil {
 			return nil, err
 		}

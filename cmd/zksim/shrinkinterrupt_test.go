@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/search"
 )
 
 // An interrupt during --shrink keeps the smallest counterexample found so
@@ -27,7 +28,7 @@ func TestShrinkInterrupted(t *testing.T) {
 	cancel() // the interrupt came as the shrinking began
 	out := t.TempDir()
 	var o runOutput
-	report, err := firstReport(ctx, &o, sc.Spec, scenarios.Failure{Seed: 1, Violations: oc.Violations},
+	report, err := firstReport(ctx, &o, sc.Spec, search.Failure{Seed: 1, Violations: oc.Violations},
 		firstReportOptions{arg: "lock-noguid", shrink: true, out: out})
 	if err != nil {
 		t.Fatal(err)

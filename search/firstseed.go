@@ -1,9 +1,10 @@
-package scenarios
+package search
 
 import (
 	"context"
 
 	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/scenarios"
 )
 
 // FirstBreak is the lowest seed, from 1, on which spec breaks the way e
@@ -11,16 +12,16 @@ import (
 // seeds; 0 when none of them does. It runs the seeds in blocks, in
 // parallel, and stops at the block that holds the first: how many seeds a
 // search takes to find a mistake, the figure a mix of faults is judged by.
-func FirstBreak(ctx context.Context, spec Spec, e Expectation, limit int) (uint64, error) {
+func FirstBreak(ctx context.Context, spec scenarios.Spec, e scenarios.Expectation, limit int) (uint64, error) {
 	return firstBreakFrom(ctx, spec, e, 1, limit)
 }
 
 // firstBreakFrom is FirstBreak from seed from on.
-func firstBreakFrom(ctx context.Context, spec Spec, e Expectation, from uint64, limit int) (uint64, error) {
+func firstBreakFrom(ctx context.Context, spec scenarios.Spec, e scenarios.Expectation, from uint64, limit int) (uint64, error) {
 	const block = 64
 	for first := from; first <= uint64(limit); first += block {
 		n := min(block, limit-int(first)+1)
-		res, err := Search{Spec: spec, First: first, Seeds: n, Keep: n}.Run(ctx)
+		res, err := Sweep{Spec: spec, First: first, Seeds: n, Keep: n}.Run(ctx)
 		if err != nil {
 			return 0, err
 		}
@@ -37,7 +38,7 @@ func firstBreakFrom(ctx context.Context, spec Spec, e Expectation, from uint64, 
 // scripted schedule set aside, its own rates or, when it has none, every
 // kind of fault (fault.EveryFault). It is how a teaching variant is
 // searched for blind, as a user's recipe would be.
-func RandomFaultsOnly(sc *Scenario) Spec {
+func RandomFaultsOnly(sc *scenarios.Scenario) scenarios.Spec {
 	spec := sc.Spec
 	spec.Faults = nil
 	if spec.Rates == nil {
@@ -50,14 +51,14 @@ func RandomFaultsOnly(sc *Scenario) Spec {
 // Breaks is how many of seeds 1..seeds break spec the way e expects: a
 // steadier figure than FirstBreak's one sample (seeds/Breaks is the
 // expected wait for a first counterexample).
-func Breaks(ctx context.Context, spec Spec, e Expectation, seeds int) (int, error) {
+func Breaks(ctx context.Context, spec scenarios.Spec, e scenarios.Expectation, seeds int) (int, error) {
 	_, n, err := breaks(ctx, spec, e, seeds)
 	return n, err
 }
 
 // breaks is Breaks, with the lowest of the seeds that break spec (0: none).
-func breaks(ctx context.Context, spec Spec, e Expectation, seeds int) (uint64, int, error) {
-	res, err := Search{Spec: spec, Seeds: seeds, Keep: seeds}.Run(ctx)
+func breaks(ctx context.Context, spec scenarios.Spec, e scenarios.Expectation, seeds int) (uint64, int, error) {
+	res, err := Sweep{Spec: spec, Seeds: seeds, Keep: seeds}.Run(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -74,10 +75,10 @@ func breaks(ctx context.Context, spec Spec, e Expectation, seeds int) (uint64, i
 	return first, n, nil
 }
 
-// BlindSearch is FirstBreak within limit and Breaks of the first seeds,
+// Blind is FirstBreak within limit and Breaks of the first seeds,
 // together: each seed runs once, where the two apart run the seeds up to
 // the first break twice.
-func BlindSearch(ctx context.Context, spec Spec, e Expectation, limit, seeds int) (first uint64, n int, err error) {
+func Blind(ctx context.Context, spec scenarios.Spec, e scenarios.Expectation, limit, seeds int) (first uint64, n int, err error) {
 	first, n, err = breaks(ctx, spec, e, seeds)
 	if err != nil || first > 0 && first <= uint64(limit) {
 		return first, n, err

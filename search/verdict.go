@@ -1,4 +1,4 @@
-package scenarios
+package search
 
 import (
 	"context"
@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/scenarios"
 )
 
 // Verdict is what a scenario's runs concluded, against what it expects.
 type Verdict struct {
-	Scenario *Scenario
-	Result   *SearchResult
+	Scenario *scenarios.Scenario
+	Result   *Result
 	// Pass says every run held.
 	Pass bool
 	// Checks are the checks that found violations, sorted (those that
@@ -70,14 +71,14 @@ func Conclusion(violations []models.Violation) string {
 	return strings.Join(parts, "; ")
 }
 
-// Judge runs sc as search says (its Spec is sc's) and compares the verdict
+// Judge runs sc as sweep says (its Spec is sc's) and compares the verdict
 // with sc's expectation.
-func Judge(ctx context.Context, sc *Scenario, search Search) (*Verdict, error) {
-	search.Spec = sc.Spec
-	if search.Seeds == 0 {
-		search.Seeds = sc.Seeds
+func Judge(ctx context.Context, sc *scenarios.Scenario, sweep Sweep) (*Verdict, error) {
+	sweep.Spec = sc.Spec
+	if sweep.Seeds == 0 {
+		sweep.Seeds = sc.Seeds
 	}
-	res, err := search.Run(ctx)
+	res, err := sweep.Run(ctx)
 	if err != nil && (res == nil || !errors.Is(err, context.Canceled)) {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package scenarios
+package search
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/workload"
 )
 
@@ -23,7 +24,7 @@ import (
 // spec to replay (its clients and rounds cut down, its faults exactly
 // Schedule) and the seed.
 type Counterexample struct {
-	Spec       Spec               `json:"-"`
+	Spec       scenarios.Spec     `json:"-"`
 	Seed       uint64             `json:"seed"`
 	Clients    int                `json:"clients"`
 	Rounds     int                `json:"rounds"`
@@ -69,7 +70,7 @@ func FaultsLine(s fault.Schedule) string {
 // shrinks its own choices to a minimal counterexample: fewest faults,
 // fewest clients, shortest run.
 type Hunt struct {
-	Spec Spec
+	Spec scenarios.Spec
 	// MinClients..Spec.Clients is the range of clients drawn (default 1,
 	// or the kind's least).
 	MinClients int
@@ -92,7 +93,7 @@ type Hunt struct {
 // left is needed, with the run's seed or, when a smaller schedule does not
 // fail with it, one of a few others (reseeds): the counterexample carries
 // the seed it fails with, which may not be the one it came from.
-func Shrink(spec Spec, seed uint64, checks int) (*Counterexample, error) {
+func Shrink(spec scenarios.Spec, seed uint64, checks int) (*Counterexample, error) {
 	return ShrinkContext(context.Background(), spec, seed, checks, nil)
 }
 
@@ -101,8 +102,8 @@ func Shrink(spec Spec, seed uint64, checks int) (*Counterexample, error) {
 // is called after each run with the runs made, how many of them failed the
 // check (the original's included), and the faults of the smallest
 // counterexample so far.
-func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, progress func(runs, failing, faults int)) (*Counterexample, error) {
-	orig, err := Run(spec, seed, Options{})
+func ShrinkContext(ctx context.Context, spec scenarios.Spec, seed uint64, checks int, progress func(runs, failing, faults int)) (*Counterexample, error) {
+	orig, err := scenarios.Run(spec, seed, scenarios.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -113,8 +114,8 @@ func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, prog
 	full := orig.Schedule
 	base := orig.Spec
 	k, _ := workload.Lookup(base.Kind)
-	best := &Counterexample{Spec: withSchedule(base, full), Seed: seed, Clients: base.Clients, Rounds: base.Workload.Rounds,
-		Schedule: full, Violations: orig.Violations, TraceHash: HashString(orig.Result.Hash), Tries: 1,
+	best := &Counterexample{Spec: base.WithSchedule(full), Seed: seed, Clients: base.Clients, Rounds: base.Workload.Rounds,
+		Schedule: full, Violations: orig.Violations, TraceHash: scenarios.HashString(orig.Result.Hash), Tries: 1,
 		struck: strikes(orig)}
 	tries, failing, size := 1, 1, len(full)
 	ran := func(failed bool, faults int) {
@@ -140,8 +141,8 @@ func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, prog
 				sched = append(sched, f)
 			}
 		}
-		s := resized(withSchedule(spec, sched), clients, rounds)
-		o, err := Run(s, seed, Options{})
+		s := resized(spec.WithSchedule(sched), clients, rounds)
+		o, err := scenarios.Run(s, seed, scenarios.Options{})
 		ran(err == nil && hasCheck(o, target), len(sched))
 		if err != nil {
 			t.Skip(err.Error()) // cannot run this draw (not a counterexample)
@@ -165,16 +166,16 @@ func ShrinkContext(ctx context.Context, spec Spec, seed uint64, checks int, prog
 // (reseeds), until one breaks the target check. It returns that run's
 // trial, or the first seed's when none breaks it (or none when ctx ended).
 // ran counts each run.
-func rerun(ctx context.Context, spec Spec, target string, ran func(failed bool, faults int)) func(kept, fault.Schedule) trial {
+func rerun(ctx context.Context, spec scenarios.Spec, target string, ran func(failed bool, faults int)) func(kept, fault.Schedule) trial {
 	return func(from kept, sched fault.Schedule) trial {
 		cx := from.tr.cx
-		s := resized(withSchedule(spec, sched), cx.Clients, cx.Rounds)
+		s := resized(spec.WithSchedule(sched), cx.Clients, cx.Rounds)
 		var first trial
 		for i, sd := range reseeds(cx.Seed) {
 			if ctx.Err() != nil {
 				break
 			}
-			o, err := Run(s, sd, Options{})
+			o, err := scenarios.Run(s, sd, scenarios.Options{})
 			failed := err == nil && hasCheck(o, target)
 			ran(failed, len(sched))
 			switch {
@@ -190,14 +191,14 @@ func rerun(ctx context.Context, spec Spec, target string, ran func(failed bool, 
 
 // counterexample is the failing run o of spec s (clients and rounds as
 // given, faults sched) with seed.
-func counterexample(s Spec, seed uint64, clients, rounds int, sched fault.Schedule, o *Outcome) *Counterexample {
+func counterexample(s scenarios.Spec, seed uint64, clients, rounds int, sched fault.Schedule, o *scenarios.Outcome) *Counterexample {
 	return &Counterexample{Spec: s, Seed: seed, Clients: clients, Rounds: rounds, Schedule: sched,
-		Violations: o.Violations, TraceHash: HashString(o.Result.Hash), struck: strikes(o)}
+		Violations: o.Violations, TraceHash: scenarios.HashString(o.Result.Hash), struck: strikes(o)}
 }
 
 // strikes are the faults that struck in o, in order, with when (the
 // world keeps both; no trace is needed).
-func strikes(o *Outcome) []strike {
+func strikes(o *scenarios.Outcome) []strike {
 	at := o.World.StruckAt()
 	out := make([]strike, len(at))
 	for i, f := range o.World.Struck() {
@@ -209,7 +210,11 @@ func strikes(o *Outcome) []strike {
 // Run hunts for a counterexample. It returns nil when rapid found none in
 // its tries.
 func (h Hunt) Run() (*Counterexample, error) {
-	base, k, err := h.Spec.withDefaults()
+	base, err := h.Spec.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
+	k, err := workload.Lookup(base.Kind)
 	if err != nil {
 		return nil, err
 	}
@@ -234,15 +239,15 @@ func (h Hunt) Run() (*Counterexample, error) {
 			return drawFault(t, kinds, servers, clients, base.Horizon)
 		}), 0, maxFaults).Draw(t, "faults")
 		sched := append(slices.Clone(base.Faults), drawn...)
-		s := resized(withSchedule(h.Spec, sched), clients, rounds)
+		s := resized(h.Spec.WithSchedule(sched), clients, rounds)
 		tries++
-		o, err := Run(s, seed, Options{})
+		o, err := scenarios.Run(s, seed, scenarios.Options{})
 		if err != nil {
 			t.Skip(err.Error())
 		}
 		if o.Failed() {
 			best = &Counterexample{Spec: s, Seed: seed, Clients: clients, Rounds: rounds, Schedule: sched,
-				Violations: o.Violations, TraceHash: HashString(o.Result.Hash)}
+				Violations: o.Violations, TraceHash: scenarios.HashString(o.Result.Hash)}
 			t.Fatalf("fails")
 		}
 	})
@@ -262,7 +267,7 @@ var HuntKinds = []fault.Kind{fault.Crash, fault.Partition, fault.Isolate, fault.
 // user wrote it, before the kind's defaults: those that depend on the
 // number of clients (readers, consumers, a barrier's size) are worked
 // out again for the new number.
-func resized(spec Spec, clients, rounds int) Spec {
+func resized(spec scenarios.Spec, clients, rounds int) scenarios.Spec {
 	spec.Clients, spec.Workload.Rounds = clients, rounds
 	return spec
 }
@@ -330,7 +335,7 @@ func fits(f fault.Fault, n int) bool {
 	return f.When == nil || f.When.Client < n
 }
 
-func hasCheck(o *Outcome, check string) bool {
+func hasCheck(o *scenarios.Outcome, check string) bool {
 	for _, v := range o.Violations {
 		if v.Check == check {
 			return true

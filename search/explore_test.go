@@ -1,4 +1,4 @@
-package scenarios
+package search
 
 import (
 	"flag"
@@ -9,6 +9,7 @@ import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/workload"
 )
 
@@ -17,7 +18,7 @@ import (
 // explores the same schedules every time. The recipe, explored with up to
 // two faults, holds on every one of them.
 func TestExploreFindsTheOrphanedNode(t *testing.T) {
-	spec := Spec{Kind: "lock", Variant: "lock-noguid", Clients: 2, Workload: workload.Shape{Rounds: 2}}
+	spec := scenarios.Spec{Kind: "lock", Variant: "lock-noguid", Clients: 2, Workload: workload.Shape{Rounds: 2}}
 	a, err := Explore{Spec: spec, MaxFaults: 1}.Run()
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +45,7 @@ func TestExploreFindsTheOrphanedNode(t *testing.T) {
 	if testing.Short() {
 		return
 	}
-	recipe := Spec{Kind: "lock", Clients: 2, Workload: workload.Shape{Rounds: 2, Fenced: true}}
+	recipe := scenarios.Spec{Kind: "lock", Clients: 2, Workload: workload.Shape{Rounds: 2, Fenced: true}}
 	r, err := Explore{Spec: recipe, MaxFaults: 2}.Run()
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +61,7 @@ func TestExploreFindsTheOrphanedNode(t *testing.T) {
 
 // Limit and StopAtFirst cut an exploration short, and say so.
 func TestExploreStops(t *testing.T) {
-	spec := Spec{Kind: "lock", Variant: "lock-noguid", Clients: 2, Workload: workload.Shape{Rounds: 2}}
+	spec := scenarios.Spec{Kind: "lock", Variant: "lock-noguid", Clients: 2, Workload: workload.Shape{Rounds: 2}}
 	r, err := Explore{Spec: spec, MaxFaults: 2, Limit: 5}.Run()
 	if err != nil || r.Explored != 5 || r.Complete {
 		t.Fatalf("limit 5: explored %d, complete %v, %v", r.Explored, r.Complete, err)
@@ -75,7 +76,7 @@ func TestExploreStops(t *testing.T) {
 // finds the no-guid lock's orphaned node and shrinks it to one client, one
 // round and one lost reply.
 func TestHuntShrinksToTheLostReply(t *testing.T) {
-	c, err := Hunt{Spec: Spec{Kind: "lock", Variant: "lock-noguid", Clients: 3},
+	c, err := Hunt{Spec: scenarios.Spec{Kind: "lock", Variant: "lock-noguid", Clients: 3},
 		Kinds: []fault.Kind{fault.LoseReply, fault.Crash, fault.Spike}}.Run()
 	if err != nil {
 		t.Fatal(err)
@@ -87,12 +88,12 @@ func TestHuntShrinksToTheLostReply(t *testing.T) {
 		!strings.HasSuffix(c.Faults(), "lose-reply") {
 		t.Fatalf("shrunk to %d clients, %d rounds, faults %q", c.Clients, c.Rounds, c.Faults())
 	}
-	again, err := Run(c.Spec, c.Seed, Options{})
-	if err != nil || HashString(again.Result.Hash) != c.TraceHash {
+	again, err := scenarios.Run(c.Spec, c.Seed, scenarios.Options{})
+	if err != nil || scenarios.HashString(again.Result.Hash) != c.TraceHash {
 		t.Fatalf("the counterexample does not replay: %v", err)
 	}
 	// The recipe: nothing to find.
-	none, err := Hunt{Spec: Spec{Kind: "lock", Clients: 3, Workload: workload.Shape{Fenced: true}}, Checks: 30}.Run()
+	none, err := Hunt{Spec: scenarios.Spec{Kind: "lock", Clients: 3, Workload: workload.Shape{Fenced: true}}, Checks: 30}.Run()
 	if err != nil || none != nil {
 		t.Fatalf("the recipe: %v %+v", err, none)
 	}
@@ -105,7 +106,7 @@ var exploreWide = flag.Bool("explore", false, "TestExploreRecipes: 2–3 clients
 // bound.
 func TestExploreRecipes(t *testing.T) {
 	for _, k := range workload.Kinds() {
-		spec := Spec{Kind: k, Workload: workload.Shape{Rounds: 1}}
+		spec := scenarios.Spec{Kind: k, Workload: workload.Shape{Rounds: 1}}
 		if k == "lock" || k == "election" {
 			spec.Workload.Fenced = true // a pause past the session timeout breaks any unfenced lock
 		}
@@ -143,7 +144,7 @@ func TestExploreRecipes(t *testing.T) {
 // to a write's arrival, and a release that trusts a connection loss is
 // caught by it.
 func TestExploreHoldingsAndLostRequests(t *testing.T) {
-	sc, err := LoadScenario("lock-unfenced-pause")
+	sc, err := scenarios.LoadScenario("lock-unfenced-pause")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func TestExploreHoldingsAndLostRequests(t *testing.T) {
 			t.Errorf("without Holds, a fault tied to a holding: %s", c.Faults())
 		}
 	}
-	lost := Spec{Kind: "lock", Variant: "lock-release-trusts-connection-loss", Clients: 2, Workload: workload.Shape{Rounds: 2}}
+	lost := scenarios.Spec{Kind: "lock", Variant: "lock-release-trusts-connection-loss", Clients: 2, Workload: workload.Shape{Rounds: 2}}
 	res, err = Explore{Spec: lost, MaxFaults: 1, Faults: []string{"lose-request"}}.Run()
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +188,7 @@ func TestExploreHoldingsAndLostRequests(t *testing.T) {
 // depth first, lock-noguid's first was a lost reply and a crash, though
 // a lost reply alone breaks it.
 func TestExploreStopAtFirstHasTheFewestFaults(t *testing.T) {
-	sc, err := LoadScenario("lock-noguid")
+	sc, err := scenarios.LoadScenario("lock-noguid")
 	if err != nil {
 		t.Fatal(err)
 	}

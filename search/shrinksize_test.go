@@ -1,4 +1,4 @@
-package scenarios
+package search
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/scenarios"
 )
 
 var shrinkSizes = flag.Bool("shrink.sizes", false, "TestShrinkSizes: every teaching variant under random faults, shrunk (`make shrink-sizes`)")
@@ -28,7 +29,7 @@ func TestShrinkSizes(t *testing.T) {
 	if !*shrinkSizes {
 		t.Skip("opt-in: -shrink.sizes (make shrink-sizes)")
 	}
-	lessons, err := Lessons()
+	lessons, err := scenarios.Lessons()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,9 +37,9 @@ func TestShrinkSizes(t *testing.T) {
 	var above []string
 	runs := 0
 	for _, l := range lessons {
-		spec := SessionPaced(Spec{Kind: l.Scenario.Spec.Kind, Variant: l.Variant.Name, Rates: &shrinkRates,
+		spec := scenarios.SessionPaced(scenarios.Spec{Kind: l.Scenario.Spec.Kind, Variant: l.Variant.Name, Rates: &shrinkRates,
 			Ensemble: l.Scenario.Spec.Ensemble})
-		res, err := Search{Spec: spec, Seeds: 200, StopAtFirst: true}.Run(context.Background())
+		res, err := Sweep{Spec: spec, Seeds: 200, StopAtFirst: true}.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +48,7 @@ func TestShrinkSizes(t *testing.T) {
 			continue
 		}
 		f := res.Failures[0]
-		o, _ := Replay(spec, f.Seed)
+		o, _ := scenarios.Replay(spec, f.Seed)
 		c, err := Shrink(spec, f.Seed, 100)
 		if err != nil {
 			t.Fatal(err)

@@ -1,8 +1,10 @@
-package scenarios
+package search
 
 import (
 	"context"
 	"testing"
+
+	"github.com/zksim/zksim/scenarios"
 )
 
 // With Swarm, each seed draws its faults at its own mix of the rates: the
@@ -10,7 +12,7 @@ import (
 // (some with kinds the fixed rates would strike that the mix has off), and
 // running the drawn schedule as explicit faults replays the run.
 func TestSwarmDrawsEachSeedsMix(t *testing.T) {
-	sc, err := LoadScenario("lock-faults")
+	sc, err := scenarios.LoadScenario("lock-faults")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,18 +20,18 @@ func TestSwarmDrawsEachSeedsMix(t *testing.T) {
 	swarm.Swarm, fixedMix.Swarm = true, false
 	differ := 0
 	for seed := uint64(1); seed <= 10; seed++ {
-		a, err := Run(swarm, seed, Options{})
+		a, err := scenarios.Run(swarm, seed, scenarios.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := Run(swarm, seed, Options{})
+		b, err := scenarios.Run(swarm, seed, scenarios.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if a.Result.Hash != b.Result.Hash || a.Schedule.String() != b.Schedule.String() {
 			t.Fatalf("seed %d: two runs differ", seed)
 		}
-		fixed, err := Run(fixedMix, seed, Options{})
+		fixed, err := scenarios.Run(fixedMix, seed, scenarios.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +40,7 @@ func TestSwarmDrawsEachSeedsMix(t *testing.T) {
 		}
 		explicit := swarm
 		explicit.Faults, explicit.Rates, explicit.Swarm = a.Schedule, nil, false
-		again, err := Run(explicit, seed, Options{})
+		again, err := scenarios.Run(explicit, seed, scenarios.Options{})
 		if err != nil || again.Result.Hash != a.Result.Hash {
 			t.Fatalf("seed %d: its schedule run as explicit faults does not replay it (%v)", seed, err)
 		}
@@ -52,7 +54,7 @@ func TestSwarmDrawsEachSeedsMix(t *testing.T) {
 // expectation says: lock-noguid under random faults alone breaks on that
 // seed, as expected, and on none before it.
 func TestFirstBreakIsTheLowest(t *testing.T) {
-	sc, err := LoadScenario("lock-noguid")
+	sc, err := scenarios.LoadScenario("lock-noguid")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +70,7 @@ func TestFirstBreakIsTheLowest(t *testing.T) {
 		t.Fatalf("lock-noguid did not break in 300 seeds of random faults")
 	}
 	for seed := uint64(1); seed <= first; seed++ {
-		o, err := Run(spec, seed, Options{})
+		o, err := scenarios.Run(spec, seed, scenarios.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,18 +82,18 @@ func TestFirstBreakIsTheLowest(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Errorf("seeds 1..%d: %d break as expected, want 1 (%v)", first, n, err)
 	}
-	none, err := FirstBreak(context.Background(), spec, Expectation{Check: "fifo", Kind: "safety"}, 10)
+	none, err := FirstBreak(context.Background(), spec, scenarios.Expectation{Check: "fifo", Kind: "safety"}, 10)
 	if err != nil || none != 0 {
 		t.Errorf("a lock broke a queue's check: seed %d (%v)", none, err)
 	}
 }
 
-// BlindSearch gives FirstBreak's seed and Breaks' count at once, whether
+// Blind gives FirstBreak's seed and Breaks' count at once, whether
 // the first break lies within the seeds it counts or past them, or past its
 // limit: on lock-unfenced-pause under random faults alone, whose first
 // break comes after many seeds.
 func TestBlindSearchIsFirstBreakAndBreaks(t *testing.T) {
-	sc, err := LoadScenario("lock-unfenced-pause")
+	sc, err := scenarios.LoadScenario("lock-unfenced-pause")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +110,7 @@ func TestBlindSearchIsFirstBreakAndBreaks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, n, err := BlindSearch(ctx, spec, sc.Expect, c.limit, c.seeds)
+		got, n, err := Blind(ctx, spec, sc.Expect, c.limit, c.seeds)
 		if err != nil || got != c.first || n != want {
 			t.Errorf("within %d, counting %d: first %d, %d breaks (%v); want %d and %d", c.limit, c.seeds, got, n, err, c.first, want)
 		}

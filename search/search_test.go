@@ -1,8 +1,10 @@
-package scenarios
+package search
 
 import (
 	"context"
 	"testing"
+
+	"github.com/zksim/zksim/scenarios"
 )
 
 // The shards of a range are contiguous, disjoint, and cover it exactly,
@@ -39,10 +41,10 @@ func TestParseShard(t *testing.T) {
 // A search runs each seed of its shard once, in parallel, and reports the
 // same failures whatever the number of workers.
 func TestSearchIsDeterministicAcrossWorkers(t *testing.T) {
-	spec := Spec{Kind: "lock", Variant: "lock-unsorted", Clients: 4}
-	var prev *SearchResult
+	spec := scenarios.Spec{Kind: "lock", Variant: "lock-unsorted", Clients: 4}
+	var prev *Result
 	for _, workers := range []int{1, 3} {
-		res, err := Search{Spec: spec, Seeds: 24, Shard: Shard{I: 2, N: 3}, Workers: workers}.Run(context.Background())
+		res, err := Sweep{Spec: spec, Seeds: 24, Shard: Shard{I: 2, N: 3}, Workers: workers}.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

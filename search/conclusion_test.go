@@ -1,4 +1,4 @@
-package scenarios
+package search
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/scenarios"
 )
 
 // A check that could not decide is never a pass, nor the violation a
@@ -29,8 +30,8 @@ func TestUndecidedConclusion(t *testing.T) {
 			t.Errorf("Conclusion(%v) = %q, want %q", tc.vs, got, tc.want)
 		}
 	}
-	pass := Expectation{Pass: true}
-	expectMutex := Expectation{Check: "mutex", Kind: models.Safety}
+	pass := scenarios.Expectation{Pass: true}
+	expectMutex := scenarios.Expectation{Check: "mutex", Kind: models.Safety}
 	if pass.Met([]models.Violation{undecided}) || expectMutex.Met([]models.Violation{undecided}) {
 		t.Error("an undecided check met an expectation")
 	}
@@ -38,11 +39,11 @@ func TestUndecidedConclusion(t *testing.T) {
 
 // The checks of a run get the run's limit.
 func TestCheckLimitReachesTheChecks(t *testing.T) {
-	sc, err := LoadScenario("lock-noguid")
+	sc, err := scenarios.LoadScenario("lock-noguid")
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := Run(sc.Spec, 1, Options{CheckLimit: 7 * time.Second})
+	o, err := scenarios.Run(sc.Spec, 1, scenarios.Options{CheckLimit: 7 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,15 +56,15 @@ func TestCheckLimitReachesTheChecks(t *testing.T) {
 // the same lowest failures, failing-seed count and checks found as a
 // search that keeps them all, so the verdict is the same.
 func TestSearchKeepsTheLowestFailures(t *testing.T) {
-	sc, err := LoadScenario("lock-noguid")
+	sc, err := scenarios.LoadScenario("lock-noguid")
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := Search{Spec: sc.Spec, Seeds: 24, Keep: 1000}.Run(context.Background())
+	all, err := Sweep{Spec: sc.Spec, Seeds: 24, Keep: 1000}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	few, err := Search{Spec: sc.Spec, Seeds: 24, Keep: 3, Workers: 2}.Run(context.Background())
+	few, err := Sweep{Spec: sc.Spec, Seeds: 24, Keep: 3, Workers: 2}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

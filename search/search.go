@@ -1,4 +1,4 @@
-package scenarios
+package search
 
 import (
 	"cmp"
@@ -13,9 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/scenarios"
 )
 
 // Shard is one of N deterministic parts of a seed range, so that several
@@ -48,9 +47,9 @@ func (s Shard) Range(first uint64, count int) (uint64, int) {
 	return first + uint64(lo), hi - lo
 }
 
-// Search runs a spec on a range of seeds, in parallel.
-type Search struct {
-	Spec Spec
+// Sweep runs a spec on a range of seeds, in parallel.
+type Sweep struct {
+	Spec scenarios.Spec
 	// First is the first seed (default 1); Seeds how many (default 100).
 	First uint64
 	Seeds int
@@ -68,15 +67,15 @@ type Search struct {
 	// DefaultKeep): a search whose every seed fails holds as many
 	// failures as seeds, each with its violations' operations, and a
 	// million of them would not fit. The others are counted
-	// (SearchResult.Failed) and their checks and kinds noted
-	// (SearchResult.Found), so the verdict is the same.
+	// (Result.Failed) and their checks and kinds noted
+	// (Result.Found), so the verdict is the same.
 	Keep int
 	// Progress, when set, is called after each seed, from the goroutine
 	// that ran it (calls may come from several at once).
 	Progress func(done, failed int)
 }
 
-// DefaultKeep is Search.Keep's default.
+// DefaultKeep is Sweep.Keep's default.
 const DefaultKeep = 1000
 
 // Found is a check and a kind of violation some run found.
@@ -93,14 +92,14 @@ type Failure struct {
 	TraceHash  string             `json:"trace_hash"`
 }
 
-// SearchResult is what a search found.
-type SearchResult struct {
+// Result is what a sweep found.
+type Result struct {
 	// First and Seeds are the range run (after sharding).
 	First uint64 `json:"first"`
 	Seeds int    `json:"seeds"`
 	// Ran is how many seeds ran (fewer than Seeds when stopped early).
 	Ran int `json:"ran"`
-	// Failures, by seed: the lowest Search.Keep failing seeds. Failed
+	// Failures, by seed: the lowest Sweep.Keep failing seeds. Failed
 	// counts every failing seed, and Found is every check and kind of
 	// violation any of them found, sorted.
 	Failures []Failure `json:"failures"`
@@ -114,15 +113,12 @@ type SearchResult struct {
 	Simulated time.Duration `json:"-"`
 	Checked   time.Duration `json:"-"`
 	// Coverage is what the runs exercised, added up.
-	Coverage Coverage `json:"coverage"`
+	Coverage scenarios.Coverage `json:"coverage"`
 }
-
-// HashString renders a trace hash as the tool prints it.
-func HashString(h uint64) string { return fmt.Sprintf("%016x", h) }
 
 // Run runs the search. It stops early when ctx ends (returning what it
 // found so far with ctx's error) or when a run cannot be made at all.
-func (s Search) Run(ctx context.Context) (*SearchResult, error) {
+func (s Sweep) Run(ctx context.Context) (*Result, error) {
 	if s.First == 0 {
 		s.First = 1
 	}
@@ -138,10 +134,10 @@ func (s Search) Run(ctx context.Context) (*SearchResult, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, max(count, 1))
-	if _, _, err := s.Spec.withDefaults(); err != nil {
+	if _, err := s.Spec.WithDefaults(); err != nil {
 		return nil, err
 	}
-	sw := &sweep{Search: s, first: first, count: count, found: map[Found]bool{}, res: SearchResult{Coverage: Coverage{}}}
+	sw := &sweeper{Sweep: s, first: first, count: count, found: map[Found]bool{}, res: Result{Coverage: scenarios.Coverage{}}}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -167,10 +163,10 @@ func (s Search) Run(ctx context.Context) (*SearchResult, error) {
 	return res, ctx.Err()
 }
 
-// sweep is a search under way, its workers taking seeds in turn: the
+// sweeper is a search under way, its workers taking seeds in turn: the
 // totals, and under mu what the finished seeds found and covered.
-type sweep struct {
-	Search
+type sweeper struct {
+	Sweep
 	first uint64
 	count int
 
@@ -182,13 +178,13 @@ type sweep struct {
 	runErr             error
 
 	mu    sync.Mutex
-	res   SearchResult // Failures (the lowest Keep, give or take), Failed, Coverage
+	res   Result // Failures (the lowest Keep, give or take), Failed, Coverage
 	found map[Found]bool
 }
 
 // work runs the next seed not yet taken, until none is left, the search
 // stops (an error, or the first violation with StopAtFirst) or ctx ends.
-func (sw *sweep) work(ctx context.Context) {
+func (sw *sweeper) work(ctx context.Context) {
 	stopped := func() bool { return ctx.Err() != nil }
 	for !sw.stop.Load() && ctx.Err() == nil {
 		i := int(sw.next.Add(1) - 1)
@@ -196,8 +192,8 @@ func (sw *sweep) work(ctx context.Context) {
 			return
 		}
 		seed := sw.first + uint64(i)
-		o, err := Run(sw.Spec, seed, Options{CheckLimit: sw.CheckLimit, Stop: stopped})
-		if errors.Is(err, sim.ErrStopped) {
+		o, err := scenarios.Run(sw.Spec, seed, scenarios.Options{CheckLimit: sw.CheckLimit, Stop: stopped})
+		if errors.Is(err, scenarios.ErrStopped) {
 			return // interrupted: the seed did not finish, and is not counted
 		}
 		if err != nil {
@@ -224,10 +220,10 @@ func (sw *sweep) work(ctx context.Context) {
 
 // record adds a finished run's coverage and, when it failed, its failure:
 // kept whole among the lowest seeds, its checks and kinds noted.
-func (sw *sweep) record(o *Outcome) {
+func (sw *sweeper) record(o *scenarios.Outcome) {
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
-	sw.res.Coverage.add(o.Coverage)
+	sw.res.Coverage.Add(o.Coverage)
 	if !o.Failed() {
 		return
 	}
@@ -236,29 +232,16 @@ func (sw *sweep) record(o *Outcome) {
 		sw.found[Found{v.Check, v.Kind}] = true
 	}
 	sw.res.Failures = append(sw.res.Failures, Failure{Seed: o.Seed, Violations: o.Violations,
-		Schedule: o.Schedule.String(), TraceHash: HashString(o.Result.Hash)})
+		Schedule: o.Schedule.String(), TraceHash: scenarios.HashString(o.Result.Hash)})
 	if len(sw.res.Failures) >= 2*sw.Keep {
 		sw.trim(sw.Keep)
 	}
 }
 
 // trim sorts the kept failures by seed and keeps the lowest keep.
-func (sw *sweep) trim(keep int) {
+func (sw *sweeper) trim(keep int) {
 	fs := sw.res.Failures
 	slices.SortFunc(fs, func(a, b Failure) int { return cmp.Compare(a.Seed, b.Seed) })
 	clear(fs[min(keep, len(fs)):])
 	sw.res.Failures = fs[:min(keep, len(fs))]
-}
-
-// Replay runs one seed of spec again, keeping its trace: the run a
-// Failure names, exactly.
-func Replay(spec Spec, seed uint64) (*Outcome, error) {
-	return Run(spec, seed, Options{KeepTrace: true})
-}
-
-// withSchedule is spec with its faults replaced by sched (and no random
-// ones): the spec a shrunk or explored counterexample replays with.
-func withSchedule(spec Spec, sched fault.Schedule) Spec {
-	spec.Faults, spec.Rates = sched, nil
-	return spec
 }

@@ -1,4 +1,4 @@
-package scenarios
+package search
 
 import (
 	"cmp"
@@ -11,7 +11,7 @@ import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/scenarios"
 )
 
 // Explore enumerates, for a small configuration, every fault schedule
@@ -25,7 +25,7 @@ import (
 // and repeatable: the same bound explores the same schedules, and says
 // how many.
 type Explore struct {
-	Spec Spec
+	Spec scenarios.Spec
 	// Seed fixes the runs' other choices (default 1).
 	Seed uint64
 	// MinClients..MaxClients are the client counts explored (default: the
@@ -93,7 +93,7 @@ func (e Explore) Run() (*ExploreResult, error) { return e.RunContext(context.Bac
 // RunContext explores until done or ctx ends; what it found by then is
 // returned with ctx's error, marked incomplete.
 func (e Explore) RunContext(ctx context.Context) (*ExploreResult, error) {
-	base, _, err := e.Spec.withDefaults()
+	base, err := e.Spec.WithDefaults()
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func (e Explore) RunContext(ctx context.Context) (*ExploreResult, error) {
 type explorer struct {
 	Explore
 	ctx     context.Context
-	base    Spec
+	base    scenarios.Spec
 	res     *ExploreResult
 	stopped bool
 	// level, when 0 or more, is the one number of faults the schedules
@@ -156,7 +156,7 @@ type explorer struct {
 
 // visit runs spec with sched, records it, and extends sched with one more
 // fault at each event after the last fault's, depth first.
-func (x *explorer) visit(spec Spec, sched fault.Schedule) error {
+func (x *explorer) visit(spec scenarios.Spec, sched fault.Schedule) error {
 	if x.stopped {
 		return nil
 	}
@@ -164,19 +164,19 @@ func (x *explorer) visit(spec Spec, sched fault.Schedule) error {
 		x.stopped, x.res.Complete = true, false
 		return nil
 	}
-	var o *Outcome
+	var o *scenarios.Outcome
 	var err error
 	if x.level >= 0 && len(sched) < x.level {
 		// A prefix, recorded at its own level already: run again for its
 		// events; a failing one was a counterexample there.
-		if o, err = Run(withSchedule(spec, sched), x.Seed, Options{KeepTrace: true}); err != nil {
+		if o, err = scenarios.Run(spec.WithSchedule(sched), x.Seed, scenarios.Options{KeepTrace: true}); err != nil {
 			return fmt.Errorf("schedule %q: %w", FaultsLine(sched), err)
 		}
 		if o.Failed() {
 			return nil
 		}
 	} else {
-		if o, err = x.record(withSchedule(spec, sched), sched); err != nil {
+		if o, err = x.record(spec.WithSchedule(sched), sched); err != nil {
 			return err
 		}
 		if x.level >= 0 {
@@ -219,8 +219,8 @@ func (x *explorer) visit(spec Spec, sched fault.Schedule) error {
 
 // record runs s (spec with sched) and counts it, keeping it as a
 // counterexample when it fails.
-func (x *explorer) record(s Spec, sched fault.Schedule) (*Outcome, error) {
-	o, err := Run(s, x.Seed, Options{KeepTrace: true})
+func (x *explorer) record(s scenarios.Spec, sched fault.Schedule) (*scenarios.Outcome, error) {
+	o, err := scenarios.Run(s, x.Seed, scenarios.Options{KeepTrace: true})
 	if err != nil {
 		return nil, fmt.Errorf("schedule %q: %w", FaultsLine(sched), err)
 	}
@@ -228,7 +228,7 @@ func (x *explorer) record(s Spec, sched fault.Schedule) (*Outcome, error) {
 	if o.Failed() {
 		x.res.Counterexamples = append(x.res.Counterexamples, &Counterexample{Spec: s, Seed: x.Seed, Clients: s.Clients,
 			Rounds: o.Spec.Workload.Rounds, Schedule: sched, Violations: o.Violations,
-			TraceHash: HashString(o.Result.Hash), Tries: x.res.Explored})
+			TraceHash: scenarios.HashString(o.Result.Hash), Tries: x.res.Explored})
 		if x.StopAtFirst {
 			x.stopped, x.res.Complete = true, false
 		}
@@ -240,7 +240,7 @@ func (x *explorer) record(s Spec, sched fault.Schedule) (*Outcome, error) {
 }
 
 // timeoutOf is spec's session timeout.
-func timeoutOf(spec Spec) time.Duration {
+func timeoutOf(spec scenarios.Spec) time.Duration {
 	if t := spec.Ensemble.SessionTimeout; t > 0 {
 		return t
 	}
@@ -253,7 +253,7 @@ func timeoutOf(spec Spec) time.Duration {
 // and with Holds (or a fenced workload) each time a client of a lock or an
 // election came to hold it (from the history: an acquire that returned),
 // so that a pause or a disconnect can strike a holder.
-func (e Explore) triggers(o *Outcome) []fault.Trigger {
+func (e Explore) triggers(o *scenarios.Outcome) []fault.Trigger {
 	counts := map[fault.Trigger]int{}
 	var out []fault.Trigger
 	add := func(key fault.Trigger) {
@@ -265,19 +265,16 @@ func (e Explore) triggers(o *Outcome) []fault.Trigger {
 	if e.Holds || o.Spec.Workload.Fenced {
 		holds = holdings(o)
 	}
-	for _, r := range o.World.Trace().Records() {
-		for len(holds) > 0 && holds[0].Return < int64(r.At) {
+	for _, ev := range o.ClientEvents() {
+		for len(holds) > 0 && holds[0].Return < ev.At {
 			add(fault.Trigger{Client: holds[0].Client, On: fault.OnHolds})
 			holds = holds[1:]
 		}
-		if r.To == sim.WorldActor || r.To >= sim.ServerActor(0) {
-			continue // not to a client
-		}
 		switch {
-		case r.Kind == sim.KReply && (writeOps[r.Op] || e.Reads && readOps[r.Op]):
-			add(fault.Trigger{Client: int(r.To) - 1, Op: r.Op})
-		case r.Kind == sim.KNotify && e.Notifications:
-			add(fault.Trigger{Client: int(r.To) - 1, On: fault.OnNotified})
+		case !ev.Notified && (writeOps[ev.Op] || e.Reads && readOps[ev.Op]):
+			add(fault.Trigger{Client: ev.Client, Op: ev.Op})
+		case ev.Notified && e.Notifications:
+			add(fault.Trigger{Client: ev.Client, On: fault.OnNotified})
 		}
 	}
 	for _, h := range holds {
@@ -288,7 +285,7 @@ func (e Explore) triggers(o *Outcome) []fault.Trigger {
 
 // holdings are the acquires of a run that returned holding, in the order
 // they returned: the moments its workload told the world "cN holds#K".
-func holdings(o *Outcome) []models.Operation {
+func holdings(o *scenarios.Outcome) []models.Operation {
 	if o.Input == nil {
 		return nil
 	}
@@ -341,7 +338,7 @@ func parseFaultAt(t fault.Trigger, text string, timeout time.Duration) (fault.Fa
 // Check reports, before any run, a fault text that does not parse or a
 // spec that cannot run.
 func (e Explore) Check() error {
-	base, _, err := e.Spec.withDefaults()
+	base, err := e.Spec.WithDefaults()
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package scenarios
+package search
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/workload"
 )
@@ -56,7 +57,7 @@ func TestRecipesHoldUnderEveryFault(t *testing.T) {
 		seeds = *soakSeeds
 	}
 	fenced := workload.Shape{Fenced: true}
-	specs := []Spec{
+	specs := []scenarios.Spec{
 		{Kind: "lock", Workload: fenced, Rates: &everyFault},
 		{Kind: "election", Workload: fenced, Rates: &everyFault},
 		{Kind: "shared-lock", Rates: &unannounced},
@@ -80,7 +81,7 @@ func TestRecipesHoldUnderEveryFault(t *testing.T) {
 	kinds := map[string]bool{}
 	for _, spec := range specs {
 		kinds[spec.Kind] = true
-		res, err := Search{Spec: spec, Seeds: seeds}.Run(context.Background())
+		res, err := Sweep{Spec: spec, Seeds: seeds}.Run(context.Background())
 		if err != nil {
 			t.Fatalf("%s: %v", cmp.Or(spec.Name, spec.Kind), err)
 		}
@@ -100,13 +101,13 @@ func TestRecipesHoldUnderEveryFault(t *testing.T) {
 // still fails that way (in the full pass: -short leaves the shrinking
 // out). The recipe passes the same experiment.
 func TestLessons(t *testing.T) {
-	lessons, err := Lessons()
+	lessons, err := scenarios.Lessons()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range lessons {
 		t.Run(l.Variant.Name, func(t *testing.T) {
-			res, err := Search{Spec: l.Scenario.Spec, Seeds: l.Scenario.Seeds, StopAtFirst: true}.Run(context.Background())
+			res, err := Sweep{Spec: l.Scenario.Spec, Seeds: l.Scenario.Seeds, StopAtFirst: true}.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,7 +123,7 @@ func TestLessons(t *testing.T) {
 			}
 			recipe := l.Scenario.Spec
 			recipe.Variant = ""
-			ok, err := Search{Spec: recipe, Seeds: l.Scenario.Seeds}.Run(context.Background())
+			ok, err := Sweep{Spec: recipe, Seeds: l.Scenario.Seeds}.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +136,7 @@ func TestLessons(t *testing.T) {
 
 // lessonShrinks checks that l's counterexample on seed shrinks to at most
 // 3 faults that still fail the way its lesson says, and replays exactly.
-func lessonShrinks(t *testing.T, l Lesson, seed uint64) {
+func lessonShrinks(t *testing.T, l scenarios.Lesson, seed uint64) {
 	t.Helper()
 	c, err := Shrink(l.Scenario.Spec, seed, 100)
 	if err != nil {
@@ -144,8 +145,8 @@ func lessonShrinks(t *testing.T, l Lesson, seed uint64) {
 	if len(c.Schedule) > 3 || !hasKind(c.Violations, models.ViolationKind(l.Variant.Fails)) {
 		t.Fatalf("shrunk to %d faults (%s): %v", len(c.Schedule), c.Faults(), c.Violations)
 	}
-	again, err := Run(c.Spec, c.Seed, Options{})
-	if err != nil || HashString(again.Result.Hash) != c.TraceHash || !again.Failed() {
+	again, err := scenarios.Run(c.Spec, c.Seed, scenarios.Options{})
+	if err != nil || scenarios.HashString(again.Result.Hash) != c.TraceHash || !again.Failed() {
 		t.Fatalf("the counterexample does not replay: %v %v", err, again.Violations)
 	}
 }
@@ -168,7 +169,7 @@ func TestUnfencedPauseIsCaughtFencedPasses(t *testing.T) {
 	pause := fault.MustParseSchedule("at 1500ms pause c1 15s")
 	hold := workload.Shape{Rounds: 1, Steps: 30, Step: time.Second}
 	for seed := uint64(1); seed <= 5; seed++ {
-		o, err := Run(Spec{Kind: "lock", Clients: 2, Workload: hold, Faults: pause}, seed, Options{})
+		o, err := scenarios.Run(scenarios.Spec{Kind: "lock", Clients: 2, Workload: hold, Faults: pause}, seed, scenarios.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +177,7 @@ func TestUnfencedPauseIsCaughtFencedPasses(t *testing.T) {
 			t.Fatalf("seed %d, unfenced: %v, want a mutex violation", seed, o.Violations)
 		}
 		hold.Fenced = true
-		o, err = Run(Spec{Kind: "lock", Clients: 2, Workload: hold, Faults: pause}, seed, Options{})
+		o, err = scenarios.Run(scenarios.Spec{Kind: "lock", Clients: 2, Workload: hold, Faults: pause}, seed, scenarios.Options{})
 		hold.Fenced = false
 		if err != nil {
 			t.Fatal(err)
@@ -197,7 +198,7 @@ func TestUnfencedPauseIsCaughtFencedPasses(t *testing.T) {
 // pass on a modest number of seeds (at most 10; 3 with -short), one
 // expecting a violation on its own seeds, until one shows it.
 func TestLibraryVerdicts(t *testing.T) {
-	lib, err := Library()
+	lib, err := scenarios.Library()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,9 +216,9 @@ func TestLibraryVerdicts(t *testing.T) {
 			}
 			// A scenario expecting a violation runs its seeds until one
 			// shows it; one expecting a pass runs the modest number.
-			search := Search{Seeds: min(sc.Seeds, limit)}
+			search := Sweep{Seeds: min(sc.Seeds, limit)}
 			if !sc.Expect.Pass {
-				search = Search{Seeds: sc.Seeds, StopAtFirst: true}
+				search = Sweep{Seeds: sc.Seeds, StopAtFirst: true}
 			}
 			v, err := Judge(context.Background(), sc, search)
 			if err != nil {
@@ -249,8 +250,8 @@ func TestRecipesHoldUnderClientSessionLoss(t *testing.T) {
 	unfenced := fault.Rates{Crash: 0.1, LeaderCrash: 0.1, Spike: 0.1, LoseReply: 1, ShortPause: 0.2,
 		Disconnect: 0.2, Outage: 0.02, Lag: 0.2, LoseRequest: 0.5, Triggered: 1}
 	for _, k := range workload.Kinds() {
-		r := sessionRates
-		spec := Spec{Kind: k, Rates: &r, Ensemble: sim.Config{LocalSessionLoss: true}}
+		r := fault.SessionShaped()
+		spec := scenarios.Spec{Kind: k, Rates: &r, Ensemble: sim.Config{LocalSessionLoss: true}}
 		switch k {
 		case "lock", "election":
 			spec.Workload.Fenced = true
@@ -259,9 +260,9 @@ func TestRecipesHoldUnderClientSessionLoss(t *testing.T) {
 		case "stale-read":
 			spec.Checks = []string{"store-writes"} // reads may be stale under faults
 		}
-		spec = SessionPaced(spec)
+		spec = scenarios.SessionPaced(spec)
 		spec.Ensemble.LocalSessionLoss = true
-		res, err := Search{Spec: spec, Seeds: seeds}.Run(context.Background())
+		res, err := Sweep{Spec: spec, Seeds: seeds}.Run(context.Background())
 		if err != nil {
 			t.Fatalf("%s: %v", k, err)
 		}

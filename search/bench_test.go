@@ -1,10 +1,12 @@
-package scenarios
+package search
 
 import (
 	"context"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/zksim/zksim/scenarios"
 )
 
 // BenchmarkLockContention runs the built-in lock-contention scenario (10
@@ -13,7 +15,7 @@ import (
 // wall time, and the share of each run spent checking it. `zksim bench`
 // prints the same figures in its table.
 func BenchmarkLockContention(b *testing.B) {
-	sc, err := LoadScenario("lock-contention")
+	sc, err := scenarios.LoadScenario("lock-contention")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -21,7 +23,7 @@ func BenchmarkLockContention(b *testing.B) {
 	var simulated, checked time.Duration
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		out, err := Run(sc.Spec, uint64(i+1), Options{})
+		out, err := scenarios.Run(sc.Spec, uint64(i+1), scenarios.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -40,14 +42,14 @@ func BenchmarkLockContention(b *testing.B) {
 // acquisition each, checked, and reports the heap's peak (as the runtime
 // saw it; `zksim bench` measures the process's resident set instead).
 func BenchmarkCrowd(b *testing.B) {
-	sc, err := LoadScenario("lock-contention")
+	sc, err := scenarios.LoadScenario("lock-contention")
 	if err != nil {
 		b.Fatal(err)
 	}
 	spec := sc.Spec.Crowded(10000)
 	var peak uint64
 	for i := 0; b.Loop(); i++ {
-		out, err := Run(spec, uint64(i+1), Options{})
+		out, err := scenarios.Run(spec, uint64(i+1), scenarios.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -65,13 +67,13 @@ func BenchmarkCrowd(b *testing.B) {
 // crashes, lost replies, partitions, pauses) on every core and reports
 // seeds per second.
 func BenchmarkSeedsWithFaults(b *testing.B) {
-	sc, err := LoadScenario("lock-faults")
+	sc, err := scenarios.LoadScenario("lock-faults")
 	if err != nil {
 		b.Fatal(err)
 	}
 	seeds := 0
 	for i := 0; b.Loop(); i++ {
-		res, err := Search{Spec: sc.Spec, First: uint64(i*100 + 1), Seeds: 100}.Run(context.Background())
+		res, err := Sweep{Spec: sc.Spec, First: uint64(i*100 + 1), Seeds: 100}.Run(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -89,7 +91,7 @@ func BenchmarkSeedsWithFaults(b *testing.B) {
 // and BenchmarkSeedsWithFaults it is the profile `make pgo` builds zksim
 // with (cmd/zksim/default.pgo).
 func BenchmarkLibrary(b *testing.B) {
-	lib, err := Library()
+	lib, err := scenarios.Library()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -97,7 +99,7 @@ func BenchmarkLibrary(b *testing.B) {
 	for b.Loop() {
 		for _, sc := range lib {
 			for seed := uint64(1); seed <= 10; seed++ {
-				if _, err := Run(sc.Spec, seed, Options{}); err != nil {
+				if _, err := scenarios.Run(sc.Spec, seed, scenarios.Options{}); err != nil {
 					b.Fatalf("%s seed %d: %v", sc.Name, seed, err)
 				}
 				runs++
