@@ -237,3 +237,25 @@ func PersistentHears(watchPath string, recursive bool, path string, typ zk.Event
 	return recursive && typ != zk.EventNodeChildrenChanged &&
 		(watchPath == "/" || strings.HasPrefix(path, watchPath+"/"))
 }
+
+// AddWatchMode is an addWatch's mode, numbered as ZooKeeper's wire
+// protocol numbers it: a persistent watch on the path, or a persistent
+// recursive one on the path and every node below it (PersistentHears says
+// which events each hears). Both worlds send it for AddWatch: the
+// simulator's request carries it to the server, the live world's wire
+// writes it after the path.
+type AddWatchMode int32
+
+// The modes of addWatch.
+const (
+	AddWatchPersistent          AddWatchMode = 0
+	AddWatchPersistentRecursive AddWatchMode = 1
+)
+
+// AddWatchModeOf is the mode AddWatch(ctx, path, recursive) sends.
+func AddWatchModeOf(recursive bool) AddWatchMode {
+	if recursive {
+		return AddWatchPersistentRecursive
+	}
+	return AddWatchPersistent
+}

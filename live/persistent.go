@@ -18,15 +18,14 @@ import (
 // connect), and hands their notifications to the Conn, which passes each
 // to the persistent watches that hear it, as sim.Client does.
 
-// The modes of addWatch and the watch type of removeWatches, as ZooKeeper
-// numbers them, and the xid of a setWatches (the Java client's, which the
-// library does not use: the wire keeps the answer to itself).
+// The watch type of removeWatches (any), as ZooKeeper numbers it, and the
+// xid of a setWatches (the Java client's, which the library does not use:
+// the wire keeps the answer to itself). addWatch's modes are
+// client.AddWatchMode's.
 const (
-	addWatchPersistent int32 = 0
-	addWatchRecursive  int32 = 1
-	removeAnyWatches   int32 = 3
-	opSetWatches2      int32 = 105
-	setWatchesXid      int32 = -8
+	removeAnyWatches int32 = 3
+	opSetWatches2    int32 = 105
+	setWatchesXid    int32 = -8
 )
 
 // persistentReg is one persistent watch the wire sets again.
@@ -147,14 +146,10 @@ func (p *persistentWatch) end(ev zk.Event) {
 // AddWatch implements client.Conn: an addWatch sent by the wire in a
 // sync's place; on success, a subscription to the events the watch hears.
 func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) (client.Subscription, error) {
-	mode := addWatchPersistent
-	if recursive {
-		mode = addWatchRecursive
-	}
 	var on *handle
 	_, err := call(ctx, c, func(h *handle) (struct{}, error) {
 		on = h
-		_, err := c.rewrite(h, int32(client.OpAddWatch), path, withArg(mode)...)
+		_, err := c.rewrite(h, int32(client.OpAddWatch), path, withArg(int32(client.AddWatchModeOf(recursive)))...)
 		return struct{}{}, err
 	})
 	if err != nil {

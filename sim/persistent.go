@@ -16,12 +16,6 @@ import (
 // it, but NodeChildrenChanged. They are set again on each new connection,
 // firing nothing for what changed meanwhile, and end with the session.
 
-// The modes of addWatch, as ZooKeeper numbers them.
-const (
-	addWatchPersistent int32 = 0
-	addWatchRecursive  int32 = 1
-)
-
 // persistentWatch is one AddWatch's stream of events.
 type persistentWatch struct {
 	*subscription
@@ -40,11 +34,7 @@ func (c *Client) AddWatch(ctx context.Context, path string, recursive bool) (cli
 	if !validClientPath(path, false) {
 		return nil, zk.ErrInvalidPath
 	}
-	mode := addWatchPersistent
-	if recursive {
-		mode = addWatchRecursive
-	}
-	rep, err := c.do(ctx, &request{op: client.OpAddWatch, path: path, flags: mode})
+	rep, err := c.do(ctx, &request{op: client.OpAddWatch, path: path, flags: int32(client.AddWatchModeOf(recursive))})
 	if err == nil {
 		err = errOf(rep.code)
 	}

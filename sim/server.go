@@ -398,7 +398,7 @@ func (s *server) read(sess *session, req *request) {
 			rep.count = t.descendants(req.path)
 		}
 	case client.OpAddWatch: // no check: a watch may wait for a node to come
-		s.watches.addPersistent(req.path, sess, req.flags == addWatchRecursive)
+		s.watches.addPersistent(req.path, sess, req.flags == int32(client.AddWatchPersistentRecursive))
 	case client.OpRemoveWatches:
 		if !s.watches.remove(req.path, sess) {
 			rep.code = codeNoWatcher
