@@ -27,7 +27,7 @@ func passLiveness(in *Input, stops map[int]int64) []Violation {
 		}
 		if len(late) > 0 {
 			out = append(out, lateWaitsViolation(in, p, late, func(Operation) waitStory {
-				return waitStory{"to pass the barrier " + p, "it was lowered", ""}
+				return waitStory{what: "to pass the barrier " + p, free: "it was lowered"}
 			}))
 		}
 	}

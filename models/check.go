@@ -45,6 +45,15 @@ type Violation struct {
 	Message string `json:"message"`
 	// Ops are the operations that show it.
 	Ops []Operation `json:"ops,omitempty"`
+	// Question is what the violation asks the run to explain (see
+	// Question), set by the check that found it; NoQuestion for none.
+	Question Question `json:"question,omitempty"`
+	// Cause is the run's answer to Question, filled when the run is
+	// judged (Explain); "" until then, or when the run could not tell.
+	Cause string `json:"cause,omitempty"`
+	// guess is where Message holds the check's guess at the answer, which
+	// Explain replaces.
+	guess guess
 	// Linearization is porcupine's account of a failed linearizability
 	// check, for its HTML visualization (nil for other checks).
 	Linearization *Linearization `json:"-"`

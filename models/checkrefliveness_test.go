@@ -212,6 +212,10 @@ func refLateWaitsViolation(in *Input, object string, ws []refLateWait, story fun
 			w.op.Client+1, time.Duration(w.end-w.op.Call), st.what, in.Since(w.op.Call), time.Duration(w.free), st.free,
 			in.Since(w.since), in.BoundOrDefault())
 	}
+	var guessed guess
+	if st.hint != "" { // the lock's: the question it asks, and where its guess stands
+		guessed = guess{len(msg), len(msg) + len(st.hint)}
+	}
 	msg += st.hint
 	ops := []Operation{w.op}
 	if len(ws) > 1 {
@@ -223,7 +227,11 @@ func refLateWaitsViolation(in *Input, object string, ws []refLateWait, story fun
 		msg += "; so did " + strings.Join(others, ", ")
 	}
 	refSortOps(ops)
-	return Violation{Check: "liveness", Kind: Liveness, Object: object, At: w.at - in.Start, Message: msg, Ops: ops}
+	v := Violation{Check: "liveness", Kind: Liveness, Object: object, At: w.at - in.Start, Message: msg, Ops: ops, guess: guessed}
+	if st.hint != "" {
+		v.Question = OrphanedNode
+	}
+	return v
 }
 
 // refLockHolding is one client's hold of a lock: [span.from, span.to).

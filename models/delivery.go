@@ -245,7 +245,7 @@ func (q *delivered) lostViolation(in *Input, path string, lost []asking, bound i
 	} else {
 		ops = append(ops, a.takes...)
 	}
-	return Violation{Kind: Liveness, Object: path, At: a.at - in.Start, Message: msg, Ops: ops}
+	return Violation{Kind: Liveness, Object: path, At: a.at - in.Start, Message: msg, Ops: ops, Question: LostItem}
 }
 
 // asking is how long one consumer asked for an item after an item was put.

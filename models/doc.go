@@ -5,7 +5,12 @@
 // return times and what it answered. Checkers (check.go) judge a history,
 // each by name, and report Violations a person reads: the check, its kind
 // (safety, liveness or herd), the object, the time, what went wrong and
-// the operations that show it.
+// the operations that show it. Where the history cannot show why, a
+// violation asks the run a typed question (question.go: the node a lock's
+// waiters waited behind, the server a stale read came from, what struck
+// between two holdings, ...), which the check that finds it sets; the run
+// answers it in the violation's Cause (Violation.Explain), and nothing
+// reads a message's words back to learn what it asks.
 //
 // The checks:
 //

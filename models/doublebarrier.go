@@ -184,7 +184,8 @@ func alsoClients(in *Input, ops []Operation) string {
 }
 
 // FailedStepHint is how failedSteps says a process could not take its
-// part: a run that knows why (a lost reply) says so after it.
+// part, as scenarios read it back until they answer the violation by its
+// question (FailedStep).
 const FailedStepHint = "could not"
 
 // failedSteps reports the Enters and Leaves on a barrier that failed with
@@ -200,10 +201,11 @@ func failedSteps(in *Input, path string, ops []Operation) []Violation {
 		return nil
 	}
 	f := failed[0]
-	msg := fmt.Sprintf("c%d's %s of %s failed at %s: %s; every process must enter and leave, and this one %s",
-		f.Client+1, f.Kind, path, in.Since(f.Return), f.OutData, FailedStepHint)
+	msg := fmt.Sprintf("c%d's %s of %s failed at %s: %s; every process must enter and leave, and this one could not",
+		f.Client+1, f.Kind, path, in.Since(f.Return), f.OutData)
 	if n := len(failed) - 1; n > 0 {
 		msg += fmt.Sprintf(" (%d more failed so)", n)
 	}
-	return []Violation{{Check: "double-barrier", Kind: Safety, Object: path, At: f.Return - in.Start, Message: msg, Ops: failed}}
+	return []Violation{{Check: "double-barrier", Kind: Safety, Object: path, At: f.Return - in.Start, Message: msg, Ops: failed,
+		Question: FailedStep}}
 }

@@ -32,12 +32,12 @@ func doubleBarrierLiveness(in *Input, stops map[int]int64) []Violation {
 		}
 		if len(lateEnter) > 0 {
 			out = append(out, lateWaitsViolation(in, p, lateEnter, func(Operation) waitStory {
-				return waitStory{"to enter the double barrier " + p, fmt.Sprintf("%d processes had entered it", size), ""}
+				return waitStory{what: "to enter the double barrier " + p, free: fmt.Sprintf("%d processes had entered it", size)}
 			}))
 		}
 		if len(lateLeave) > 0 {
 			out = append(out, lateWaitsViolation(in, p, lateLeave, func(Operation) waitStory {
-				return waitStory{"to leave the double barrier " + p, "every process that entered had left it or stopped", ""}
+				return waitStory{what: "to leave the double barrier " + p, free: "every process that entered had left it or stopped"}
 			}))
 		}
 	}

@@ -126,9 +126,10 @@ func mayWaitLong(in *Input, idx []int32, kind OpKind, stops map[int]int64) bool 
 
 // waitStory says how one kind of wait is told in a violation.
 type waitStory struct {
-	what string // what the client waited for: "for the lock /l"
-	free string // what held while nothing blocked it: "nobody held it"
-	hint string // a guess at the cause, or ""
+	what     string   // what the client waited for: "for the lock /l"
+	free     string   // what held while nothing blocked it: "nobody held it"
+	question Question // what the violation asks the run to explain, or NoQuestion
+	hint     string   // the check's guess at the answer, which the answer replaces, or ""
 }
 
 // lateWaitsViolation is the one violation that the late waits on one
@@ -153,6 +154,7 @@ func lateWaitsViolation(in *Input, object string, ws []lateWait, story func(Oper
 			w.op.Client+1, time.Duration(w.end-w.op.Call), st.what, in.Since(w.op.Call), time.Duration(w.free), st.free,
 			in.Since(w.since), in.BoundOrDefault())
 	}
+	at := guessAfter(msg, st.hint)
 	msg += st.hint
 	ops := []Operation{w.op}
 	if len(ws) > 1 {
@@ -164,5 +166,6 @@ func lateWaitsViolation(in *Input, object string, ws []lateWait, story func(Oper
 		msg += "; so did " + strings.Join(others, ", ")
 	}
 	sortOps(ops)
-	return Violation{Check: "liveness", Kind: Liveness, Object: object, At: w.at - in.Start, Message: msg, Ops: ops}
+	return Violation{Check: "liveness", Kind: Liveness, Object: object, At: w.at - in.Start, Message: msg, Ops: ops,
+		Question: st.question, guess: at}
 }

@@ -150,6 +150,11 @@ type Explanation struct {
 	// leaves it at the return of the operation no linearization got past,
 	// which may be long before (the first holder's grant).
 	At int64
+	// Question is what Why asks the run to explain, which becomes the
+	// violation's (NoQuestion: nothing).
+	Question Question
+	// guess is where Why holds the model's guess at the answer.
+	guess guess
 }
 
 // because is an Explanation of why, naming named, at no moment of its own.
@@ -198,7 +203,9 @@ func CheckModelWithin(m Model, ops []Operation, limit time.Duration) []Violation
 		}
 		if m.Explain != nil {
 			if e := m.Explain(part); e.Why != "" {
-				v.Message += ": " + e.Why
+				v.Message += ": "
+				v.Question, v.guess = e.Question, e.guess.shift(v.Message)
+				v.Message += e.Why
 				v.Ops = append(v.Ops, e.Named...)
 				if e.At != 0 {
 					v.At = e.At

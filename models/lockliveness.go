@@ -5,6 +5,11 @@ import (
 	"slices"
 )
 
+// orphanGuess is the liveness check's guess at what a lock's waiter
+// waited behind while nobody held the lock (OrphanedNode), which a run
+// that knows the nodes under the lock replaces with what they were.
+const orphanGuess = ": an orphaned node?"
+
 // acquireLiveness judges the waits for locks (and leaderships). Each wait
 // is judged in time logarithmic in the history (see blockTimeline), so
 // that ten thousand waiters, each blocked by the holdings of all those
@@ -55,9 +60,9 @@ func acquireLiveness(in *Input, stops map[int]int64) []Violation {
 		if len(late) > 0 {
 			out = append(out, lateWaitsViolation(in, p, late, func(op Operation) waitStory {
 				if op.Shared {
-					return waitStory{"for a shared lock on " + p, "no writer held it or queued before it", ": an orphaned node?"}
+					return waitStory{"for a shared lock on " + p, "no writer held it or queued before it", OrphanedNode, orphanGuess}
 				}
-				return waitStory{"for the lock " + p, "nobody held it", ": an orphaned node?"}
+				return waitStory{"for the lock " + p, "nobody held it", OrphanedNode, orphanGuess}
 			}))
 		}
 	}

@@ -136,8 +136,8 @@ func sameMembers(view, list string) bool {
 }
 
 // UnconvergedHint is how the membership check says a watcher's last view
-// was not the live members, which a run can complete with what struck the
-// watcher after that view.
+// was not the live members, as scenarios read it back until they answer
+// the violation by its question (Unconverged).
 const UnconvergedHint = "it did not converge"
 
 // unconverged finds the watchers of one group whose view did not converge.
@@ -187,13 +187,16 @@ func unconverged(in *Input, path string, ops []Operation, stops map[int]int64) [
 		}
 		change, shown := lastChange(in, changes)
 		var msg string
+		q := NoQuestion
 		if sameMembers(lastView.OutData, want) {
 			msg = fmt.Sprintf("c%d saw %q in %s at %s, more than the bound (%s) after %s, though the live members are %q: a view must not differ from them after the bound",
 				w+1, wrong.OutData, path, in.Since(wrong.Return), time.Duration(bound), change, want)
 			shown = append(shown, wrong)
 		} else {
-			msg = fmt.Sprintf("c%d's last view of %s, at %s, was %q, but the live members are %q since %s (%s): "+UnconvergedHint+" within the bound (%s)",
+			// Unconverged: a run can tell what struck the watcher after that view.
+			msg = fmt.Sprintf("c%d's last view of %s, at %s, was %q, but the live members are %q since %s (%s): it did not converge within the bound (%s)",
 				w+1, path, in.Since(lastView.Return), lastView.OutData, want, change, viewDiff(lastView.OutData, want), time.Duration(bound))
+			q = Unconverged
 			if late && wrong != lastView {
 				msg += fmt.Sprintf("; it saw %q at %s", wrong.OutData, in.Since(wrong.Return))
 				shown = append(shown, wrong)
@@ -201,7 +204,8 @@ func unconverged(in *Input, path string, ops []Operation, stops map[int]int64) [
 		}
 		shown = append(shown, lastView)
 		sortOps(shown)
-		out = append(out, Violation{Check: "membership", Kind: Liveness, Object: path, At: at - in.Start, Message: msg, Ops: shown})
+		out = append(out, Violation{Check: "membership", Kind: Liveness, Object: path, At: at - in.Start, Message: msg, Ops: shown,
+			Question: q})
 	}
 	return out
 }

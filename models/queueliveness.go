@@ -30,7 +30,7 @@ func takeLiveness(in *Input, stops map[int]int64) []Violation {
 		}
 		if len(late) > 0 {
 			out = append(out, lateWaitsViolation(in, p, late, func(Operation) waitStory {
-				return waitStory{"for an item of " + p, "it had items", ""}
+				return waitStory{what: "for an item of " + p, free: "it had items"}
 			}))
 		}
 	}

@@ -218,7 +218,7 @@ func overGranted(ops []Operation, n int) Explanation {
 		}
 		why := fmt.Sprintf("%s held it at once, where at most %d may: %s; from %s, %s",
 			joinAnd(clients), n, strings.Join(parts, ", "), FormatTime(from), meanwhile(ops, ids, from, to))
-		return Explanation{Why: why, Named: named, At: from}
+		return Explanation{Why: why, Named: named, At: from, Question: TwoHolders}
 	}
 	return Explanation{}
 }

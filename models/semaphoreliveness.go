@@ -6,10 +6,14 @@ import (
 	"slices"
 )
 
-// LeaseHint is the liveness check's guess at why a semaphore's waiter
-// waited while a lease was free, which a run that knows the lease nodes
-// replaces with what they were.
-const LeaseHint = ": an orphaned lease node, or a waiter that missed a lease's release?"
+// LeaseHint is leaseGuess, as scenarios read it back until they answer
+// the violation by its question.
+const LeaseHint = leaseGuess
+
+// leaseGuess is the liveness check's guess at why a semaphore's waiter
+// waited while a lease was free (LeaseLeft), which a run that knows the
+// lease nodes replaces with what they were.
+const leaseGuess = ": an orphaned lease node, or a waiter that missed a lease's release?"
 
 // semaphoreLiveness judges the waits for a semaphore's lease (Acquire,
 // when Input.Permits is more than one: for one, acquireLiveness judges
@@ -45,7 +49,7 @@ func semaphoreLiveness(in *Input, stops map[int]int64) []Violation {
 		}
 		if len(late) > 0 {
 			out = append(out, lateWaitsViolation(in, p, late, func(Operation) waitStory {
-				return waitStory{"for a lease on " + p, fmt.Sprintf("fewer than %d others held one", permits), LeaseHint}
+				return waitStory{"for a lease on " + p, fmt.Sprintf("fewer than %d others held one", permits), LeaseLeft, leaseGuess}
 			}))
 		}
 	}

@@ -99,7 +99,7 @@ var StoreModel = Model{
 	Name:          "store",
 	Doc:           "znode store (every path a register: exists, data, version)",
 	Kinds:         []OpKind{Create, Delete, Set, Get, Exists},
-	Explain:       func(ops []Operation) Explanation { return because(staleRead(ops)) },
+	Explain:       staleRead,
 	Init:          func() any { return node{} },
 	Step:          func(state any, op Operation) (bool, any) { return step(state.(node), op) },
 	DescribeState: func(state any) string { return state.(node).String() },

@@ -36,7 +36,7 @@ func together(ops []Operation, shared bool) Explanation {
 				x.op.Client+1, y.op.Client+1, x.op.Client+1, mode(x.op, shared), FormatTime(x.from), x.op.Token, until(x.to),
 				y.op.Client+1, mode(y.op, shared), FormatTime(y.from), y.op.Token, until(y.to), FormatTime(from),
 				meanwhile(ops, []int{x.op.Client, y.op.Client}, from, to))
-			return Explanation{Why: why, Named: named(ops, x.op, y.op, from, to), At: from}
+			return Explanation{Why: why, Named: named(ops, x.op, y.op, from, to), At: from, Question: TwoHolders}
 		}
 	}
 	return Explanation{}
