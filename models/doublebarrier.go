@@ -183,11 +183,6 @@ func alsoClients(in *Input, ops []Operation) string {
 	return "; so did " + strings.Join(s, ", ")
 }
 
-// FailedStepHint is how failedSteps says a process could not take its
-// part, as scenarios read it back until they answer the violation by its
-// question (FailedStep).
-const FailedStepHint = "could not"
-
 // failedSteps reports the Enters and Leaves on a barrier that failed with
 // an error: one violation per barrier, naming the first.
 func failedSteps(in *Input, path string, ops []Operation) []Violation {

@@ -135,11 +135,6 @@ func sameMembers(view, list string) bool {
 	return memberList(seen) == list
 }
 
-// UnconvergedHint is how the membership check says a watcher's last view
-// was not the live members, as scenarios read it back until they answer
-// the violation by its question (Unconverged).
-const UnconvergedHint = "it did not converge"
-
 // unconverged finds the watchers of one group whose view did not converge.
 func unconverged(in *Input, path string, ops []Operation, stops map[int]int64) []Violation {
 	changes := memberChanges(ops)

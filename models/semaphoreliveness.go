@@ -6,10 +6,6 @@ import (
 	"slices"
 )
 
-// LeaseHint is leaseGuess, as scenarios read it back until they answer
-// the violation by its question.
-const LeaseHint = leaseGuess
-
 // leaseGuess is the liveness check's guess at why a semaphore's waiter
 // waited while a lease was free (LeaseLeft), which a run that knows the
 // lease nodes replaces with what they were.

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"cmp"
 	"fmt"
-	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,163 +13,112 @@ import (
 	"github.com/zksim/zksim/sim"
 )
 
-// The liveness check sees only the history: a waiter that waited for a
-// lock nobody held, which it can only guess to be "an orphaned node?".
-// The run knows: the nodes left under the lock, whose they are, and what
-// the faults did to the requests that made them or were to delete them.
-// explainWaits puts that in place of the guess.
+// A check sees only the history, and where that cannot tell why, its
+// violation asks the run (models.Question): a waiter that waited for a
+// lock nobody held, which the liveness check can only guess to be "an
+// orphaned node?"; a read that came from a server the store check cannot
+// name; two holders, and what struck between them. The run knows: the
+// nodes left under the lock, whose they are, and what the faults did to
+// the requests that made them or were to delete them; the server that
+// answered the read; the faults and expiries meanwhile. explainFromTrace
+// answers each violation by its question, from the simulator's trace
+// (liveexplain.go answers live, from the ensemble and the dialers).
 
-// orphanHint is the liveness check's guess, which explainWaits replaces.
-const orphanHint = ": an orphaned node?"
-
-// waitCauses says, for each lock whose liveness violation guessed at an
-// orphaned node, what the run shows: the nodes the waiters waited behind
-// and how each came to be there. It needs the run's kept trace, which it
-// lays end to end only when a violation asks (most runs have none).
-func waitCauses(w *sim.World, vs []models.Violation) map[string]string {
-	if w == nil {
-		return nil
+// explainFromTrace answers each question vs ask with what w's kept trace
+// shows, laid end to end only when a violation asks (most runs have
+// none): Violation.Explain words each answer into its violation.
+func explainFromTrace(w *sim.World, vs []models.Violation) {
+	if w == nil || !needsCauses(vs) || w.Trace().Kept() == 0 {
+		return
 	}
-	var causes map[string]string
-	var facts *runFacts
-	for _, v := range vs {
-		if !guessesWait(v) {
-			continue
-		}
-		if facts == nil {
-			if w.Trace().Kept() == 0 {
-				return nil
-			}
-			facts, causes = factsOf(w.Trace()), map[string]string{}
-		}
-		causes[v.Object] = waitCause(facts, facts.nodesAt(v.Object, v.At), v)
+	f := factsOf(w.Trace())
+	for i := range vs {
+		f.answer(&vs[i])
 	}
-	return causes
 }
 
-// guessesWait reports whether v is a liveness violation that guesses at
-// what its waiters waited behind: a lock's orphaned node, a semaphore's
-// orphaned lease.
-func guessesWait(v models.Violation) bool {
-	return v.Kind == models.Liveness && (strings.Contains(v.Message, orphanHint) || strings.Contains(v.Message, models.LeaseHint))
+// answer answers v's question from the trace: the nodes under a lock or
+// a semaphore its waiters waited behind, the server a stale read came
+// from, what struck between two holdings, what a consumer's last take
+// did, the lost reply behind a failed step, what followed a watcher's
+// last view. A question the trace cannot answer is left open.
+func (f *runFacts) answer(v *models.Violation) {
+	switch v.Question {
+	case models.OrphanedNode, models.LeaseLeft:
+		v.Explain(waitCause(f, f.nodesAt(v.Object, v.At), *v))
+	case models.StaleRead:
+		if read, ok := lastOf(v.Ops, models.Get); ok {
+			v.Explain(f.staleSource(read))
+		}
+	case models.TwoHolders:
+		if holders := holdersOf(v.Ops); len(holders) > 0 {
+			v.Explain(f.meanwhile(holders))
+		}
+	case models.LostItem:
+		if len(v.Ops) >= 2 {
+			v.Explain(lastTake(f.recs, v.Ops[len(v.Ops)-1])) // the consumer's last take
+		}
+	case models.FailedStep:
+		if len(v.Ops) > 0 {
+			v.Explain(f.ownLostCreate(v.Object, v.Ops[0]))
+		}
+	case models.Unconverged:
+		if last, ok := lastOf(v.Ops, models.View); ok {
+			v.Explain(f.afterView(v.Object, last))
+		}
+	}
+}
+
+// needsCauses reports whether a violation of vs asks a question, which the
+// run's trace (or, live, the ensemble and the dialers) can answer.
+func needsCauses(vs []models.Violation) bool {
+	return slices.ContainsFunc(vs, func(v models.Violation) bool { return v.Question != models.NoQuestion })
 }
 
 // waitCause is what nodes, those under v's object, say of v's waiters:
-// the lease nodes of a semaphore (leasesLeft), the queue of a lock
-// (leftUnder).
+// the lease nodes of a semaphore (leasesLeft, for models.LeaseLeft), the
+// queue of a lock (leftUnder, for models.OrphanedNode).
 func waitCause(f nodeFacts, nodes []sim.NodeInfo, v models.Violation) string {
-	if strings.Contains(v.Message, models.LeaseHint) {
+	if v.Question == models.LeaseLeft {
 		return leasesLeft(f, nodes, v.Object)
 	}
 	return leftUnder(f, nodes, v.Object)
 }
 
-// needsCauses reports whether a violation of vs guesses at its cause,
-// which waitCauses can read from the run, or leaves out the server a
-// stale read came from, which staleSources can.
-func needsCauses(vs []models.Violation) bool {
-	for _, v := range vs {
-		if guessesWait(v) || v.Kind == models.Liveness && strings.Contains(v.Message, lostHint) ||
-			strings.Contains(v.Message, staleHint) || strings.Contains(v.Message, heldHint) ||
-			v.Check == "double-barrier" && strings.Contains(v.Message, models.FailedStepHint) ||
-			v.Check == "membership" && strings.Contains(v.Message, models.UnconvergedHint) {
-			return true
+// staleSource is where the stale read read came from: the server that
+// answered it and the faults that had struck that server before the read
+// (a partition, a lag, a one-way loss, an isolation, a pause): "from s1,
+// which had not applied the write yet (at 500ms partition s1 s3)", which
+// takes the place of the store check's words ("" when no server answered
+// it).
+func (f *runFacts) staleSource(read models.Operation) string {
+	server, from := "", sim.WorldActor
+	for _, r := range f.recs {
+		if r.Kind == sim.KReply && r.To == sim.ClientActor(read.Client) && r.Op == client.OpGetData &&
+			int64(r.At) >= read.Call && int64(r.At) <= read.Return {
+			server, from = f.name(r.From), r.From
 		}
 	}
-	return false
+	if server == "" {
+		return ""
+	}
+	var struck []string
+	for _, r := range f.recs {
+		if x, ok := f.fault(&r); ok && int64(r.At) <= read.Call && x.Names(from.Target()) {
+			struck = append(struck, r.Path)
+		}
+	}
+	return staleCause(server, struck)
 }
 
-// heldHint is how a mutex or election check says two clients held it at
-// once, which holderFaults completes with what struck meanwhile.
-const heldHint = "held it at once"
-
-// staleHint is the store check's account of where a stale read came from,
-// which staleSources makes exact.
-const staleHint = "from a server that had not applied the write yet"
-
-// staleSources says, for each stale-read violation of vs, the server the
-// read came from and the faults that had struck it before the read (a
-// partition, a lag, a one-way loss, an isolation, a pause): "from s1,
-// which had not applied the write yet (at 500ms partition s1 s3)", under
-// the key "stale:" and the object, in causes (made if nil), which explain
-// puts in place of the store check's words. It needs the run's kept trace.
-func staleSources(w *sim.World, vs []models.Violation, causes map[string]string) map[string]string {
-	if w == nil || w.Trace().Kept() == 0 {
-		return causes
-	}
-	tr := w.Trace()
-	for v, read := range staleReads(vs) {
-		server, from := "", sim.WorldActor
-		for _, r := range tr.Records() {
-			if r.Kind == sim.KReply && r.To == sim.ClientActor(read.Client) && r.Op == client.OpGetData &&
-				int64(r.At) >= read.Call && int64(r.At) <= read.Return {
-				server, from = tr.ActorName(r.From), r.From
-			}
-		}
-		if server == "" {
-			continue
-		}
-		var struck []string
-		for _, r := range tr.Records() {
-			if f, ok := tr.Fault(&r); ok && int64(r.At) <= read.Call && f.Names(from.Target()) {
-				struck = append(struck, r.Path)
-			}
-		}
-		causes = staleCause(causes, v.Object, server, struck)
-	}
-	return causes
-}
-
-// staleReads yields each stale-read violation of vs with its read.
-func staleReads(vs []models.Violation) iter.Seq2[models.Violation, models.Operation] {
-	return func(yield func(models.Violation, models.Operation) bool) {
-		for _, v := range vs {
-			if !strings.Contains(v.Message, staleHint) {
-				continue
-			}
-			if read, ok := lastOf(v.Ops, models.Get); ok && !yield(v, read) {
-				return
-			}
-		}
-	}
-}
-
-// staleCause records in causes (made if nil) that the stale read of
-// object came from server, after the faults struck that struck it.
-func staleCause(causes map[string]string, object, server string, struck []string) map[string]string {
+// staleCause is the answer to a stale read that came from server, after
+// the faults struck that struck it.
+func staleCause(server string, struck []string) string {
 	which := "from " + server + ", which had not applied the write yet"
 	if len(struck) > 0 {
 		which += " (" + strings.Join(struck, "; ") + ")"
 	}
-	if causes == nil {
-		causes = map[string]string{}
-	}
-	causes["stale:"+object] = which
-	return causes
-}
-
-// holderFaults says, for each violation of vs where two clients held a
-// lock or a leadership at once, what the run did between the first holding
-// and the second: the faults that struck (a pause, a disconnect, a
-// partition, a crash) and the holders' sessions' expiries, under "held:" and the object in causes (made
-// if nil), which explain adds to the message. It needs the run's trace.
-func holderFaults(w *sim.World, vs []models.Violation, causes map[string]string) map[string]string {
-	if w == nil || w.Trace().Kept() == 0 {
-		return causes
-	}
-	var facts *runFacts
-	for v, holders := range twoHolders(vs) {
-		if facts == nil {
-			facts = factsOf(w.Trace())
-		}
-		if what := facts.meanwhile(holders); what != "" {
-			if causes == nil {
-				causes = map[string]string{}
-			}
-			causes["held:"+v.Object] = what
-		}
-	}
-	return causes
+	return which
 }
 
 // meanwhile says what struck from the moment the first of holders (acquires
@@ -203,21 +151,6 @@ func (f *runFacts) meanwhile(holders []models.Operation) string {
 	return "meanwhile: " + strings.Join(parts, "; ")
 }
 
-// twoHolders yields each violation of vs where two clients held a lock or
-// a leadership at once, with its holders (holdersOf).
-func twoHolders(vs []models.Violation) iter.Seq2[models.Violation, []models.Operation] {
-	return func(yield func(models.Violation, []models.Operation) bool) {
-		for _, v := range vs {
-			if !strings.Contains(v.Message, heldHint) {
-				continue
-			}
-			if holders := holdersOf(v.Ops); len(holders) > 0 && !yield(v, holders) {
-				return
-			}
-		}
-	}
-}
-
 // holdersOf are the acquires among ops, one a client, in the order they
 // returned.
 func holdersOf(ops []models.Operation) []models.Operation {
@@ -239,33 +172,6 @@ func lastOf(ops []models.Operation, k models.OpKind) (models.Operation, bool) {
 		}
 	}
 	return models.Operation{}, false
-}
-
-// explain puts causes in place of the liveness check's guesses, and of
-// the store check's words on where a stale read came from, and adds what
-// the run showed to the other violations that ask for it.
-func explain(vs []models.Violation, causes map[string]string) {
-	for i := range vs {
-		if c, ok := causes[vs[i].Object]; ok && vs[i].Kind == models.Liveness {
-			vs[i].Message = strings.Replace(vs[i].Message, orphanHint, ": "+c, 1)
-			vs[i].Message = strings.Replace(vs[i].Message, models.LeaseHint, ": "+c, 1)
-		}
-		if c, ok := causes["stale:"+vs[i].Object]; ok {
-			vs[i].Message = strings.Replace(vs[i].Message, staleHint, c, 1)
-		}
-		if c, ok := causes["lost:"+vs[i].Object]; ok && strings.Contains(vs[i].Message, lostHint) {
-			vs[i].Message += "; " + c
-		}
-		if c, ok := causes["held:"+vs[i].Object]; ok && strings.Contains(vs[i].Message, heldHint) {
-			vs[i].Message += "; " + c
-		}
-		if c, ok := causes["failed:"+vs[i].Object]; ok && strings.Contains(vs[i].Message, models.FailedStepHint) {
-			vs[i].Message += ": " + c
-		}
-		if c, ok := causes["view:"+vs[i].Object]; ok && strings.Contains(vs[i].Message, models.UnconvergedHint) {
-			vs[i].Message += "; " + c
-		}
-	}
 }
 
 // runFacts are what the trace says about sessions, requests and faults.

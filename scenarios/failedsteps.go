@@ -14,37 +14,8 @@ import (
 // the error its step returned; the run sees the requests before it: most
 // often a create of the process's own node that was applied while its
 // reply was lost, so that the retry was told NodeExists of a node the
-// process itself had made. failedStepCauses adds that to the violation.
-
-// failedStepCauses says, for each double-barrier violation of vs that
-// names a step that failed, which of its client's creates under the
-// barrier had been applied with its reply lost before it failed, under
-// the key "failed:" and the object, in causes (made if nil). It needs the
-// run's kept trace.
-func failedStepCauses(w *sim.World, vs []models.Violation, causes map[string]string) map[string]string {
-	if w == nil {
-		return causes
-	}
-	var facts *runFacts
-	for _, v := range vs {
-		if v.Check != "double-barrier" || !strings.Contains(v.Message, models.FailedStepHint) || len(v.Ops) == 0 {
-			continue
-		}
-		if facts == nil {
-			if w.Trace().Kept() == 0 {
-				return causes
-			}
-			facts = factsOf(w.Trace())
-		}
-		if said := facts.ownLostCreate(v.Object, v.Ops[0]); said != "" {
-			if causes == nil {
-				causes = map[string]string{}
-			}
-			causes["failed:"+v.Object] = said
-		}
-	}
-	return causes
-}
+// process itself had made. ownLostCreate answers the violation's
+// question (models.FailedStep) with that.
 
 // ownLostCreate words the last create under dir by step's client, applied
 // before step returned, whose reply a fault took ("" if none).

@@ -34,13 +34,13 @@ type History struct {
 	// OldClientFailure is how a history written before client_failures
 	// held its one failure: read into ClientFailures, never written.
 	OldClientFailure *ClientFailure `json:"client_failure,omitempty"`
-	// Causes are what the run showed of a violation's cause, by object:
-	// the nodes a lock's waiters waited behind; under "stale:" and the
-	// object, the server a stale read came from and the faults that had
-	// struck it; under "held:" and the object, what struck between two
-	// holdings (explain.go).
-	Causes  map[string]string `json:"causes,omitempty"`
-	Traffic []models.Traffic  `json:"traffic,omitempty"`
+	// Causes are the questions the run's violations asked and what the
+	// run showed of their causes (the nodes a lock's waiters waited
+	// behind, the server a stale read came from, what struck between two
+	// holdings: explain.go), one for each violation that asked, which
+	// Judge gives the violations it finds.
+	Causes  Causes           `json:"causes,omitempty"`
+	Traffic []models.Traffic `json:"traffic,omitempty"`
 	// ForeignDeletes are the ephemeral nodes deleted by another client's
 	// session, which the ownership check judges.
 	ForeignDeletes []models.ForeignDelete `json:"foreign_deletes,omitempty"`
@@ -103,7 +103,7 @@ func (h *History) Judge(checks ...string) ([]models.Violation, error) {
 			}
 		}
 	}
-	explain(vs, h.Causes)
+	h.Causes.answer(vs)
 	return append(out, vs...), nil
 }
 
@@ -136,6 +136,9 @@ func ParseHistory(data []byte) (*History, error) {
 		h.ClientFailures, h.OldClientFailure = append([]ClientFailure{*old}, h.ClientFailures...), nil
 	}
 	if err := h.checkHeader(bare); err != nil {
+		return nil, err
+	}
+	if err := h.Causes.check(); err != nil {
 		return nil, err
 	}
 	for i, op := range h.Ops {

@@ -15,12 +15,11 @@ func judge(out *Outcome, failures []ClientFailure, stopped *NoProgress) ([]model
 	return out.History.Judge()
 }
 
-// settle ends the judgement of out with what its world could tell of the
-// violations' causes (explain.go in the simulator, from the trace;
-// liveexplain.go live, from the ensemble and the dialers): kept in the
-// history, worded into the violations.
-func settle(out *Outcome, vs []models.Violation, causes map[string]string) {
-	out.History.Causes = causes
-	explain(vs, causes)
+// settle ends the judgement of out: its violations, whose questions its
+// world has answered as far as it could tell (explainFromTrace in the
+// simulator, from the trace; run.explain live, from the ensemble and the
+// dialers), and the history keeps each question and its answer.
+func settle(out *Outcome, vs []models.Violation) {
+	out.History.Causes = causesOf(vs)
 	out.Violations = vs
 }

@@ -69,39 +69,84 @@ func (f *liveFacts) struck(who string, op client.Op, kind fault.Kind) string {
 	return ""
 }
 
-// waitCauses is waitCauses for a live run: the nodes left under each
-// lock whose liveness violation guessed at an orphaned node, read from
-// the ensemble (a session of its own, which deletes nothing) before the
-// run's sessions close.
-func (run *liveEvidence) waitCauses(servers []string, injected []live.StruckFault, vs []models.Violation) map[string]string {
-	if !needsCauses(vs) {
-		return nil
-	}
-	conn, err := live.Dial(servers, live.Options{SessionTimeout: 10 * time.Second})
-	if err != nil {
-		return nil
-	}
-	defer conn.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	facts := newLiveFacts(run.w, injected)
-	causes := map[string]string{}
-	for _, v := range vs {
-		if !guessesWait(v) {
-			continue
-		}
-		var nodes []sim.NodeInfo
-		var ok bool
-		run.w.Exclusive(func() { nodes, ok = run.ending[v.Object] })
-		if !ok {
-			var err error
-			if nodes, err = liveNodes(ctx, conn, v.Object); err != nil {
-				continue
+// explain answers each question vs ask that the live world can tell
+// (explainFromTrace in the simulator), by the question: the nodes left
+// under a lock or a semaphore, read from the ensemble (a session of its
+// own, which deletes nothing) before the run's sessions close; the server
+// a stale read came from, as the client's dialer saw it; the faults
+// injected between two holdings, or after a watcher's last view. A lost
+// item's takes and a failed step's lost reply are the trace's to tell,
+// which a live run has not: those questions are left open.
+func (run *liveEvidence) explain(servers []string, injected []live.StruckFault, vs []models.Violation) {
+	var nodes *liveNodeReader
+	for i := range vs {
+		v := &vs[i]
+		switch v.Question {
+		case models.OrphanedNode, models.LeaseLeft:
+			if nodes == nil {
+				nodes = run.nodeReader(servers, injected)
+				defer nodes.close()
+			}
+			nodes.answer(v)
+		case models.StaleRead:
+			if read, ok := lastOf(v.Ops, models.Get); ok {
+				v.Explain(run.notes.staleSource(servers, injected, read))
+			}
+		case models.TwoHolders:
+			if holders := holdersOf(v.Ops); len(holders) > 0 {
+				v.Explain(meanwhileStruck(injected, holders))
+			}
+		case models.Unconverged:
+			if last, ok := lastOf(v.Ops, models.View); ok {
+				v.Explain(afterViewStruck(injected, last))
 			}
 		}
-		causes[v.Object] = waitCause(facts, nodes, v) + " (the nodes as the servers held them when the run ended)"
 	}
-	return causes
+}
+
+// liveNodeReader reads the nodes a lock's or a semaphore's waiters waited
+// behind: as the run ended (liveEvidence.ending), else from the ensemble
+// now, through a session of its own (nil when it could not be opened).
+type liveNodeReader struct {
+	run    *liveEvidence
+	facts  *liveFacts
+	conn   *live.Conn
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func (run *liveEvidence) nodeReader(servers []string, injected []live.StruckFault) *liveNodeReader {
+	r := &liveNodeReader{run: run, facts: newLiveFacts(run.w, injected)}
+	if conn, err := live.Dial(servers, live.Options{SessionTimeout: 10 * time.Second}); err == nil {
+		r.conn = conn
+		r.ctx, r.cancel = context.WithTimeout(context.Background(), 10*time.Second)
+	}
+	return r
+}
+
+func (r *liveNodeReader) close() {
+	if r.conn != nil {
+		r.cancel()
+		r.conn.Close()
+	}
+}
+
+// answer answers v, which asks what its waiters waited behind, with the
+// nodes under its object (waitCause).
+func (r *liveNodeReader) answer(v *models.Violation) {
+	if r.conn == nil {
+		return
+	}
+	var nodes []sim.NodeInfo
+	var ok bool
+	r.run.w.Exclusive(func() { nodes, ok = r.run.ending[v.Object] })
+	if !ok {
+		var err error
+		if nodes, err = liveNodes(r.ctx, r.conn, v.Object); err != nil {
+			return
+		}
+	}
+	v.Explain(waitCause(r.facts, nodes, *v) + " (the nodes as the servers held them when the run ended)")
 }
 
 // snapshotLocks reads the nodes under every lock the run's clients
@@ -157,77 +202,58 @@ func liveNodes(ctx context.Context, conn *live.Conn, dir string) ([]sim.NodeInfo
 	return out, nil
 }
 
-// staleSources is the live world's account of where each stale read of
-// vs came from (staleSources in the simulator): the server its getData
-// was sent to, as the client's dialer saw it, and the faults injected on
-// that server before the read; under "stale:" and the object in causes
-// (made if nil).
-func (ns *liveNotes) staleSources(servers []string, injected []live.StruckFault, vs []models.Violation,
-	causes map[string]string) map[string]string {
+// staleSource is the live world's account of where the stale read read
+// came from (staleSource in the simulator): the server its getData was
+// sent to, as the client's dialer saw it, and the faults injected on that
+// server before the read ("" when the dialers saw no such request).
+func (ns *liveNotes) staleSource(servers []string, injected []live.StruckFault, read models.Operation) string {
 	ns.mu.Lock()
 	sent := slices.Clone(ns.sent)
 	ns.mu.Unlock()
-	for v, read := range staleReads(vs) {
-		server := -1
-		for _, s := range sent {
-			if s.client == read.Client && s.r.Op == "getData" && s.r.Path == read.Path &&
-				int64(s.at) >= read.Call && int64(s.at) <= read.Return {
-				if i := slices.Index(servers, s.r.Addr); i >= 0 {
-					server = i
-				}
+	server := -1
+	for _, s := range sent {
+		if s.client == read.Client && s.r.Op == "getData" && s.r.Path == read.Path &&
+			int64(s.at) >= read.Call && int64(s.at) <= read.Return {
+			if i := slices.Index(servers, s.r.Addr); i >= 0 {
+				server = i
 			}
 		}
-		if server < 0 {
-			continue
-		}
-		var struck []string
-		for _, f := range injected {
-			if int64(f.At) <= read.Call && f.Fault.Names(fault.Target{Kind: fault.ServerT, Index: server}) {
-				struck = append(struck, f.Text)
-			}
-		}
-		causes = staleCause(causes, v.Object, fmt.Sprintf("s%d", server+1), struck)
 	}
-	return causes
+	if server < 0 {
+		return ""
+	}
+	var struck []string
+	for _, f := range injected {
+		if int64(f.At) <= read.Call && f.Fault.Names(fault.Target{Kind: fault.ServerT, Index: server}) {
+			struck = append(struck, f.Text)
+		}
+	}
+	return staleCause(fmt.Sprintf("s%d", server+1), struck)
 }
 
-// liveHolderFaults is the live world's account of what struck between
-// the first holding and the second, for each violation of vs where two
-// clients held a lock or a leadership at once (holderFaults in the
-// simulator): the faults injected meanwhile, under "held:" and the object
-// in causes (made if nil). Which sessions the servers expired is the
-// servers' to know; the faults say what made them.
-func liveHolderFaults(injected []live.StruckFault, vs []models.Violation, causes map[string]string) map[string]string {
-	for v, holders := range twoHolders(vs) {
-		parts := struckWithin(injected, holders[0].Return, holders[len(holders)-1].Return)
-		if len(parts) == 0 {
-			continue
-		}
-		if causes == nil {
-			causes = map[string]string{}
-		}
-		causes["held:"+v.Object] = "meanwhile: " + strings.Join(parts, "; ")
+// meanwhileStruck is the live world's account of what struck between the
+// first of holders' holdings and the last (meanwhile in the simulator):
+// the faults injected meanwhile ("" for none). Which sessions the servers
+// expired is the servers' to know; the faults say what made them.
+func meanwhileStruck(injected []live.StruckFault, holders []models.Operation) string {
+	parts := struckWithin(injected, holders[0].Return, holders[len(holders)-1].Return)
+	if len(parts) == 0 {
+		return ""
 	}
-	return causes
+	return "meanwhile: " + strings.Join(parts, "; ")
 }
 
-// liveViewFaults is the live world's account of what struck after each
-// unconverged watcher's last view (viewCauses in the simulator): the
-// faults injected since, under "view:" and the object in causes (made if
-// nil). What the servers expired, and when the watcher was away, are the
-// servers' and the library's to know; the faults say what made them.
-func liveViewFaults(injected []live.StruckFault, vs []models.Violation, causes map[string]string) map[string]string {
-	for v, last := range unconvergedViews(vs) {
-		parts := struckWithin(injected, last.Return, math.MaxInt64)
-		if len(parts) == 0 {
-			continue
-		}
-		if causes == nil {
-			causes = map[string]string{}
-		}
-		causes["view:"+v.Object] = "after that view: " + strings.Join(parts, "; ")
+// afterViewStruck is the live world's account of what struck after an
+// unconverged watcher's last view (afterView in the simulator): the
+// faults injected since ("" for none). What the servers expired, and when
+// the watcher was away, are the servers' and the library's to know; the
+// faults say what made them.
+func afterViewStruck(injected []live.StruckFault, last models.Operation) string {
+	parts := struckWithin(injected, last.Return, math.MaxInt64)
+	if len(parts) == 0 {
+		return ""
 	}
-	return causes
+	return "after that view: " + strings.Join(parts, "; ")
 }
 
 // struckWithin are the first four faults of injected that struck from

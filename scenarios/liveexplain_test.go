@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -18,23 +19,31 @@ func TestLiveCausesNameTheFaultsStruck(t *testing.T) {
 		{Text: "heal c1 (disconnect over)", At: 16 * time.Second},
 	}
 	view := models.Operation{Client: 0, Kind: models.View, Path: "/g", Result: models.OK, Call: int64(time.Second), Return: int64(1500 * time.Millisecond)}
-	vs := []models.Violation{{Check: "membership", Kind: models.Liveness, Object: "/g",
-		Message: "c1's last view ...: " + models.UnconvergedHint + " within the bound (28s)", Ops: []models.Operation{view}}}
-	causes := liveViewFaults(injected, vs, nil)
 	want := "after that view: at 8s disconnect c1 for 8s (struck at 8.000000s); heal c1 (disconnect over) (struck at 16.000000s)"
-	if causes["view:/g"] != want {
-		t.Errorf("view cause %q, want %q", causes["view:/g"], want)
+	if got := afterViewStruck(injected, view); got != want {
+		t.Errorf("view cause %q, want %q", got, want)
 	}
-	explain(vs, causes)
-	if got := vs[0].Message; got != "c1's last view ...: it did not converge within the bound (28s); "+want {
-		t.Errorf("explained: %q", got)
-	}
-	held := []models.Violation{{Check: "mutex", Object: "/l", Message: "c1 and c2 " + heldHint, Ops: []models.Operation{
+	holders := []models.Operation{
 		{Client: 0, Kind: models.Acquire, Path: "/l", Result: models.OK, Return: int64(500 * time.Millisecond)},
 		{Client: 1, Kind: models.Acquire, Path: "/l", Result: models.OK, Return: int64(9 * time.Second)},
-	}}}
-	if got, want := liveHolderFaults(injected, held, nil)["held:/l"],
+	}
+	if got, want := meanwhileStruck(injected, holders),
 		"meanwhile: at 1s crash s1 for 1s (struck at 1.000000s); at 8s disconnect c1 for 8s (struck at 8.000000s)"; got != want {
 		t.Errorf("held cause %q, want %q", got, want)
+	}
+	// The questions are answered by the question, whatever the words.
+	run := &liveEvidence{}
+	vs := []models.Violation{
+		{Check: "membership", Kind: models.Liveness, Object: "/g", Message: "words", Ops: []models.Operation{view},
+			Question: models.Unconverged},
+		{Check: "mutex", Kind: models.Safety, Object: "/l", Message: "other words", Ops: holders, Question: models.TwoHolders},
+		{Check: "mutex", Kind: models.Safety, Object: "/l", Message: "c1 and c2 held it at once", Ops: holders},
+	}
+	run.explain(nil, injected, vs)
+	if vs[0].Message != "words; "+want || vs[0].Cause != want {
+		t.Errorf("explained: %+v", vs[0])
+	}
+	if !strings.HasPrefix(vs[1].Cause, "meanwhile: at 1s crash s1") || vs[2].Cause != "" || vs[2].Message != "c1 and c2 held it at once" {
+		t.Errorf("explained: %+v, %+v", vs[1], vs[2])
 	}
 }

@@ -283,9 +283,8 @@ func judgeLive(out *LiveOutcome, r *workload.Run, k *workload.Kind, run *liveEvi
 	if err != nil {
 		return err
 	}
-	causes := run.waitCauses(servers, out.Injected, vs)
-	causes = run.notes.staleSources(servers, out.Injected, vs, causes)
-	settle(&out.Outcome, vs, liveViewFaults(out.Injected, vs, liveHolderFaults(out.Injected, vs, causes)))
+	run.explain(servers, out.Injected, vs)
+	settle(&out.Outcome, vs)
 	return nil
 }
 

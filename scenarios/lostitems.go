@@ -12,38 +12,9 @@ import (
 // What a consumer was waiting on when an item was lost. The delivery
 // checks see the takes that got nothing; the run sees the requests each
 // take sent and what the servers answered: a consumer whose every delete
-// answers BadVersion, or that waits on a watch no put will fire. lostCauses
-// adds what the consumer's last take did to the violation.
-
-// lostHint is how the delivery checks name a consumer that kept asking
-// for an item in vain (models/delivery.go).
-const lostHint = "kept asking for an item"
-
-// lostCauses says, for each delivery violation of vs that names a lost
-// item, what the consumer's last take sent and was answered, under the key
-// "lost:" and the object, in causes (made if nil), which explain adds to
-// the message. It needs the run's kept trace.
-func lostCauses(w *sim.World, vs []models.Violation, causes map[string]string) map[string]string {
-	var recs []sim.Record // laid end to end only when a violation asks
-	for _, v := range vs {
-		if w == nil || v.Kind != models.Liveness || !strings.Contains(v.Message, lostHint) || len(v.Ops) < 2 {
-			continue
-		}
-		if recs == nil {
-			if recs = w.Trace().Records(); len(recs) == 0 {
-				return causes
-			}
-		}
-		last := v.Ops[len(v.Ops)-1] // the consumer's last take
-		if said := lastTake(recs, last); said != "" {
-			if causes == nil {
-				causes = map[string]string{}
-			}
-			causes["lost:"+v.Object] = said
-		}
-	}
-	return causes
-}
+// answers BadVersion, or that waits on a watch no put will fire. lastTake
+// answers the violation's question (models.LostItem) with what the
+// consumer's last take did.
 
 // lastTake words the requests take's client sent while take was under
 // way, each with its answer, and the watch it left.

@@ -119,7 +119,8 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 		opt.KeepTrace = true
 		return Run(spec, seed, opt)
 	}
-	settle(out, vs, viewCauses(out.World, vs, failedStepCauses(out.World, vs, lostCauses(out.World, vs, holderFaults(out.World, vs, staleSources(out.World, vs, waitCauses(out.World, vs)))))))
+	explainFromTrace(out.World, vs)
+	settle(out, vs)
 	return out, nil
 }
 

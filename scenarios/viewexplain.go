@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"iter"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -17,46 +16,8 @@ import (
 // what happened after the watcher's last view: the faults that struck, the
 // sessions the servers expired (a member gone), the watch events sent to
 // the watcher (into a connection a fault had cut, say), its session back,
-// and whether it then listed the group again. viewCauses adds that to the
-// violation.
-
-// viewCauses says, for each membership violation of vs whose watcher did
-// not converge, what the trace shows after the watcher's last view, under
-// "view:" and the object in causes (made if nil). It needs the run's kept
-// trace.
-func viewCauses(w *sim.World, vs []models.Violation, causes map[string]string) map[string]string {
-	if w == nil || w.Trace().Kept() == 0 {
-		return causes
-	}
-	var facts *runFacts
-	for v, last := range unconvergedViews(vs) {
-		if facts == nil {
-			facts = factsOf(w.Trace())
-		}
-		if said := facts.afterView(v.Object, last); said != "" {
-			if causes == nil {
-				causes = map[string]string{}
-			}
-			causes["view:"+v.Object] = said
-		}
-	}
-	return causes
-}
-
-// unconvergedViews yields each membership violation of vs whose watcher
-// did not converge, with the watcher's last view.
-func unconvergedViews(vs []models.Violation) iter.Seq2[models.Violation, models.Operation] {
-	return func(yield func(models.Violation, models.Operation) bool) {
-		for _, v := range vs {
-			if v.Check != "membership" || !strings.Contains(v.Message, models.UnconvergedHint) {
-				continue
-			}
-			if last, ok := lastOf(v.Ops, models.View); ok && !yield(v, last) {
-				return
-			}
-		}
-	}
-}
+// and whether it then listed the group again. afterView answers the
+// violation's question (models.Unconverged) with that.
 
 // afterView words, in time order, what the trace shows after the
 // watcher's last view of group (at most six events): the faults that
