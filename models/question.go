@@ -59,7 +59,9 @@ func (q Question) Known() bool {
 // guess is where a check's guess at the answer to its question stands in
 // its violation's Message: bytes [from, to), which the answer replaces
 // (Explain). The zero guess is none. The check that words the message
-// knows where it put the guess; nothing reads the words back.
+// knows where it put the guess; nothing reads the words back. Words added
+// after the message (a run ended for lack of progress says so) leave it
+// where it is.
 type guess struct{ from, to int }
 
 // guessAfter is where words stand in a message that begins with before,
@@ -71,7 +73,8 @@ func guessAfter(before, words string) guess {
 	return guess{len(before), len(before) + len(words)}
 }
 
-// shift is g in a message that is the one g was found in, after before.
+// shift is g in a message made of before and then the text g was found
+// in (a model's explanation, after the violation's own words).
 func (g guess) shift(before string) guess {
 	if g.to <= g.from {
 		return guess{}

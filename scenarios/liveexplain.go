@@ -78,14 +78,18 @@ func (f *liveFacts) struck(who string, op client.Op, kind fault.Kind) string {
 // item's takes and a failed step's lost reply are the trace's to tell,
 // which a live run has not: those questions are left open.
 func (run *liveEvidence) explain(servers []string, injected []live.StruckFault, vs []models.Violation) {
-	var nodes *liveNodeReader
+	var nodes *liveNodeReader // opened when a wait asks
+	defer func() {
+		if nodes != nil {
+			nodes.close()
+		}
+	}()
 	for i := range vs {
 		v := &vs[i]
 		switch v.Question {
 		case models.OrphanedNode, models.LeaseLeft:
 			if nodes == nil {
 				nodes = run.nodeReader(servers, injected)
-				defer nodes.close()
 			}
 			nodes.answer(v)
 		case models.StaleRead:
@@ -106,7 +110,9 @@ func (run *liveEvidence) explain(servers []string, injected []live.StruckFault, 
 
 // liveNodeReader reads the nodes a lock's or a semaphore's waiters waited
 // behind: as the run ended (liveEvidence.ending), else from the ensemble
-// now, through a session of its own (nil when it could not be opened).
+// now, through a session of its own (conn nil when it could not be
+// opened: then it reads nothing, as the nodes it has might be all
+// there are or not).
 type liveNodeReader struct {
 	run    *liveEvidence
 	facts  *liveFacts
@@ -115,6 +121,8 @@ type liveNodeReader struct {
 	cancel context.CancelFunc
 }
 
+// nodeReader opens a liveNodeReader on servers, whose facts know the
+// run's sessions and the faults injected.
 func (run *liveEvidence) nodeReader(servers []string, injected []live.StruckFault) *liveNodeReader {
 	r := &liveNodeReader{run: run, facts: newLiveFacts(run.w, injected)}
 	if conn, err := live.Dial(servers, live.Options{SessionTimeout: 10 * time.Second}); err == nil {
@@ -124,6 +132,7 @@ func (run *liveEvidence) nodeReader(servers []string, injected []live.StruckFaul
 	return r
 }
 
+// close ends the reader's session.
 func (r *liveNodeReader) close() {
 	if r.conn != nil {
 		r.cancel()
