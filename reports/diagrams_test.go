@@ -34,10 +34,12 @@ func TestEveryVariantDiagramInChromium(t *testing.T) {
 		if err != nil || len(res.Failures) == 0 {
 			t.Fatalf("%s: no counterexample (%v)", sc.Name, err)
 		}
-		o, err := shrunkReplay(context.Background(), sc.Spec, res.Failures[0])
+		first := res.Failures[0]
+		shown, err := search.Show(context.Background(), sc.Spec, first.Seed, first.Violations, search.ShowOptions{Shrink: true})
 		if err != nil {
 			t.Fatal(err)
 		}
+		o := shown.Outcome
 		svg, err := SpaceTime(o)
 		if err != nil {
 			t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/search"
@@ -203,27 +202,6 @@ func (r *Report) Matches() int {
 	return n
 }
 
-// shrunkReplay is the counterexample a report shows for failure f of a
-// run of spec: shrunk (fewest faults, clients and rounds; zksim run
-// --shrink's), replayed with its trace. The first failing seed as it came
-// is a poorer lesson: lock-herd's has six clients and hundreds of steps
-// where the shrunk one has three clients. A failure no check decided
-// (undecided) is not shrunk; nor is one when ctx has ended.
-func shrunkReplay(ctx context.Context, spec scenarios.Spec, f search.Failure) (*scenarios.Outcome, error) {
-	decided := true
-	for _, v := range f.Violations {
-		decided = decided && v.Kind != models.Undecided
-	}
-	if !decided || ctx.Err() != nil {
-		return scenarios.Replay(spec, f.Seed)
-	}
-	c, err := search.ShrinkContext(ctx, spec, f.Seed, 100, nil)
-	if err != nil {
-		return nil, err
-	}
-	return scenarios.Replay(c.Spec, c.Seed)
-}
-
 // seedsTaken is how many seeds a verdict took: up to its first failing
 // seed when it found a violation, every seed run when it did not. A
 // search that stops at its first violation lets the seeds already under
@@ -263,10 +241,12 @@ func Verdicts(ctx context.Context, dir string, seeds int, only string, progress 
 			Time: time.Since(t0).Round(time.Millisecond), Description: sc.Description, Lesson: lessonOf(sc.Spec.Variant)}
 		if len(v.Result.Failures) > 0 {
 			rel := filepath.Join("violations", sc.Name)
-			o, err := shrunkReplay(ctx, sc.Spec, v.Result.Failures[0])
+			f := v.Result.Failures[0]
+			shown, err := search.Show(ctx, sc.Spec, f.Seed, f.Violations, search.ShowOptions{Shrink: true})
 			if err != nil {
 				return nil, err
 			}
+			o := shown.Outcome
 			vr := &ViolationReport{Outcome: o}
 			full := filepath.Join(dir, rel)
 			if err := os.RemoveAll(full); err != nil {

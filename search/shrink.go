@@ -111,6 +111,12 @@ func ShrinkContext(ctx context.Context, spec scenarios.Spec, seed uint64, checks
 		return nil, fmt.Errorf("seed %d does not fail: nothing to shrink", seed)
 	}
 	target := orig.Violations[0].Check
+	for _, v := range orig.Violations { // the first a check decided: an undecided check has not failed
+		if v.Kind != models.Undecided {
+			target = v.Check
+			break
+		}
+	}
 	full := orig.Schedule
 	base := orig.Spec
 	k, _ := workload.Lookup(base.Kind)

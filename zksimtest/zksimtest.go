@@ -214,22 +214,8 @@ func Check(t testing.TB, kind string, impl workload.Implementation, opt Options)
 		t.Logf("zksimtest: %s held on %d seeds (%d simulated operations)", kind, res.Ran, res.Ops)
 		return
 	}
-	seed := res.Failures[0].Seed
-	found, clients, rounds := spec, 0, 0
-	if !opt.NoShrink {
-		c, err := shrink(t, spec, seed, max(budget-time.Since(began), budget/4))
-		if err != nil {
-			t.Fatalf("zksimtest: shrinking seed %d: %v", seed, err)
-		}
-		found, clients, rounds, seed = c.Spec, c.Clients, c.Rounds, c.Seed
-	}
-	o, err := scenarios.Replay(found, seed)
-	if err != nil {
-		t.Fatalf("zksimtest: %v", err)
-	}
-	if clients == 0 {
-		clients, rounds = o.Spec.Clients, o.Spec.Workload.Rounds
-	}
+	f := res.Failures[0]
+	o, clients, rounds := show(t, spec, f, !opt.NoShrink, max(budget-time.Since(began), budget/4))
 	fail(t, o, clients, rounds)
 }
 
@@ -253,20 +239,30 @@ func budgetOf(opt Options) time.Duration {
 // is bounded by counts (the seeds, the shrinker's steps) instead.
 var defaultBudget = 2 * time.Minute
 
-// shrink shrinks the failing seed within budget, with a progress line: a
-// slow implementation shows that shrinking runs, and cannot hang the test
-// (what was found by the end of the budget is the counterexample).
-func shrink(t testing.TB, spec scenarios.Spec, seed uint64, budget time.Duration) (*search.Counterexample, error) {
+// show is failure f as the report shows it (search.Show): shrunk within
+// budget when asked, with a progress line (a slow implementation shows that
+// shrinking runs, and cannot hang the test: what was found by the end of
+// the budget is the counterexample), then replayed with its trace. clients
+// and rounds are the counterexample's.
+func show(t testing.TB, spec scenarios.Spec, f search.Failure, shrink bool, budget time.Duration) (o *scenarios.Outcome, clients, rounds int) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	progress := newProgressLine(os.Stderr, t.Name(), "shrinking runs", 0)
-	c, err := search.ShrinkContext(ctx, spec, seed, 100, func(runs, failing, _ int) { progress.seen(runs, failing) })
+	shown, err := search.Show(ctx, spec, f.Seed, f.Violations, search.ShowOptions{Shrink: shrink,
+		Progress: func(runs, failing, _ int) { progress.seen(runs, failing) }})
 	progress.done()
-	if err == nil && ctx.Err() != nil {
-		t.Logf("zksimtest: shrinking stopped at its budget of %s with %d faults; raise -zksim.budget or Options.Budget to shrink further",
-			budget.Round(time.Millisecond), len(c.Schedule))
+	if err != nil {
+		t.Fatalf("zksimtest: seed %d: %v", f.Seed, err)
 	}
-	return c, err
+	o = shown.Outcome
+	if c := shown.Shrunk; c != nil {
+		if ctx.Err() != nil {
+			t.Logf("zksimtest: shrinking stopped at its budget of %s with %d faults; raise -zksim.budget or Options.Budget to shrink further",
+				budget.Round(time.Millisecond), len(c.Schedule))
+		}
+		return o, c.Clients, c.Rounds
+	}
+	return o, o.Spec.Clients, o.Spec.Workload.Rounds
 }
 
 // specOf is the experiment Check runs: the Options, the -zksim flags over

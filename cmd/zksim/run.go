@@ -440,24 +440,19 @@ type firstReportOptions struct {
 // The replay keeps the run's check limit: a history that porcupine could
 // not decide is saved, not searched again without end.
 func firstReport(ctx context.Context, o *runOutput, spec scenarios.Spec, f search.Failure, opts firstReportOptions) (*reports.ViolationReport, error) {
-	replay, seed := spec, f.Seed
-	if opts.shrink && decided(f.Violations) {
-		c, err := search.ShrinkContext(ctx, spec, f.Seed, 100, nil)
-		if err != nil {
-			return nil, err
-		}
+	shown, err := search.Show(ctx, spec, f.Seed, f.Violations, search.ShowOptions{Shrink: opts.shrink, CheckLimit: opts.limit})
+	if err != nil {
+		return nil, err
+	}
+	if c := shown.Shrunk; c != nil {
 		o.Shrunk = &runShrunk{Seed: c.Seed, Clients: c.Clients, Rounds: c.Rounds, Schedule: c.Faults(),
 			TraceHash: c.TraceHash, Tries: c.Tries,
 			Violations: violationsOf(c.Seed, c.Faults(), c.TraceHash, c.Violations),
 			Replay: fmt.Sprintf("zksim replay %s --seed %d --clients %d --rounds %d --faults '%s'",
 				opts.arg, c.Seed, c.Clients, c.Rounds, orNone(c.Faults())),
 			Interrupted: ctx.Err() != nil}
-		replay, seed = c.Spec, c.Seed
 	}
-	oc, err := scenarios.Run(replay, seed, scenarios.Options{KeepTrace: true, CheckLimit: opts.limit})
-	if err != nil {
-		return nil, err
-	}
+	oc := shown.Outcome
 	report := &reports.ViolationReport{Outcome: oc, All: opts.all}
 	if opts.out != "" {
 		// An interrupt while it writes comes after every run: the command
@@ -468,17 +463,6 @@ func firstReport(ctx context.Context, o *runOutput, spec scenarios.Spec, f searc
 		o.Report = report.Files
 	}
 	return report, nil
-}
-
-// decided reports whether some violation of vs is one a check decided
-// (not models.Undecided).
-func decided(vs []models.Violation) bool {
-	for _, v := range vs {
-		if v.Kind != models.Undecided {
-			return true
-		}
-	}
-	return false
 }
 
 // orNone is a schedule as a flag takes it: "none" for no faults.
