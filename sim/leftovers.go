@@ -3,6 +3,8 @@ package sim
 import (
 	"cmp"
 	"slices"
+
+	"github.com/zksim/zksim/client"
 )
 
 // Leftovers: the nodes a client's requests made that are still there after
@@ -23,14 +25,18 @@ type Leftover struct {
 	Closed  Time
 }
 
-// noteClosed keeps when a client closed session id, the first time a
-// server applies its close.
-func (w *World) noteClosed(id int64) {
+// noteClosed keeps when a client closed a session (a closeSession with a
+// request: the leader's expiry has none), the first time a server applies
+// its close.
+func (w *World) noteClosed(a *applied) {
+	if a.t.op != client.OpCloseSession || a.t.req == nil {
+		return
+	}
 	if w.closed == nil {
 		w.closed = map[int64]Time{}
 	}
-	if _, ok := w.closed[id]; !ok {
-		w.closed[id] = w.s.now
+	if _, ok := w.closed[a.t.sess]; !ok {
+		w.closed[a.t.sess] = w.s.now
 	}
 }
 

@@ -35,15 +35,16 @@ type ForeignDelete struct {
 	GivenUp bool
 }
 
-// noteForeignDeletes keeps the foreign deletes of t, applied now by a
-// server, unless a server applied t before (servers apply in zxid order,
-// so a zxid at or below the last kept one was kept already).
-func (w *World) noteForeignDeletes(t *txn, deletes []foreignDelete) {
+// noteForeignDeletes keeps the foreign deletes of a transaction a server
+// applied now, unless a server applied it before (servers apply in zxid
+// order, so a zxid at or below the last kept one was kept already).
+func (w *World) noteForeignDeletes(a *applied) {
+	t := a.t
 	if t.zxid <= w.foreignUpTo {
 		return
 	}
 	w.foreignUpTo = t.zxid
-	for _, d := range deletes {
+	for _, d := range a.foreign {
 		w.foreign = append(w.foreign, ForeignDelete{At: w.s.now, Zxid: t.zxid, Path: d.path, Owner: d.owner, By: t.sess,
 			OwnerClient: w.clientOf(d.owner), ByClient: w.clientOf(t.sess), GivenUp: !w.held(d.owner)})
 	}

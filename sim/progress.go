@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/zksim/zksim/client"
 )
 
 // Progress marks that a client made progress: the workload calls it when
@@ -13,6 +15,15 @@ import (
 // clients that poll on timers instead of waiting on watches never
 // deadlock, and would otherwise run to the virtual-time budget.
 func (w *World) Progress() { w.progressAt = w.s.now }
+
+// noteTreeChange counts a transaction a server applied now as progress if
+// it changed the data tree: it succeeded, and is no session's opening or
+// closing.
+func (w *World) noteTreeChange(a *applied) {
+	if a.res.code == codeOK && a.t.op != client.OpCreateSession && a.t.op != client.OpCloseSession {
+		w.progressAt = w.s.now
+	}
+}
 
 // watchProgress checks, as a background event, that something happened
 // within the last ProgressBound: a client's progress or a change of the

@@ -519,14 +519,18 @@ func (s *server) closeConn(c *conn) {
 	c.close()
 }
 
-// dropExpired closes the connection of session id, which the leader
-// expired, before the watches that deleting its ephemeral nodes fires go
-// out: the session hears none of them. ZooKeeper's servers close the
-// session's connection as they apply its closeSession, and the
-// notifications queued on it are lost with it, most of the time; a
-// connection that moved to the server expiring it was closed before.
-func (s *server) dropExpired(id int64) {
-	if sess := s.sessions[id]; sess != nil && sess.conn != nil {
+// dropExpired closes the connection of a session the leader expired (a
+// closeSession of its own, without a request), before the watches that
+// deleting its ephemeral nodes fires go out: the session hears none of
+// them. ZooKeeper's servers close the session's connection as they apply
+// its closeSession, and the notifications queued on it are lost with it,
+// most of the time; a connection that moved to the server expiring it was
+// closed before.
+func (s *server) dropExpired(a *applied) {
+	if a.t.op != client.OpCloseSession || a.t.req != nil {
+		return
+	}
+	if sess := s.sessions[a.t.sess]; sess != nil && sess.conn != nil {
 		s.closeConn(sess.conn)
 	}
 }
@@ -559,9 +563,13 @@ func (s *server) stopServing() {
 	s.syncWaits = nil
 }
 
-// applyUpTo applies committed log entries up to n, in zxid order: the tree
-// changes, watchers here are notified, sessions opened or closed here are
-// answered, and the server the client sent a write to answers it.
+// applyUpTo applies committed log entries up to n, in zxid order: each
+// entry is applied to the tree, what was applied goes to those who follow
+// applied transactions (tellApplied: the trace, the watchers here, ...),
+// sessions opened or closed here are answered, and the server the client
+// sent a write to answers it. The answers are part of applying, not
+// followers: they act on the sessions this server holds, after every
+// follower has heard.
 func (s *server) applyUpTo(n int) {
 	if s.lagging() {
 		return
@@ -573,81 +581,60 @@ func (s *server) applyUpTo(n int) {
 		t := s.log[s.applied]
 		s.applied++
 		s.tree.replica = s.role != roleLeading
-		res := s.tree.apply(t)
-		if len(s.tree.foreign) > 0 {
-			s.w.noteForeignDeletes(t, s.tree.foreign)
-			s.tree.foreign = s.tree.foreign[:0]
-		}
-		path := ""
+		a := applied{t: t, res: s.tree.apply(t), foreign: s.tree.foreign}
+		s.tree.foreign = s.tree.foreign[:0]
 		if t.req != nil {
-			path = applyPath(t.req, res.path)
-			// A session's writes take effect in the order it sent them (one
-			// refused because the session moved or ended takes no effect: a
-			// request delayed in the network may arrive that late). The
-			// leader's own deletes belong to no session.
-			if res.code != codeSessionMoved && res.code != codeSessionExpired && t.op != client.OpDeleteContainer {
-				if last, ok := s.lastXid[t.sess]; ok && t.req.xid <= last {
-					s.w.violate(fmt.Sprintf("s%d applied request #%d of session %#x after #%d", s.idx+1, t.req.xid, t.sess, last))
-				}
-				s.lastXid[t.sess] = t.req.xid
-			}
+			a.path = applyPath(t.req, a.res.path)
 		}
-		s.w.s.record(Record{Kind: KApply, From: s.actor, Op: t.op, Path: path, Zxid: t.zxid, Sess: t.sess, Code: res.code})
-		if s.w.trace.keepChanges { // a replay's, for its step-through
-			s.w.trace.noteChanges(t.zxid, s.tree)
-		}
-		if res.code == codeOK && t.op != client.OpCreateSession && t.op != client.OpCloseSession {
-			s.w.progressAt = s.w.s.now // the data tree changed
-		}
-		if t.op == client.OpCloseSession && t.req == nil {
-			s.dropExpired(t.sess)
-		}
-		if t.op == client.OpCloseSession && t.req != nil {
-			s.w.noteClosed(t.sess)
-		}
-		s.notify(t.zxid)
-		if s.role == roleLeading && len(s.tree.reapable) > 0 {
-			s.armReaper()
-		}
-		switch t.op {
-		case client.OpCreateSession:
-			if s.role == roleLeading && s.ld.tracker[t.sess] == nil {
-				s.ld.track(t.sess, t.timeout, t.origin)
-			}
-			if t.origin == s.idx {
-				if sess := s.sessions[t.sess]; sess != nil && sess.conn != nil && sess.conn.open {
-					sess.conn.toClient(false, &reply{op: client.OpCreateSession, sessionID: t.sess, timeoutMs: int32(t.timeout / 1e6)})
-				}
-			}
-			continue
-		case client.OpCloseSession:
-			if s.role == roleLeading {
-				s.ld.untrack(t.sess)
-			}
-			if sess := s.sessions[t.sess]; sess != nil {
-				if t.origin == s.idx && t.req != nil && sess.conn != nil && sess.conn.open {
-					sess.conn.toClient(false, &reply{op: client.OpCloseSession, xid: t.req.xid, zxid: t.zxid})
-				}
-				if sess.conn != nil {
-					s.closeConn(sess.conn)
-				}
-			}
-			continue
-		}
-		// The server the client asked answers, if it still holds the session
-		// that asked (not after a crash, nor for an abandoned connection).
-		if r := t.req; t.origin == s.idx && r != nil && r.sess != nil && s.sessions[r.sess.id] == r.sess {
-			rep := &r.rep
-			rep.xid, rep.op, rep.zxid, rep.code = r.xid, r.op, t.zxid, res.code
-			rep.path, rep.stat, rep.multi = res.path, res.stat, res.multi
-			if rep.code != codeOK && (r.op == client.OpCreate || r.op == client.OpCreate2) {
-				rep.path = ""
-			}
-			r.ready = true
-			s.pump(r.sess)
-		}
+		s.tellApplied(&a)
+		s.answerApplied(&a)
 	}
 	s.releaseSyncs()
+}
+
+// answerApplied does what applying a means for the sessions this server
+// holds: a session opened is tracked (on the leader) and its connect
+// answered, a session closed is untracked, answered and its connection
+// closed, and a write is answered by the server the client sent it to.
+func (s *server) answerApplied(a *applied) {
+	t, res := a.t, &a.res
+	switch t.op {
+	case client.OpCreateSession:
+		if s.role == roleLeading && s.ld.tracker[t.sess] == nil {
+			s.ld.track(t.sess, t.timeout, t.origin)
+		}
+		if t.origin == s.idx {
+			if sess := s.sessions[t.sess]; sess != nil && sess.conn != nil && sess.conn.open {
+				sess.conn.toClient(false, &reply{op: client.OpCreateSession, sessionID: t.sess, timeoutMs: int32(t.timeout / 1e6)})
+			}
+		}
+		return
+	case client.OpCloseSession:
+		if s.role == roleLeading {
+			s.ld.untrack(t.sess)
+		}
+		if sess := s.sessions[t.sess]; sess != nil {
+			if t.origin == s.idx && t.req != nil && sess.conn != nil && sess.conn.open {
+				sess.conn.toClient(false, &reply{op: client.OpCloseSession, xid: t.req.xid, zxid: t.zxid})
+			}
+			if sess.conn != nil {
+				s.closeConn(sess.conn)
+			}
+		}
+		return
+	}
+	// The server the client asked answers, if it still holds the session
+	// that asked (not after a crash, nor for an abandoned connection).
+	if r := t.req; t.origin == s.idx && r != nil && r.sess != nil && s.sessions[r.sess.id] == r.sess {
+		rep := &r.rep
+		rep.xid, rep.op, rep.zxid, rep.code = r.xid, r.op, t.zxid, res.code
+		rep.path, rep.stat, rep.multi = res.path, res.stat, res.multi
+		if rep.code != codeOK && (r.op == client.OpCreate || r.op == client.OpCreate2) {
+			rep.path = ""
+		}
+		r.ready = true
+		s.pump(r.sess)
+	}
 }
 
 func applyPath(req *request, created string) string {
