@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/zksim/zksim/search"
 )
 
 // Figure is one figure, drawn in PNG and SVG.
@@ -39,7 +41,7 @@ func (f *Figure) Save(dir string) ([]string, error) {
 
 // seriesStyle gives each implementation a look: the recipe solid, its
 // herd variant dashed; locks and elections in their own colours.
-func seriesStyle(s HerdSeries) (color.Color, []vg.Length) {
+func seriesStyle(s search.HerdSeries) (color.Color, []vg.Length) {
 	c := plotutil.Color(0)
 	if s.Kind == "election" {
 		c = plotutil.Color(1)
@@ -58,7 +60,7 @@ func seriesStyle(s HerdSeries) (color.Color, []vg.Length) {
 // "notifications") or requests ("requests") against the number of clients
 // contending, one line per series: the recipes' lines stay flat, the herd
 // variants' grow with the clients.
-func HerdFigure(series []HerdSeries, metric string) (*Figure, error) {
+func HerdFigure(series []search.HerdSeries, metric string) (*Figure, error) {
 	p := plot.New()
 	what := map[string]string{"notifications": "Watch notifications", "requests": "Client requests"}[metric]
 	if what == "" {
@@ -121,7 +123,7 @@ func HerdFigure(series []HerdSeries, metric string) (*Figure, error) {
 // LatencyFigure draws the distribution of acquisition latencies (the
 // wait from Lock's call to its return) of each series at n clients, as
 // box plots.
-func LatencyFigure(series []HerdSeries, n int) (*Figure, error) {
+func LatencyFigure(series []search.HerdSeries, n int) (*Figure, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("Lock acquisition latency, %d clients contending", n)
 	p.Y.Label.Text = "wait from Lock's call to its return (ms, virtual time)"

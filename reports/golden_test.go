@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
+
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/scenarios"
 )

@@ -1,13 +1,12 @@
 package reports
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,35 +15,16 @@ import (
 	"github.com/zksim/zksim/search"
 )
 
-// Options say what a report covers.
+// Options say what a report shows and where it goes.
 type Options struct {
 	// Out is the directory written (created; default reports/out).
 	Out string
-	// Seeds bounds a passing scenario's seeds in the verdict table
-	// (default 20); a scenario expecting a violation runs until one shows.
-	Seeds int
-	// LockClients and HerdClients are the sweeps' client counts: the
-	// recipes', and the herd variants' (whose cost grows with the square
-	// of the clients).
-	LockClients, HerdClients []int
-	// Live, when set, adds points measured on a live ensemble.
-	Live []HerdSeries
-	// Only keeps the scenarios whose name contains it in the verdict
-	// table; NoFigures leaves the herd sweeps and figures out.
-	Only      string
-	NoFigures bool
-	// Progress receives a line per step (default: nothing).
-	Progress io.Writer
-	// Context, when cancelled, ends Build early with its error (default:
-	// never).
-	Context context.Context
+	// Runs are the runs it shows, made by search.ForReport.
+	Runs *search.ReportRuns
+	// Live, when set, adds points measured on a live ensemble
+	// (search.LiveHerdSweep) to the herd figures.
+	Live []search.HerdSeries
 }
-
-// DefaultLockClients and DefaultHerdClients are the sweeps' defaults.
-var (
-	DefaultLockClients = []int{2, 5, 10, 20, 50, 100, 200, 500, 1000}
-	DefaultHerdClients = []int{2, 5, 10, 20, 50, 100, 200}
-)
 
 // Verdict is one row of the report's table.
 type Verdict struct {
@@ -78,93 +58,57 @@ type Report struct {
 	Index    string
 	Figures  []string
 	Verdicts []Verdict
-	Series   []HerdSeries
+	Series   []search.HerdSeries
 }
 
-// Build runs the teaching suite (every built-in scenario's verdict, each
-// violation's report) and the herd sweeps, draws the figures, and writes
-// index.html into opt.Out with everything linked.
+// Build renders runs (what search.ForReport made): each scenario's
+// verdict and its counterexample's report, the herd and traffic figures,
+// and index.html linking everything, into opt.Out.
 func Build(opt Options) (*Report, error) {
 	if opt.Out == "" {
 		opt.Out = filepath.Join("reports", "out")
-	}
-	if opt.Seeds == 0 {
-		opt.Seeds = 20
-	}
-	if opt.LockClients == nil {
-		opt.LockClients = DefaultLockClients
-	}
-	if opt.HerdClients == nil {
-		opt.HerdClients = DefaultHerdClients
-	}
-	progress := opt.Progress
-	if progress == nil {
-		progress = io.Discard
-	}
-	ctx := opt.Context
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, err
 	}
 	r := &Report{Dir: opt.Out, Index: filepath.Join(opt.Out, "index.html")}
-
-	fmt.Fprintln(progress, "the teaching suite:")
-	verdicts, err := Verdicts(ctx, opt.Out, opt.Seeds, opt.Only, progress)
+	verdicts, err := Verdicts(opt.Out, opt.Runs.Judged)
 	if err != nil {
 		return nil, err
 	}
 	r.Verdicts = verdicts
-
-	if opt.NoFigures {
+	if len(opt.Runs.Series) == 0 && len(opt.Runs.Traffic) == 0 {
 		return r, r.write(nil)
 	}
-	fmt.Fprintln(progress, "the herd sweeps (simulator):")
-	for _, sw := range []struct {
-		kind, variant string
-		clients       []int
-	}{
-		{"lock", "", opt.LockClients}, {"lock", "lock-herd", opt.HerdClients},
-		{"election", "", opt.LockClients}, {"election", "election-herd", opt.HerdClients},
-	} {
-		s, err := HerdSweep(ctx, sw.kind, sw.variant, sw.clients, 1, progress)
-		if err != nil {
-			return nil, err
-		}
-		r.Series = append(r.Series, s)
-	}
-	r.Series = append(r.Series, opt.Live...)
-
-	var figs []*Figure
-	for _, m := range []string{"notifications", "requests"} {
-		f, err := HerdFigure(r.Series, m)
-		if err != nil {
-			return nil, err
-		}
-		figs = append(figs, f)
-	}
-	if f, err := LatencyFigure(r.Series, 50); err == nil {
-		figs = append(figs, f)
-	}
-	for _, v := range []struct{ variant, name, title string }{
-		{"", "traffic-recipe", "Traffic around one release: the recipe, 50 clients"},
-		{"lock-herd", "traffic-herd", "Traffic around one release: lock-herd, 50 clients"},
-	} {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		b, err := TrafficAround("lock", v.variant, 50, 1, 20*time.Millisecond, 500*time.Microsecond)
-		if err != nil {
-			return nil, err
-		}
-		f, err := TrafficFigure(v.name, v.title, b, 500*time.Microsecond)
-		if err != nil {
-			return nil, err
-		}
-		figs = append(figs, f)
+	r.Series = append(slices.Clone(opt.Runs.Series), opt.Live...)
+	figs, err := figuresOf(r.Series, opt.Runs.Traffic)
+	if err != nil {
+		return nil, err
 	}
 	return r, r.write(figs)
+}
+
+// figuresOf draws the herd figures of series and the traffic figures.
+func figuresOf(series []search.HerdSeries, traffic []search.ReleaseTraffic) ([]*Figure, error) {
+	var figs []*Figure
+	for _, m := range []string{"notifications", "requests"} {
+		f, err := HerdFigure(series, m)
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, f)
+	}
+	if f, err := LatencyFigure(series, 50); err == nil {
+		figs = append(figs, f)
+	}
+	for _, t := range traffic {
+		f, err := TrafficFigure(t.Name, t.Title, t.Buckets, t.Bucket)
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, f)
+	}
+	return figs, nil
 }
 
 // write saves the figures and writes index.html.
@@ -202,92 +146,66 @@ func (r *Report) Matches() int {
 	return n
 }
 
-// seedsTaken is how many seeds a verdict took: up to its first failing
-// seed when it found a violation, every seed run when it did not. A
-// search that stops at its first violation lets the seeds already under
-// way in parallel finish, and a loaded machine gets further with them:
-// counted, they would make the figure depend on the machine.
-func seedsTaken(r *search.Result) int {
-	if len(r.Failures) > 0 {
-		return int(r.Failures[0].Seed-r.First) + 1
-	}
-	return r.Ran
-}
-
-// Verdicts judges every built-in scenario whose name contains only (all
-// of them for "") and writes each violation's report under
-// dir/violations/NAME. Cancelling ctx ends it with ctx's error.
-func Verdicts(ctx context.Context, dir string, seeds int, only string, progress io.Writer) ([]Verdict, error) {
-	lib, err := scenarios.Library()
-	if err != nil {
-		return nil, err
-	}
+// Verdicts are the rows of the verdict table for the scenarios judged,
+// each counterexample's report written under dir/violations/NAME.
+func Verdicts(dir string, judged []search.Judged) ([]Verdict, error) {
 	var out []Verdict
-	for _, sc := range lib {
-		if !strings.Contains(sc.Name, only) {
-			continue
-		}
-		sweep := search.Sweep{Seeds: min(max(sc.Seeds, 1), seeds)}
-		if !sc.Expect.Pass {
-			sweep = search.Sweep{Seeds: max(sc.Seeds, 1), StopAtFirst: true}
-		}
-		t0 := time.Now()
-		v, err := search.Judge(ctx, sc, sweep)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", sc.Name, err)
-		}
+	for _, j := range judged {
+		sc, v := j.Scenario, j.Verdict
 		row := Verdict{Scenario: sc.Name, Kind: sc.Spec.Kind, Variant: sc.Spec.Variant, Faults: FaultSummary(sc),
-			Expected: sc.Expect.String(), Got: v.Got(), Seeds: seedsTaken(v.Result), AsExpected: v.Matches,
-			Time: time.Since(t0).Round(time.Millisecond), Description: sc.Description, Lesson: lessonOf(sc.Spec.Variant)}
-		if len(v.Result.Failures) > 0 {
-			rel := filepath.Join("violations", sc.Name)
-			f := v.Result.Failures[0]
-			shown, err := search.Show(ctx, sc.Spec, f.Seed, f.Violations, search.ShowOptions{Shrink: true})
-			if err != nil {
+			Expected: sc.Expect.String(), Got: v.Got(), Seeds: j.Seeds, AsExpected: v.Matches,
+			Time: j.Time, Description: sc.Description, Lesson: lessonOf(sc.Spec.Variant)}
+		if j.Shown != nil {
+			if err := counterexampleRow(&row, dir, j.Shown.Outcome); err != nil {
 				return nil, err
-			}
-			o := shown.Outcome
-			vr := &ViolationReport{Outcome: o}
-			full := filepath.Join(dir, rel)
-			if err := os.RemoveAll(full); err != nil {
-				return nil, err
-			}
-			if err := vr.Write(full); err != nil {
-				return nil, err
-			}
-			row.Report = rel
-			for _, f := range vr.Files {
-				base := filepath.Base(f)
-				switch {
-				case base == "timeline.txt":
-					row.Timeline = filepath.Join(rel, base)
-				case base == "spacetime.svg":
-					row.SpaceTime = filepath.Join(rel, base)
-					row.SpaceTimeFocus = SpaceTimeFocus(o)
-				case strings.HasPrefix(base, "linearizability-"):
-					row.Porcupine = append(row.Porcupine, filepath.Join(rel, base))
-				}
-			}
-			// The report's text without the "wrote" lines (the scratch
-			// paths of the files it wrote): its account, wrapped, and its
-			// timeline, scrolled.
-			if steps, err := Steps(o); err == nil {
-				data, err := json.Marshal(steps)
-				if err != nil {
-					return nil, err
-				}
-				row.Steps = string(data)
-			}
-			text := (&ViolationReport{Outcome: vr.Outcome}).String()
-			row.ReportLines, row.ReportTimeline = text, ""
-			if i := strings.Index(text, "\ntimeline "); i >= 0 {
-				row.ReportLines, row.ReportTimeline = text[:i+1], text[i+1:]
 			}
 		}
-		fmt.Fprintf(progress, "  %-36s %-30s %s\n", sc.Name, row.Got, map[bool]string{true: "as expected", false: "NOT AS EXPECTED"}[row.AsExpected])
 		out = append(out, row)
 	}
 	return out, nil
+}
+
+// counterexampleRow writes o's violation report under dir and links its
+// files, its account and its steps into row.
+func counterexampleRow(row *Verdict, dir string, o *scenarios.Outcome) error {
+	rel := filepath.Join("violations", row.Scenario)
+	vr := &ViolationReport{Outcome: o}
+	full := filepath.Join(dir, rel)
+	if err := os.RemoveAll(full); err != nil {
+		return err
+	}
+	if err := vr.Write(full); err != nil {
+		return err
+	}
+	row.Report = rel
+	for _, f := range vr.Files {
+		base := filepath.Base(f)
+		switch {
+		case base == "timeline.txt":
+			row.Timeline = filepath.Join(rel, base)
+		case base == "spacetime.svg":
+			row.SpaceTime = filepath.Join(rel, base)
+			row.SpaceTimeFocus = SpaceTimeFocus(o)
+		case strings.HasPrefix(base, "linearizability-"):
+			row.Porcupine = append(row.Porcupine, filepath.Join(rel, base))
+		}
+	}
+	// The report's text without the "wrote" lines (the scratch paths of
+	// the files it wrote): its account, wrapped, and its timeline,
+	// scrolled.
+	if steps, err := Steps(o); err == nil {
+		data, err := json.Marshal(steps)
+		if err != nil {
+			return err
+		}
+		row.Steps = string(data)
+	}
+	text := (&ViolationReport{Outcome: vr.Outcome}).String()
+	row.ReportLines, row.ReportTimeline = text, ""
+	if i := strings.Index(text, "\ntimeline "); i >= 0 {
+		row.ReportLines, row.ReportTimeline = text[:i+1], text[i+1:]
+	}
+	return nil
 }
 
 // FaultSummary says in a few words what a scenario's faults are.

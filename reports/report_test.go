@@ -18,32 +18,6 @@ import (
 	"github.com/zksim/zksim/search"
 )
 
-// The recipes' lines stay at about one notification per release however
-// many clients wait; the herd variants' grow with them.
-func TestHerdSweepShowsTheHerd(t *testing.T) {
-	clients := []int{5, 20, 50}
-	for _, kind := range []string{"lock", "election"} {
-		recipe, err := HerdSweep(context.Background(), kind, "", clients, 1, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		herd, err := HerdSweep(context.Background(), kind, kind+"-herd", clients, 1, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, n := range clients {
-			r, h := recipe.Points[i], herd.Points[i]
-			if r.NotificationsPerRelease > 1.2 || h.NotificationsPerRelease < float64(n)/3 || r.Releases < n-1 {
-				t.Errorf("%s, %d clients: recipe %.2f, herd %.2f notifications per release (%d releases)", kind, n,
-					r.NotificationsPerRelease, h.NotificationsPerRelease, r.Releases)
-			}
-			if len(r.Latencies) != n {
-				t.Errorf("%s, %d clients: %d latencies", kind, n, len(r.Latencies))
-			}
-		}
-	}
-}
-
 // chromium finds Debian's chromium, installing it when it is missing and
 // this test may (root); it fails, never skips, when it cannot.
 func chromium(t *testing.T) string {
@@ -73,8 +47,12 @@ func chromium(t *testing.T) string {
 // figure loads.
 func TestReportRendersInChromium(t *testing.T) {
 	dir := t.TempDir()
-	r, err := Build(Options{Out: dir, Seeds: 3, Only: "lock-", LockClients: []int{2, 5, 10, 50},
-		HerdClients: []int{2, 5, 10, 50}})
+	runs, err := search.ForReport(context.Background(), search.ReportOptions{Seeds: 3, Only: "lock-",
+		LockClients: []int{2, 5, 10, 50}, HerdClients: []int{2, 5, 10, 50}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build(Options{Out: dir, Runs: runs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,22 +240,4 @@ func headless(t *testing.T, limit time.Duration) context.Context {
 	ctx, cancelT := context.WithTimeout(ctx, limit)
 	t.Cleanup(func() { cancelT(); cancel(); cancelA() })
 	return ctx
-}
-
-// A verdict's seeds are those up to its first failing seed, not the
-// seeds a stopped search let finish in parallel (more of them on a loaded
-// machine): the same figure on every machine.
-func TestSeedsTakenIsTheMachinesNot(t *testing.T) {
-	for _, tc := range []struct {
-		r    search.Result
-		want int
-	}{
-		{search.Result{First: 1, Ran: 2, Failures: []search.Failure{{Seed: 1}}}, 1},
-		{search.Result{First: 5, Ran: 8, Failures: []search.Failure{{Seed: 7}, {Seed: 8}}}, 3},
-		{search.Result{First: 1, Ran: 20}, 20},
-	} {
-		if got := seedsTaken(&tc.r); got != tc.want {
-			t.Errorf("seedsTaken(%+v) = %d, want %d", tc.r, got, tc.want)
-		}
-	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zksim/zksim/reports"
 	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/search"
 )
 
 // demoFlags are zksim demo's options.
@@ -76,7 +77,7 @@ func runDemo(cmd *cobra.Command, fl demoFlags) error {
 	if isTerminal(cmd.ErrOrStderr()) {
 		progress = cmd.ErrOrStderr()
 	}
-	r, err := buildReport(ctx, cmd, stage, reports.Options{Seeds: fl.seeds, Only: fl.only, NoFigures: fl.noFigures, Progress: progress})
+	r, err := buildReport(ctx, cmd, stage, search.ReportOptions{Seeds: fl.seeds, Only: fl.only, NoFigures: fl.noFigures, Progress: progress}, nil)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
 	"github.com/zksim/zksim/live"
 )
 

@@ -12,6 +12,8 @@ import (
 
 	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/reports"
+	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/search"
 )
 
 func reportCmd() *cobra.Command {
@@ -56,7 +58,7 @@ axes.`,
 				return err
 			}
 			defer stage.abandon()
-			opt := reports.Options{Progress: cmd.ErrOrStderr()}
+			var liveSeries []search.HerdSeries
 			if withLive {
 				// While the servers start, localEnsemble stops them on an
 				// interrupt; once they run, one handler stops them and
@@ -68,15 +70,16 @@ axes.`,
 				defer stop()
 				endLive := interruptible(cmd, func() string { stop(); return stage.leave() })
 				for _, v := range []string{"", "lock-herd"} {
-					s, err := reports.LiveHerdSweep(e, "lock", v, sizes, 2*time.Minute, cmd.ErrOrStderr())
+					s, err := search.LiveHerdSweep(scenarios.LiveOptions{Servers: e.ConnectString(), Ensemble: e, Timeout: 2 * time.Minute},
+						func() (rx, tx int64) { rx, tx, _ = e.ServerCounters(); return rx, tx }, "lock", v, sizes, cmd.ErrOrStderr())
 					if err != nil {
 						return err
 					}
-					opt.Live = append(opt.Live, s)
+					liveSeries = append(liveSeries, s)
 				}
 				endLive()
 			}
-			r, err := buildReport(ctx, cmd, stage, opt)
+			r, err := buildReport(ctx, cmd, stage, search.ReportOptions{Progress: cmd.ErrOrStderr()}, liveSeries)
 			if err != nil {
 				return err
 			}
@@ -95,12 +98,16 @@ axes.`,
 	return cmd
 }
 
-// buildReport builds the report into stage and publishes it. When ctx is
-// cancelled (an interrupt) it publishes nothing, says so, and ends with
+// buildReport makes the report's runs (search.ForReport), renders them
+// into stage with the live series, and publishes it. When ctx is cancelled
+// (an interrupt) it publishes nothing, says so, and ends with
 // errInterrupted.
-func buildReport(ctx context.Context, cmd *cobra.Command, stage *stagedOut, opt reports.Options) (*reports.Report, error) {
-	opt.Context, opt.Out = ctx, stage.Dir
-	r, err := reports.Build(opt)
+func buildReport(ctx context.Context, cmd *cobra.Command, stage *stagedOut, opt search.ReportOptions, liveSeries []search.HerdSeries) (*reports.Report, error) {
+	runs, err := search.ForReport(ctx, opt)
+	var r *reports.Report
+	if err == nil {
+		r, err = reports.Build(reports.Options{Out: stage.Dir, Runs: runs, Live: liveSeries})
+	}
 	if ctx.Err() != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "interrupted; %s\n", stage.leave())
 		return nil, errInterrupted

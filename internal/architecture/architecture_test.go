@@ -1,6 +1,7 @@
 package architecture
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -31,7 +32,7 @@ var layers = map[string][]string{
 	"scenarios":             {"client", "fault", "sim", "live", "recipes", "models", "workload"},
 	"search":                {"client", "fault", "models", "workload", "scenarios"},
 	"differential":          {"client", "fault", "sim", "live", "recipes"},
-	"reports":               {"client", "fault", "sim", "live", "recipes", "models", "workload", "scenarios", "search"},
+	"reports":               {"client", "fault", "sim", "recipes", "models", "scenarios", "search"},
 	"zksimtest":             {"client", "fault", "sim", "live", "recipes", "models", "workload", "scenarios", "search", "reports"},
 	"cmd/zksim":             {"client", "fault", "sim", "live", "recipes", "models", "workload", "scenarios", "search", "reports"},
 	"internal/stall":        {},
@@ -189,5 +190,42 @@ func TestNoFileOver800Lines(t *testing.T) {
 				t.Errorf("%s: %d lines; split it by concept (800 at most)", n, lines)
 			}
 		}
+	}
+}
+
+// runners are the functions that make runs: reports calls none of them
+// (it renders what search and scenarios made), though it reads their
+// types and the simulator's trace.
+var runners = map[string]func(name string) bool{
+	"search": func(string) bool { return true },
+	"scenarios": func(name string) bool {
+		return strings.HasPrefix(name, "Run") || name == "Replay" || name == "LiveSeed"
+	},
+	"sim": func(name string) bool { return name == "New" },
+}
+
+// reports renders and runs nothing: no call in its code makes a run.
+func TestReportsRunNothing(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, name := range sources(t, "reports") {
+		f, err := parser.ParseFile(fset, filepath.Join(root, "reports", name), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if pkg, ok := sel.X.(*ast.Ident); ok && runners[pkg.Name] != nil && runners[pkg.Name](sel.Sel.Name) {
+				t.Errorf("%s: reports/%s calls %s.%s, which makes runs: let search make them and hand reports the outcomes",
+					fset.Position(call.Pos()), name, pkg.Name, sel.Sel.Name)
+			}
+			return true
+		})
 	}
 }

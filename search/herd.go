@@ -1,4 +1,4 @@
-package reports
+package search
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/workload"
@@ -152,18 +151,27 @@ func TrafficAround(kind, variant string, clients int, seed uint64, window, bucke
 // LiveHerdSweep measures the same releases on a live ensemble: the
 // notifications each client received and the requests it sent, counted at
 // the client's end (the adapter), per release.
-func LiveHerdSweep(e *live.Ensemble, kind, variant string, clients []int, timeout time.Duration, progress io.Writer) (HerdSeries, error) {
+//
+// opt says where the live runs go (its servers, its local ensemble, each
+// run's timeout); counters, when set, reads what the servers counted
+// (packets received and sent, every server), for their own figure.
+func LiveHerdSweep(opt scenarios.LiveOptions, counters func() (received, sent int64), kind, variant string, clients []int, progress io.Writer) (HerdSeries, error) {
 	s := HerdSeries{Kind: kind, Variant: variant, World: "live"}
 	for _, n := range clients {
 		start := time.Now()
 		spec := scenarios.Spec{Kind: kind, Variant: variant, Clients: n,
 			Workload: workload.Shape{Rounds: 1, Steps: 1, Step: time.Millisecond, Together: true}}
-		rx0, tx0, _ := e.ServerCounters()
-		o, err := scenarios.RunLive(spec, 1, scenarios.LiveOptions{Servers: e.ConnectString(), Ensemble: e, Timeout: timeout})
+		var rx0, tx0, rx1, tx1 int64
+		if counters != nil {
+			rx0, tx0 = counters()
+		}
+		o, err := scenarios.RunLive(spec, 1, opt)
 		if err != nil {
 			return s, err
 		}
-		rx1, tx1, _ := e.ServerCounters()
+		if counters != nil {
+			rx1, tx1 = counters()
+		}
 		releases := 0
 		for _, op := range o.Input.Ops {
 			if op.Kind == models.Release {
