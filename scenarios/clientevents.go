@@ -24,9 +24,10 @@ type ClientEvent struct {
 }
 
 // ClientEvents are the answers and notifications the run's clients were
-// sent, in the order they were sent (nil when the run kept no trace).
+// sent, in the order they were sent (nil for a live run, or one that
+// kept no trace).
 func (o *Outcome) ClientEvents() []ClientEvent {
-	if o.World == nil {
+	if o.Simulation == nil || o.World == nil {
 		return nil
 	}
 	var out []ClientEvent

@@ -89,6 +89,9 @@ func TestScenariosLive(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if o.Simulation != nil {
+				t.Error("a live run's outcome carries a simulator's account")
+			}
 			matched := sc.Expect.Met(o.Violations)
 			t.Logf("%s live: %d operations in %s, violations %v", tc.name, len(o.Input.Ops), o.Wall.Round(time.Millisecond), o.Violations)
 			if !matched {

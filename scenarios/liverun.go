@@ -262,7 +262,6 @@ func judgeLive(out *LiveOutcome, r *workload.Run, k *workload.Kind, run *liveEvi
 	w := run.w
 	out.Counters = w.Counters()
 	end := int64(out.Wall)
-	out.Result = sim.Result{End: sim.Time(end)}
 	var failures []ClientFailure
 	over := out.TimedOut || out.Quiesced || out.Interrupted
 	for i, err := range errs {

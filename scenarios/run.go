@@ -33,7 +33,8 @@ type Options struct {
 	CheckLimit time.Duration
 }
 
-// Outcome is one run of a Spec and what the checks made of it.
+// Outcome is one run of a Spec, in either world, and what the checks made
+// of it.
 type Outcome struct {
 	// Spec is the spec that ran, its defaults filled in.
 	Spec Spec
@@ -42,8 +43,6 @@ type Outcome struct {
 	// from the seed. Running the spec with Faults set to it and no Rates
 	// replays the run.
 	Schedule fault.Schedule
-	// Result is the simulator's account of the run.
-	Result sim.Result
 	// Input is what the checks judged: the history and the run around it.
 	Input *models.Input
 	// History is the same, with the run's kind, checks and end, as
@@ -53,13 +52,23 @@ type Outcome struct {
 	Coverage Coverage
 	// Violations are what the checks found, client failures included.
 	Violations []models.Violation
-	// World is the run's world, for its trace.
-	World *sim.World
-	// Simulated and Checked are the wall time the run took in the
-	// simulator, and then to check (the history and traffic gathered and
-	// judged): what `make bench` and `zksim run --json` report of
-	// checking's share. They vary from run to run; nothing else does.
-	Simulated, Checked time.Duration
+	// Simulation is the simulator's account of a simulated run; nil for
+	// a live one, whose account is LiveOutcome's.
+	*Simulation
+	// Checked is the wall time the checks took (the history and traffic
+	// gathered and judged): what `make bench` and `zksim run --json`
+	// report of checking's share, beside Simulation.Simulated. It varies
+	// from run to run; nothing else does.
+	Checked time.Duration
+}
+
+// Simulation is the simulator's account of a run: how it ended, and its
+// world, for the trace.
+type Simulation struct {
+	Result sim.Result
+	World  *sim.World
+	// Simulated is the wall time the run took in the simulator.
+	Simulated time.Duration
 }
 
 // Failed reports whether a check found a violation.
@@ -142,7 +151,7 @@ func simulate(spec Spec, k *workload.Kind, cfg sim.Config, sched fault.Schedule,
 	}
 	began := time.Now()
 	res := w.Run()
-	out := &Outcome{Spec: spec, Seed: cfg.Seed, Schedule: sched, Result: res, World: w, Simulated: time.Since(began)}
+	out := &Outcome{Spec: spec, Seed: cfg.Seed, Schedule: sched, Simulation: &Simulation{Result: res, World: w, Simulated: time.Since(began)}}
 	out.Coverage = coverageOf(sched, res, w.Trace().All())
 	return out, r, nil
 }
