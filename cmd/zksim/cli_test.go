@@ -665,7 +665,7 @@ func TestCLIMerge(t *testing.T) {
 		t.Errorf("--keep 2: merged %d failing, seeds %v, found %v; whole %d failing, seeds %v, found %v",
 			merged.FailingSeeds, seeds(merged.Violations), merged.Found, whole.FailingSeeds, seeds(whole.Violations), whole.Found)
 	}
-	writeFiles(t, dir, map[string]string{"junk.json": "{not json"})
+	writeFiles(t, dir, map[string]string{"junk.json": "{not json", "empty.json": "{}"})
 	save("other-1.json", "run", "lock-faults", "--seeds", "12", "--shard", "1/3", "--json")
 	save("short-2.json", "run", "lock-noguid", "--seeds", "9", "--shard", "2/3", "--json") // seeds 4 to 6
 	if status, o := save("stopped-2.json", "run", "lock-noguid", "--seeds", "12", "--shard", "2/3", "--stop-at-first", "--json"); status != 0 ||
@@ -679,6 +679,7 @@ func TestCLIMerge(t *testing.T) {
 		{"overlapping ranges", []string{"merge", "lock-noguid-1.json", "short-2.json", "lock-noguid-3.json"}, 2, "", "overlaps"},
 		{"another scenario", []string{"merge", "other-1.json", "lock-noguid-2.json", "lock-noguid-3.json"}, 2, "", "not one run"},
 		{"not a run's JSON", []string{"merge", "junk.json"}, 2, "", "junk.json: not what zksim run --json prints"},
+		{"an empty object", []string{"merge", "empty.json"}, 2, "", `empty.json: not what zksim run --json prints (no "scenario" field)`},
 		{"an unsharded run", []string{"merge", "whole.json"}, 2, "", "not a shard"},
 		{"shards keeping different numbers of failures", []string{"merge", "kept-1.json", "lock-noguid-2.json", "lock-noguid-3.json"}, 2, "", "not one run's shards"},
 		{"a shard stopped at its first violation", []string{"merge", "lock-noguid-1.json", "stopped-2.json", "lock-noguid-3.json"}, 2, "", "stopped at its first violation"},

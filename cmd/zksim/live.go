@@ -34,11 +34,12 @@ ensemble, with the same workload and checks as in the simulator: on the
 servers given, or on a local ensemble it starts on 127.0.0.1 from Debian's
 zookeeper package (installed when missing, if it can be) and stops again,
 also when interrupted. Live faults: crash and restart of local servers and
-of the leader, client and server process pauses, lost and delayed replies,
-requests and notifications, partitions, isolation, latency spikes and a
-lagging follower on a local ensemble (its links between servers go through
-proxies); the rest (expiry, a lagging leader or applier, the applier's
-crash) are skipped when random and refused when scheduled. The workload goes
+of the leader, client and server process pauses, disconnects, a session's
+expiry (through a second connection with its id and password), lost and
+delayed replies, requests and notifications, partitions, isolation, latency
+spikes and a lagging follower on a local ensemble (its links between
+servers go through proxies); the rest (a lagging leader or applier, the
+applier's crash) are skipped when random and refused when scheduled. The workload goes
 on until every fault has struck and the ensemble has had a session timeout
 to recover, within --timeout. A run is weak (exit 1), not a pass, when a
 fault the scenario names never struck, or none of its random faults did.

@@ -58,8 +58,11 @@ func readShards(files []string) ([]runOutput, error) {
 		var o runOutput
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(&o); err != nil || o.Scenario == "" {
+		if err := dec.Decode(&o); err != nil {
 			return nil, fmt.Errorf("%s: not what zksim run --json prints (%v)", f, err)
+		}
+		if o.Scenario == "" {
+			return nil, fmt.Errorf("%s: not what zksim run --json prints (no \"scenario\" field)", f)
 		}
 		sh, err := search.ParseShard(o.Shard)
 		if err != nil {
