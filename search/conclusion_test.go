@@ -24,7 +24,7 @@ func TestUndecidedConclusion(t *testing.T) {
 	}{
 		{nil, "pass"},
 		{[]models.Violation{undecided}, "undecided (mutex)"},
-		{[]models.Violation{herd, mutex, undecided, herd}, "violation (herd, mutex); undecided (mutex)"},
+		{[]models.Violation{herd, mutex, undecided, herd}, "violation (mutex, herd); undecided (mutex)"},
 	} {
 		if got := Conclusion(tc.vs); got != tc.want {
 			t.Errorf("Conclusion(%v) = %q, want %q", tc.vs, got, tc.want)

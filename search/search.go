@@ -60,9 +60,17 @@ type Sweep struct {
 	// CheckLimit bounds porcupine's search of each object's history in
 	// each run (Options.CheckLimit; zero: no limit).
 	CheckLimit time.Duration
-	// StopAtFirst stops at the first violation found (the search still
-	// reports the lowest failing seed among those it ran).
+	// StopAtFirst stops at the first run that broke a safety or liveness
+	// check (models.ViolationKind.Dangerous), or found a violation of a
+	// kind in StopAlso: a herd, a cost, does not stop it otherwise, so
+	// that a cheaper finding never hides a dangerous one in the seeds
+	// after it. The search still reports the lowest failing seed among
+	// those it ran, and the first of each check (Found).
 	StopAtFirst bool
+	// StopAlso are the kinds of violation besides the dangerous ones that
+	// stop a search with StopAtFirst (a scenario that expects a herd
+	// stops at its first).
+	StopAlso []models.ViolationKind
 	// Keep is how many failing seeds are kept whole, the lowest (default
 	// DefaultKeep): a search whose every seed fails holds as many
 	// failures as seeds, each with its violations' operations, and a
@@ -78,10 +86,14 @@ type Sweep struct {
 // DefaultKeep is Sweep.Keep's default.
 const DefaultKeep = 1000
 
-// Found is a check and a kind of violation some run found.
+// Found is a check and a kind of violation some run found, and the lowest
+// seed that found it.
 type Found struct {
 	Check string               `json:"check"`
 	Kind  models.ViolationKind `json:"kind"`
+	// Seed is the lowest seed run whose run found it; its failure is among
+	// Result.Failures.
+	Seed uint64 `json:"first_seed"`
 }
 
 // Failure is a seed whose run broke a check.
@@ -99,9 +111,11 @@ type Result struct {
 	Seeds int    `json:"seeds"`
 	// Ran is how many seeds ran (fewer than Seeds when stopped early).
 	Ran int `json:"ran"`
-	// Failures, by seed: the lowest Sweep.Keep failing seeds. Failed
-	// counts every failing seed, and Found is every check and kind of
-	// violation any of them found, sorted.
+	// Failures, by seed: the lowest Sweep.Keep failing seeds, and the
+	// first of each check and kind found. Failed counts every failing
+	// seed, and Found is every check and kind of violation any of them
+	// found, the most serious kind first (safety, liveness, herd,
+	// undecided: models.ViolationKind.Rank), then by check.
 	Failures []Failure `json:"failures"`
 	Failed   int       `json:"failed"`
 	Found    []Found   `json:"found"`
@@ -137,7 +151,7 @@ func (s Sweep) Run(ctx context.Context) (*Result, error) {
 	if _, err := s.Spec.WithDefaults(); err != nil {
 		return nil, err
 	}
-	sw := &sweeper{Sweep: s, first: first, count: count, found: map[Found]bool{}, res: Result{Coverage: scenarios.Coverage{}}}
+	sw := &sweeper{Sweep: s, first: first, count: count, firsts: map[Found]Failure{}, res: Result{Coverage: scenarios.Coverage{}}}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -150,13 +164,7 @@ func (s Sweep) Run(ctx context.Context) (*Result, error) {
 	res := &sw.res
 	res.First, res.Seeds, res.Ran, res.Ops = first, count, int(sw.done.Load()), sw.ops.Load()
 	res.Simulated, res.Checked = time.Duration(sw.simulated.Load()), time.Duration(sw.checked.Load())
-	sw.trim(s.Keep)
-	for f := range sw.found {
-		res.Found = append(res.Found, f)
-	}
-	slices.SortFunc(res.Found, func(a, b Found) int {
-		return cmp.Or(cmp.Compare(a.Check, b.Check), cmp.Compare(a.Kind, b.Kind))
-	})
+	sw.finish()
 	if sw.runErr != nil {
 		return res, sw.runErr
 	}
@@ -177,9 +185,11 @@ type sweeper struct {
 	errOnce            sync.Once
 	runErr             error
 
-	mu    sync.Mutex
-	res   Result // Failures (the lowest Keep, give or take), Failed, Coverage
-	found map[Found]bool
+	mu  sync.Mutex
+	res Result // Failures (the lowest Keep, give or take), Failed, Coverage
+	// firsts is, by check and kind found (Seed unset), the lowest seed's
+	// failure.
+	firsts map[Found]Failure
 }
 
 // work runs the next seed not yet taken, until none is left, the search
@@ -207,7 +217,7 @@ func (sw *sweeper) work(ctx context.Context) {
 		sw.record(o)
 		if o.Failed() {
 			sw.failed.Add(1)
-			if sw.StopAtFirst {
+			if sw.StopAtFirst && sw.stops(o.Violations) {
 				sw.stop.Store(true)
 			}
 		}
@@ -228,14 +238,73 @@ func (sw *sweeper) record(o *scenarios.Outcome) {
 		return
 	}
 	sw.res.Failed++
+	f := Failure{Seed: o.Seed, Violations: o.Violations, Schedule: o.Schedule.String(), TraceHash: scenarios.HashString(o.Result.Hash)}
 	for _, v := range o.Violations {
-		sw.found[Found{v.Check, v.Kind}] = true
+		key := Found{Check: v.Check, Kind: v.Kind}
+		if first, ok := sw.firsts[key]; !ok || o.Seed < first.Seed {
+			sw.firsts[key] = f
+		}
 	}
-	sw.res.Failures = append(sw.res.Failures, Failure{Seed: o.Seed, Violations: o.Violations,
-		Schedule: o.Schedule.String(), TraceHash: scenarios.HashString(o.Result.Hash)})
+	sw.res.Failures = append(sw.res.Failures, f)
 	if len(sw.res.Failures) >= 2*sw.Keep {
 		sw.trim(sw.Keep)
 	}
+}
+
+// stops reports whether a run that found violations stops a search with
+// StopAtFirst: one is dangerous, or of a kind in StopAlso.
+func (sw *sweeper) stops(violations []models.Violation) bool {
+	return slices.ContainsFunc(violations, func(v models.Violation) bool {
+		return v.Kind.Dangerous() || slices.Contains(sw.StopAlso, v.Kind)
+	})
+}
+
+// finish completes the result: the kept failures (the lowest Keep, and the
+// first of each check and kind found, which Keep may have trimmed), and
+// what was found, the most serious first.
+func (sw *sweeper) finish() {
+	sw.trim(sw.Keep)
+	for key, f := range sw.firsts {
+		if !slices.ContainsFunc(sw.res.Failures, func(g Failure) bool { return g.Seed == f.Seed }) {
+			sw.res.Failures = append(sw.res.Failures, f)
+		}
+		key.Seed = f.Seed
+		sw.res.Found = append(sw.res.Found, key)
+	}
+	slices.SortFunc(sw.res.Failures, func(a, b Failure) int { return cmp.Compare(a.Seed, b.Seed) })
+	SortFound(sw.res.Found)
+}
+
+// SortFound sorts found the most serious kind first, then by check.
+func SortFound(found []Found) {
+	slices.SortFunc(found, func(a, b Found) int {
+		return cmp.Or(cmp.Compare(a.Kind.Rank(), b.Kind.Rank()), cmp.Compare(a.Check, b.Check), cmp.Compare(a.Kind, b.Kind))
+	})
+}
+
+// Worst is the failure to show first: the lowest seed that found the most
+// serious kind of violation found (a run with two leaders before a run
+// that herded, whatever their seeds); the lowest failing seed when what
+// was found is not known. false when nothing failed.
+func (r *Result) Worst() (Failure, bool) {
+	if len(r.Failures) == 0 {
+		return Failure{}, false
+	}
+	if len(r.Found) == 0 {
+		return r.Failures[0], true
+	}
+	first := r.Found[0].Seed
+	for _, f := range r.Found[1:] {
+		if f.Kind == r.Found[0].Kind {
+			first = min(first, f.Seed)
+		}
+	}
+	for _, f := range r.Failures {
+		if f.Seed == first {
+			return f, true
+		}
+	}
+	return r.Failures[0], true
 }
 
 // trim sorts the kept failures by seed and keeps the lowest keep.

@@ -65,8 +65,7 @@ func judgeForSuite(ctx context.Context, sc *scenarios.Scenario, seeds int) (Judg
 		return Judged{}, err
 	}
 	j := Judged{Scenario: sc, Verdict: v, Seeds: SeedsTaken(v.Result), Time: time.Since(began).Round(time.Millisecond)}
-	if len(v.Result.Failures) > 0 {
-		f := v.Result.Failures[0]
+	if f, ok := v.Result.Worst(); ok {
 		if j.Shown, err = Show(ctx, sc.Spec, f.Seed, f.Violations, ShowOptions{Shrink: true}); err != nil {
 			return Judged{}, err
 		}
@@ -74,14 +73,14 @@ func judgeForSuite(ctx context.Context, sc *scenarios.Scenario, seeds int) (Judg
 	return j, nil
 }
 
-// SeedsTaken is how many seeds a verdict took: up to its first failing
-// seed when it found a violation, every seed run when it did not. A
-// search that stops at its first violation lets the seeds already under
-// way in parallel finish, and a loaded machine gets further with them:
-// counted, they would make the figure depend on the machine.
+// SeedsTaken is how many seeds a verdict took: up to the failing seed it
+// shows (Result.Worst) when it found a violation, every seed run when it
+// did not. A search that stops at its first violation lets the seeds
+// already under way in parallel finish, and a loaded machine gets further
+// with them: counted, they would make the figure depend on the machine.
 func SeedsTaken(r *Result) int {
-	if len(r.Failures) > 0 {
-		return int(r.Failures[0].Seed-r.First) + 1
+	if f, ok := r.Worst(); ok {
+		return int(f.Seed-r.First) + 1
 	}
 	return r.Ran
 }

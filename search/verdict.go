@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -16,8 +17,9 @@ type Verdict struct {
 	Result   *Result
 	// Pass says every run held.
 	Pass bool
-	// Checks are the checks that found violations, sorted (those that
-	// could not decide within their limit too: see Conclusion).
+	// Checks are the checks that found violations, the most serious kind
+	// first (those that could not decide within their limit too, last:
+	// see Conclusion).
 	Checks []string
 	// Matches says the verdict is the one the scenario expects: every run
 	// held, or some run broke the expected check, with the expected kind
@@ -43,14 +45,18 @@ func FoundViolations(found []Found) []models.Violation {
 
 // Conclusion renders what violations, of every run together, conclude:
 // "pass" for none, else "violation (CHECKS)" for the checks that found
-// one and "undecided (CHECKS)" for those that ran out of their time limit
-// (models.Undecided), never a pass.
+// one, those that found a safety violation first, then liveness, then a
+// herd (models.ViolationKind.Rank), and "undecided (CHECKS)" for those
+// that ran out of their time limit (models.Undecided), never a pass.
 func Conclusion(violations []models.Violation) string {
+	rank := map[string]int{} // the most serious kind each check found
 	var found, undecided []string
 	for _, v := range violations {
 		list := &found
 		if v.Kind == models.Undecided {
 			list = &undecided
+		} else if r, ok := rank[v.Check]; !ok || v.Kind.Rank() < r {
+			rank[v.Check] = v.Kind.Rank()
 		}
 		if !slices.Contains(*list, v.Check) {
 			*list = append(*list, v.Check)
@@ -58,7 +64,7 @@ func Conclusion(violations []models.Violation) string {
 	}
 	var parts []string
 	if len(found) > 0 {
-		slices.Sort(found)
+		slices.SortFunc(found, func(a, b string) int { return cmp.Or(cmp.Compare(rank[a], rank[b]), cmp.Compare(a, b)) })
 		parts = append(parts, "violation ("+strings.Join(found, ", ")+")")
 	}
 	if len(undecided) > 0 {
@@ -75,6 +81,9 @@ func Conclusion(violations []models.Violation) string {
 // with sc's expectation.
 func Judge(ctx context.Context, sc *scenarios.Scenario, sweep Sweep) (*Verdict, error) {
 	sweep.Spec = sc.Spec
+	if !sc.Expect.Pass && !sc.Expect.Kind.Dangerous() {
+		sweep.StopAlso = append(sweep.StopAlso, sc.Expect.Kind) // the cost it expects ends its search
+	}
 	if sweep.Seeds == 0 {
 		sweep.Seeds = sc.Seeds
 	}
@@ -87,7 +96,7 @@ func Judge(ctx context.Context, sc *scenarios.Scenario, sweep Sweep) (*Verdict, 
 	v := &Verdict{Scenario: sc, Result: res, Pass: res.Failed == 0}
 	for _, f := range res.Found {
 		if !slices.Contains(v.Checks, f.Check) {
-			v.Checks = append(v.Checks, f.Check) // sorted, as Found is
+			v.Checks = append(v.Checks, f.Check) // the most serious first, as Found is
 		}
 	}
 	for _, r := range sc.Require {

@@ -214,7 +214,14 @@ func Check(t testing.TB, kind string, impl workload.Implementation, opt Options)
 		t.Logf("zksimtest: %s held on %d seeds (%d simulated operations)", kind, res.Ran, res.Ops)
 		return
 	}
-	f := res.Failures[0]
+	f, _ := res.Worst() // the most serious kind found first: two leaders before a herd
+	if len(res.Found) > 1 {
+		var found []string
+		for _, fd := range res.Found {
+			found = append(found, fmt.Sprintf("%s %s (first at seed %d)", fd.Check, fd.Kind, fd.Seed))
+		}
+		t.Logf("zksimtest: found %s; the most serious is shown", strings.Join(found, ", "))
+	}
 	o, clients, rounds := show(t, spec, f, !opt.NoShrink, max(budget-time.Since(began), budget/4))
 	fail(t, o, clients, rounds)
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"slices"
 
@@ -153,7 +151,8 @@ func mergeShards(shards []runOutput) runOutput {
 	first := shards[0]
 	o := runOutput{Scenario: first.Scenario, Expected: first.Expected, Expect: first.Expect, Require: first.Require,
 		First: first.First, Violations: []runViolation{}, Coverage: scenarios.Coverage{}, Kept: first.Kept}
-	found := map[search.Found]bool{}
+	found := map[search.Found]uint64{} // by check and kind, the lowest seed of any shard
+
 	for _, s := range shards {
 		o.Seeds += s.Seeds
 		o.Ran += s.Ran
@@ -164,7 +163,10 @@ func mergeShards(shards []runOutput) runOutput {
 		o.Violations = append(o.Violations, s.Violations...)
 		o.FailingSeeds += s.FailingSeeds
 		for _, f := range s.Found {
-			found[f] = true
+			key := search.Found{Check: f.Check, Kind: f.Kind}
+			if seed, ok := found[key]; !ok || f.Seed < seed {
+				found[key] = f.Seed
+			}
 		}
 		for k, v := range s.Coverage {
 			o.Coverage[k] += v
@@ -181,9 +183,15 @@ func mergeShards(shards []runOutput) runOutput {
 		o.OpsPerSec = float64(o.Ops) / (float64(o.SimMs) / 1000)
 	}
 	o.Violations = lowestSeeds(o.Violations, o.Kept)
-	o.Found = slices.SortedFunc(maps.Keys(found), func(a, b search.Found) int {
-		return cmp.Or(cmp.Compare(a.Check, b.Check), cmp.Compare(a.Kind, b.Kind))
-	})
+	o.Found = nil
+	for key, seed := range found {
+		key.Seed = seed
+		o.Found = append(o.Found, key)
+	}
+	search.SortFound(o.Found)
+	if o.Found == nil {
+		o.Found = []search.Found{}
+	}
 	all := search.FoundViolations(o.Found)
 	o.Got = search.Conclusion(all)
 	for _, r := range o.Require {

@@ -142,7 +142,7 @@ when interrupted.`,
 	f.DurationVar(&fl.checkLimit, "check-limit", time.Minute,
 		"how long porcupine may search one object's history before the run is called undecided (0: no limit)")
 	f.BoolVar(&fl.swarm, "swarm", false, "each seed draws its own mix of the scenario's random fault rates: which kinds are on, how often each strikes (swarm testing)")
-	f.BoolVar(&fl.stopAtFirst, "stop-at-first", false, "stop at the first violation found (the lowest failing seed among those run)")
+	f.BoolVar(&fl.stopAtFirst, "stop-at-first", false, "stop at the first safety or liveness violation, or of the kind the scenario expects (the lowest failing seed among those run); a herd alone does not stop it")
 	f.IntVar(&fl.keep, "keep", search.DefaultKeep, "report the violations of the lowest N failing seeds (the others are counted)")
 	f.BoolVar(&fl.all, "all", false, "show every event in the violation's timeline, not only the operations involved")
 	f.BoolVar(&fl.asJSON, "json", false, "print one JSON object")
@@ -169,12 +169,12 @@ func runScenario(cmd *cobra.Command, arg string, fl runFlags) error {
 	arg = commandArg(arg, fl.swarm)
 	o := runOutputOf(arg, v, sweep, interrupted)
 	var report *reports.ViolationReport
-	if failures := v.Result.Failures; len(failures) > 0 && (fl.shrink || fl.out != "") && !interrupted {
+	if worst, ok := v.Result.Worst(); ok && (fl.shrink || fl.out != "") && !interrupted {
 		// An interrupt stops the shrinking, which keeps the smallest
 		// counterexample so far; the report is written whole all the same.
 		ctx, stop := interruptContext()
 		opts := firstReportOptions{arg: arg, shrink: fl.shrink, out: fl.out, all: fl.all, limit: fl.checkLimit}
-		report, err = firstReport(ctx, &o, sc.Spec, failures[0], opts)
+		report, err = firstReport(ctx, &o, sc.Spec, worst, opts)
 		stop()
 		if err != nil {
 			return err
