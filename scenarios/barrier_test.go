@@ -124,7 +124,7 @@ func TestBarrierBrokenImplementationsCaught(t *testing.T) {
 		{"remove that does nothing", barrierBroken{noDrop: true}, "liveness", models.Liveness},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			impl := &workload.Implementation{Barrier: func(conn client.Conn, path string) recipes.Barrier {
+			impl := &recipes.Implementation{Barrier: func(conn client.Conn, path string) recipes.Barrier {
 				b := c.broken
 				b.Barrier = recipes.NewBarrier(conn, path)
 				return &b

@@ -8,7 +8,6 @@ import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
-	"github.com/zksim/zksim/workload"
 )
 
 // A lock's liveness violation names its cause from what the run shows,
@@ -139,7 +138,7 @@ func TestUnconvergedViewNamesWhatFollowed(t *testing.T) {
 	// The recipe's cache, which lists the group again once back, is not
 	// accused.
 	spec := sc.Spec
-	spec.Variant, spec.Impl = "", &workload.Implementation{
+	spec.Variant, spec.Impl = "", &recipes.Implementation{
 		Membership: func(c client.Conn, p, name string) recipes.Membership { return recipes.NewCachedGroup(c, p, name) }}
 	o, err = Run(spec, 1, Options{})
 	if err != nil {

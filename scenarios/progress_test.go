@@ -77,7 +77,7 @@ func TestPollersThatCannotProgressEndTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	impl := workload.Implementation{Locker: func(c client.Conn, p string) recipes.Locker { return &pollingLock{conn: c, dir: p} }}
+	impl := recipes.Implementation{Locker: func(c client.Conn, p string) recipes.Locker { return &pollingLock{conn: c, dir: p} }}
 	o, err := Run(Spec{Kind: "lock", Impl: &impl, Clients: 2, Workload: workload.Shape{Rounds: 1}, Faults: sched,
 		Checks: []string{"mutex", "liveness"}}, 1, Options{})
 	if err != nil {

@@ -6,8 +6,8 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
-	"github.com/zksim/zksim/workload"
 )
 
 // repertoires holds each workload's repertoire once made: a pure function
@@ -19,7 +19,7 @@ var repertoires sync.Map // repertoireKey → *fault.Repertoire
 // implementation by its identity (kept, so that its address is never
 // another's), the rest as text.
 type repertoireKey struct {
-	impl *workload.Implementation
+	impl *recipes.Implementation
 	text string
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/workload"
 )
@@ -23,7 +24,7 @@ type Spec struct {
 	Variant string
 	// Impl, when set, is the implementation under test (a user's own);
 	// only the constructor of the Spec's kind is used.
-	Impl *workload.Implementation
+	Impl *recipes.Implementation
 
 	// Ensemble is the simulated world's configuration; its Seed and
 	// Source are set per run, KeepTrace as the run needs.
@@ -110,7 +111,7 @@ func (s Spec) plan() workload.Plan {
 }
 
 // implementation is what s runs: the user's, a variant's, or the recipe.
-func (s Spec) implementation(k *workload.Kind) workload.Implementation {
+func (s Spec) implementation(k *workload.Kind) recipes.Implementation {
 	return k.Implementation(s.Impl, s.Variant)
 }
 

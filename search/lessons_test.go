@@ -70,7 +70,7 @@ func TestRecipesHoldUnderEveryFault(t *testing.T) {
 		{Kind: "2pc", Rates: &everyFault},
 		{Kind: "membership", Rates: &everyFault},
 		// The group whose watchers keep their view from a persistent watch.
-		{Name: "membership (cached)", Kind: "membership", Rates: &everyFault, Impl: &workload.Implementation{
+		{Name: "membership (cached)", Kind: "membership", Rates: &everyFault, Impl: &recipes.Implementation{
 			Membership: func(c client.Conn, p, name string) recipes.Membership { return recipes.NewCachedGroup(c, p, name) }}},
 		{Kind: "config", Rates: &everyFault},
 		{Kind: "naming", Rates: &everyFault},

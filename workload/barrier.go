@@ -30,8 +30,8 @@ func init() {
 	registerKind(&Kind{
 		name: "barrier", situations: []situation{passesWaited}, doc: "barrier (recipes.Barrier); c1 raises and lowers it, the others wait at it",
 		clients: 4, minClients: 2,
-		recipe: Implementation{Barrier: func(c client.Conn, p string) recipes.Barrier { return recipes.NewBarrier(c, p) }},
-		variants: map[string]Implementation{
+		recipe: recipes.Implementation{Barrier: func(c client.Conn, p string) recipes.Barrier { return recipes.NewBarrier(c, p) }},
+		variants: map[string]recipes.Implementation{
 			"barrier-no-sync": {Barrier: func(c client.Conn, p string) recipes.Barrier { return recipes.NewNoSyncBarrier(c, p) }},
 		},
 		defaults: func(w *Shape, clients int) {

@@ -43,9 +43,9 @@ func init() {
 	registerKind(&Kind{
 		name: "config", situations: []situation{newerConfig}, doc: "configuration (recipes.ConfigWriter, recipes.ConfigReader); the first Readers clients read, the others write",
 		clients: 4, minClients: 2,
-		recipe: Implementation{ConfigWriter: writer,
+		recipe: recipes.Implementation{ConfigWriter: writer,
 			ConfigReader: func(c client.Conn, p string) recipes.ConfigReader { return recipes.NewConfigWatcher(c, p) }},
-		variants: map[string]Implementation{
+		variants: map[string]recipes.Implementation{
 			"config-read-once": {ConfigWriter: writer, ConfigReader: func(c client.Conn, p string) recipes.ConfigReader {
 				return recipes.NewReadOnceConfigWatcher(c, p)
 			}},

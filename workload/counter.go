@@ -40,10 +40,10 @@ func init() {
 		name: "counter", situations: []situation{addsContended, countsOfOthers},
 		doc:     "shared counter (recipes.Counter); every client adds 1 and 10·N in turn, reading the value after each",
 		clients: 4, minClients: 1,
-		recipe: Implementation{Counter: func(c client.Conn, p, name string) recipes.Counter {
+		recipe: recipes.Implementation{Counter: func(c client.Conn, p, name string) recipes.Counter {
 			return recipes.NewCounter(c, p, name)
 		}},
-		variants: map[string]Implementation{
+		variants: map[string]recipes.Implementation{
 			"counter-blind-set": {Counter: func(c client.Conn, p, name string) recipes.Counter {
 				return recipes.NewBlindSetCounter(c, p, name)
 			}},

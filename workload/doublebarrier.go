@@ -63,10 +63,10 @@ func init() {
 	registerKind(&Kind{
 		name: "double-barrier", situations: []situation{entersWaited, leavesWaited}, doc: "double barrier (recipes.DoubleBarrier); every client enters, computes and leaves, in rounds",
 		clients: 5, minClients: 1,
-		recipe: Implementation{DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
+		recipe: recipes.Implementation{DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
 			return recipes.NewDoubleBarrier(c, p, name, size)
 		}},
-		variants: map[string]Implementation{
+		variants: map[string]recipes.Implementation{
 			"double-barrier-herd": {DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
 				return recipes.NewHerdDoubleBarrier(c, p, name, size)
 			}},

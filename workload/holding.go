@@ -41,8 +41,8 @@ func init() {
 func lockKind() *Kind {
 	return &Kind{
 		name: "lock", situations: []situation{waitedForHolder, fenceRefused}, doc: "exclusive lock (recipes.Locker)", clients: 5, minClients: 1,
-		recipe: Implementation{Locker: func(c client.Conn, p string) recipes.Locker { return recipes.NewLock(c, p) }},
-		variants: map[string]Implementation{
+		recipe: recipes.Implementation{Locker: func(c client.Conn, p string) recipes.Locker { return recipes.NewLock(c, p) }},
+		variants: map[string]recipes.Implementation{
 			"lock-herd":   {Locker: func(c client.Conn, p string) recipes.Locker { return recipes.NewHerdLock(c, p) }},
 			"lock-noguid": {Locker: func(c client.Conn, p string) recipes.Locker { return recipes.NewNoGUIDLock(c, p) }},
 			"lock-unsorted": {Locker: func(c client.Conn, p string) recipes.Locker {
@@ -86,8 +86,8 @@ func lockKind() *Kind {
 func electionKind() *Kind {
 	return &Kind{
 		name: "election", situations: []situation{waitedForHolder, fenceRefused, withdrawals}, doc: "leader election, leadership held as a lease (recipes.Elector)", clients: 5, minClients: 1,
-		recipe: Implementation{Elector: func(c client.Conn, p, name string) recipes.Elector { return recipes.NewElection(c, p, name) }},
-		variants: map[string]Implementation{
+		recipe: recipes.Implementation{Elector: func(c client.Conn, p, name string) recipes.Elector { return recipes.NewElection(c, p, name) }},
+		variants: map[string]recipes.Implementation{
 			"election-herd": {Elector: func(c client.Conn, p, name string) recipes.Elector {
 				return recipes.NewHerdElection(c, p, name)
 			}},
@@ -113,8 +113,8 @@ func sharedLockKind() *Kind {
 	return &Kind{
 		name: "shared-lock", situations: []situation{waitedForHolder, readsTogether}, doc: "read-write lock (recipes.SharedLocker); the first Readers clients read, the others write",
 		clients: 5, minClients: 1,
-		recipe: Implementation{SharedLocker: func(c client.Conn, p string) recipes.SharedLocker { return recipes.NewSharedLock(c, p) }},
-		variants: map[string]Implementation{
+		recipe: recipes.Implementation{SharedLocker: func(c client.Conn, p string) recipes.SharedLocker { return recipes.NewSharedLock(c, p) }},
+		variants: map[string]recipes.Implementation{
 			"shared-lock-readers-queue": {SharedLocker: func(c client.Conn, p string) recipes.SharedLocker {
 				return recipes.NewReadersQueueSharedLock(c, p)
 			}},

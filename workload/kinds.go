@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/recipes"
 )
 
 // Kind is one recipe kind's workload: its defaults, the implementations
@@ -19,8 +20,8 @@ type Kind struct {
 	clients, minClients int
 	// recipe is the recipe's implementation; variants the teaching
 	// variants', by name.
-	recipe   Implementation
-	variants map[string]Implementation
+	recipe   recipes.Implementation
+	variants map[string]recipes.Implementation
 	// defaults fills in a workload's zero fields.
 	defaults func(s *Shape, clients int)
 	// checks are the checks that judge a run of this kind by default.
@@ -101,18 +102,18 @@ var Renamed = map[string]string{
 }
 
 // Variant finds a teaching variant's implementation.
-func (k *Kind) Variant(name string) (Implementation, error) {
+func (k *Kind) Variant(name string) (recipes.Implementation, error) {
 	if impl, ok := k.variants[name]; ok {
 		return impl, nil
 	}
 	names := k.Variants()
 	if now := Renamed[name]; now != "" {
-		return Implementation{}, fmt.Errorf("variant: %q is called %q now (a variant's name begins with its kind's)", name, now)
+		return recipes.Implementation{}, fmt.Errorf("variant: %q is called %q now (a variant's name begins with its kind's)", name, now)
 	}
 	if len(names) == 0 {
-		return Implementation{}, fmt.Errorf("variant: %q; the %s kind has no teaching variants", name, k.name)
+		return recipes.Implementation{}, fmt.Errorf("variant: %q; the %s kind has no teaching variants", name, k.name)
 	}
-	return Implementation{}, fmt.Errorf("variant: %q is not a %s variant; want one of %s", name, k.name, strings.Join(names, ", "))
+	return recipes.Implementation{}, fmt.Errorf("variant: %q is not a %s variant; want one of %s", name, k.name, strings.Join(names, ", "))
 }
 
 // Variants are the names of the kind's teaching variants, sorted.
@@ -127,7 +128,7 @@ func (k *Kind) Variants() []string {
 
 // Implementation is what a run of the kind runs: impl when set (a user's
 // own), else the teaching variant named, else the recipe.
-func (k *Kind) Implementation(impl *Implementation, variant string) Implementation {
+func (k *Kind) Implementation(impl *recipes.Implementation, variant string) recipes.Implementation {
 	if impl != nil {
 		return *impl
 	}

@@ -57,10 +57,10 @@ func init() {
 	registerKind(&Kind{
 		name: "membership", situations: []situation{viewsChanged, membersFailed}, doc: "group membership (recipes.Membership); the first Readers clients watch, the others are members",
 		clients: 6, minClients: 2,
-		recipe: Implementation{Membership: func(c client.Conn, p, name string) recipes.Membership {
+		recipe: recipes.Implementation{Membership: func(c client.Conn, p, name string) recipes.Membership {
 			return recipes.NewGroup(c, p, name)
 		}},
-		variants: map[string]Implementation{
+		variants: map[string]recipes.Implementation{
 			"membership-persistent": {Membership: func(c client.Conn, p, name string) recipes.Membership {
 				return recipes.NewPersistentGroup(c, p, name)
 			}},

@@ -54,10 +54,10 @@ func init() {
 	registerKind(&Kind{
 		name: "naming", situations: []situation{namesTaken}, doc: "name service (recipes.NameService); every client registers names, some contended, then resolves them",
 		clients: 4, minClients: 1,
-		recipe: Implementation{NameService: func(c client.Conn, p string) recipes.NameService {
+		recipe: recipes.Implementation{NameService: func(c client.Conn, p string) recipes.NameService {
 			return recipes.NewNameRegistry(c, p, false)
 		}},
-		variants: map[string]Implementation{
+		variants: map[string]recipes.Implementation{
 			"naming-no-recovery": {NameService: func(c client.Conn, p string) recipes.NameService {
 				return recipes.NewNoRecoveryNameRegistry(c, p, false)
 			}},

@@ -77,8 +77,8 @@ func init() {
 	registerKind(&Kind{
 		name: "queue", situations: []situation{takesWaitedForPut}, doc: "FIFO queue (recipes.Queue); the first Consumers clients take, the others put",
 		clients: 4, minClients: 2,
-		recipe: Implementation{Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewQueue(c, p) }},
-		variants: map[string]Implementation{
+		recipe: recipes.Implementation{Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewQueue(c, p) }},
+		variants: map[string]recipes.Implementation{
 			"queue-unchecked-delete": {Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewUncheckedQueue(c, p) }},
 			"queue-plain-delete": {Queue: func(c client.Conn, p string) recipes.Queue {
 				return recipes.NewPlainDeleteQueue(c, p)
@@ -104,10 +104,10 @@ func init() {
 	registerKind(&Kind{
 		name: "priority-queue", situations: []situation{takesWaitedForPut}, doc: "priority queue (recipes.PriorityQueue); the first Consumers clients take, the others put",
 		clients: 4, minClients: 2,
-		recipe: Implementation{PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
+		recipe: recipes.Implementation{PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
 			return recipes.NewPriorityQueue(c, p)
 		}},
-		variants: map[string]Implementation{
+		variants: map[string]recipes.Implementation{
 			"priority-queue-stale-list": {PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
 				return recipes.NewStaleListPriorityQueue(c, p)
 			}},

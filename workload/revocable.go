@@ -38,10 +38,10 @@ func init() {
 	registerKind(&Kind{
 		name: "revocable-lock", situations: []situation{waitedForHolder, revocationsSettled, fenceRefused}, doc: "revocable shared lock (recipes.RevocableLocker): c1 revokes, the others write",
 		clients: 4, minClients: 2,
-		recipe: Implementation{RevocableLocker: func(c client.Conn, p string) recipes.RevocableLocker {
+		recipe: recipes.Implementation{RevocableLocker: func(c client.Conn, p string) recipes.RevocableLocker {
 			return recipes.NewRevocableLock(c, p)
 		}},
-		variants: map[string]Implementation{
+		variants: map[string]recipes.Implementation{
 			"revocable-lock-force-revoke": {RevocableLocker: func(c client.Conn, p string) recipes.RevocableLocker {
 				return forcedRevoker{recipes.NewRevocableLock(c, p), 50 * time.Millisecond}
 			}},

@@ -66,7 +66,7 @@ type Plan struct {
 // world, and what the clients record.
 type runner struct {
 	plan  Plan
-	impl  Implementation
+	impl  recipes.Implementation
 	world World
 	rec   *recording
 	// resources are what the locks and leaderships protect, by path.
@@ -93,7 +93,7 @@ type runner struct {
 // implementation, judged by which bound.
 type Launch struct {
 	World World
-	Impl  Implementation
+	Impl  recipes.Implementation
 	// Bound is the liveness bound the run is judged by: the plan's or
 	// the kind's, allowing for the faults' pauses and quorum losses.
 	Bound time.Duration

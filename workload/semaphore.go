@@ -38,8 +38,8 @@ func init() { registerKind(semaphoreKind()) }
 // semaphoreKind is the counting semaphore: the recipe's (Curator's
 // InterProcessSemaphoreV2), and its teaching variants.
 func semaphoreKind() *Kind {
-	sem := func(f func(client.Conn, string, int) recipes.Semaphore) Implementation {
-		return Implementation{Semaphore: f}
+	sem := func(f func(client.Conn, string, int) recipes.Semaphore) recipes.Implementation {
+		return recipes.Implementation{Semaphore: f}
 	}
 	return &Kind{
 		name: "semaphore", situations: []situation{waitedForHolder, leasesHeldTogether},
@@ -48,7 +48,7 @@ func semaphoreKind() *Kind {
 		fenceless: "a semaphore's resource has no fence: its holders' leases are not given back in the order they " +
 			"were granted, so a fence that refuses tokens lower than the newest would refuse a rightful holder",
 		recipe: sem(func(c client.Conn, p string, n int) recipes.Semaphore { return recipes.NewSemaphore(c, p, n) }),
-		variants: map[string]Implementation{
+		variants: map[string]recipes.Implementation{
 			"semaphore-check-then-create": sem(func(c client.Conn, p string, n int) recipes.Semaphore {
 				return recipes.NewCheckThenCreateSemaphore(c, p, n)
 			}),

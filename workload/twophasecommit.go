@@ -47,11 +47,11 @@ func init() {
 	registerKind(&Kind{
 		name: "2pc", situations: []situation{committed, aborted}, doc: "two-phased commit (recipes.Coordinator, recipes.Site); c1 coordinates, the others are sites",
 		clients: 4, minClients: 2,
-		recipe: Implementation{
+		recipe: recipes.Implementation{
 			Coordinator: func(c client.Conn, p string) recipes.Coordinator { return recipes.NewTwoPhaseCoordinator(c, p) },
 			Site:        func(c client.Conn, p, name string) recipes.Site { return recipes.NewTwoPhaseSite(c, p, name) },
 		},
-		variants: map[string]Implementation{
+		variants: map[string]recipes.Implementation{
 			"2pc-sites-watch-votes": {
 				Coordinator: func(c client.Conn, p string) recipes.Coordinator {
 					return recipes.NewPlainTwoPhaseCoordinator(c, p)

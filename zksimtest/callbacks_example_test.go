@@ -11,7 +11,6 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/recipes"
-	"github.com/zksim/zksim/workload"
 	"github.com/zksim/zksim/zksimtest"
 )
 
@@ -173,7 +172,7 @@ func TestKeeperUnguarded(t *testing.T) {
 // defaults, as the tutorial shows (docs/tutorial.md §9).
 func keeperCheck(guarded bool) func(testing.TB) {
 	return func(t testing.TB) {
-		zksimtest.Check(t, "membership", workload.Implementation{Membership: func(conn client.Conn, dir, name string) recipes.Membership {
+		zksimtest.Check(t, "membership", recipes.Implementation{Membership: func(conn client.Conn, dir, name string) recipes.Membership {
 			return newKeeper(conn, dir, name, guarded)
 		}}, zksimtest.Options{})
 	}

@@ -16,7 +16,7 @@ import (
 // defaults, and the check that catches it ("" when not named).
 type mistake struct {
 	name, kind, check string
-	impl              workload.Implementation
+	impl              recipes.Implementation
 	ensemble          sim.Config
 }
 
@@ -24,8 +24,8 @@ type mistake struct {
 // with the check its lesson names (TestDefaultsCatchSessionMistakes says
 // which).
 func sessionMistakes() []mistake {
-	locker := func(f func(client.Conn, string) recipes.Locker) workload.Implementation {
-		return workload.Implementation{Locker: f}
+	locker := func(f func(client.Conn, string) recipes.Locker) recipes.Implementation {
+		return recipes.Implementation{Locker: f}
 	}
 	return []mistake{
 		{"requeues-on-disconnect", "lock", "liveness",
@@ -44,20 +44,20 @@ func sessionMistakes() []mistake {
 		// The candidate that takes itself for the leader deletes the
 		// leader's published node, another live session's, before it
 		// acts as leader: the ownership check names it first.
-		{"trusts-deletion", "election", "ownership", workload.Implementation{
+		{"trusts-deletion", "election", "ownership", recipes.Implementation{
 			Elector: func(c client.Conn, p, n string) recipes.Elector { return recipes.NewTrustingElection(c, p, n) }}, sim.Config{}},
-		{"no-sync", "barrier", "barrier", workload.Implementation{
+		{"no-sync", "barrier", "barrier", recipes.Implementation{
 			Barrier: func(c client.Conn, p string) recipes.Barrier { return recipes.NewNoSyncBarrier(c, p) }}, sim.Config{}},
-		{"forgets-expiry", "membership", "membership", workload.Implementation{
+		{"forgets-expiry", "membership", "membership", recipes.Implementation{
 			Membership: func(c client.Conn, p, n string) recipes.Membership { return recipes.NewForgetfulGroup(c, p, n) }}, sim.Config{}},
 		// A watcher whose watch is set once: the check judges only runs
 		// that went on for the bound after the last write, which the
 		// readers now wait out whatever the faults' pauses.
-		{"oneshot-watch", "config", "config", workload.Implementation{
+		{"oneshot-watch", "config", "config", recipes.Implementation{
 			ConfigWriter: func(c client.Conn, p string) recipes.ConfigWriter { return recipes.NewConfigNode(c, p) },
 			ConfigReader: func(c client.Conn, p string) recipes.ConfigReader { return recipes.NewOneshotConfigWatcher(c, p) }},
 			sim.Config{}},
-		{"trusts-watch", "priority-queue", "priority-queue", workload.Implementation{
+		{"trusts-watch", "priority-queue", "priority-queue", recipes.Implementation{
 			PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
 				return recipes.NewWatchTrustingPriorityQueue(c, p)
 			}}, sim.Config{}},

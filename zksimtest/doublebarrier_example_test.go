@@ -10,7 +10,6 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/recipes"
-	"github.com/zksim/zksim/workload"
 	"github.com/zksim/zksim/zksimtest"
 )
 
@@ -137,8 +136,8 @@ func processes(kids []string) int {
 	return n
 }
 
-func countingBarrierImpl() workload.Implementation {
-	return workload.Implementation{DoubleBarrier: func(conn client.Conn, dir, _ string, size int) recipes.DoubleBarrier {
+func countingBarrierImpl() recipes.Implementation {
+	return recipes.Implementation{DoubleBarrier: func(conn client.Conn, dir, _ string, size int) recipes.DoubleBarrier {
 		return &countingBarrier{conn: conn, dir: dir, size: size}
 	}}
 }

@@ -6,9 +6,9 @@ import (
 	"os"
 	"testing"
 
+	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/search"
-	"github.com/zksim/zksim/workload"
 )
 
 // ExploreOptions bound an exhaustive exploration (Explore).
@@ -41,7 +41,7 @@ type ExploreOptions struct {
 // Options.Budget, or 2 minutes), saying it explored only part of the
 // bound. The same bound explores the same schedules on every machine. With -zksim.seed it runs the counterexample
 // its replay line names, alone.
-func Explore(t testing.TB, kind string, impl workload.Implementation, opt ExploreOptions) {
+func Explore(t testing.TB, kind string, impl recipes.Implementation, opt ExploreOptions) {
 	t.Helper()
 	// The experiment Check runs: paced across session timeouts, where a
 	// session's mistakes show (scenarios.SessionPaced), its faults the

@@ -12,7 +12,6 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/recipes"
-	"github.com/zksim/zksim/workload"
 	"github.com/zksim/zksim/zksimtest"
 )
 
@@ -105,8 +104,8 @@ func (q *workQueue) takeOne(ctx context.Context, path string, listing *zk.Stat) 
 	}
 }
 
-func userQueue(cversion bool) workload.Implementation {
-	return workload.Implementation{Queue: func(conn client.Conn, dir string) recipes.Queue {
+func userQueue(cversion bool) recipes.Implementation {
+	return recipes.Implementation{Queue: func(conn client.Conn, dir string) recipes.Queue {
 		return &workQueue{conn: conn, dir: dir, cversion: cversion}
 	}}
 }

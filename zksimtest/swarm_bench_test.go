@@ -11,7 +11,6 @@ import (
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/search"
 	"github.com/zksim/zksim/sim"
-	"github.com/zksim/zksim/workload"
 	"github.com/zksim/zksim/zksimtest"
 )
 
@@ -81,14 +80,14 @@ func breaksOf(b *testing.B, c mistake, swarm bool, seeds int) (uint64, int) {
 // catch: the session mistakes of real libraries (recipes' variants) and
 // this package's examples' own.
 func zksimtestMistakes() []mistake {
-	locker := func(f func(client.Conn, string) recipes.Locker) workload.Implementation {
-		return workload.Implementation{Locker: f}
+	locker := func(f func(client.Conn, string) recipes.Locker) recipes.Implementation {
+		return recipes.Implementation{Locker: f}
 	}
 	return append(sessionMistakes(), []mistake{
 		{"keeps-node", "lock", "", locker(keepsNode), sim.Config{LocalSessionLoss: true}},
-		{"keeper-unguarded", "membership", "", workload.Implementation{Membership: func(conn client.Conn, dir, name string) recipes.Membership { return newKeeper(conn, dir, name, false) }}, sim.Config{}},
+		{"keeper-unguarded", "membership", "", recipes.Implementation{Membership: func(conn client.Conn, dir, name string) recipes.Membership { return newKeeper(conn, dir, name, false) }}, sim.Config{}},
 		{"queue-cversion", "queue", "", userQueue(true), sim.Config{}},
-		{"retry-counter", "counter", "", workload.Implementation{Counter: func(conn client.Conn, path, name string) recipes.Counter {
+		{"retry-counter", "counter", "", recipes.Implementation{Counter: func(conn client.Conn, path, name string) recipes.Counter {
 			return &retryCounter{conn: conn, path: path}
 		}}, sim.Config{}},
 		{"counting-barrier", "double-barrier", "", countingBarrierImpl(), sim.Config{}},

@@ -157,7 +157,7 @@ var DefaultRates = fault.SessionShaped()
 // of a shared resource show), no waiting on a free lock, no herd.
 func Lock(t testing.TB, newLock func(conn client.Conn, path string) recipes.Locker, opt Options) {
 	t.Helper()
-	Check(t, "lock", workload.Implementation{Locker: newLock}, opt)
+	Check(t, "lock", recipes.Implementation{Locker: newLock}, opt)
 }
 
 // Counter checks a user's shared counter: every add applied once, lost
@@ -166,7 +166,7 @@ func Lock(t testing.TB, newLock func(conn client.Conn, path string) recipes.Lock
 // effect). newCounter gets the client's name, unique among the writers.
 func Counter(t testing.TB, newCounter func(conn client.Conn, path, name string) recipes.Counter, opt Options) {
 	t.Helper()
-	Check(t, "counter", workload.Implementation{Counter: newCounter}, opt)
+	Check(t, "counter", recipes.Implementation{Counter: newCounter}, opt)
 }
 
 // Semaphore checks a user's counting semaphore, given its constructor (the
@@ -177,11 +177,11 @@ func Counter(t testing.TB, newCounter func(conn client.Conn, path, name string) 
 // semaphore that keeps its leases elsewhere drops "herd" from the Checks.
 func Semaphore(t testing.TB, newSemaphore func(conn client.Conn, path string, max int) recipes.Semaphore, opt Options) {
 	t.Helper()
-	Check(t, "semaphore", workload.Implementation{Semaphore: newSemaphore}, opt)
+	Check(t, "semaphore", recipes.Implementation{Semaphore: newSemaphore}, opt)
 }
 
 // Check runs kind's workload on impl and fails t on a violation.
-func Check(t testing.TB, kind string, impl workload.Implementation, opt Options) {
+func Check(t testing.TB, kind string, impl recipes.Implementation, opt Options) {
 	t.Helper()
 	spec := specOf(t, kind, impl, opt)
 	if *flagSeed != 0 {
@@ -276,7 +276,7 @@ func show(t testing.TB, spec scenarios.Spec, f search.Failure, shrink bool, budg
 // them, and the defaults (DefaultRates in SessionPaced) where neither
 // names faults. The pace is the Options' alone: a replay's -zksim.faults
 // replaces the random faults, not the experiment they struck.
-func specOf(t testing.TB, kind string, impl workload.Implementation, opt Options) scenarios.Spec {
+func specOf(t testing.TB, kind string, impl recipes.Implementation, opt Options) scenarios.Spec {
 	t.Helper()
 	spec := experiment(t, kind, impl, opt)
 	spec.Rates = opt.Rates
@@ -294,7 +294,7 @@ func specOf(t testing.TB, kind string, impl workload.Implementation, opt Options
 
 // experiment is the spec the Options state, its faults aside: the same
 // for Check and Explore.
-func experiment(t testing.TB, kind string, impl workload.Implementation, opt Options) scenarios.Spec {
+func experiment(t testing.TB, kind string, impl recipes.Implementation, opt Options) scenarios.Spec {
 	return scenarios.Spec{Name: t.Name(), Kind: kind, Impl: &impl, Clients: opt.Clients, Workload: opt.Workload,
 		Checks: opt.Checks, Ensemble: opt.Ensemble, Horizon: opt.Horizon, Bound: opt.Bound}
 }

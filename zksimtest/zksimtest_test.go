@@ -214,15 +214,15 @@ func TestExploreUserLock(t *testing.T) {
 	opt := zksimtest.ExploreOptions{Options: zksimtest.Options{Clients: 2, Checks: []string{"mutex", "liveness"},
 		Workload: workload.Shape{Rounds: 1}}, Reads: true, Notifications: true,
 		Faults: []string{"lose-reply", "crash leader for 1s", "disconnect {c} for {under}"}}
-	zksimtest.Explore(t, "lock", workload.Implementation{Locker: lock(false)}, opt)
+	zksimtest.Explore(t, "lock", recipes.Implementation{Locker: lock(false)}, opt)
 	msg := run("TestExploreCareless", func(ft testing.TB) {
-		zksimtest.Explore(ft, "lock", workload.Implementation{Locker: lock(true)}, opt)
+		zksimtest.Explore(ft, "lock", recipes.Implementation{Locker: lock(true)}, opt)
 	})
 	if !strings.Contains(msg, "liveness") || !strings.Contains(msg, "replay: go test -run '^TestExploreCareless$'") {
 		t.Fatalf("the careless lock was not caught by the exploration:\n%s", msg)
 	}
 	checkReplays(t, msg, func(ft testing.TB) {
-		zksimtest.Explore(ft, "lock", workload.Implementation{Locker: lock(true)}, opt)
+		zksimtest.Explore(ft, "lock", recipes.Implementation{Locker: lock(true)}, opt)
 	})
 }
 
@@ -252,7 +252,7 @@ func TestBudgetStopsTheSearch(t *testing.T) {
 // explored only part of its bound.
 func TestBudgetStopsTheExploration(t *testing.T) {
 	lt := &logT{fakeT: fakeT{name: "TestBudgetExplore"}}
-	zksimtest.Explore(lt, "lock", workload.Implementation{Locker: func(conn client.Conn, path string) recipes.Locker {
+	zksimtest.Explore(lt, "lock", recipes.Implementation{Locker: func(conn client.Conn, path string) recipes.Locker {
 		return &nodeLock{conn: conn, dir: path}
 	}}, zksimtest.ExploreOptions{Options: zksimtest.Options{Clients: 3, Budget: time.Millisecond,
 		Checks: []string{"mutex", "liveness"}}, MaxFaults: 3, Reads: true})
