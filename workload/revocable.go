@@ -17,22 +17,11 @@ import (
 // rounds. A holder's step (Step, default 150ms) is its unit of work: a
 // request that comes while it works is seen at the next step.
 //
-// The revocable-lock-force-revoke variant does not wait for consent
-// beyond a grace period (50ms): it deletes the holder's node while the
-// holder works, the next client gets the lock, and the working holder's
-// use lands while the other holds it. Over a fenced resource (Fenced) its
-// stale token is refused.
-
-// forcedRevoker is a revocable lock whose revoker forces after grace.
-type forcedRevoker struct {
-	*recipes.RevocableLock
-	grace time.Duration
-}
-
-func (f forcedRevoker) Revoke(ctx context.Context, node string) error {
-	_, err := f.ForceRevoke(ctx, node, f.grace)
-	return err
-}
+// The revocable-lock-force-revoke variant (recipes.ForceRevokingLock) does
+// not wait for consent beyond a grace period: it deletes the holder's node
+// while the holder works, the next client gets the lock, and the working
+// holder's use lands while the other holds it. Over a fenced resource
+// (Fenced) its stale token is refused.
 
 func init() {
 	registerKind(&Kind{
@@ -43,7 +32,7 @@ func init() {
 		}},
 		variants: map[string]recipes.Implementation{
 			"revocable-lock-force-revoke": {RevocableLocker: func(c client.Conn, p string) recipes.RevocableLocker {
-				return forcedRevoker{recipes.NewRevocableLock(c, p), 50 * time.Millisecond}
+				return recipes.NewForceRevokingLock(c, p)
 			}},
 		},
 		defaults: func(w *Shape, clients int) {
