@@ -6,6 +6,7 @@ import "github.com/zksim/zksim/client"
 
 func init() {
 	register(Variant{Name: "barrier-no-sync", Kind: "barrier", Fails: "safety",
+		Impl: Implementation{Barrier: func(c client.Conn, p string) Barrier { return NewNoSyncBarrier(c, p) }},
 		Lesson: "Wait calls exists() on the barrier node straight away, as the recipe's steps say. But " +
 			"ZooKeeper serves a read from the client's own server, which may lag behind the leader: a " +
 			"follower cut off from the leader, or a new session (which has seen nothing) landing on a " +

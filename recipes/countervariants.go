@@ -14,17 +14,26 @@ import (
 
 func init() {
 	register(Variant{Name: "counter-blind-set", Kind: "counter", Fails: "safety",
+		Impl: Implementation{Counter: func(c client.Conn, p, name string) Counter {
+			return NewBlindSetCounter(c, p, name)
+		}},
 		Lesson: "It reads the value and writes value+delta with setData() at version -1, whatever the node's version " +
 			"is now, as Curator's SharedValue.setValue and DistributedAtomicValue.forceSet do. Two clients that read " +
 			"the same value both write value+1: one increment is lost, with no fault at all. The recipe sets at the " +
 			"version it read, and reads again when another write came in between (BadVersion)."})
 	register(Variant{Name: "counter-retry-blind", Kind: "counter", Fails: "safety",
+		Impl: Implementation{Counter: func(c client.Conn, p, name string) Counter {
+			return NewRetryBlindCounter(c, p, name)
+		}},
 		Lesson: "When its setData() fails with a connection loss it reads the value again and increments it again, " +
 			"as kazoo's Counter (ConnectionLoss is a retry) and Curator's DistributedAtomicLong (its RetryLoop resends, " +
 			"BadVersion, read again) do. But the lost setData() may have been applied: the value read already holds " +
 			"the increment, and it is applied twice. The recipe's writes name themselves (each writer's last " +
 			"sequence number, in the node), so that after a connection loss it reads whether its own was applied."})
 	register(Variant{Name: "counter-idempotent-by-value", Kind: "counter", Fails: "safety",
+		Impl: Implementation{Counter: func(c client.Conn, p, name string) Counter {
+			return NewIdempotentByValueCounter(c, p, name)
+		}},
 		Lesson: "After a connection loss it sends its setData() again at the same version; when that says BadVersion " +
 			"and the node holds the value it was writing at the next version, it takes the write for its own, as " +
 			"Curator's idempotent() setData does. But another client that read the same value and added the same " +

@@ -1,8 +1,9 @@
 // Package recipes holds the ZooKeeper recipes ("ZooKeeper Recipes and
 // Solutions"), each written once in plain blocking Go against client.Conn,
 // one file each, citing the recipe steps it implements; and the teaching
-// variants, deliberately broken, each with the lesson it teaches
-// (variants.go lists them).
+// variants, deliberately broken, each registered once with the lesson it
+// teaches and its constructors (variants.go lists them; implementation.go
+// is the constructors' set, one per kind).
 //
 // kinds.go declares an interface per recipe kind (Locker, SharedLocker,
 // Elector, Queue, ...), so that workloads and checks work on any

@@ -336,6 +336,9 @@ func (e *Election) LeaderW(ctx context.Context) (string, client.Watch, error) {
 
 func init() {
 	register(Variant{Name: "election-herd", Kind: "election", Fails: "herd",
+		Impl: Implementation{Elector: func(c client.Conn, p, name string) Elector {
+			return NewHerdElection(c, p, name)
+		}},
 		Lesson: "Every candidate watches the leader's node, so when the leader goes every candidate is " +
 			"woken, and all of them call getChildren again to find that one of them leads: the herd " +
 			"effect, one notification per candidate for each leader change. The recipe has each " +
@@ -344,6 +347,9 @@ func init() {
 
 func init() {
 	register(Variant{Name: "election-trusts-deletion", Kind: "election", Fails: "safety",
+		Impl: Implementation{Elector: func(c client.Conn, p, name string) Elector {
+			return NewTrustingElection(c, p, name)
+		}},
 		Lesson: "A candidate leads as soon as the node it watches is deleted, taking the deletion to mean " +
 			"that the leader is gone. But it watches the node just below its own, which may be another " +
 			"candidate's: when that candidate's session expires (it crashed, or paused past its timeout) " +

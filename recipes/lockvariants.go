@@ -15,20 +15,24 @@ import (
 
 func init() {
 	register(Variant{Name: "lock-herd", Kind: "lock", Fails: "herd",
+		Impl: Implementation{Locker: func(c client.Conn, p string) Locker { return NewHerdLock(c, p) }},
 		Lesson: "Every waiter watches the lock node's children, so every release wakes every waiter, " +
 			"which all call getChildren again to find that one of them got the lock: the herd effect. " +
 			"The recipe has each waiter watch only the next lower node, so a release wakes one client."})
 	register(Variant{Name: "lock-noguid", Kind: "lock", Fails: "liveness",
+		Impl: Implementation{Locker: func(c client.Conn, p string) Locker { return NewNoGUIDLock(c, p) }},
 		Lesson: "After a connection loss during create() it creates again, blindly. If the first create " +
 			"was applied, its node is orphaned: nobody will delete it while the session lives, and every " +
 			"later waiter, its own creator included, waits for it forever. The recipe puts a guid in the " +
 			"node's name and looks for its own node before creating another."})
 	register(Variant{Name: "lock-ignores-session-loss", Kind: "lock", Fails: "safety",
+		Impl: Implementation{Locker: func(c client.Conn, p string) Locker { return NewCarelessLock(c, p) }},
 		Lesson: "The holder never checks its lease, so after a disconnect or an expiry (a partition, a " +
 			"long pause) it goes on acting as the holder while the next client holds the lock. The recipe's " +
 			"lease reports a disconnect (suspended) and an expiry (lost); a holder must stop, and a fenced " +
 			"resource must reject its stale token."})
 	register(Variant{Name: "lock-adopts-old-node", Kind: "lock", Fails: "safety",
+		Impl: Implementation{Locker: func(c client.Conn, p string) Locker { return NewAdoptingLock(c, p) }},
 		Lesson: "Back with a new session after losing the old one, the holder finds its lock node still " +
 			"there and goes on as the holder. A client library that gives a session up by its own clock " +
 			"(Curator's policy) starts the new session while the servers still hold the old one, and its " +
@@ -37,6 +41,7 @@ func init() {
 			"lease is lost for good on an expiry, and Verify checks the node's ephemeralOwner, not only " +
 			"that it exists."})
 	register(Variant{Name: "lock-unsorted", Kind: "lock", Fails: "safety",
+		Impl: Implementation{Locker: func(c client.Conn, p string) Locker { return NewUnsortedLock(c, p) }},
 		Lesson: "It takes getChildren's answer to be in sequence order. ZooKeeper lists children in no " +
 			"particular order, so a client can see its node first while it is not the lowest, and two " +
 			"clients hold the lock at once. The recipe sorts by sequence number."})
@@ -58,6 +63,7 @@ func NewNoGUIDLock(conn client.Conn, dir string) *Lock {
 
 func init() {
 	register(Variant{Name: "lock-breaks-stale", Kind: "lock", Fails: "safety",
+		Impl: Implementation{Locker: func(c client.Conn, p string) Locker { return NewStaleBreakingLock(c, p) }},
 		Lesson: "A waiter that has waited 5s for the node ahead of it takes that node's holder for dead and " +
 			"deletes the node, to break a lock it believes stale, as locks with a timeout do. But a holder " +
 			"that is slow, paused or cut off is not dead until ZooKeeper expires its session, and then its " +
@@ -133,6 +139,9 @@ func (l *AdoptingLock) Unlock(ctx context.Context) error { return l.lock.Unlock(
 
 func init() {
 	register(Variant{Name: "lock-release-trusts-connection-loss", Kind: "lock", Fails: "liveness",
+		Impl: Implementation{Locker: func(c client.Conn, p string) Locker {
+			return NewReleaseTrustingLock(c, p)
+		}},
 		Lesson: "Its release takes a delete that failed with ConnectionLoss to have gone through, as it " +
 			"usually has: the server applied it and only the answer was lost. But the request itself can be " +
 			"lost before any server applies it (the connection drops while it is on its way), and then the " +
@@ -178,6 +187,7 @@ func (l *ReleaseTrustingLock) Unlock(ctx context.Context) error {
 
 func init() {
 	register(Variant{Name: "lock-requeues-on-disconnect", Kind: "lock", Fails: "liveness",
+		Impl: Implementation{Locker: func(c client.Conn, p string) Locker { return NewRequeuingLock(c, p) }},
 		Lesson: "While it waits it also follows its session (one Select on its predecessor's watch and " +
 			"its session's events), and when the connection drops it takes its node for lost and queues " +
 			"again with a new one. But Disconnected is not Expired: a session outlives a disconnect " +
@@ -256,6 +266,7 @@ func (l *RequeuingLock) Unlock(ctx context.Context) error { return l.lock.Unlock
 
 func init() {
 	register(Variant{Name: "lock-impatient-create", Kind: "lock", Fails: "liveness",
+		Impl: Implementation{Locker: func(c client.Conn, p string) Locker { return NewImpatientLock(c, p) }},
 		Lesson: "It gives each create() a deadline of a second and takes a create that missed it for " +
 			"one that did not happen, creating its node again under a new guid. But a slow answer is not a " +
 			"failed request: the server may have applied the create and its reply be on its way (a busy " +
@@ -300,6 +311,7 @@ func (l *ImpatientLock) Unlock(ctx context.Context) error { return l.lock.Unlock
 
 func init() {
 	register(Variant{Name: "lock-leaks-old-session", Kind: "lock", Fails: "liveness",
+		Impl: Implementation{Locker: func(c client.Conn, p string) Locker { return NewLeakingLock(c, p) }},
 		Lesson: "When its connection drops while it waits, it starts afresh with a new session " +
 			"(NewSession) and queues again in it, and forgets the old session without closing it. But " +
 			"the old handle reconnects and goes on sending heartbeats: its session never expires, and its " +

@@ -6,6 +6,9 @@ import "github.com/zksim/zksim/client"
 
 func init() {
 	register(Variant{Name: "membership-persistent", Kind: "membership", Fails: "liveness",
+		Impl: Implementation{Membership: func(c client.Conn, p, name string) Membership {
+			return NewPersistentGroup(c, p, name)
+		}},
 		Lesson: "Members join with persistent nodes. A member that leaves politely deletes its node, but " +
 			"one that crashes, or whose session expires, never does: it stays listed forever, and the " +
 			"others go on counting on a process that is gone. The recipe's members join with ephemeral " +
@@ -14,6 +17,9 @@ func init() {
 
 func init() {
 	register(Variant{Name: "membership-forgets-expiry", Kind: "membership", Fails: "liveness",
+		Impl: Implementation{Membership: func(c client.Conn, p, name string) Membership {
+			return NewForgetfulGroup(c, p, name)
+		}},
 		Lesson: "It rides out connection losses, as a member must, but not the end of its session: when the " +
 			"session expires, ZooKeeper deletes the member's ephemeral node, and the member, reconnected in a " +
 			"new session, goes on as if it were still in the group. It is missing from every view for good, " +
@@ -39,6 +45,9 @@ func NewPersistentGroup(conn client.Conn, dir, name string) *Group {
 
 func init() {
 	register(Variant{Name: "membership-cache-no-resync", Kind: "membership", Fails: "liveness",
+		Impl: Implementation{Membership: func(c client.Conn, p, name string) Membership {
+			return NewUnsyncedCacheGroup(c, p, name)
+		}},
 		Lesson: "Its watchers keep their view from a persistent watch, as current libraries' caches do: one " +
 			"listing, then the watch's events. The client sets the watch again when the connection comes back, " +
 			"but a persistent watch set again hears nothing of what changed while the client was away, and this " +

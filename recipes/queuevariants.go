@@ -6,11 +6,13 @@ import "github.com/zksim/zksim/client"
 
 func init() {
 	register(Variant{Name: "queue-unchecked-delete", Kind: "queue", Fails: "safety",
+		Impl: Implementation{Queue: func(c client.Conn, p string) Queue { return NewUncheckedQueue(c, p) }},
 		Lesson: "A consumer reads the lowest item and deletes it, but does not look at what the delete " +
 			"answered. Consumers go for the same lowest item at the same time; every one of them reads it, " +
 			"only one delete succeeds, and the others' answer NoNode: all of them process the item. " +
 			"The recipe's consumer owns an item only if its own delete succeeded, and moves on otherwise."})
 	register(Variant{Name: "queue-plain-delete", Kind: "queue", Fails: "safety",
+		Impl: Implementation{Queue: func(c client.Conn, p string) Queue { return NewPlainDeleteQueue(c, p) }},
 		Lesson: "It takes an item with a plain delete, as the recipe's text does. When the delete's reply " +
 			"is lost, the retried delete answers NoNode whether this consumer's first delete or another " +
 			"consumer's removed the item: it cannot tell. It assumes another consumer took it, so when it " +
@@ -20,6 +22,7 @@ func init() {
 			"Our queue deletes the item and writes a record into the consumer's receipt in one multi, and " +
 			"after a lost reply reads the receipt to know."})
 	register(Variant{Name: "queue-claims-nonode", Kind: "queue", Fails: "safety",
+		Impl: Implementation{Queue: func(c client.Conn, p string) Queue { return NewClaimingQueue(c, p) }},
 		Lesson: "It takes an item with a plain delete and, when a retry after a lost reply answers NoNode, " +
 			"takes the item for its own: no item is lost, but when another consumer's delete is the one " +
 			"that removed it, both deliver it. That is an at-least-once queue, and a queue may promise no " +
@@ -27,17 +30,22 @@ func init() {
 			"deletes the item and writes a record into the consumer's receipt in one multi, and after a " +
 			"lost reply reads the receipt to know: exactly once."})
 	register(Variant{Name: "queue-blind-put", Kind: "queue", Fails: "safety",
+		Impl: Implementation{Queue: func(c client.Conn, p string) Queue { return NewBlindPutQueue(c, p) }},
 		Lesson: "After a connection loss during the create() that puts an item, it creates the item again, " +
 			"blindly. If the first create was applied, the item is in the queue twice and is processed " +
 			"twice. Searching for a guid in the children, as the lock does, is not enough here: a consumer " +
 			"may already have taken the item. Our queue writes a record into the producer's receipt in the " +
 			"same multi as the create, and reads it after a lost reply."})
 	register(Variant{Name: "queue-relist", Kind: "queue", Fails: "herd",
+		Impl: Implementation{Queue: func(c client.Conn, p string) Queue { return NewRelistQueue(c, p) }},
 		Lesson: "It calls getChildren at every take. The list of a queue node is as long as the queue, so " +
 			"taking n items costs n listings of up to n names each: traffic quadratic in the backlog. The " +
 			"recipe works through the list from one getChildren until it is exhausted, and trying an item " +
 			"that another consumer took costs one small read that answers NoNode."})
 	register(Variant{Name: "priority-queue-stale-list", Kind: "priority-queue", Fails: "safety",
+		Impl: Implementation{PriorityQueue: func(c client.Conn, p string) PriorityQueue {
+			return NewStaleListPriorityQueue(c, p)
+		}},
 		Lesson: "It keeps its children list until it is exhausted, as the plain queue does, and ignores " +
 			"the watch on the queue node. An urgent item put meanwhile is not in that list, so the consumer " +
 			"serves every less urgent item of its old list first. The recipe drops its list when the " +
@@ -46,6 +54,9 @@ func init() {
 
 func init() {
 	register(Variant{Name: "priority-queue-trusts-watch", Kind: "priority-queue", Fails: "safety",
+		Impl: Implementation{PriorityQueue: func(c client.Conn, p string) PriorityQueue {
+			return NewWatchTrustingPriorityQueue(c, p)
+		}},
 		Lesson: "It drops its list when the queue node's watch fires, as the recipe says, and otherwise " +
 			"trusts it: no notification, no change. But across a reconnection the notification of what " +
 			"was put while the client was away comes only when the server handles the client's " +

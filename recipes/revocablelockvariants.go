@@ -12,6 +12,9 @@ import (
 
 func init() {
 	register(Variant{Name: "revocable-lock-force-revoke", Kind: "revocable-lock", Fails: "safety",
+		Impl: Implementation{RevocableLocker: func(c client.Conn, p string) RevocableLocker {
+			return NewForceRevokingLock(c, p)
+		}},
 		Lesson: "The revoker of a revocable lock does not wait for the holder's consent: after a grace period " +
 			"it deletes the holder's node itself (ForceRevoke). ZooKeeper then grants the lock to the next " +
 			"client, but the holder, paused or busy between two checks, still believes it holds it, and its " +

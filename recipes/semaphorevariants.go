@@ -11,12 +11,18 @@ import (
 
 func init() {
 	register(Variant{Name: "semaphore-check-then-create", Kind: "semaphore", Fails: "safety",
+		Impl: Implementation{Semaphore: func(c client.Conn, p string, n int) Semaphore {
+			return NewCheckThenCreateSemaphore(c, p, n)
+		}},
 		Lesson: "It counts the leases first and creates its own only if there are fewer than max, without " +
 			"the internal lock around the count and the create (kazoo #213: \"Non-blocking semaphore can lead " +
 			"to double acquire\"). Two clients that count before either creates both see a free slot, both " +
 			"create, and max+1 clients hold leases at once. The recipe creates first and counts after, its own " +
 			"node included: of two clients that create at once, the second to count sees both."})
 	register(Variant{Name: "semaphore-orphan-on-error", Kind: "semaphore", Fails: "liveness",
+		Impl: Implementation{Semaphore: func(c client.Conn, p string, n int) Semaphore {
+			return NewOrphaningSemaphore(c, p, n)
+		}},
 		Lesson: "When the count after its create fails (getChildren answered ConnectionLoss), it returns the " +
 			"error without deleting the lease node it created (CURATOR-335, and CURATOR-315 before it). The " +
 			"session lives on, and so does the node: a lease nobody holds, counted by everyone. The caller " +
@@ -24,12 +30,18 @@ func init() {
 			"until no slot is left and every client waits for ever. The recipe returns its lease on every path " +
 			"that does not end holding it."})
 	register(Variant{Name: "semaphore-every-waiter-watches", Kind: "semaphore", Fails: "herd",
+		Impl: Implementation{Semaphore: func(c client.Conn, p string, n int) Semaphore {
+			return NewEveryWaiterWatchesSemaphore(c, p, n)
+		}},
 		Lesson: "No internal lock: each client creates its lease node, holds if its node is among the max " +
 			"lowest, and otherwise watches the whole lease directory. It is safe and fair, but every release " +
 			"(and every create) wakes every waiter, which all list the leases again to find that one of them " +
 			"may go: the herd effect. The recipe's internal lock lets only its holder watch the leases; the " +
 			"others wait in the lock's queue, each watching one node."})
 	register(Variant{Name: "semaphore-watch-nth-ahead", Kind: "semaphore", Fails: "liveness",
+		Impl: Implementation{Semaphore: func(c client.Conn, p string, n int) Semaphore {
+			return NewNthAheadSemaphore(c, p, n)
+		}},
 		Lesson: "Curator's first semaphore (InterProcessSemaphore, deprecated): a client holds if its node is " +
 			"among the max lowest, and otherwise watches the node max places ahead of it. But leases are not " +
 			"given back in order: when another node ahead of it goes, a slot is free, and the waiter sleeps on " +

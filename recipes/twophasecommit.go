@@ -598,12 +598,20 @@ func plainTwoPhaseWrite(ctx context.Context, conn client.Conn, node string, vote
 
 func init() {
 	register(Variant{Name: "2pc-sites-watch-votes", Kind: "2pc", Fails: "herd",
+		Impl: Implementation{
+			Coordinator: func(c client.Conn, p string) Coordinator { return NewPlainTwoPhaseCoordinator(c, p) },
+			Site:        func(c client.Conn, p, name string) Site { return NewPlainTwoPhaseSite(c, p, name) },
+		},
 		Lesson: "The plain protocol: every site watches every other site's node, so each vote notifies " +
 			"every site, n² notifications per transaction for n sites; and a site that fails before " +
 			"voting leaves every other site waiting for ever. The recipe's improvements have only the " +
 			"coordinator watch the votes and write the decision where the sites watch (linear), and " +
 			"each site create its own ephemeral node, whose disappearance tells the coordinator to abort."})
 	register(Variant{Name: "2pc-early-commit", Kind: "2pc", Fails: "safety",
+		Impl: Implementation{
+			Coordinator: func(c client.Conn, p string) Coordinator { return NewTwoPhaseCoordinator(c, p) },
+			Site:        func(c client.Conn, p, name string) Site { return NewEarlyCommitSite(c, p, name) },
+		},
 		Lesson: "A site that votes commit decides commit at once, without waiting for the decision. If " +
 			"another site votes abort, or fails, the others abort while it has committed: the sites " +
 			"disagree. A commit vote is only a promise to commit if every site agrees; a site must wait " +
