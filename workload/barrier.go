@@ -31,9 +31,6 @@ func init() {
 		name: "barrier", situations: []situation{passesWaited}, doc: "barrier (recipes.Barrier); c1 raises and lowers it, the others wait at it",
 		clients: 4, minClients: 2,
 		recipe: recipes.Implementation{Barrier: func(c client.Conn, p string) recipes.Barrier { return recipes.NewBarrier(c, p) }},
-		variants: map[string]recipes.Implementation{
-			"barrier-no-sync": {Barrier: func(c client.Conn, p string) recipes.Barrier { return recipes.NewNoSyncBarrier(c, p) }},
-		},
 		defaults: func(w *Shape, clients int) {
 			orDefault(&w.Rounds, 3)
 			orDefault(&w.Step, 50*time.Millisecond)

@@ -45,14 +45,6 @@ func init() {
 		clients: 4, minClients: 2,
 		recipe: recipes.Implementation{ConfigWriter: writer,
 			ConfigReader: func(c client.Conn, p string) recipes.ConfigReader { return recipes.NewConfigWatcher(c, p) }},
-		variants: map[string]recipes.Implementation{
-			"config-read-once": {ConfigWriter: writer, ConfigReader: func(c client.Conn, p string) recipes.ConfigReader {
-				return recipes.NewReadOnceConfigWatcher(c, p)
-			}},
-			"config-oneshot-watch": {ConfigWriter: writer, ConfigReader: func(c client.Conn, p string) recipes.ConfigReader {
-				return recipes.NewOneshotConfigWatcher(c, p)
-			}},
-		},
 		defaults: func(w *Shape, clients int) {
 			orDefault(&w.Readers, max(1, clients/2))
 			orDefault(&w.Rounds, 5)

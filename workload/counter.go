@@ -43,17 +43,6 @@ func init() {
 		recipe: recipes.Implementation{Counter: func(c client.Conn, p, name string) recipes.Counter {
 			return recipes.NewCounter(c, p, name)
 		}},
-		variants: map[string]recipes.Implementation{
-			"counter-blind-set": {Counter: func(c client.Conn, p, name string) recipes.Counter {
-				return recipes.NewBlindSetCounter(c, p, name)
-			}},
-			"counter-retry-blind": {Counter: func(c client.Conn, p, name string) recipes.Counter {
-				return recipes.NewRetryBlindCounter(c, p, name)
-			}},
-			"counter-idempotent-by-value": {Counter: func(c client.Conn, p, name string) recipes.Counter {
-				return recipes.NewIdempotentByValueCounter(c, p, name)
-			}},
-		},
 		defaults: func(w *Shape, clients int) {
 			orDefault(&w.Rounds, 4)
 			orDefault(&w.Think, 10*time.Millisecond)

@@ -1,9 +1,10 @@
 // Package workload is what the clients of each recipe kind do: the kind
-// registry (kinds.go: a kind's defaults, its recipe and teaching variants,
-// its checks), one workload per kind, driving any implementation of the
-// kind through the kind's interface (recipes.Locker, recipes.Queue, ...),
-// the history each client records of what it observed (recording.go),
-// and the situations a run of the kind may reach (situations.go).
+// registry (kinds.go: a kind's defaults, its recipe, its checks; its
+// teaching variants are those recipes registers under the kind's name),
+// one workload per kind, driving any implementation of the kind through
+// the kind's interface (recipes.Locker, recipes.Queue, ...), the history
+// each client records of what it observed (recording.go), and the
+// situations a run of the kind may reach (situations.go).
 //
 // A workload runs in a World (runner.go), which each world meets with a
 // small adapter: it spawns the client processes, hears that a client holds

@@ -66,20 +66,6 @@ func init() {
 		recipe: recipes.Implementation{DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
 			return recipes.NewDoubleBarrier(c, p, name, size)
 		}},
-		variants: map[string]recipes.Implementation{
-			"double-barrier-herd": {DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
-				return recipes.NewHerdDoubleBarrier(c, p, name, size)
-			}},
-			"double-barrier-trusts-lowest": {DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
-				return recipes.NewTrustingDoubleBarrier(c, p, name, size)
-			}},
-			"double-barrier-counts-ready": {DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
-				return recipes.NewReadyCountingDoubleBarrier(c, p, name, size)
-			}},
-			"double-barrier-exists-taken": {DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
-				return recipes.NewExistsTakenDoubleBarrier(c, p, name, size)
-			}},
-		},
 		defaults: func(w *Shape, clients int) {
 			orDefault(&w.Rounds, 3)
 			orDefault(&w.Step, 10*time.Millisecond)

@@ -41,35 +41,7 @@ func init() {
 func lockKind() *Kind {
 	return &Kind{
 		name: "lock", situations: []situation{waitedForHolder, fenceRefused}, doc: "exclusive lock (recipes.Locker)", clients: 5, minClients: 1,
-		recipe: recipes.Implementation{Locker: func(c client.Conn, p string) recipes.Locker { return recipes.NewLock(c, p) }},
-		variants: map[string]recipes.Implementation{
-			"lock-herd":   {Locker: func(c client.Conn, p string) recipes.Locker { return recipes.NewHerdLock(c, p) }},
-			"lock-noguid": {Locker: func(c client.Conn, p string) recipes.Locker { return recipes.NewNoGUIDLock(c, p) }},
-			"lock-unsorted": {Locker: func(c client.Conn, p string) recipes.Locker {
-				return recipes.NewUnsortedLock(c, p)
-			}},
-			"lock-breaks-stale": {Locker: func(c client.Conn, p string) recipes.Locker {
-				return recipes.NewStaleBreakingLock(c, p)
-			}},
-			"lock-adopts-old-node": {Locker: func(c client.Conn, p string) recipes.Locker {
-				return recipes.NewAdoptingLock(c, p)
-			}},
-			"lock-ignores-session-loss": {Locker: func(c client.Conn, p string) recipes.Locker {
-				return recipes.NewCarelessLock(c, p)
-			}},
-			"lock-release-trusts-connection-loss": {Locker: func(c client.Conn, p string) recipes.Locker {
-				return recipes.NewReleaseTrustingLock(c, p)
-			}},
-			"lock-requeues-on-disconnect": {Locker: func(c client.Conn, p string) recipes.Locker {
-				return recipes.NewRequeuingLock(c, p)
-			}},
-			"lock-impatient-create": {Locker: func(c client.Conn, p string) recipes.Locker {
-				return recipes.NewImpatientLock(c, p)
-			}},
-			"lock-leaks-old-session": {Locker: func(c client.Conn, p string) recipes.Locker {
-				return recipes.NewLeakingLock(c, p)
-			}},
-		},
+		recipe:   recipes.Implementation{Locker: func(c client.Conn, p string) recipes.Locker { return recipes.NewLock(c, p) }},
 		defaults: holdingDefaults,
 		checks:   func(p Plan) []string { return []string{mutexCheck(p, "mutex"), "ownership", "liveness", "herd"} },
 		spawn: func(r *runner) {
@@ -86,15 +58,7 @@ func lockKind() *Kind {
 func electionKind() *Kind {
 	return &Kind{
 		name: "election", situations: []situation{waitedForHolder, fenceRefused, withdrawals}, doc: "leader election, leadership held as a lease (recipes.Elector)", clients: 5, minClients: 1,
-		recipe: recipes.Implementation{Elector: func(c client.Conn, p, name string) recipes.Elector { return recipes.NewElection(c, p, name) }},
-		variants: map[string]recipes.Implementation{
-			"election-herd": {Elector: func(c client.Conn, p, name string) recipes.Elector {
-				return recipes.NewHerdElection(c, p, name)
-			}},
-			"election-trusts-deletion": {Elector: func(c client.Conn, p, name string) recipes.Elector {
-				return recipes.NewTrustingElection(c, p, name)
-			}},
-		},
+		recipe:   recipes.Implementation{Elector: func(c client.Conn, p, name string) recipes.Elector { return recipes.NewElection(c, p, name) }},
 		defaults: holdingDefaults,
 		checks:   func(p Plan) []string { return []string{mutexCheck(p, "election"), "ownership", "liveness", "herd"} },
 		spawn: func(r *runner) {
@@ -114,14 +78,6 @@ func sharedLockKind() *Kind {
 		name: "shared-lock", situations: []situation{waitedForHolder, readsTogether}, doc: "read-write lock (recipes.SharedLocker); the first Readers clients read, the others write",
 		clients: 5, minClients: 1,
 		recipe: recipes.Implementation{SharedLocker: func(c client.Conn, p string) recipes.SharedLocker { return recipes.NewSharedLock(c, p) }},
-		variants: map[string]recipes.Implementation{
-			"shared-lock-readers-queue": {SharedLocker: func(c client.Conn, p string) recipes.SharedLocker {
-				return recipes.NewReadersQueueSharedLock(c, p)
-			}},
-			"shared-lock-writer-ignores-readers": {SharedLocker: func(c client.Conn, p string) recipes.SharedLocker {
-				return recipes.NewWriterIgnoresReadersSharedLock(c, p)
-			}},
-		},
 		defaults: func(w *Shape, clients int) {
 			holdingDefaults(w, clients)
 			orDefault(&w.Readers, (clients+1)/2)

@@ -9,19 +9,17 @@ import (
 	"github.com/zksim/zksim/recipes"
 )
 
-// Kind is one recipe kind's workload: its defaults, the implementations
-// it knows (the recipe and its teaching variants), how its clients run,
-// and which checks judge it.
+// Kind is one recipe kind's workload: its defaults, the recipe's
+// implementation (its teaching variants are recipes', registered under the
+// kind's name), how its clients run, and which checks judge it.
 type Kind struct {
 	name string
 	doc  string
 	// clients is the default number of clients; minClients the fewest
 	// that make sense.
 	clients, minClients int
-	// recipe is the recipe's implementation; variants the teaching
-	// variants', by name.
-	recipe   recipes.Implementation
-	variants map[string]recipes.Implementation
+	// recipe is the recipe's implementation.
+	recipe recipes.Implementation
 	// defaults fills in a workload's zero fields.
 	defaults func(s *Shape, clients int)
 	// checks are the checks that judge a run of this kind by default.
@@ -101,10 +99,11 @@ var Renamed = map[string]string{
 	"priorityqueue-trusts-watch": "priority-queue-trusts-watch", "shared-lock-forced-revocation": "revocable-lock-force-revoke",
 }
 
-// Variant finds a teaching variant's implementation.
+// Variant finds a teaching variant's implementation: the one recipes
+// registers under the name, if it is a variant of this kind.
 func (k *Kind) Variant(name string) (recipes.Implementation, error) {
-	if impl, ok := k.variants[name]; ok {
-		return impl, nil
+	if v, ok := recipes.VariantNamed(name); ok && v.Kind == k.name {
+		return v.Impl, nil
 	}
 	names := k.Variants()
 	if now := Renamed[name]; now != "" {
@@ -116,13 +115,15 @@ func (k *Kind) Variant(name string) (recipes.Implementation, error) {
 	return recipes.Implementation{}, fmt.Errorf("variant: %q is not a %s variant; want one of %s", name, k.name, strings.Join(names, ", "))
 }
 
-// Variants are the names of the kind's teaching variants, sorted.
+// Variants are the names of the kind's teaching variants, sorted: those
+// recipes registers under the kind's name.
 func (k *Kind) Variants() []string {
 	var names []string
-	for n := range k.variants {
-		names = append(names, n)
+	for _, v := range recipes.Variants() { // sorted by kind, then name
+		if v.Kind == k.name {
+			names = append(names, v.Name)
+		}
 	}
-	slices.Sort(names)
 	return names
 }
 

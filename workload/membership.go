@@ -60,17 +60,6 @@ func init() {
 		recipe: recipes.Implementation{Membership: func(c client.Conn, p, name string) recipes.Membership {
 			return recipes.NewGroup(c, p, name)
 		}},
-		variants: map[string]recipes.Implementation{
-			"membership-persistent": {Membership: func(c client.Conn, p, name string) recipes.Membership {
-				return recipes.NewPersistentGroup(c, p, name)
-			}},
-			"membership-forgets-expiry": {Membership: func(c client.Conn, p, name string) recipes.Membership {
-				return recipes.NewForgetfulGroup(c, p, name)
-			}},
-			"membership-cache-no-resync": {Membership: func(c client.Conn, p, name string) recipes.Membership {
-				return recipes.NewUnsyncedCacheGroup(c, p, name)
-			}},
-		},
 		defaults: func(w *Shape, clients int) {
 			orDefault(&w.Readers, max(1, clients/3))
 			orDefault(&w.Failures, 1)

@@ -57,14 +57,6 @@ func init() {
 		recipe: recipes.Implementation{NameService: func(c client.Conn, p string) recipes.NameService {
 			return recipes.NewNameRegistry(c, p, false)
 		}},
-		variants: map[string]recipes.Implementation{
-			"naming-no-recovery": {NameService: func(c client.Conn, p string) recipes.NameService {
-				return recipes.NewNoRecoveryNameRegistry(c, p, false)
-			}},
-			"naming-resolve-no-sync": {NameService: func(c client.Conn, p string) recipes.NameService {
-				return recipes.NewNoSyncNameRegistry(c, p, false)
-			}},
-		},
 		defaults: func(w *Shape, clients int) {
 			orDefault(&w.Rounds, 3)
 			orDefault(&w.Think, 10*time.Millisecond)

@@ -78,15 +78,6 @@ func init() {
 		name: "queue", situations: []situation{takesWaitedForPut}, doc: "FIFO queue (recipes.Queue); the first Consumers clients take, the others put",
 		clients: 4, minClients: 2,
 		recipe: recipes.Implementation{Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewQueue(c, p) }},
-		variants: map[string]recipes.Implementation{
-			"queue-unchecked-delete": {Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewUncheckedQueue(c, p) }},
-			"queue-plain-delete": {Queue: func(c client.Conn, p string) recipes.Queue {
-				return recipes.NewPlainDeleteQueue(c, p)
-			}},
-			"queue-blind-put":     {Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewBlindPutQueue(c, p) }},
-			"queue-claims-nonode": {Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewClaimingQueue(c, p) }},
-			"queue-relist":        {Queue: func(c client.Conn, p string) recipes.Queue { return recipes.NewRelistQueue(c, p) }},
-		},
 		defaults: func(w *Shape, clients int) {
 			queueDefaults(w, clients)
 			orDefault(&w.Step, time.Millisecond)
@@ -107,14 +98,6 @@ func init() {
 		recipe: recipes.Implementation{PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
 			return recipes.NewPriorityQueue(c, p)
 		}},
-		variants: map[string]recipes.Implementation{
-			"priority-queue-stale-list": {PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
-				return recipes.NewStaleListPriorityQueue(c, p)
-			}},
-			"priority-queue-trusts-watch": {PriorityQueue: func(c client.Conn, p string) recipes.PriorityQueue {
-				return recipes.NewWatchTrustingPriorityQueue(c, p)
-			}},
-		},
 		defaults: func(w *Shape, clients int) {
 			queueDefaults(w, clients)
 			orDefault(&w.Step, 10*time.Millisecond)

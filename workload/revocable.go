@@ -30,11 +30,6 @@ func init() {
 		recipe: recipes.Implementation{RevocableLocker: func(c client.Conn, p string) recipes.RevocableLocker {
 			return recipes.NewRevocableLock(c, p)
 		}},
-		variants: map[string]recipes.Implementation{
-			"revocable-lock-force-revoke": {RevocableLocker: func(c client.Conn, p string) recipes.RevocableLocker {
-				return recipes.NewForceRevokingLock(c, p)
-			}},
-		},
 		defaults: func(w *Shape, clients int) {
 			orDefault(&w.Rounds, 3)
 			orDefault(&w.Steps, 4)

@@ -38,30 +38,15 @@ func init() { registerKind(semaphoreKind()) }
 // semaphoreKind is the counting semaphore: the recipe's (Curator's
 // InterProcessSemaphoreV2), and its teaching variants.
 func semaphoreKind() *Kind {
-	sem := func(f func(client.Conn, string, int) recipes.Semaphore) recipes.Implementation {
-		return recipes.Implementation{Semaphore: f}
-	}
 	return &Kind{
 		name: "semaphore", situations: []situation{waitedForHolder, leasesHeldTogether},
 		doc:     "counting semaphore with leases (recipes.Semaphore); at most Size clients hold at once (default 2)",
 		clients: 5, minClients: 1,
 		fenceless: "a semaphore's resource has no fence: its holders' leases are not given back in the order they " +
 			"were granted, so a fence that refuses tokens lower than the newest would refuse a rightful holder",
-		recipe: sem(func(c client.Conn, p string, n int) recipes.Semaphore { return recipes.NewSemaphore(c, p, n) }),
-		variants: map[string]recipes.Implementation{
-			"semaphore-check-then-create": sem(func(c client.Conn, p string, n int) recipes.Semaphore {
-				return recipes.NewCheckThenCreateSemaphore(c, p, n)
-			}),
-			"semaphore-orphan-on-error": sem(func(c client.Conn, p string, n int) recipes.Semaphore {
-				return recipes.NewOrphaningSemaphore(c, p, n)
-			}),
-			"semaphore-every-waiter-watches": sem(func(c client.Conn, p string, n int) recipes.Semaphore {
-				return recipes.NewEveryWaiterWatchesSemaphore(c, p, n)
-			}),
-			"semaphore-watch-nth-ahead": sem(func(c client.Conn, p string, n int) recipes.Semaphore {
-				return recipes.NewNthAheadSemaphore(c, p, n)
-			}),
-		},
+		recipe: recipes.Implementation{Semaphore: func(c client.Conn, p string, n int) recipes.Semaphore {
+			return recipes.NewSemaphore(c, p, n)
+		}},
 		defaults: func(w *Shape, clients int) {
 			holdingDefaults(w, clients)
 			orDefault(&w.Size, 2)

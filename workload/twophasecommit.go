@@ -51,18 +51,6 @@ func init() {
 			Coordinator: func(c client.Conn, p string) recipes.Coordinator { return recipes.NewTwoPhaseCoordinator(c, p) },
 			Site:        func(c client.Conn, p, name string) recipes.Site { return recipes.NewTwoPhaseSite(c, p, name) },
 		},
-		variants: map[string]recipes.Implementation{
-			"2pc-sites-watch-votes": {
-				Coordinator: func(c client.Conn, p string) recipes.Coordinator {
-					return recipes.NewPlainTwoPhaseCoordinator(c, p)
-				},
-				Site: func(c client.Conn, p, name string) recipes.Site { return recipes.NewPlainTwoPhaseSite(c, p, name) },
-			},
-			"2pc-early-commit": {
-				Coordinator: func(c client.Conn, p string) recipes.Coordinator { return recipes.NewTwoPhaseCoordinator(c, p) },
-				Site:        func(c client.Conn, p, name string) recipes.Site { return recipes.NewEarlyCommitSite(c, p, name) },
-			},
-		},
 		defaults: func(w *Shape, clients int) {
 			orDefault(&w.Rounds, 6)
 			orDefault(&w.Step, 200*time.Millisecond)
