@@ -11,10 +11,11 @@
 //
 // A failure ends with a line such as
 //
-//	replay: go test -run '^TestMyLock$' -zksim.seed=17 -zksim.clients=2 -zksim.rounds=1 -zksim.faults='when c1 create#3 applied: lose-reply'
+//	replay: go test ./mylock -run '^TestMyLock$' -zksim.seed=17 -zksim.clients=2 -zksim.rounds=1 -zksim.faults='when c1 create#3 applied: lose-reply'
 //
 // (and -zksim.options='{workload: {...}, ensemble: {...}}', the settings
-// the run had), which runs that one counterexample again, exactly. The
+// the run had), which, run from the module's root, runs that one
+// counterexample again, exactly. The
 // flags:
 //
 //	-zksim.seeds N     how many seeds to search (default Options.Seeds, or 200)
@@ -59,6 +60,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -95,8 +97,8 @@ type Options struct {
 	// mistakes show only once in a hundred seeds).
 	Seeds int
 	// Faults, in the schedule syntax ("; " or newline separated), strike
-	// in every run. When neither Faults nor Rates is set, DefaultRates
-	// apply.
+	// in every run; "none" runs without faults (as -zksim.faults=none).
+	// When neither Faults nor Rates is set, DefaultRates apply.
 	Faults string
 	// Rates draws random faults from each seed.
 	Rates *fault.Rates
@@ -303,13 +305,12 @@ func experiment(t testing.TB, kind string, impl recipes.Implementation, opt Opti
 // -zksim flags over them.
 func withFlags(t testing.TB, spec scenarios.Spec, faults string) scenarios.Spec {
 	t.Helper()
-	switch *flagFaults {
-	case "":
-	case "none":
+	if *flagFaults != "" {
+		faults, spec.Rates = *flagFaults, nil
+	}
+	if faults == "none" {
 		faults, spec.Rates = "", nil
 		spec.Faults = fault.Schedule{} // no faults, and no random ones
-	default:
-		faults, spec.Rates = *flagFaults, nil
 	}
 	if faults != "" {
 		s, err := fault.ParseSchedule(faults)
@@ -356,15 +357,40 @@ func fail(t testing.TB, o *scenarios.Outcome, clients, rounds int) {
 			t.Errorf("zksimtest: writing the report: %v", err)
 		}
 	}
-	t.Fatalf("%s\nreplay: %s", r, ReplayCommand(t.Name(), o.Seed, clients, rounds, o.Schedule, scenarios.OptionsLine(o.Spec)))
+	t.Fatalf("%s\nreplay: %s", r, ReplayCommand(packageArg(), t.Name(), o.Seed, clients, rounds, o.Schedule, scenarios.OptionsLine(o.Spec)))
 }
 
-// ReplayCommand is the `go test` command that runs one counterexample of
-// the test named name again: its seed, clients, rounds and faults, and
-// options (scenarios.OptionsLine: the workload's and the ensemble's
-// settings, the horizon, the bound and the checks the run had), so that it
-// replays exactly even if the test's Options change.
-func ReplayCommand(name string, seed uint64, clients, rounds int, sched fault.Schedule, options string) string {
+// packageArg is the package of the test running, as `go test` names it
+// from the module's root ("./store/lock", or "." for the root's own):
+// `go test` runs a package's tests in its directory. "." when no go.mod
+// is found above it.
+func packageArg() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			rel, err := filepath.Rel(dir, wd)
+			if err != nil || rel == "." {
+				return "."
+			}
+			return "./" + filepath.ToSlash(rel)
+		}
+		if filepath.Dir(dir) == dir {
+			return "."
+		}
+	}
+}
+
+// ReplayCommand is the `go test` command, run from the module's root, that
+// runs one counterexample of the test named name in package pkg (as `go
+// test` names it from there: "./store/lock", or ".") again: its seed,
+// clients, rounds and faults, and options (scenarios.OptionsLine: the
+// workload's and the ensemble's settings, the horizon, the bound and the
+// checks the run had), so that it replays exactly, to the same trace
+// hash, even if the test's Options change.
+func ReplayCommand(pkg, name string, seed uint64, clients, rounds int, sched fault.Schedule, options string) string {
 	parts := strings.Split(name, "/")
 	for i, p := range parts {
 		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
@@ -373,8 +399,8 @@ func ReplayCommand(name string, seed uint64, clients, rounds int, sched fault.Sc
 	if faults == "" {
 		faults = "none"
 	}
-	line := fmt.Sprintf("go test -run '%s' -zksim.seed=%d -zksim.clients=%d -zksim.rounds=%d -zksim.faults='%s'",
-		strings.Join(parts, "/"), seed, clients, rounds, faults)
+	line := fmt.Sprintf("go test %s -run '%s' -zksim.seed=%d -zksim.clients=%d -zksim.rounds=%d -zksim.faults='%s'",
+		pkg, strings.Join(parts, "/"), seed, clients, rounds, faults)
 	if options != "" {
 		line += fmt.Sprintf(" -zksim.options='%s'", options)
 	}

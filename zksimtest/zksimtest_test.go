@@ -3,12 +3,16 @@ package zksimtest_test
 import (
 	"flag"
 	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/workload"
 	"github.com/zksim/zksim/zksimtest"
 )
@@ -70,7 +74,7 @@ func TestUserLockMistakeIsCaught(t *testing.T) {
 	if msg == "" {
 		t.Fatal("the careless lock passed 30 seeds under lost replies")
 	}
-	for _, want := range []string{"liveness", "lose-reply", "replay: go test -run '^TestCareless$' -zksim.seed=",
+	for _, want := range []string{"liveness", "lose-reply", "replay: go test ./zksimtest -run '^TestCareless$' -zksim.seed=",
 		"-zksim.report DIR writes every event of the run"} {
 		if !strings.Contains(msg, want) {
 			t.Fatalf("the failure does not say %q:\n%s", want, msg)
@@ -161,17 +165,16 @@ func replayQuoted(msg, name string) string {
 	return rest[:strings.IndexByte(rest, '\'')]
 }
 
-// checkReplays runs check again with the flags of the replay line that
-// ends msg, and fails t unless it fails the same way: the same violation,
-// the same trace hash.
-func checkReplays(t *testing.T, msg string, check func(testing.TB)) {
+// replayed runs check as msg's replay line says (its -zksim flags set in
+// this process, reset after) and returns what it failed with.
+func replayed(t *testing.T, msg string, check func(testing.TB)) string {
 	t.Helper()
 	i := strings.Index(msg, "replay: ")
 	if i < 0 {
 		t.Fatalf("no replay line:\n%s", msg)
 	}
 	replay := msg[i:]
-	for _, arg := range strings.Fields(replay)[5:8] { // -zksim.seed= -zksim.clients= -zksim.rounds=
+	for _, arg := range strings.Fields(replay)[6:9] { // -zksim.seed= -zksim.clients= -zksim.rounds=
 		name, value, _ := strings.Cut(strings.TrimPrefix(arg, "-"), "=")
 		if err := flag.Set(name, value); err != nil {
 			t.Fatal(err)
@@ -188,15 +191,21 @@ func checkReplays(t *testing.T, msg string, check func(testing.TB)) {
 			flag.Set(f, flag.Lookup(f).DefValue)
 		}
 	}()
-	name := strings.Split(strings.TrimPrefix(strings.Fields(replay)[4], "'^"), "$")[0]
-	again := run(name, check)
-	hash := func(s string) string {
-		i := strings.Index(s, "trace hash ")
-		if i < 0 {
-			return ""
-		}
-		return s[i : i+len("trace hash ")+16]
-	}
+	name := strings.Split(strings.TrimPrefix(strings.Fields(replay)[5], "'^"), "$")[0]
+	return run(name, check)
+}
+
+// traceHash is the "trace hash H" a failure's report names ("" for none).
+func traceHash(s string) string { return regexp.MustCompile(`trace hash [0-9a-f]{16}`).FindString(s) }
+
+// checkReplays runs check again with the flags of the replay line that
+// ends msg, and fails t unless it fails the same way: the same violation,
+// the same trace hash.
+func checkReplays(t *testing.T, msg string, check func(testing.TB)) {
+	t.Helper()
+	again := replayed(t, msg, check)
+	hash := traceHash
+	replay := msg[strings.Index(msg, "replay: "):]
 	if hash(msg) == "" || hash(again) != hash(msg) {
 		t.Fatalf("the replay flags gave %q, want %q:\n%s\nthe replay:\n%.2000s", hash(again), hash(msg), replay, again)
 	}
@@ -218,7 +227,7 @@ func TestExploreUserLock(t *testing.T) {
 	msg := run("TestExploreCareless", func(ft testing.TB) {
 		zksimtest.Explore(ft, "lock", recipes.Implementation{Locker: lock(true)}, opt)
 	})
-	if !strings.Contains(msg, "liveness") || !strings.Contains(msg, "replay: go test -run '^TestExploreCareless$'") {
+	if !strings.Contains(msg, "liveness") || !strings.Contains(msg, "replay: go test ./zksimtest -run '^TestExploreCareless$'") {
 		t.Fatalf("the careless lock was not caught by the exploration:\n%s", msg)
 	}
 	checkReplays(t, msg, func(ft testing.TB) {
@@ -282,4 +291,45 @@ func TestSemaphore(t *testing.T) {
 		}
 	}
 	checkReplays(t, msg, check)
+}
+
+// Options{Faults: "none"} runs without faults, as -zksim.faults=none does
+// (it was refused: "none" is no schedule).
+func TestOptionsFaultsNone(t *testing.T) {
+	msg := run("TestOptionsFaultsNone", func(ft testing.TB) {
+		zksimtest.Lock(ft, func(conn client.Conn, path string) recipes.Locker { return recipes.NewLock(conn, path) },
+			zksimtest.Options{Faults: "none", Seeds: 3})
+	})
+	if msg != "" {
+		t.Fatalf("Options{Faults: \"none\"}: %s", msg)
+	}
+}
+
+// The replay line names the test's package as `go test` takes it from the
+// module's root, and pasted there it fails again with the same trace hash
+// (it once named no package: from the root it ran no test and exited 0,
+// as if the bug were fixed). The line is the tutorial's §7, which
+// TestUserSessionLockKeepingItsOldNodeIsCaught holds to what the test
+// prints; its trace hash is the one the same flags give in this process.
+func TestReplayLineRunsFromTheModuleRoot(t *testing.T) {
+	tutorial, err := os.ReadFile("../docs/tutorial.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, line, _ := strings.Cut(string(tutorial), "replay: go test ./zksimtest -run '^TestKeepsNode$' ")
+	line, _, _ = strings.Cut(line, "\n")
+	if line == "" {
+		t.Fatal("docs/tutorial.md prints no replay line of TestKeepsNode naming ./zksimtest")
+	}
+	line = "go test ./zksimtest -count=1 -run '^TestKeepsNode$' " + line
+	want := "replay: " + strings.Replace(line, "-count=1 ", "", 1)
+	hash := traceHash(replayed(t, want, func(ft testing.TB) {
+		zksimtest.Lock(ft, keepsNode, zksimtest.Options{Ensemble: sim.Config{LocalSessionLoss: true}})
+	}))
+	cmd := exec.Command("bash", "-c", line)
+	cmd.Dir = ".."
+	out, err := cmd.CombinedOutput()
+	if err == nil || hash == "" || !strings.Contains(string(out), hash) || !strings.Contains(string(out), "--- FAIL: TestKeepsNode") {
+		t.Fatalf("%s, run from the module root: %v (want it to fail with %q)\n%s", line, err, hash, out)
+	}
 }
