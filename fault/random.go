@@ -51,7 +51,7 @@ type Rates struct {
 	OneWay float64
 
 	// SessionTimeout is what the session-shaped faults are drawn around
-	// (default 10s, the simulator's).
+	// (default client.DefaultSessionTimeout, what the sessions ask for).
 	SessionTimeout time.Duration
 }
 
@@ -176,7 +176,7 @@ func RandomSchedule(src Chooser, r Rates, horizon time.Duration, servers, client
 func RandomScheduleFor(src Chooser, r Rates, horizon time.Duration, servers, clients int, rep *Repertoire) Schedule {
 	d := draw{src: src, servers: servers, clients: clients, timeout: r.SessionTimeout, rep: rep}
 	if d.timeout <= 0 {
-		d.timeout = 10 * time.Second
+		d.timeout = client.DefaultSessionTimeout
 	}
 	var out Schedule
 	for at := time.Duration(0); at < horizon; at += 100 * time.Millisecond {

@@ -100,7 +100,8 @@ var _ client.Conn = (*Conn)(nil)
 
 // Options tune a live session.
 type Options struct {
-	// SessionTimeout is asked of the ensemble (default 10s).
+	// SessionTimeout is asked of the ensemble (default
+	// client.DefaultSessionTimeout).
 	SessionTimeout time.Duration
 	// Dialer replaces the library's net.DialTimeout: the live faults wrap
 	// the connection this way (FaultDialer).
@@ -126,7 +127,7 @@ type Options struct {
 // library does, and calls made meanwhile wait for it.
 func Dial(servers []string, opt Options) (*Conn, error) {
 	if opt.SessionTimeout == 0 {
-		opt.SessionTimeout = 10 * time.Second
+		opt.SessionTimeout = client.DefaultSessionTimeout
 	}
 	c := &Conn{servers: servers, opt: opt, lastState: zk.StateDisconnected}
 	c.mu.Lock() // the handle's first events wait for c.h

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 )
 
@@ -95,13 +96,15 @@ func (w *World) HoldsHook(timed []fault.Fault) func(client int) {
 // FaultsPending says whether a workload should go on past its rounds:
 // until every fault of timed has struck and been undone, and settle more
 // has passed for the ensemble and the sessions to recover, so that every
-// fault strikes while clients are at work (nil when timed is empty).
+// fault strikes while clients are at work (nil when timed is empty). The
+// caller passes the session timeout as settle; 0, a run that named none,
+// settles for client.DefaultSessionTimeout, what its sessions asked for.
 func (w *World) FaultsPending(timed []fault.Fault, settle time.Duration) func() bool {
 	if len(timed) == 0 {
 		return nil
 	}
 	if settle == 0 {
-		settle = 10 * time.Second
+		settle = client.DefaultSessionTimeout
 	}
 	return func() bool {
 		now := time.Since(w.origin)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/zksim/zksim/client"
 )
 
 // ViolationKind says which sort of property a violation breaks.
@@ -100,7 +101,8 @@ type Input struct {
 	// cover a session timeout (a dead holder's node lingers that long)
 	// and an election. Zero means three session timeouts.
 	Bound time.Duration
-	// SessionTimeout is the clients' session timeout (default 10s).
+	// SessionTimeout is the clients' session timeout (default
+	// client.DefaultSessionTimeout).
 	SessionTimeout time.Duration
 	// Size is the number of processes a double barrier waits for.
 	Size int
@@ -129,12 +131,13 @@ type Input struct {
 	CheckLimit time.Duration
 }
 
-// SessionTimeoutOrDefault is in.SessionTimeout, or 10s.
+// SessionTimeoutOrDefault is in.SessionTimeout, or
+// client.DefaultSessionTimeout.
 func (in *Input) SessionTimeoutOrDefault() time.Duration {
 	if in.SessionTimeout > 0 {
 		return in.SessionTimeout
 	}
-	return 10 * time.Second
+	return client.DefaultSessionTimeout
 }
 
 // BoundOrDefault is in.Bound, or three session timeouts.

@@ -125,7 +125,7 @@ type liveNodeReader struct {
 // run's sessions and the faults injected.
 func (run *liveEvidence) nodeReader(servers []string, injected []live.StruckFault) *liveNodeReader {
 	r := &liveNodeReader{run: run, facts: newLiveFacts(run.w, injected)}
-	if conn, err := live.Dial(servers, live.Options{SessionTimeout: 10 * time.Second}); err == nil {
+	if conn, err := live.Dial(servers, live.Options{SessionTimeout: client.DefaultSessionTimeout}); err == nil {
 		r.conn = conn
 		r.ctx, r.cancel = context.WithTimeout(context.Background(), 10*time.Second)
 	}
@@ -173,7 +173,7 @@ func (run *liveEvidence) snapshotLocks(servers []string, r *workload.Run) {
 	if len(dirs) == 0 {
 		return
 	}
-	conn, err := live.Dial(servers, live.Options{SessionTimeout: 10 * time.Second})
+	conn, err := live.Dial(servers, live.Options{SessionTimeout: client.DefaultSessionTimeout})
 	if err != nil {
 		return
 	}

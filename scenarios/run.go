@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
@@ -314,7 +315,7 @@ func runBound(spec Spec, k *workload.Kind, sched fault.Schedule, servers int) ti
 func progressBound(spec Spec, sched fault.Schedule) time.Duration {
 	timeout := spec.Ensemble.SessionTimeout
 	if timeout == 0 {
-		timeout = 10 * time.Second
+		timeout = client.DefaultSessionTimeout
 	}
 	in := models.Input{Bound: spec.Bound, SessionTimeout: timeout}
 	return in.BoundOrDefault() + paused(sched) + withoutQuorum(sched, spec.Ensemble.ServerCount()) + timeout

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
@@ -116,12 +117,12 @@ func (s Spec) implementation(k *workload.Kind) recipes.Implementation {
 }
 
 // sessionTimeoutOf is the session timeout s's clients ask for: the
-// ensemble's, or the simulator's default, 10s.
+// ensemble's, or client.DefaultSessionTimeout.
 func sessionTimeoutOf(s Spec) time.Duration {
 	if s.Ensemble.SessionTimeout > 0 {
 		return s.Ensemble.SessionTimeout
 	}
-	return 10 * time.Second
+	return client.DefaultSessionTimeout
 }
 
 // faultsOverAt is when the faults of s are over at the latest: the end of

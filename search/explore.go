@@ -239,12 +239,13 @@ func (x *explorer) record(s scenarios.Spec, sched fault.Schedule) (*scenarios.Ou
 	return o, nil
 }
 
-// timeoutOf is spec's session timeout.
+// timeoutOf is spec's session timeout: its ensemble's, or
+// client.DefaultSessionTimeout.
 func timeoutOf(spec scenarios.Spec) time.Duration {
 	if t := spec.Ensemble.SessionTimeout; t > 0 {
 		return t
 	}
-	return 10 * time.Second
+	return client.DefaultSessionTimeout
 }
 
 // triggers lists the events of a run a fault can be tied to, in the order

@@ -29,7 +29,8 @@ type Config struct {
 	// SyncLimit is how many ticks a follower and its leader go without
 	// hearing from each other before giving up (default 5).
 	SyncLimit int
-	// SessionTimeout is what clients ask for (default 10s).
+	// SessionTimeout is what clients ask for (default
+	// client.DefaultSessionTimeout).
 	SessionTimeout time.Duration
 
 	// Latency is the one-way latency of every link, client–server and
@@ -146,7 +147,7 @@ func (c *Config) defaults() {
 		c.SyncLimit = 5
 	}
 	def(&c.TickTime, 2*time.Second)
-	def(&c.SessionTimeout, 10*time.Second)
+	def(&c.SessionTimeout, client.DefaultSessionTimeout)
 	delay(&c.Latency, 100*time.Microsecond)
 	delay(&c.Jitter, 100*time.Microsecond)
 	delay(&c.DiskDelay, 300*time.Microsecond)
