@@ -42,10 +42,10 @@
 // a library's listener and its caller are searched, replayed and shrunk.
 //
 // It holds the vocabulary both worlds share (the interface, the request
-// types, the clock origin, the default session timeout) and, written on
-// the interface alone, the pieces a library builds its tasks from
-// (Mailbox, Callbacks); no world's behaviour: it must never import another
-// package of zksim.
+// types, the clock origin and a run's time as text, the default session
+// timeout) and, written on the interface alone, the pieces a library
+// builds its tasks from (Mailbox, Callbacks); no world's behaviour: it
+// must never import another package of zksim.
 //
 // Its files are listed in docs/ARCHITECTURE.md.
 package client

@@ -66,7 +66,7 @@ func (v Violation) String() string {
 		s += " on " + v.Object
 	}
 	if v.At != 0 {
-		s += " at " + FormatTime(v.At)
+		s += " at " + client.FormatTime(v.At)
 	}
 	return s + ": " + v.Message
 }
@@ -75,12 +75,6 @@ func (v Violation) String() string {
 type Linearization struct {
 	Model porcupine.Model
 	Info  porcupine.LinearizationInfo
-}
-
-// FormatTime renders a virtual time (ns since the run's start) as the
-// trace does: seconds with microseconds.
-func FormatTime(ns int64) string {
-	return fmt.Sprintf("%.6fs", time.Duration(ns).Seconds())
 }
 
 // Input is what the checkers judge: a run's history and what is known of
@@ -149,7 +143,7 @@ func (in *Input) BoundOrDefault() time.Duration {
 }
 
 // Since renders t relative to the run's start.
-func (in *Input) Since(t int64) string { return FormatTime(t - in.Start) }
+func (in *Input) Since(t int64) string { return client.FormatTime(t - in.Start) }
 
 // Checker is one named check.
 type Checker struct {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/zksim/zksim/client"
 )
 
 // The delivery checks judge what became of every item a queue was given,
@@ -202,8 +204,8 @@ func (q *delivered) lost(in *Input, path string, stops map[int]int64) []Violatio
 		return []Violation{{Kind: Undecided, Object: path, At: in.End - in.Start, Ops: []Operation{put},
 			Message: fmt.Sprintf("item %q, put at %s, was never taken, and %s was still asking for an item when the "+
 				"run ended, %s after the put, short of the bound of %s: the run ended before the item could be "+
-				"judged lost or not", a.item, in.Since(put.Return), ClientName(a.client), FormatTime(a.asked),
-				FormatTime(bound))}}
+				"judged lost or not", a.item, in.Since(put.Return), ClientName(a.client), client.FormatTime(a.asked),
+				client.FormatTime(bound))}}
 	}
 	return nil
 }
@@ -234,8 +236,8 @@ func (q *delivered) lostViolation(in *Input, path string, lost []asking, bound i
 		}
 	}
 	msg := fmt.Sprintf("item %q, put at %s, was never taken, though %s kept asking for an item for %s after it, "+
-		"past the bound of %s: %d %s (%s)", a.item, in.Since(put.Return), ClientName(a.client), FormatTime(a.asked),
-		FormatTime(bound), len(a.takes), plural(len(a.takes), "take", "takes"), strings.Join(got, ", "))
+		"past the bound of %s: %d %s (%s)", a.item, in.Since(put.Return), ClientName(a.client), client.FormatTime(a.asked),
+		client.FormatTime(bound), len(a.takes), plural(len(a.takes), "take", "takes"), strings.Join(got, ", "))
 	if n := len(lost) - 1; n > 0 {
 		msg += fmt.Sprintf("; %d more %s lost so", n, plural(n, "item was", "items were"))
 	}

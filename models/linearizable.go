@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/zksim/zksim/client"
 )
 
 // Model is a porcupine model for one kind of object, and which operations
@@ -197,7 +198,7 @@ func CheckModelWithin(m Model, ops []Operation, limit time.Duration) []Violation
 		if stuck >= 0 {
 			v.At, v.Ops = part[stuck].Return, []Operation{part[stuck]}
 			v.Message = fmt.Sprintf("%d operations on %s have no linearization as a %s: none gets past c%d's %s (called at %s, returned at %s)",
-				len(part), p, m.Doc, part[stuck].Client+1, Describe(part[stuck]), FormatTime(part[stuck].Call), FormatTime(part[stuck].Return))
+				len(part), p, m.Doc, part[stuck].Client+1, Describe(part[stuck]), client.FormatTime(part[stuck].Call), client.FormatTime(part[stuck].Return))
 		} else {
 			v.Message = fmt.Sprintf("%d operations on %s have no linearization as a %s", len(part), p, m.Doc)
 		}

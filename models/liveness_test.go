@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zksim/zksim/client"
 )
 
 // secs is n seconds of virtual time, in ns.
@@ -54,7 +56,7 @@ func runCheckCases(t *testing.T, check string, cases []checkCase) {
 				v := got[i]
 				if v.Check != check || v.Object != w.object || v.Kind != w.kind || v.At != w.at {
 					t.Errorf("violation %d is %s %s on %s at %s, want %s %s on %s at %s", i,
-						v.Check, v.Kind, v.Object, FormatTime(v.At), check, w.kind, w.object, FormatTime(w.at))
+						v.Check, v.Kind, v.Object, client.FormatTime(v.At), check, w.kind, w.object, client.FormatTime(w.at))
 				}
 				for _, s := range w.says {
 					if !strings.Contains(v.Message, s) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/zksim/zksim/client"
 )
 
 // The lock histories below are on /lock unless onPath says otherwise;
@@ -118,9 +119,9 @@ func runStuckCases(t *testing.T, cases []stuckCase) {
 				t.Errorf("ops %v, want the stuck %s first", v.Ops, Describe(tc.stuck))
 			}
 			if v.At != tc.stuck.Return {
-				t.Errorf("at %s, want %s", FormatTime(v.At), FormatTime(tc.stuck.Return))
+				t.Errorf("at %s, want %s", client.FormatTime(v.At), client.FormatTime(tc.stuck.Return))
 			}
-			for _, want := range []string{tc.stuck.Path, fmt.Sprintf("c%d's %s", tc.stuck.Client+1, Describe(tc.stuck)), FormatTime(tc.stuck.Call)} {
+			for _, want := range []string{tc.stuck.Path, fmt.Sprintf("c%d's %s", tc.stuck.Client+1, Describe(tc.stuck)), client.FormatTime(tc.stuck.Call)} {
 				if !strings.Contains(v.Message, want) {
 					t.Errorf("message %q does not say %q", v.Message, want)
 				}

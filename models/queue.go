@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/zksim/zksim/client"
 )
 
 // queued is one item in a queue: its data, its priority, and the interval
@@ -117,9 +119,9 @@ func (q queueItems) String() string {
 		it, next := q.item(i)
 		ret := "unknown"
 		if it.ret != int64(1<<63-1) {
-			ret = FormatTime(it.ret)
+			ret = client.FormatTime(it.ret)
 		}
-		s := fmt.Sprintf("%q (put %s–%s", it.data, FormatTime(it.call), ret)
+		s := fmt.Sprintf("%q (put %s–%s", it.data, client.FormatTime(it.call), ret)
 		if it.priority != 0 {
 			s += fmt.Sprintf(", priority %d", it.priority)
 		}

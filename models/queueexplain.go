@@ -1,6 +1,10 @@
 package models
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/zksim/zksim/client"
+)
 
 // queueMistake explains a queue that no linearization fits by the first
 // thing the history shows that no queue allows: an item taken twice, an
@@ -31,7 +35,7 @@ func queueMistake(ops []Operation, priority bool) (string, []Operation) {
 	for _, t := range takes {
 		p, ok := puts[t.OutData]
 		if !ok {
-			return fmt.Sprintf("c%d took %q at %s, which nobody put", t.Client+1, t.OutData, FormatTime(t.Return)), []Operation{t}
+			return fmt.Sprintf("c%d took %q at %s, which nobody put", t.Client+1, t.OutData, client.FormatTime(t.Return)), []Operation{t}
 		}
 		for _, q := range putOrder {
 			if q != puts[q.Data] {
@@ -44,11 +48,11 @@ func queueMistake(ops []Operation, priority bool) (string, []Operation) {
 			case !priority && q.Return < p.Call:
 				return fmt.Sprintf("c%d took %q at %s, put by c%d at %s, while %q, put by c%d before that put was called "+
 					"(returned at %s), was still in the queue: not first in, first out", t.Client+1, t.OutData,
-					FormatTime(t.Return), p.Client+1, FormatTime(p.Call), q.Data, q.Client+1, FormatTime(q.Return)), []Operation{q, p, t}
+					client.FormatTime(t.Return), p.Client+1, client.FormatTime(p.Call), q.Data, q.Client+1, client.FormatTime(q.Return)), []Operation{q, p, t}
 			case priority && q.Priority < p.Priority:
 				return fmt.Sprintf("c%d took %q (priority %d) at %s while %q (priority %d, more urgent), put by c%d and "+
 					"returned at %s, before the take was called, was still in the queue", t.Client+1, t.OutData, p.Priority,
-					FormatTime(t.Return), q.Data, q.Priority, q.Client+1, FormatTime(q.Return)), []Operation{q, p, t}
+					client.FormatTime(t.Return), q.Data, q.Priority, q.Client+1, client.FormatTime(q.Return)), []Operation{q, p, t}
 			}
 		}
 	}
@@ -61,10 +65,10 @@ func takenTwice(takes []Operation, puts map[string]Operation) (string, []Operati
 	for _, t := range takes {
 		if a, dup := first[t.OutData]; dup {
 			why := fmt.Sprintf("%q was taken twice: by c%d at %s and by c%d at %s", t.OutData, a.Client+1,
-				FormatTime(a.Return), t.Client+1, FormatTime(t.Return))
+				client.FormatTime(a.Return), t.Client+1, client.FormatTime(t.Return))
 			named := []Operation{a, t}
 			if p, ok := puts[t.OutData]; ok {
-				why += fmt.Sprintf(" (c%d put it with one call, at %s, %s)", p.Client+1, FormatTime(p.Call), putOutcome(p))
+				why += fmt.Sprintf(" (c%d put it with one call, at %s, %s)", p.Client+1, client.FormatTime(p.Call), putOutcome(p))
 				named = append([]Operation{p}, named...)
 			}
 			return why, named

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/zksim/zksim/client"
 )
 
 func init() {
@@ -202,7 +204,7 @@ func overGranted(ops []Operation, n int) Explanation {
 			c := y.op.Client
 			clients = append(clients, fmt.Sprintf("c%d", c+1))
 			ids = append(ids, c)
-			parts = append(parts, fmt.Sprintf("c%d from %s (token %d) %s", c+1, FormatTime(y.from), y.op.Token, until(y.to)))
+			parts = append(parts, fmt.Sprintf("c%d from %s (token %d) %s", c+1, client.FormatTime(y.from), y.op.Token, until(y.to)))
 			named = append(named, y.op)
 		}
 		for _, op := range ops {
@@ -217,7 +219,7 @@ func overGranted(ops []Operation, n int) Explanation {
 			}
 		}
 		why := fmt.Sprintf("%s held it at once, where at most %d may: %s; from %s, %s",
-			joinAnd(clients), n, strings.Join(parts, ", "), FormatTime(from), meanwhile(ops, ids, from, to))
+			joinAnd(clients), n, strings.Join(parts, ", "), client.FormatTime(from), meanwhile(ops, ids, from, to))
 		return Explanation{Why: why, Named: named, At: from, Question: TwoHolders}
 	}
 	return Explanation{}

@@ -1,6 +1,10 @@
 package models
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/zksim/zksim/client"
+)
 
 // staleGuess is the store check's account of where a stale read came
 // from (StaleRead), which a run that knows the server that answered it
@@ -23,8 +27,8 @@ func staleRead(ops []Operation) Explanation {
 				continue
 			}
 			said := fmt.Sprintf("c%d's read at %s returned version %d (%q), but c%d's write of %q (version %d) had returned at %s, "+
-				"before the read was called: a stale read, ", r.Client+1, FormatTime(r.Call), r.OutVersion, r.OutData,
-				w.Client+1, w.Data, w.OutVersion, FormatTime(w.Return))
+				"before the read was called: a stale read, ", r.Client+1, client.FormatTime(r.Call), r.OutVersion, r.OutData,
+				w.Client+1, w.Data, w.OutVersion, client.FormatTime(w.Return))
 			return Explanation{Why: said + staleGuess + " (sync() before the read brings a follower up to date; on the leader, " +
 				"only a write does)", Named: []Operation{w, r}, Question: StaleRead, guess: guessAfter(said, staleGuess)}
 		}

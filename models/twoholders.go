@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/zksim/zksim/client"
 )
 
 // heldTogether explains a mutex (or election) that no linearization fits by
@@ -33,8 +35,8 @@ func together(ops []Operation, shared bool) Explanation {
 			}
 			from, to := y.from, min(x.to, y.to)
 			why := fmt.Sprintf("c%d and c%d held it at once: c%d%s from %s (token %d) %s, c%d%s from %s (token %d) %s; from %s, %s",
-				x.op.Client+1, y.op.Client+1, x.op.Client+1, mode(x.op, shared), FormatTime(x.from), x.op.Token, until(x.to),
-				y.op.Client+1, mode(y.op, shared), FormatTime(y.from), y.op.Token, until(y.to), FormatTime(from),
+				x.op.Client+1, y.op.Client+1, x.op.Client+1, mode(x.op, shared), client.FormatTime(x.from), x.op.Token, until(x.to),
+				y.op.Client+1, mode(y.op, shared), client.FormatTime(y.from), y.op.Token, until(y.to), client.FormatTime(from),
 				meanwhile(ops, []int{x.op.Client, y.op.Client}, from, to))
 			return Explanation{Why: why, Named: named(ops, x.op, y.op, from, to), At: from, Question: TwoHolders}
 		}
@@ -75,7 +77,7 @@ func until(t int64) string {
 	if t == 1<<63-1 {
 		return "to the end"
 	}
-	return "until it released at " + FormatTime(t)
+	return "until it released at " + client.FormatTime(t)
 }
 
 // meanwhile says what clients did with the resource in [from, to]: each
@@ -86,9 +88,9 @@ func meanwhile(ops []Operation, clients []int, from, to int64) string {
 		var uses []string
 		for _, u := range ops {
 			if u.Kind == Use && u.Client == c && u.Call <= to && u.Return >= from {
-				at := FormatTime(u.Call)
+				at := client.FormatTime(u.Call)
 				if u.Return != u.Call {
-					at += "–" + FormatTime(u.Return)
+					at += "–" + client.FormatTime(u.Return)
 				}
 				uses = append(uses, fmt.Sprintf("%s (token %d, %s)", at, u.Token, u.Result))
 			}

@@ -206,7 +206,7 @@ func (d *diagram) svg() string {
 	d.violations()
 	for i, r := range d.rows {
 		if i == 0 || int64(r.At) != int64(d.rows[i-1].At) {
-			fmt.Fprintf(&d.b, `<text x="8" y="%d" fill="#555">%s</text>`+"\n", y(i)+4, html.EscapeString(models.FormatTime(int64(r.At))))
+			fmt.Fprintf(&d.b, `<text x="8" y="%d" fill="#555">%s</text>`+"\n", y(i)+4, html.EscapeString(client.FormatTime(int64(r.At))))
 		}
 		d.event(i, r)
 	}

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
-	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/search"
 	"github.com/zksim/zksim/sim"
@@ -123,7 +123,7 @@ func TestSpaceTimeShowsTheFaults(t *testing.T) {
 		}
 		for r := range o.World.Trace().All() {
 			if r.Kind == sim.KFault && int64(r.At) <= at && own[r.Path] && !strings.Contains(svg, html.EscapeString(r.Path)) {
-				t.Errorf("%s seed %d: the diagram does not show %q (struck at %s)", sc.Name, o.Seed, r.Path, models.FormatTime(int64(r.At)))
+				t.Errorf("%s seed %d: the diagram does not show %q (struck at %s)", sc.Name, o.Seed, r.Path, client.FormatTime(int64(r.At)))
 			}
 		}
 	}
@@ -244,7 +244,7 @@ func TestSpaceTimeHoldStartsAtItsGrant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := models.FormatTime(o.Violations[0].At)
+	at := client.FormatTime(o.Violations[0].At)
 	m := regexp.MustCompile(`<text x="8" y="(\d+)" fill="#555">` + regexp.QuoteMeta(at) + `</text>`).FindStringSubmatch(svg)
 	if m == nil {
 		t.Fatalf("no row is labelled %s, the second holder's grant", at)

@@ -11,7 +11,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
-	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/sim"
 )
@@ -167,7 +166,7 @@ func (w *stepWorld) applyChanges(server string, r sim.Record) {
 
 // step is the state after record r.
 func (w *stepWorld) step(r sim.Record, event string) Step {
-	s := Step{At: models.FormatTime(int64(r.At)), Event: event}
+	s := Step{At: client.FormatTime(int64(r.At)), Event: event}
 	for i := 0; i < w.o.Spec.Clients; i++ {
 		c := fmt.Sprintf("c%d", i+1)
 		line := c + ": " + orDash(w.state[c])

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/sim"
@@ -214,7 +215,7 @@ func (t *Timeline) String() string {
 		for i, part := range wrap(r.Text, widthOf(r.Col)) {
 			at := ""
 			if i == 0 {
-				at = models.FormatTime(r.At)
+				at = client.FormatTime(r.At)
 			}
 			row := fmt.Sprintf("%-12s", at)
 			for c := range t.Cols {

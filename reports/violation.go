@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/sim"
 )
@@ -72,7 +72,7 @@ func (r *ViolationReport) render(fileName func(file string) string) string {
 			w := t.Window(from, at, 0)
 			every := cmp.Or(r.Every, "--all for every event of the run")
 			fmt.Fprintf(&b, "timeline from %s to %s, the operations involved (%d events; %s):\n",
-				models.FormatTime(from), models.FormatTime(at), len(w.Rows), every)
+				client.FormatTime(from), client.FormatTime(at), len(w.Rows), every)
 			b.WriteString(w.elide(maxWindowRows))
 		}
 	}

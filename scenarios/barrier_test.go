@@ -74,7 +74,7 @@ func TestBarrierRecipePasses(t *testing.T) {
 				}
 				if op.Return < lowered[op.Path] {
 					t.Fatalf("%s: c%d passed %s at %s, before it was lowered at %s", what, op.Client+1, op.Path,
-						models.FormatTime(op.Return), models.FormatTime(lowered[op.Path]))
+						client.FormatTime(op.Return), client.FormatTime(lowered[op.Path]))
 				}
 				late = late || op.Return-lowered[op.Path] > int64(100*time.Millisecond)
 			}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/workload"
 )
@@ -45,7 +46,7 @@ func TestConfigRecipeHolds(t *testing.T) {
 			t.Fatalf("last reads %v, last write %s: want both readers to read it:\n%s", reads, models.Describe(last), describeOutcome(o))
 		}
 		if o.Input.End < last.Return+int64(30*time.Second) {
-			t.Fatalf("the run ended at %s, before the bound (30s) after the last write:\n%s", models.FormatTime(o.Input.End), describeOutcome(o))
+			t.Fatalf("the run ended at %s, before the bound (30s) after the last write:\n%s", client.FormatTime(o.Input.End), describeOutcome(o))
 		}
 	}
 	// Ten writes each, a quarter of a second apart, while the faults strike.

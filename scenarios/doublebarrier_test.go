@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/recipes"
@@ -135,7 +136,7 @@ func TestDoubleBarrierCrashedProcessDoesNotBlock(t *testing.T) {
 		}
 	}
 	if fail.Client != 0 || fail.Data != "c01" || time.Duration(fail.Call) < 1500*time.Millisecond || fail.Call != fail.Return {
-		t.Fatalf("fail: %s at %s, want c1 failing halfway through its 3s", models.Describe(fail), models.FormatTime(fail.Call))
+		t.Fatalf("fail: %s at %s, want c1 failing halfway through its 3s", models.Describe(fail), client.FormatTime(fail.Call))
 	}
 	if len(leaves) != 4 {
 		t.Fatalf("%d leaves, want 4 (everyone but c1)", len(leaves))
@@ -143,7 +144,7 @@ func TestDoubleBarrierCrashedProcessDoesNotBlock(t *testing.T) {
 	for _, l := range leaves {
 		if l.Client == 0 || l.Result != models.OK || time.Duration(l.Return) > 20*time.Second {
 			t.Fatalf("%s by c%d returned at %s; want c2-c5 out before c1's pause (30s) ends",
-				models.Describe(l), l.Client+1, models.FormatTime(l.Return))
+				models.Describe(l), l.Client+1, client.FormatTime(l.Return))
 		}
 	}
 }

@@ -140,9 +140,9 @@ func (f *runFacts) meanwhile(holders []models.Operation) string {
 		}
 		switch {
 		case r.Kind == sim.KFault:
-			parts = append(parts, fmt.Sprintf("%s (struck at %s)", r.Path, models.FormatTime(int64(r.At))))
+			parts = append(parts, fmt.Sprintf("%s (struck at %s)", r.Path, client.FormatTime(int64(r.At))))
 		case r.Kind == sim.KExpire && whose[f.owner[r.Sess]]:
-			parts = append(parts, fmt.Sprintf("the servers expired %s's session at %s", f.owner[r.Sess], models.FormatTime(int64(r.At))))
+			parts = append(parts, fmt.Sprintf("the servers expired %s's session at %s", f.owner[r.Sess], client.FormatTime(int64(r.At))))
 		}
 	}
 	if len(parts) == 0 {

@@ -31,7 +31,7 @@ func (f *runFacts) ownLostCreate(dir string, step models.Operation) string {
 		}
 		if lost := f.faultAt(r.At, f.name(who), fault.LoseReply, client.OpCreate); lost != "" {
 			said = fmt.Sprintf("%s's create of %s was applied at %s and its reply lost (%s): the node it was then told "+
-				"exists was its own", f.name(who), r.Path, models.FormatTime(int64(r.At)), lost)
+				"exists was its own", f.name(who), r.Path, client.FormatTime(int64(r.At)), lost)
 		}
 	}
 	return said

@@ -271,7 +271,7 @@ func struckWithin(injected []live.StruckFault, from, to int64) []string {
 	var parts []string
 	for _, f := range injected {
 		if at := int64(f.At); at >= from && at <= to && len(parts) < 4 {
-			parts = append(parts, fmt.Sprintf("%s (struck at %s)", f.Text, models.FormatTime(at)))
+			parts = append(parts, fmt.Sprintf("%s (struck at %s)", f.Text, client.FormatTime(at)))
 		}
 	}
 	return parts

@@ -47,12 +47,12 @@ func lastTake(recs []sim.Record, take models.Operation) string {
 	}
 	if len(steps) == 0 {
 		return fmt.Sprintf("its last take, from %s, sent nothing: it waited on what an earlier take left",
-			models.FormatTime(take.Call))
+			client.FormatTime(take.Call))
 	}
 	if len(steps) > 8 {
 		steps = append(steps[:3], append([]string{fmt.Sprintf("... %d more ...", len(steps)-6)}, steps[len(steps)-3:]...)...)
 	}
-	s := fmt.Sprintf("its last take, from %s, sent %s", models.FormatTime(take.Call), strings.Join(steps, ", "))
+	s := fmt.Sprintf("its last take, from %s, sent %s", client.FormatTime(take.Call), strings.Join(steps, ", "))
 	if watches > 0 {
 		s += ", and waited on the watch it set"
 	}

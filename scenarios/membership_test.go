@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 )
@@ -40,7 +41,7 @@ func TestMembershipRecipeHolds(t *testing.T) {
 		}
 		if o.Input.Bound != 20*time.Second || o.Input.End < opsOf(o, models.Fail)[0].Call+int64(20*time.Second) {
 			t.Fatalf("bound %v, end %s: want the run to go on two session timeouts after c6 failed:\n%s",
-				o.Input.Bound, models.FormatTime(o.Input.End), describeOutcome(o))
+				o.Input.Bound, client.FormatTime(o.Input.End), describeOutcome(o))
 		}
 	}
 	expiries := 0
@@ -80,7 +81,7 @@ func TestMembershipExpiryRecorded(t *testing.T) {
 				c3, describeOutcome(o))
 		}
 		if o.Input.End < c3[2].Return+int64(20*time.Second) {
-			t.Fatalf("the run ended at %s, before the bound after c3 joined again:\n%s", models.FormatTime(o.Input.End), describeOutcome(o))
+			t.Fatalf("the run ended at %s, before the bound after c3 joined again:\n%s", client.FormatTime(o.Input.End), describeOutcome(o))
 		}
 	}
 }

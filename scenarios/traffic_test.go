@@ -115,7 +115,7 @@ func TestTrafficOfALock(t *testing.T) {
 		if !slices.ContainsFunc(ops, func(op models.Operation) bool {
 			return op.Client == tr.Client && op.Call <= tr.At && tr.At <= op.Return
 		}) {
-			t.Errorf("c%d notified at %s while not acquiring", tr.Client+1, models.FormatTime(tr.At))
+			t.Errorf("c%d notified at %s while not acquiring", tr.Client+1, client.FormatTime(tr.At))
 		}
 	}
 	// The clock: the end of the run, in ns since the start, is after

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
@@ -31,7 +32,7 @@ func seedCount(n int) uint64 {
 // failing test.
 func describeOutcome(o *Outcome) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "seed %d, ended at %s (stuck %v, %v)\n", o.Seed, models.FormatTime(o.Input.End), o.Input.Stuck, o.Result.Err)
+	fmt.Fprintf(&b, "seed %d, ended at %s (stuck %v, %v)\n", o.Seed, client.FormatTime(o.Input.End), o.Input.Stuck, o.Result.Err)
 	for _, v := range o.Violations {
 		fmt.Fprintf(&b, "  violation: %s\n", v)
 	}
@@ -43,9 +44,9 @@ func describeOutcome(o *Outcome) string {
 	for _, op := range ops {
 		ret := "…"
 		if op.Result != models.Unknown {
-			ret = models.FormatTime(op.Return)
+			ret = client.FormatTime(op.Return)
 		}
-		fmt.Fprintf(&b, "  c%d %s..%s %s\n", op.Client+1, models.FormatTime(op.Call), ret, models.Describe(op))
+		fmt.Fprintf(&b, "  c%d %s..%s %s\n", op.Client+1, client.FormatTime(op.Call), ret, models.Describe(op))
 	}
 	return b.String()
 }
@@ -158,7 +159,7 @@ func TestTwoPhaseCommitFailedSiteAborts(t *testing.T) {
 		}
 		for _, op := range append(opsOf(o, models.Propose), opsOf(o, models.Vote)...) {
 			if strings.HasSuffix(op.Path, "/tx-6") && (op.OutData != "abort" || op.Return-fails[0].Call < int64(10*time.Second)) {
-				t.Fatalf("%s at %s: want abort once c4's session expired:\n%s", models.Describe(op), models.FormatTime(op.Return), describeOutcome(o))
+				t.Fatalf("%s at %s: want abort once c4's session expired:\n%s", models.Describe(op), client.FormatTime(op.Return), describeOutcome(o))
 			}
 		}
 	}

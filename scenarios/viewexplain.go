@@ -42,17 +42,17 @@ func (f *runFacts) afterView(group string, last models.Operation) string {
 		}
 		switch {
 		case r.Kind == sim.KFault:
-			add(fmt.Sprintf("%s (struck at %s)", r.Path, models.FormatTime(at)))
+			add(fmt.Sprintf("%s (struck at %s)", r.Path, client.FormatTime(at)))
 		case r.Kind == sim.KExpire:
-			add(fmt.Sprintf("the servers expired %s's session at %s", f.owner[r.Sess], models.FormatTime(at)))
+			add(fmt.Sprintf("the servers expired %s's session at %s", f.owner[r.Sess], client.FormatTime(at)))
 		case r.Kind == sim.KNotify && r.To == watcher && (r.Path == group || strings.HasPrefix(r.Path, group+"/")):
 			add(fmt.Sprintf("%s sent %s %s %s at %s", f.name(r.From), who, strings.TrimPrefix(zk.EventType(r.Arg).String(), "Event"),
-				r.Path, models.FormatTime(at)))
+				r.Path, client.FormatTime(at)))
 		case r.Kind == sim.KState && r.From == watcher && zk.State(r.Arg) == zk.StateDisconnected:
 			away = true
 		case r.Kind == sim.KState && r.From == watcher && zk.State(r.Arg) == zk.StateHasSession && away && !back:
 			back = true
-			add(fmt.Sprintf("%s had its session back at %s", who, models.FormatTime(at)))
+			add(fmt.Sprintf("%s had its session back at %s", who, client.FormatTime(at)))
 		case r.Kind == sim.KSend && r.From == watcher && back && r.Op == client.OpGetChildren && r.Path == group:
 			listed = true
 		}

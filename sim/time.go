@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/zksim/zksim/client"
@@ -23,9 +22,6 @@ func (t Time) Wall() time.Time { return client.Epoch.Add(time.Duration(t)) }
 // and mtime.
 func (t Time) Millis() int64 { return t.Wall().UnixMilli() }
 
-// String renders t as seconds with microsecond precision, fixed width, the
-// way the trace prints it.
-func (t Time) String() string {
-	us := int64(t) / 1000
-	return fmt.Sprintf("%4d.%06ds", us/1e6, us%1e6)
-}
+// String renders t as the trace prints it: seconds truncated to the
+// microsecond, fixed width (client.FormatTimeColumn).
+func (t Time) String() string { return client.FormatTimeColumn(int64(t)) }
