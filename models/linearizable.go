@@ -56,6 +56,14 @@ type Model struct {
 	Witness func(ops []Operation) []int32
 }
 
+// renamed is m under another name and doc, the same model otherwise: one
+// model that judges two recipes' histories (the election is the mutex)
+// is written once.
+func (m Model) renamed(name, doc string) Model {
+	m.Name, m.Doc = name, doc
+	return m
+}
+
 // Porcupine is m as porcupine's model.
 func (m Model) Porcupine() porcupine.Model {
 	return porcupine.Model{

@@ -123,19 +123,10 @@ var MutexModel = Model{
 // ElectionModel is the porcupine model of a leader election seen as a
 // lease: at most one leader at a time. Acquire is a Campaign that returned
 // (the client became leader), Use is the leader acting as leader, Release
-// is the leader resigning or learning it lost its leadership; the rules
-// are the mutex's (mutexStep).
-var ElectionModel = Model{
-	Name:          "election",
-	Doc:           "leader election (at most one leader at a time)",
-	Kinds:         []OpKind{Acquire, Use, Release},
-	Explain:       heldTogether,
-	Init:          func() any { return boxHolder(lockHolder{}) },
-	Step:          mutexModelStep,
-	DescribeState: func(state any) string { return unboxHolder(state).String() },
-	Narrow:        mutexParts,
-	Witness:       mutexWitness,
-}
+// is the leader resigning or learning it lost its leadership. It is the
+// mutex model renamed: its rules (mutexStep), explanation, narrowing and
+// witness are the mutex's, and follow them.
+var ElectionModel = MutexModel.renamed("election", "leader election (at most one leader at a time)")
 
 func init() {
 	registerModel(MutexModel)

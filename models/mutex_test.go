@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -239,6 +240,29 @@ func TestElectionModel(t *testing.T) {
 		{"a follower resigning", []Operation{
 			lkAcquire(0, 1, 0, 10), lkRelease(1, 20, 30)}, porcupine.Illegal},
 	})
+}
+
+// The election model is the mutex model renamed: every field but its name
+// and doc is the mutex's (the same function, the same kinds), so a change
+// to the mutex model is the election's too.
+func TestElectionModelIsTheMutexModel(t *testing.T) {
+	if ElectionModel.Name != "election" || ElectionModel.Doc == MutexModel.Doc {
+		t.Errorf("election model named %q, %q", ElectionModel.Name, ElectionModel.Doc)
+	}
+	e, m := reflect.ValueOf(ElectionModel), reflect.ValueOf(MutexModel)
+	for i := range e.NumField() {
+		name := e.Type().Field(i).Name
+		a, b := e.Field(i), m.Field(i)
+		switch {
+		case name == "Name" || name == "Doc":
+		case a.Kind() == reflect.Func:
+			if a.Pointer() != b.Pointer() {
+				t.Errorf("the election's %s is not the mutex's", name)
+			}
+		case !reflect.DeepEqual(a.Interface(), b.Interface()):
+			t.Errorf("the election's %s is %v, the mutex's %v", name, a, b)
+		}
+	}
 }
 
 func TestLockViolationNamesTheStuckOperation(t *testing.T) {
