@@ -151,7 +151,7 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	defer w.StrikeOnTime(timed)()
 	clients.faultsAhead = w.FaultsPending(timed, spec.Ensemble.SessionTimeout)
 	clients.holds = w.HoldsHook(timed)
-	quiet := newLiveQuiet(r.Bound(), sessionTimeoutOf(spec))
+	quiet := newLiveQuiet(r.Bound(), spec.SessionTimeout())
 	clients.progressed = append(clients.progressed, quiet.progressed)
 	stopWatch := quiet.watch(clients.faultsAhead, end)
 	errs := runLiveClients(ctx, w, clients, opt.Progress, timed, timeout, quiet)

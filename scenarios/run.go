@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
@@ -313,10 +312,7 @@ func runBound(spec Spec, k *workload.Kind, sched fault.Schedule, servers int) ti
 // session timeout more, so that ending it there changes no verdict but
 // spares running polling clients to the virtual-time budget.
 func progressBound(spec Spec, sched fault.Schedule) time.Duration {
-	timeout := spec.Ensemble.SessionTimeout
-	if timeout == 0 {
-		timeout = client.DefaultSessionTimeout
-	}
+	timeout := spec.SessionTimeout()
 	in := models.Input{Bound: spec.Bound, SessionTimeout: timeout}
 	return in.BoundOrDefault() + paused(sched) + withoutQuorum(sched, spec.Ensemble.ServerCount()) + timeout
 }

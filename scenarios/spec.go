@@ -107,7 +107,7 @@ func (s Spec) withDefaults() (Spec, *workload.Kind, error) {
 
 // plan is what the kind's workload and hooks are given of s.
 func (s Spec) plan() workload.Plan {
-	return workload.Plan{Clients: s.Clients, Shape: s.Workload, Bound: s.Bound, SessionTimeout: sessionTimeoutOf(s),
+	return workload.Plan{Clients: s.Clients, Shape: s.Workload, Bound: s.Bound, SessionTimeout: s.SessionTimeout(),
 		FaultsOver: faultsOverAt(s)}
 }
 
@@ -116,9 +116,9 @@ func (s Spec) implementation(k *workload.Kind) recipes.Implementation {
 	return k.Implementation(s.Impl, s.Variant)
 }
 
-// sessionTimeoutOf is the session timeout s's clients ask for: the
+// SessionTimeout is the session timeout s's clients ask for: the
 // ensemble's, or client.DefaultSessionTimeout.
-func sessionTimeoutOf(s Spec) time.Duration {
+func (s Spec) SessionTimeout() time.Duration {
 	if s.Ensemble.SessionTimeout > 0 {
 		return s.Ensemble.SessionTimeout
 	}

@@ -205,7 +205,7 @@ func (x *explorer) visit(spec scenarios.Spec, sched fault.Schedule) error {
 	}
 	for _, t := range events[start:] {
 		for _, text := range x.Faults {
-			f, ok := faultAt(t, text, timeoutOf(x.base))
+			f, ok := faultAt(t, text, x.base.SessionTimeout())
 			if !ok {
 				continue // not a fault this event can carry
 			}
@@ -237,15 +237,6 @@ func (x *explorer) record(s scenarios.Spec, sched fault.Schedule) (*scenarios.Ou
 		x.Progress(x.res.Explored, len(x.res.Counterexamples))
 	}
 	return o, nil
-}
-
-// timeoutOf is spec's session timeout: its ensemble's, or
-// client.DefaultSessionTimeout.
-func timeoutOf(spec scenarios.Spec) time.Duration {
-	if t := spec.Ensemble.SessionTimeout; t > 0 {
-		return t
-	}
-	return client.DefaultSessionTimeout
 }
 
 // triggers lists the events of a run a fault can be tied to, in the order
@@ -352,7 +343,7 @@ func (e Explore) Check() error {
 		if text == "lose-request" {
 			t.On = fault.OnReceived
 		}
-		if _, err := parseFaultAt(t, text, timeoutOf(base)); err != nil {
+		if _, err := parseFaultAt(t, text, base.SessionTimeout()); err != nil {
 			return err
 		}
 	}
