@@ -100,8 +100,9 @@ type Found struct {
 type Failure struct {
 	Seed       uint64             `json:"seed"`
 	Violations []models.Violation `json:"violations"`
-	Schedule   string             `json:"schedule"`
-	TraceHash  string             `json:"trace_hash"`
+	// Schedule is the run's faults, each as the schedule syntax writes it.
+	Schedule  []string `json:"schedule"`
+	TraceHash string   `json:"trace_hash"`
 }
 
 // Result is what a sweep found.
@@ -238,7 +239,7 @@ func (sw *sweeper) record(o *scenarios.Outcome) {
 		return
 	}
 	sw.res.Failed++
-	f := Failure{Seed: o.Seed, Violations: o.Violations, Schedule: o.Schedule.String(), TraceHash: scenarios.HashString(o.Result.Hash)}
+	f := Failure{Seed: o.Seed, Violations: o.Violations, Schedule: o.Schedule.Texts(), TraceHash: scenarios.HashString(o.Result.Hash)}
 	for _, v := range o.Violations {
 		key := Found{Check: v.Check, Kind: v.Kind}
 		if first, ok := sw.firsts[key]; !ok || o.Seed < first.Seed {

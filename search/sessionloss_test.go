@@ -73,7 +73,7 @@ func TestPauseCounterexamplesShrink(t *testing.T) {
 		if shrunk == want {
 			break
 		}
-		if !strings.Contains(f.Schedule, " pause c") {
+		if !strings.Contains(strings.Join(f.Schedule, "\n"), " pause c") {
 			continue
 		}
 		shrunk++
@@ -111,9 +111,12 @@ func TestShrinkStopsWithItsContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := strings.Count(res.Failures[0].Schedule, "\n") + 1; len(c.Schedule) != want || runs > 1 {
+	if want := len(res.Failures[0].Schedule); len(c.Schedule) != want || runs > 1 {
 		t.Errorf("shrinking with an ended context made %d runs and gave %d faults; want the failing run's %d as they were",
 			runs, len(c.Schedule), want)
+	}
+	if c.Minimal {
+		t.Error("a shrink its context cut short calls its counterexample minimal")
 	}
 }
 

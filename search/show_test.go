@@ -26,7 +26,7 @@ func TestShowShrinksOnlyWhatACheckDecided(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if shown.Shrunk == nil || shown.Shrunk.Clients >= sc.Spec.ClientCount() {
+	if shown.Shrunk == nil || shown.Shrunk.Clients >= sc.Spec.ClientCount() || !shown.Shrunk.Minimal {
 		t.Fatalf("not shrunk: %+v (the scenario runs %d clients)", shown.Shrunk, sc.Spec.ClientCount())
 	}
 	o := shown.Outcome

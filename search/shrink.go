@@ -33,6 +33,11 @@ type Counterexample struct {
 	TraceHash  string             `json:"trace_hash"`
 	// Tries is how many runs the search and the shrinking made.
 	Tries int `json:"tries"`
+	// Minimal says the shrinking ran to its end: no fault, client or round
+	// it tried to take away could go. Otherwise it was cut short (its
+	// context ended, or it made MaxShrinkRuns runs) and the counterexample
+	// is the smallest found by then, not known to be minimal.
+	Minimal bool `json:"minimal"`
 	// struck are its faults as they struck (in order, with when), for
 	// minimize.
 	struck []strike
@@ -97,8 +102,17 @@ func Shrink(spec scenarios.Spec, seed uint64, checks int) (*Counterexample, erro
 	return ShrinkContext(context.Background(), spec, seed, checks, nil)
 }
 
-// ShrinkContext is Shrink until ctx ends: the smallest counterexample found
-// by then is returned (the original run's, at worst). progress, when set,
+// MaxShrinkRuns bounds a shrink by its runs, never by the clock: a
+// shrink cut short by wall time would end somewhere else on a slower or a
+// busier machine, and a counterexample of 28 faults once came back
+// unshrunk that way. Shrinks run to their end far below it (barrier-no-sync
+// under the session-shaped faults takes about 2,400 runs, a few seconds);
+// one that reaches it ends there and says it was cut short.
+const MaxShrinkRuns = 20000
+
+// ShrinkContext is Shrink until ctx ends or MaxShrinkRuns runs are made:
+// the smallest counterexample found by then is returned (the original
+// run's, at worst), Minimal only when shrinking ran to its end. progress, when set,
 // is called after each run with the runs made, how many of them failed the
 // check (the original's included), and the faults of the smallest
 // counterexample so far.
@@ -124,6 +138,11 @@ func ShrinkContext(ctx context.Context, spec scenarios.Spec, seed uint64, checks
 		Schedule: full, Violations: orig.Violations, TraceHash: scenarios.HashString(orig.Result.Hash), Tries: 1,
 		struck: strikes(orig)}
 	tries, failing, size := 1, 1, len(full)
+	cut := false // a run was refused: the context ended, or the runs ran out
+	over := func() bool {
+		cut = cut || ctx.Err() != nil || tries >= MaxShrinkRuns
+		return cut
+	}
 	ran := func(failed bool, faults int) {
 		tries++
 		if failed {
@@ -135,8 +154,8 @@ func ShrinkContext(ctx context.Context, spec scenarios.Spec, seed uint64, checks
 		}
 	}
 	err = runRapid(checks, 1, func(t *rapid.T) {
-		if ctx.Err() != nil {
-			t.Skip("out of time")
+		if over() {
+			t.Skip("out of runs or time")
 		}
 		clients := rapid.IntRange(k.MinClients(), base.Clients).Draw(t, "clients")
 		rounds := rapid.IntRange(1, max(base.Workload.Rounds, 1)).Draw(t, "rounds")
@@ -161,24 +180,26 @@ func ShrinkContext(ctx context.Context, spec scenarios.Spec, seed uint64, checks
 	if err != nil {
 		return nil, err
 	}
-	found := minimize(kept{best.Schedule, trial{failed: true, struck: best.struck, cx: best}}, rerun(ctx, spec, target, ran))
+	found := minimize(kept{best.Schedule, trial{failed: true, struck: best.struck, cx: best}}, rerun(over, spec, target, ran))
 	best = found.tr.cx
 	best.Tries = tries // the original stands when no smaller schedule fails
+	best.Minimal = !cut
 	return best, nil
 }
 
 // rerun is how minimize runs a schedule: with the clients and rounds of
 // the counterexample it shrinks and its seed, or else one of a few others
 // (reseeds), until one breaks the target check. It returns that run's
-// trial, or the first seed's when none breaks it (or none when ctx ended).
-// ran counts each run.
-func rerun(ctx context.Context, spec scenarios.Spec, target string, ran func(failed bool, faults int)) func(kept, fault.Schedule) trial {
+// trial, or the first seed's when none breaks it (or none once over says
+// the shrink is over: its context ended or its runs ran out). ran counts
+// each run.
+func rerun(over func() bool, spec scenarios.Spec, target string, ran func(failed bool, faults int)) func(kept, fault.Schedule) trial {
 	return func(from kept, sched fault.Schedule) trial {
 		cx := from.tr.cx
 		s := resized(spec.WithSchedule(sched), cx.Clients, cx.Rounds)
 		var first trial
 		for i, sd := range reseeds(cx.Seed) {
-			if ctx.Err() != nil {
+			if over() {
 				break
 			}
 			o, err := scenarios.Run(s, sd, scenarios.Options{})
@@ -260,7 +281,7 @@ func (h Hunt) Run() (*Counterexample, error) {
 	if err != nil || best == nil {
 		return nil, err
 	}
-	best.Tries = tries
+	best.Tries, best.Minimal = tries, true // rapid shrank its draw to its end (no shrink time: runRapid)
 	return best, nil
 }
 
@@ -371,8 +392,10 @@ func runRapid(checks int, seed uint64, prop func(*rapid.T)) error {
 		checks = 100
 	}
 	restore := map[string]string{}
+	// rapid's shrinking stops at its shrink time (30s by default) of the
+	// wall clock: off, as a shrink is bounded by its runs (MaxShrinkRuns).
 	for name, v := range map[string]string{"rapid.checks": strconv.Itoa(checks), "rapid.seed": strconv.FormatUint(seed, 10),
-		"rapid.nofailfile": "true", "rapid.failfile": ""} {
+		"rapid.nofailfile": "true", "rapid.failfile": "", "rapid.shrinktime": "24h"} {
 		f := flag.Lookup(name)
 		if f == nil {
 			return fmt.Errorf("rapid's %s setting is missing", name)

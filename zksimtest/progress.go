@@ -53,7 +53,7 @@ func (p *progressLine) done() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.shown {
-		fmt.Fprintf(p.out, "zksimtest: %s: %d %s run, %d failing, in %s\n",
+		fmt.Fprintf(p.out, "zksimtest: %s: done: %d %s, %d failing, in %s\n",
 			p.name, p.runs, p.what, p.failed, time.Since(p.start).Round(time.Millisecond))
 	}
 }

@@ -36,10 +36,12 @@
 //	                   rates (Options.Swarm)
 //
 // The search prints a progress line to standard error every few seconds,
-// and stops at its wall-clock budget, saying how many seeds it ran; so do
-// the shrinking of a failing seed (within what is left of the budget, a
-// quarter of it at least) and Explore: a slow implementation cannot hang
-// `go test`. Everything else the run needs
+// and stops at its wall-clock budget, saying how many seeds it ran; so
+// does Explore: a slow implementation cannot hang `go test`. The shrinking
+// of a failing seed shows the same line and is bounded by its runs
+// (search.MaxShrinkRuns), never by the clock, so that a counterexample
+// shrinks to the same place on any machine; one cut short by that bound
+// says it is not minimal. Everything else the run needs
 // (the workload's and the ensemble's options) comes from the Options the
 // test passes, so the replay line's flags replay it exactly.
 //
@@ -198,7 +200,6 @@ func Check(t testing.TB, kind string, impl recipes.Implementation, opt Options) 
 		seeds = 200
 	}
 	budget := budgetOf(opt)
-	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	progress := newProgressLine(os.Stderr, t.Name(), "seeds", seeds)
@@ -224,7 +225,7 @@ func Check(t testing.TB, kind string, impl recipes.Implementation, opt Options) 
 		}
 		t.Logf("zksimtest: found %s; the most serious is shown", strings.Join(found, ", "))
 	}
-	o, clients, rounds := show(t, spec, f, !opt.NoShrink, max(budget-time.Since(began), budget/4))
+	o, clients, rounds := show(t, spec, f, !opt.NoShrink)
 	fail(t, o, clients, rounds)
 }
 
@@ -248,16 +249,13 @@ func budgetOf(opt Options) time.Duration {
 // is bounded by counts (the seeds, the shrinker's steps) instead.
 var defaultBudget = 2 * time.Minute
 
-// show is failure f as the report shows it (search.Show): shrunk within
-// budget when asked, with a progress line (a slow implementation shows that
-// shrinking runs, and cannot hang the test: what was found by the end of
-// the budget is the counterexample), then replayed with its trace. clients
-// and rounds are the counterexample's.
-func show(t testing.TB, spec scenarios.Spec, f search.Failure, shrink bool, budget time.Duration) (o *scenarios.Outcome, clients, rounds int) {
-	ctx, cancel := context.WithTimeout(context.Background(), budget)
-	defer cancel()
+// show is failure f as the report shows it (search.Show): shrunk when
+// asked, with a progress line (a slow implementation shows that shrinking
+// runs; search.MaxShrinkRuns bounds it, so it cannot hang the test), then
+// replayed with its trace. clients and rounds are the counterexample's.
+func show(t testing.TB, spec scenarios.Spec, f search.Failure, shrink bool) (o *scenarios.Outcome, clients, rounds int) {
 	progress := newProgressLine(os.Stderr, t.Name(), "shrinking runs", 0)
-	shown, err := search.Show(ctx, spec, f.Seed, f.Violations, search.ShowOptions{Shrink: shrink,
+	shown, err := search.Show(context.Background(), spec, f.Seed, f.Violations, search.ShowOptions{Shrink: shrink,
 		Progress: func(runs, failing, _ int) { progress.seen(runs, failing) }})
 	progress.done()
 	if err != nil {
@@ -265,9 +263,9 @@ func show(t testing.TB, spec scenarios.Spec, f search.Failure, shrink bool, budg
 	}
 	o = shown.Outcome
 	if c := shown.Shrunk; c != nil {
-		if ctx.Err() != nil {
-			t.Logf("zksimtest: shrinking stopped at its budget of %s with %d faults; raise -zksim.budget or Options.Budget to shrink further",
-				budget.Round(time.Millisecond), len(c.Schedule))
+		if !c.Minimal {
+			t.Logf("zksimtest: shrinking stopped at its bound of %d runs with %d faults: the counterexample is not minimal",
+				search.MaxShrinkRuns, len(c.Schedule))
 		}
 		return o, c.Clients, c.Rounds
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/zksim/zksim/scenarios"
@@ -74,7 +75,7 @@ func measureFirstCounterexamples(runs, only int) ([]firstCounterexample, error) 
 				return nil, err
 			}
 			shrunk = append(shrunk, wall)
-			fc.ShrunkFaults, fc.ShrunkClients = o.Shrunk.Schedule, o.Shrunk.Clients
+			fc.ShrunkFaults, fc.ShrunkClients = strings.Join(o.Shrunk.Schedule, "; "), o.Shrunk.Clients
 		}
 		fc.Ms, fc.ShrinkMs = medianMs(plain), medianMs(shrunk)
 		out = append(out, fc)

@@ -38,7 +38,7 @@ type exploreOutput struct {
 // exploreExample is one failing schedule found.
 type exploreExample struct {
 	Clients    int            `json:"clients"`
-	Schedule   string         `json:"schedule"`
+	Schedule   []string       `json:"schedule"` // each fault as the schedule syntax writes it
 	TraceHash  string         `json:"trace_hash"`
 	Violations []runViolation `json:"violations"`
 	Replay     string         `json:"replay"`
@@ -130,8 +130,8 @@ func runExplore(cmd *cobra.Command, name string, e search.Explore, faults string
 	var all []models.Violation
 	for _, c := range res.Counterexamples {
 		all = append(all, c.Violations...)
-		o.Counterexamples = append(o.Counterexamples, exploreExample{Clients: c.Clients, Schedule: c.Faults(),
-			TraceHash: c.TraceHash, Violations: violationsOf(c.Seed, c.Faults(), c.TraceHash, c.Violations),
+		o.Counterexamples = append(o.Counterexamples, exploreExample{Clients: c.Clients, Schedule: c.Schedule.Texts(),
+			TraceHash: c.TraceHash, Violations: violationsOf(c.Seed, c.Schedule.Texts(), c.TraceHash, c.Violations),
 			Replay: fmt.Sprintf("zksim replay %s --seed %d --clients %d --faults '%s'",
 				name, c.Seed, c.Clients, orNone(c.Faults()))})
 	}
@@ -225,7 +225,7 @@ func printExplore(w io.Writer, o exploreOutput) {
 				fmt.Fprintf(w, "  ... and %d more (--json lists them all)\n", len(o.Counterexamples)-5)
 				break
 			}
-			fmt.Fprintf(w, "  %d clients, faults: %s\n", c.Clients, orNone(c.Schedule))
+			fmt.Fprintf(w, "  %d clients, faults: %s\n", c.Clients, orNone(strings.Join(c.Schedule, "; ")))
 			for _, v := range c.Violations {
 				fmt.Fprintf(w, "    %s (%s): %s\n", v.Check, v.Kind, v.Message)
 			}

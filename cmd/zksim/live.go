@@ -13,7 +13,6 @@ import (
 
 	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/scenarios"
-	"github.com/zksim/zksim/search"
 )
 
 // liveFlags are zksim live's options.
@@ -156,7 +155,7 @@ func startLocalEnsemble(cmd *cobra.Command, spec scenarios.Spec, handoff func(os
 // whether it was as the scenario expects (as), its violations and the
 // faults it injected, skipped or never struck.
 func liveOutput(sc *scenarios.Scenario, servers []string, o *scenarios.LiveOutcome, as bool) map[string]any {
-	vs := violationsOf(o.Seed, search.FaultsLine(o.Schedule), "", o.Violations)
+	vs := violationsOf(o.Seed, o.Schedule.Texts(), "", o.Violations)
 	if vs == nil {
 		vs = []runViolation{}
 	}

@@ -120,11 +120,12 @@ func TestRunJSON(t *testing.T) {
 		t.Fatalf("sim_ms %d, check_ms %d, check_share %v, ops_per_sec %v", o.SimMs, o.CheckMs, o.CheckShare, o.OpsPerSec)
 	}
 	for _, v := range o.Violations {
-		if v.Seed < 1 || v.Seed > 10 || v.Check == "" || v.Kind == "" || v.Schedule == "" || len(v.TraceHash) != 16 {
+		if v.Seed < 1 || v.Seed > 10 || v.Check == "" || v.Kind == "" || len(v.Schedule) == 0 || len(v.TraceHash) != 16 {
 			t.Fatalf("violation %+v", v)
 		}
 	}
-	if o.Shrunk == nil || o.Shrunk.Clients > 2 || !strings.HasSuffix(o.Shrunk.Schedule, "lose-reply") || len(o.Report) == 0 {
+	if o.Shrunk == nil || o.Shrunk.Clients > 2 || len(o.Shrunk.Schedule) == 0 || !strings.HasSuffix(o.Shrunk.Schedule[len(o.Shrunk.Schedule)-1], "lose-reply") ||
+		!o.Shrunk.Minimal || len(o.Report) == 0 {
 		t.Fatalf("shrunk %+v, report %v", o.Shrunk, o.Report)
 	}
 	// The shrunk counterexample's replay gives the trace hash reported.
@@ -162,8 +163,8 @@ func TestReplay(t *testing.T) {
 	}
 	// The shrunk counterexample, by the command run printed.
 	args := []string{"replay", "lock-noguid", "--seed", fmt.Sprint(o.Shrunk.Seed), "--clients", fmt.Sprint(o.Shrunk.Clients),
-		"--rounds", fmt.Sprint(o.Shrunk.Rounds), "--faults", o.Shrunk.Schedule, "--hash", "--trace"}
-	if !strings.Contains(o.Shrunk.Replay, "--faults '"+o.Shrunk.Schedule+"'") {
+		"--rounds", fmt.Sprint(o.Shrunk.Rounds), "--faults", strings.Join(o.Shrunk.Schedule, "; "), "--hash", "--trace"}
+	if !strings.Contains(o.Shrunk.Replay, "--faults '"+strings.Join(o.Shrunk.Schedule, "; ")+"'") {
 		t.Fatalf("replay command %q", o.Shrunk.Replay)
 	}
 	out.Reset()
@@ -280,7 +281,7 @@ func TestExploreJSON(t *testing.T) {
 		t.Fatalf("explored %d, complete %v, %d counterexamples, as expected %v", o.Explored, o.Complete, len(o.Counterexamples), o.AsExpected)
 	}
 	c := o.Counterexamples[0]
-	args := []string{"replay", "lock-noguid", "--seed", "1", "--clients", fmt.Sprint(c.Clients), "--faults", c.Schedule, "--hash"}
+	args := []string{"replay", "lock-noguid", "--seed", "1", "--clients", fmt.Sprint(c.Clients), "--faults", strings.Join(c.Schedule, "; "), "--hash"}
 	out.Reset()
 	run(args, &out, &errOut)
 	if !strings.Contains(out.String(), c.TraceHash) {

@@ -25,7 +25,7 @@ type runViolation struct {
 	Kind      models.ViolationKind `json:"kind"`
 	Object    string               `json:"object,omitempty"`
 	Message   string               `json:"message"`
-	Schedule  string               `json:"schedule"`
+	Schedule  []string             `json:"schedule"` // each fault as the schedule syntax writes it
 	TraceHash string               `json:"trace_hash"`
 }
 
@@ -34,10 +34,13 @@ type runShrunk struct {
 	Seed       uint64         `json:"seed"`
 	Clients    int            `json:"clients"`
 	Rounds     int            `json:"rounds"`
-	Schedule   string         `json:"schedule"`
+	Schedule   []string       `json:"schedule"` // each fault as the schedule syntax writes it
 	TraceHash  string         `json:"trace_hash"`
 	Violations []runViolation `json:"violations"`
 	Tries      int            `json:"tries"`
+	// Minimal says the shrinking ran to its end (search.Counterexample's
+	// Minimal); otherwise this is the smallest found when it was cut short.
+	Minimal bool `json:"minimal"`
 	// Replay is the command that runs the counterexample again.
 	Replay string `json:"replay"`
 	// Interrupted says an interrupt stopped the shrinking: this is the
@@ -352,7 +355,7 @@ var errNotAsExpected = silentError{fmt.Errorf("not as expected")}
 // silentError ends the command with status 1 without another message.
 type silentError struct{ error }
 
-func violationsOf(seed uint64, schedule, hash string, vs []models.Violation) []runViolation {
+func violationsOf(seed uint64, schedule []string, hash string, vs []models.Violation) []runViolation {
 	var out []runViolation
 	for _, v := range vs {
 		out = append(out, runViolation{Seed: seed, Check: v.Check, Kind: v.Kind, Object: v.Object, Message: v.Message,
@@ -415,11 +418,14 @@ func printRun(w io.Writer, o runOutput, report *reports.ViolationReport) {
 	}
 	if o.Shrunk != nil {
 		how := "shrunk"
-		if o.Shrunk.Interrupted {
-			how = "shrinking interrupted: the smallest so far, found"
+		switch {
+		case o.Shrunk.Interrupted:
+			how = "shrinking interrupted: not minimal, the smallest so far, found"
+		case !o.Shrunk.Minimal:
+			how = fmt.Sprintf("shrinking stopped at its bound of %d runs: not minimal, the smallest so far, found", search.MaxShrinkRuns)
 		}
 		fmt.Fprintf(w, "%s in %d runs to seed %d, %d clients, %d rounds, faults: %s\nreplay: %s\n",
-			how, o.Shrunk.Tries, o.Shrunk.Seed, o.Shrunk.Clients, o.Shrunk.Rounds, orNone(o.Shrunk.Schedule), o.Shrunk.Replay)
+			how, o.Shrunk.Tries, o.Shrunk.Seed, o.Shrunk.Clients, o.Shrunk.Rounds, orNone(strings.Join(o.Shrunk.Schedule, "; ")), o.Shrunk.Replay)
 	}
 	if report != nil {
 		fmt.Fprint(w, report.String())
@@ -445,9 +451,9 @@ func firstReport(ctx context.Context, o *runOutput, spec scenarios.Spec, f searc
 		return nil, err
 	}
 	if c := shown.Shrunk; c != nil {
-		o.Shrunk = &runShrunk{Seed: c.Seed, Clients: c.Clients, Rounds: c.Rounds, Schedule: c.Faults(),
-			TraceHash: c.TraceHash, Tries: c.Tries,
-			Violations: violationsOf(c.Seed, c.Faults(), c.TraceHash, c.Violations),
+		o.Shrunk = &runShrunk{Seed: c.Seed, Clients: c.Clients, Rounds: c.Rounds, Schedule: c.Schedule.Texts(),
+			TraceHash: c.TraceHash, Tries: c.Tries, Minimal: c.Minimal,
+			Violations: violationsOf(c.Seed, c.Schedule.Texts(), c.TraceHash, c.Violations),
 			Replay: fmt.Sprintf("zksim replay %s --seed %d --clients %d --rounds %d --faults '%s'",
 				opts.arg, c.Seed, c.Clients, c.Rounds, orNone(c.Faults())),
 			Interrupted: ctx.Err() != nil}
