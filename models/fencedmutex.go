@@ -50,7 +50,7 @@ func fencedStep(f fence, op Operation) (bool, fence) {
 		switch op.Result {
 		case OK:
 			return op.Token > f.granted, fence{granted: op.Token, accepted: f.accepted}
-		case Pending, Unknown:
+		case Pending, Unknown, Failed:
 			return true, f
 		}
 	case Use:
@@ -61,7 +61,7 @@ func fencedStep(f fence, op Operation) (bool, fence) {
 			return op.Token < f.accepted, f
 		}
 	case Release:
-		return op.Result == OK, f
+		return lets(op.Result), f
 	}
 	return false, f
 }
@@ -103,10 +103,10 @@ var FencedMutexModel = Model{
 func fencedOnly(ops []Operation) []Operation {
 	out := make([]Operation, 0, len(ops))
 	for _, op := range ops {
-		if op.Kind == Release && op.Result == OK {
+		if op.Kind == Release && lets(op.Result) {
 			continue
 		}
-		if op.Kind == Acquire && (op.Result == Pending || op.Result == Unknown) {
+		if op.Kind == Acquire && (op.Result == Pending || op.Result == Unknown || op.Result == Failed) {
 			continue
 		}
 		out = append(out, op)

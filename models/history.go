@@ -33,18 +33,21 @@ const (
 // directory).
 const (
 	// Acquire: Lock, RLock (Shared) or Campaign returned. Token is the
-	// fencing token granted. A call that failed is not recorded (the
-	// caller does not hold the lock); one still waiting when the run
-	// ended is Pending.
+	// fencing token granted. A call that returned an error is Failed,
+	// with the error (the caller does not hold the lock, and changes
+	// nothing); one still waiting when the run ended is Pending.
 	Acquire OpKind = "acquire"
 	// Use: the holder acted on the resource the lock protects, presenting
 	// Token. Call and Return are the instant the resource took it; Result
 	// is OK, or Rejected when a fenced resource refused a stale token.
 	Use OpKind = "use"
-	// Release: the holder let go. Call is the last moment it relied on the
-	// lock (its last accepted use, or its acquire's return when it used
-	// nothing), Return when it let go (Unlock returned, or it learned its
-	// lease was lost): its holding may have ended anywhere in between.
+	// Release: the holder let go: Call when it called Unlock (or Resign),
+	// Return when that returned, Result what it returned (Failed, with the
+	// error). Whatever it returned, the holder let go; the checks take its
+	// holding to end anywhere from the last moment it relied on the lock
+	// (its last accepted use, or its acquire's return when it used
+	// nothing) to Return: a lease lost while its holder was paused ends
+	// before the holder hears of it.
 	Release OpKind = "release"
 	// Revoke: a revoker asked the holder of the node in Data to release
 	// the lock, and the request was settled (the holder consented, or the
@@ -171,6 +174,7 @@ type Operation struct {
 	Priority int   `json:"priority,omitempty"` // put: the item's priority, lower first
 
 	Result     Result `json:"result"`
+	Error      string `json:"error,omitempty"`       // the error the call returned, when it returned one
 	OutData    string `json:"out_data,omitempty"`    // get: the data read
 	OutVersion int32  `json:"out_version,omitempty"` // get, exists, set: the node's version after
 
@@ -218,6 +222,9 @@ func Describe(op Operation) string {
 		return s + " → nothing (gave up)"
 	}
 	s += " → " + string(op.Result)
+	if op.Error != "" {
+		s += ": " + op.Error
+	}
 	switch {
 	case op.Result != OK:
 	case op.Kind == Get || op.Kind == Read:

@@ -85,7 +85,7 @@ func mutexStep(h lockHolder, op Operation) (bool, lockHolder) {
 		switch op.Result {
 		case OK:
 			return !h.held, lockHolder{held: true, client: op.Client}
-		case Pending, Unknown:
+		case Pending, Unknown, Failed:
 			return true, h
 		}
 	case Use:
@@ -96,7 +96,7 @@ func mutexStep(h lockHolder, op Operation) (bool, lockHolder) {
 			return true, h
 		}
 	case Release:
-		if op.Result == OK {
+		if lets(op.Result) {
 			return h.held && h.client == op.Client, lockHolder{}
 		}
 	}
@@ -112,6 +112,7 @@ var MutexModel = Model{
 	Name:          "mutex",
 	Doc:           "mutex (one holder at a time)",
 	Kinds:         []OpKind{Acquire, Use, Release},
+	Prepare:       asHolders,
 	Explain:       heldTogether,
 	Init:          func() any { return boxHolder(lockHolder{}) },
 	Step:          mutexModelStep,

@@ -104,10 +104,11 @@ func mutexParts(ops []Operation) [][]Operation {
 	plain := true
 	for _, op := range ops {
 		switch {
-		case op.Kind == Acquire && (op.Result == Pending || op.Result == Unknown):
+		case op.Kind == Acquire && (op.Result == Pending || op.Result == Unknown || op.Result == Failed):
 			continue
 		case op.Kind == Use && op.Result == Rejected:
 			continue
+		case op.Kind == Release && lets(op.Result):
 		case op.Result != OK || (op.Kind != Acquire && op.Kind != Use && op.Kind != Release):
 			plain = false
 		}

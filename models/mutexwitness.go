@@ -71,16 +71,14 @@ func groupLockOps(ops []Operation) lockOpsByClient {
 	for i := range ops {
 		op := &ops[i]
 		k := int8(-1)
-		if op.Result == OK {
-			switch op.Kind {
-			case Acquire:
-				k = okAcquire
-				g.acquires = append(g.acquires, int32(i))
-			case Release:
-				k = okRelease
-			case Use:
-				k = okUse
-			}
+		switch {
+		case op.Kind == Acquire && op.Result == OK:
+			k = okAcquire
+			g.acquires = append(g.acquires, int32(i))
+		case op.Kind == Release && lets(op.Result):
+			k = okRelease
+		case op.Kind == Use && op.Result == OK:
+			k = okUse
 		}
 		kind[i] = k
 		if k < 0 {

@@ -117,7 +117,7 @@ func rwStep(h rwHolders, op Operation) (bool, rwHolders) {
 		switch op.Result {
 		case OK:
 			return h.grant(op.Client, op.Shared)
-		case Pending, Unknown:
+		case Pending, Unknown, Failed:
 			return true, h
 		}
 	case Use:
@@ -128,7 +128,7 @@ func rwStep(h rwHolders, op Operation) (bool, rwHolders) {
 			return true, h
 		}
 	case Release:
-		if op.Result != OK || !h.holds(op.Client) {
+		if !lets(op.Result) || !h.holds(op.Client) {
 			return false, h
 		}
 		if h.writer.held && h.writer.client == op.Client {
@@ -149,6 +149,7 @@ var RWLockModel = Model{
 	Kinds:         []OpKind{Acquire, Use, Release},
 	Init:          func() any { return rwHolders{} },
 	Step:          func(state any, op Operation) (bool, any) { return rwStep(state.(rwHolders), op) },
+	Prepare:       asHolders,
 	DescribeState: func(state any) string { return state.(rwHolders).String() },
 	Explain:       writerTogether,
 }

@@ -47,6 +47,7 @@ func SemaphoreModel(n int) Model {
 		},
 		DescribeState: func(state any) string { return state.(holders).String() },
 		Witness:       semaphoreWitness,
+		Prepare:       asHolders,
 	}
 }
 
@@ -115,7 +116,7 @@ func semaphoreStep(n int, h holders, op Operation) (bool, holders) {
 				return false, h
 			}
 			return true, h.with(op.Client)
-		case Pending, Unknown:
+		case Pending, Unknown, Failed:
 			return true, h
 		}
 	case Use:
@@ -127,7 +128,7 @@ func semaphoreStep(n int, h holders, op Operation) (bool, holders) {
 			return true, h
 		}
 	case Release:
-		if op.Result == OK {
+		if lets(op.Result) {
 			after, ok := h.without(op.Client)
 			return ok, after
 		}

@@ -12,8 +12,9 @@ func TestTwoHoldersExplainsMutex(t *testing.T) {
 	ops := []Operation{
 		{Client: 0, Kind: Acquire, Path: "/l", Result: OK, Token: 1, Call: 0, Return: 10},
 		{Client: 1, Kind: Acquire, Path: "/l", Result: OK, Token: 2, Call: 5, Return: 20},
-		{Client: 0, Kind: Use, Path: "/l", Result: OK, Token: 1, Call: 25, Return: 25},
-		{Client: 1, Kind: Use, Path: "/l", Result: OK, Token: 2, Call: 30, Return: 30},
+		{Client: 1, Kind: Use, Path: "/l", Result: OK, Token: 2, Call: 22, Return: 22},
+		{Client: 0, Kind: Use, Path: "/l", Result: OK, Token: 1, Call: 26, Return: 26},
+		{Client: 1, Kind: Use, Path: "/l", Result: OK, Token: 2, Call: 28, Return: 28},
 		{Client: 0, Kind: Release, Path: "/l", Result: OK, Call: 40, Return: 41},
 		{Client: 1, Kind: Release, Path: "/l", Result: OK, Call: 50, Return: 51},
 	}

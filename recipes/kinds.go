@@ -6,6 +6,18 @@ import (
 )
 
 // Locker is an exclusive lock.
+//
+// What the workloads do with its errors (the holding workload of the
+// lock, the election, the read-write lock and the semaphore alike): a
+// Lock that returns an error is recorded as a failed acquire, with the
+// error, and the caller holds nothing; when the error is one a caller
+// must expect under faults (zk.ErrSessionExpired, ErrConnectionClosed,
+// ErrNoServer, ErrSessionMoved, ErrNodeVanished, ErrLost, ErrSuspended, a
+// context's deadline) the workload calls Lock again, and with any other
+// error the client fails. An Unlock that returns an error is recorded as a
+// failed release, with the error; the holder has let go all the same (it
+// acts on the lock no more), and the workload goes on after an expected
+// error and fails the client after any other.
 type Locker interface {
 	// Lock blocks until the caller holds the lock, and returns its Lease.
 	Lock(ctx context.Context) (*Lease, error)

@@ -27,8 +27,12 @@ import (
 // nothing behind: a node that heads the queue, an acknowledgement that
 // names a candidate that went.
 //
-// Recorded: Acquire (with the token), Use (accepted or rejected), Release
-// (from the last use to Unlock's return), Withdraw (a wait given up).
+// Recorded: Acquire (with the token; Failed, with the error, when Lock
+// returned one, and the workload tries again when the error is one a
+// caller must expect under faults: expectedFault), Use (accepted or
+// rejected), Release (from Unlock's call to its return; Failed, with the
+// error, when it returned one: the holder let go all the same, and the
+// workload goes on when the error is expected), Withdraw (a wait given up).
 // Clients start 5ms apart, c1 first.
 
 func init() {
@@ -179,9 +183,9 @@ func spawnHoldersFrom(r *runner, path string, first int, handle func(conn client
 						round++
 						continue
 					}
-					r.rec.drop(a)
+					r.rec.fail(conn, a, err) // the caller holds nothing
 					if expectedFault(err) {
-						continue
+						continue // the workload tries again, as a caller would
 					}
 					return fmt.Errorf("acquire: %w", err)
 				}
@@ -191,7 +195,6 @@ func spawnHoldersFrom(r *runner, path string, first int, handle func(conn client
 				}
 				r.rec.end(conn, a, models.OK).Token = token
 				r.world.Holds(i)
-				last := now(conn)
 				checks := !wl.Careless && lease != nil
 				for s := 0; s < wl.Steps; s++ {
 					if checks && !wl.CheckBeforeUse && lease.Check() != nil {
@@ -209,14 +212,16 @@ func spawnHoldersFrom(r *runner, path string, first int, handle func(conn client
 					if !r.use(conn, i, path, token) {
 						break // refused: someone holds a newer lease
 					}
-					last = now(conn)
 				}
 				rel := r.rec.begin(conn, i, models.Release, path)
-				r.rec.op(rel).Call = last
-				if err := h.release(ctx); err != nil && !expectedFault(err) {
-					return fmt.Errorf("release: %w", err)
+				if err := h.release(ctx); err != nil {
+					r.rec.fail(conn, rel, err) // it let go all the same
+					if !expectedFault(err) {
+						return fmt.Errorf("release: %w", err)
+					}
+				} else {
+					r.rec.end(conn, rel, models.OK)
 				}
-				r.rec.end(conn, rel, models.OK)
 				round++
 				if err := pause(ctx, conn, wl.Think); err != nil {
 					return err

@@ -51,6 +51,14 @@ func (r *recording) end(conn client.Conn, i int, res models.Result) *models.Oper
 	return op
 }
 
+// fail records the return of operation i with the error err: the call
+// failed, and the history says so, as the user's code was told.
+func (r *recording) fail(conn client.Conn, i int, err error) {
+	if op := r.end(conn, i, models.Failed); op != nil {
+		op.Error = err.Error()
+	}
+}
+
 // drop forgets operation i (a call that failed and did nothing).
 func (r *recording) drop(i int) {
 	if !r.ended() {

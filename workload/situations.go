@@ -41,7 +41,7 @@ var (
 		}
 		return countOps(ops, func(op models.Operation) bool {
 			p := byPath[op.Path]
-			return op.Kind == models.Acquire && op.Result != models.Pending && p != nil && p.heldDuring(op.Call, op.Return, op.Shared)
+			return op.Kind == models.Acquire && op.Result == models.OK && p != nil && p.heldDuring(op.Call, op.Return, op.Shared)
 		})
 	}}
 	fenceRefused = situation{"uses a fence refused (a stale token)", func(ops []models.Operation) int {
