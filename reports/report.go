@@ -319,12 +319,15 @@ document.querySelectorAll('.spacetime-view').forEach(function (el) {
 });
 // The step-through view of each counterexample: back and forward through
 // its events, the state of the world after each.
+// It opens on the event where the violation shows, as the diagram does.
 document.querySelectorAll('.stepper').forEach(function (el) {
-  var steps = JSON.parse(el.dataset.steps), i = 0;
+  var steps = JSON.parse(el.dataset.steps);
+  var i = Math.max(0, steps.findIndex(function (s) { return s.violation; }));
   function q(c) { return el.querySelector(c); }
   function show() {
     var s = steps[i];
-    q('.step-pos').textContent = 'event ' + (i + 1) + ' of ' + steps.length;
+    q('.step-pos').textContent = 'event ' + (i + 1) + ' of ' + steps.length +
+      (s.violation ? ': the violation shows here' : '');
     q('.step-event').textContent = s.at + '  ' + s.event;
     q('.step-clients').textContent = (s.clients || []).join('\n');
     q('.step-servers').textContent = (s.servers || []).join('\n');

@@ -113,9 +113,30 @@ func TestReportRendersInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Step through a counterexample: forward five events, back one; the
-	// position and the state shown follow.
+	// Each step-through opens on the event where its violation shows (the
+	// one its steps mark), not on the first: lock-herd's herd is far in.
+	opened, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(function(){var out=[];
+		document.querySelectorAll(".stepper").forEach(function(el){
+			var steps=JSON.parse(el.dataset.steps), at=steps.findIndex(function(s){return s.violation});
+			var pos=el.querySelector(".step-pos").textContent;
+			if (at < 0 || pos.indexOf("event "+(at+1)+" of ") != 0 || pos.indexOf("the violation shows here") < 0 ||
+				el.querySelector(".step-range").value != at || el.id == "steps-lock-herd" && at < 10)
+				out.push(el.id+": opens at "+JSON.stringify(pos)+", the violation's step is "+(at+1));
+		});
+		return out})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(opened) > 0 {
+		t.Errorf("step-throughs that do not open on their violation: %v", opened)
+	}
+	// Step through a counterexample from its start: forward five events,
+	// back one; the position and the state shown follow.
 	stepper := `#steps-lock-noguid `
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(function(){var r=document.querySelector("`+stepper+`.step-range");
+		r.value=0; r.dispatchEvent(new Event("input")); return true})()`)); err != nil {
+		t.Fatal(err)
+	}
 	for range 5 {
 		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(stepper+`.step-next`))); err != nil {
 			t.Fatalf("clicking forward: %v", err)

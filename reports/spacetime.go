@@ -49,13 +49,7 @@ func SpaceTimeFocus(o *scenarios.Outcome) int {
 	recs := o.World.Trace().Records()
 	from, at := violationWindow(o)
 	d := newDiagram(o, recs, from, at)
-	first := o.Input.End
-	for _, v := range o.Violations {
-		if v.At != 0 {
-			first = min(first, v.At)
-		}
-	}
-	return y(d.rowAt(first))
+	return y(d.rowAt(violationMoment(o)))
 }
 
 // diagram is a space-time diagram being drawn.

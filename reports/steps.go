@@ -28,11 +28,15 @@ type Step struct {
 	Clients []string `json:"clients"` // "c1: HasSession; in acquire /zksim/lock"
 	Servers []string `json:"servers"` // "s1: /zksim/lock: lock-0 (c1), lock-1 (c2)", "s2: /zksim/config = \"v2\" (version 2); 1 write behind"
 	Watches []string `json:"watches"` // "c2: exists /zksim/lock/lock-0"
+	// Violation marks the step where the violation shows: the first at or
+	// after its moment, the event the space-time diagram opens on. The
+	// step-through opens there, not on the sessions' set-up.
+	Violation bool `json:"violation,omitempty"`
 }
 
 // Steps are the counterexample's events in the violation's window (the
-// timeline's), each with the state after it. It needs the run's kept
-// trace.
+// timeline's), each with the state after it, the one where the violation
+// shows marked. It needs the run's kept trace.
 func Steps(o *scenarios.Outcome) ([]Step, error) {
 	tr := o.World.Trace()
 	recs := tr.Records()
@@ -43,14 +47,24 @@ func Steps(o *scenarios.Outcome) ([]Step, error) {
 	w := newStepWorld(o, tr)
 	action := func(r *sim.Record) string { return w.name(r.From) + ": " + rowText(tr, r) }
 	var steps []Step
+	var times []int64
 	for _, r := range recs {
 		w.apply(r)
 		if t := int64(r.At); t >= from && t <= at && shown[r.Kind] {
 			steps = append(steps, w.step(r, action(&r)))
+			times = append(times, t)
 		}
 	}
 	if len(steps) > maxRows {
-		steps = steps[len(steps)-maxRows:]
+		steps, times = steps[len(steps)-maxRows:], times[len(times)-maxRows:]
+	}
+	if len(steps) > 0 {
+		moment := violationMoment(o)
+		i := slices.IndexFunc(times, func(t int64) bool { return t >= moment })
+		if i < 0 {
+			i = len(steps) - 1
+		}
+		steps[i].Violation = true
 	}
 	return steps, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
 )
 
@@ -134,5 +135,36 @@ func TestStepsDropAClosedClientsWatches(t *testing.T) {
 	}
 	if len(closed) == 0 {
 		t.Fatalf("no client closed its session in the steps")
+	}
+}
+
+// The step-through opens where the violation shows, on the event the
+// space-time diagram opens on: lock-herd's herd is the delete of the
+// holder's node, well past the sessions' set-up (it opened at event 1).
+func TestStepsMarkTheViolation(t *testing.T) {
+	o := firstCounterexample(t, "lock-herd")
+	steps, err := Steps(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var marked []int
+	for i, s := range steps {
+		if s.Violation {
+			marked = append(marked, i)
+		}
+	}
+	if len(marked) != 1 {
+		t.Fatalf("%d steps marked as the violation's: %v", len(marked), marked)
+	}
+	at := marked[0]
+	from, to := violationWindow(o)
+	d := newDiagram(o, o.World.Trace().Records(), from, to)
+	focus := d.rows[d.rowAt(violationMoment(o))]
+	if want := models.FormatTime(int64(focus.At)); steps[at].At != want || at == 0 || steps[at-1].At == want {
+		t.Errorf("the step-through opens at event %d of %d (%s %s); the diagram opens at %s", at+1, len(steps),
+			steps[at].At, steps[at].Event, want)
+	}
+	if !strings.Contains(steps[at].Event, "delete") {
+		t.Errorf("the herd's step is %q, not the delete that woke the herd", steps[at].Event)
 	}
 }

@@ -88,12 +88,7 @@ func (r *ViolationReport) render(fileName func(file string) string) string {
 // stale use, the write a read missed), not later than the run's end.
 func violationWindow(o *scenarios.Outcome) (from, to int64) {
 	end := o.Input.End
-	at := end
-	for _, v := range o.Violations {
-		if v.At != 0 && v.At < at {
-			at = v.At
-		}
-	}
+	at := violationMoment(o)
 	from, to = causeWindow(o, at), at
 	for _, v := range o.Violations {
 		for _, op := range v.Ops {
@@ -101,6 +96,20 @@ func violationWindow(o *scenarios.Outcome) (from, to int64) {
 		}
 	}
 	return from, to
+}
+
+// violationMoment is when o's violation shows: its first violation's
+// moment, or the run's end when none says. The space-time diagram opens
+// on it (SpaceTimeFocus), and the step-through on the first step at or
+// after it (Step.Violation).
+func violationMoment(o *scenarios.Outcome) int64 {
+	at := o.Input.End
+	for _, v := range o.Violations {
+		if v.At != 0 && v.At < at {
+			at = v.At
+		}
+	}
+	return at
 }
 
 // causeWindow is where the timeline of o's violation (at time at)
