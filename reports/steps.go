@@ -1,9 +1,11 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -189,7 +191,8 @@ func (w *stepWorld) step(r sim.Record, event string) Step {
 		}
 		s.Clients = append(s.Clients, line)
 		for _, watch := range w.watches[c] {
-			s.Watches = append(s.Watches, c+": "+watch)
+			op, p, _ := strings.Cut(watch, " ")
+			s.Watches = append(s.Watches, c+": "+op+" "+shortNode(p))
 		}
 	}
 	servers := w.o.Spec.Ensemble.ServerCount()
@@ -209,18 +212,24 @@ func (w *stepWorld) step(r sim.Record, event string) Step {
 }
 
 // holds says what server srv holds of the objects: each object's node
-// (missing, or there with its data and version) and its children, each
-// with whose it is and its data.
+// (missing, or there with its data and version) and its children in
+// their sequence's order, each by its short name with whose it is and its
+// data.
 func (w *stepWorld) holds(srv string) string {
 	var parts []string
 	for _, obj := range w.objects {
-		var kids []string
-		for p, n := range w.held[srv] {
+		var names []string
+		for p := range w.held[srv] {
 			if path.Dir(p) == obj {
-				kids = append(kids, path.Base(p)+" ("+orDash(n.who)+")"+dataText(n.data))
+				names = append(names, p)
 			}
 		}
-		slices.Sort(kids)
+		slices.SortFunc(names, childOrder)
+		kids := make([]string, len(names))
+		for i, p := range names {
+			n := w.held[srv][p]
+			kids[i] = strings.TrimPrefix(sim.ShortPath(p), "/") + " (" + orDash(n.who) + ")" + dataText(n.data)
+		}
 		n, there := w.held[srv][obj]
 		written := there && (n.version > 0 || len(n.data) > 0)
 		switch {
@@ -235,6 +244,47 @@ func (w *stepWorld) holds(srv string) string {
 		}
 	}
 	return orDash(strings.Join(parts, "; "))
+}
+
+// shortNode is the path of a node as the step-through shows it: its
+// directory, and its name in the short form the timeline and the diagram
+// give it (sim.ShortPath: no guid, a sequence number without its leading
+// zeros): "/zksim/lock/lock-3" for a lock node whose full name is a guid
+// of twenty hex digits (or go-zk's "_c_" and thirty-two), a dash and
+// "lock-0000000003". The sequence number alone tells a directory's
+// children apart; whose each is, the panel says beside it.
+func shortNode(p string) string {
+	dir := path.Dir(p)
+	if dir == "/" || dir == "." {
+		return sim.ShortPath(p)
+	}
+	return dir + sim.ShortPath(p)
+}
+
+// childOrder orders a directory's children as a queue of sequential nodes
+// is ordered: by sequence number (a name's last ten digits), whatever
+// guid comes before it; then the names without one, by name.
+func childOrder(a, b string) int {
+	seq := func(name string) (int64, bool) {
+		k := len(name) - 10
+		if k < 0 || strings.Trim(name[k:], "0123456789") != "" {
+			return 0, false
+		}
+		n, _ := strconv.ParseInt(name[k:], 10, 64)
+		return n, true
+	}
+	sa, oka := seq(a)
+	sb, okb := seq(b)
+	switch {
+	case oka != okb:
+		if oka {
+			return -1
+		}
+		return 1
+	case oka && sa != sb:
+		return cmp.Compare(sa, sb)
+	}
+	return strings.Compare(a, b)
 }
 
 // dataText is a node's data as the panel shows it: ` = "text"` when it is

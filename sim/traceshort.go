@@ -49,12 +49,15 @@ func (t *Trace) Short(r *Record) string {
 func ShortOp(op client.Op, path string) string { return opPath(op, shortPaths(path)) }
 
 // ShortPath is path's last element, without a guid prefix (twelve or more
-// hex digits and a dash) and with a sequence number's leading zeros
-// dropped: "/lock-3" for "/app/lock/3f2a…c1-lock-0000000003".
+// hex digits and a dash, after go-zk's protected "_c_" when there is one)
+// and with a sequence number's leading zeros dropped: "/lock-3" for
+// "/app/lock/3f2a…c1-lock-0000000003" and for
+// "/app/lock/_c_4f1c…9e-lock-0000000003".
 func ShortPath(path string) string {
 	last := path[strings.LastIndexByte(path, '/')+1:]
-	if n := hexRun(last); n >= 12 && n < len(last) && last[n] == '-' {
-		last = last[n+1:]
+	guid := strings.TrimPrefix(last, protectedPrefix)
+	if n := hexRun(guid); n >= 12 && n < len(guid) && guid[n] == '-' {
+		last = guid[n+1:]
 	}
 	if k := len(last) - 10; k >= 0 && digits(last[k:]) {
 		n, _ := strconv.Atoi(last[k:])

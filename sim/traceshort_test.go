@@ -20,7 +20,7 @@ func shortenByText(s string) string {
 		sessionState  = regexp.MustCompile(`^session 0x[0-9a-f]+ State(\w+)$`)
 		applyZxid     = regexp.MustCompile(`^apply zxid=0x[0-9a-f]+ `)
 		pathToken     = regexp.MustCompile(`/[^\s":]+`)
-		guidPrefix    = regexp.MustCompile(`^[0-9a-f]{12,}-`)
+		guidPrefix    = regexp.MustCompile(`^(_c_)?[0-9a-f]{12,}-`)
 		sequential    = regexp.MustCompile(`^(.*?)(\d{10})$`)
 	)
 	if m := sessionState.FindStringSubmatch(s); m != nil {
@@ -66,7 +66,10 @@ func TestShortPathAndText(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"/app/lock/0123456789abcdef-lock-0000000003", "/lock-3"},
 		{"/app/lock/lock-0000000000", "/lock-0"},
-		{"/a/0123456789a-x", "/0123456789a-x"}, // eleven hex digits: no guid
+		{"/app/lock/_c_4f1c0a6e9b2d4c8f8e1a7b3c5d9e0f12-lock-0000000003", "/lock-3"}, // go-zk's protected create
+		{"/app/_c_-x", "/_c_-x"},                                                     // no guid after _c_
+		{"/app/_c_0123456789ab", "/_c_0123456789ab"},                                 // a guid and nothing after it
+		{"/a/0123456789a-x", "/0123456789a-x"},                                       // eleven hex digits: no guid
 		{"/a/b", "/b"},
 		{"/", "/"},
 		{"/a/123456789", "/123456789"}, // nine digits: no sequence number
@@ -78,6 +81,7 @@ func TestShortPathAndText(t *testing.T) {
 	for _, in := range []string{
 		"session closed by its process (session 0x1f)", "a/b c", "x /a/b:c \"/d/e\" //", "(session 0x) /x", "no(session 0x3)",
 		"lost /q/item-0000000012 (session 0xabc) and /r", "tab\t(session 0x2)", "/\n/a",
+		"deleted /l/_c_c751deeb0235fdee5879d92336079fae-lock-0000000000 (session 0x2)",
 	} {
 		if got, want := shortText(in), shortenByText(in); got != want {
 			t.Errorf("shortText(%q) = %q, want %q", in, got, want)
