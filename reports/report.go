@@ -128,7 +128,7 @@ func (r *Report) write(figs []*Figure) error {
 		return err
 	}
 	err = page.Execute(out, map[string]any{"Verdicts": r.Verdicts, "Figures": refs, "Matches": r.Matches(),
-		"Total": len(r.Verdicts), "Series": r.Series, "SpaceTimeHead": SpaceTimeHead})
+		"Total": len(r.Verdicts), "Series": r.Series, "SpaceTimeHead": SpaceTimeHead, "SpaceTimeLegend": SpaceTimeLegend()})
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
@@ -251,6 +251,9 @@ pre.account { white-space: pre-wrap; overflow-wrap: anywhere; }
 .step-panels > div { flex: 1; min-width: 0; }
 .step-panels pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 .step-event { font-family: monospace; white-space: pre-wrap; }
+ul.spacetime-legend { columns: 2; list-style: none; padding: 0; margin: 0.5em 0; font-size: 0.85em; }
+ul.spacetime-legend li { break-inside: avoid; margin: 0.1em 0; display: flex; gap: 0.4em; align-items: flex-start; }
+ul.spacetime-legend svg { flex: none; margin-top: 0.1em; }
 </style>
 </head>
 <body>
@@ -280,9 +283,9 @@ pre.account { white-space: pre-wrap; overflow-wrap: anywhere; }
 {{if .Lesson}}<p class="lesson"><b>The lesson.</b> {{.Lesson}} The account below says how this run broke it.</p>{{end}}
 <p><a href="{{.Timeline}}">full timeline</a>{{range .Porcupine}} · <a href="{{.}}">porcupine's visualization</a>{{end}}</p>
 {{if .SpaceTime}}<figure><div class="spacetime-view" data-focus="{{.SpaceTimeFocus}}" data-head="{{$.SpaceTimeHead}}"><div class="spacetime-head"></div><img class="spacetime" src="{{.SpaceTime}}" alt="space-time diagram of {{.Scenario}}"></div>
-<figcaption>The violation as a space-time diagram: a line per client and server, time running down; requests in blue,
-replies in green (red with an error), notifications dashed orange; faults across in red, a lost reply a red cross;
-the operations the violation involves shaded red.</figcaption></figure>{{end}}
+<figcaption>The violation as a space-time diagram, opened at its moment; how to read it (its legend, also at its foot):
+<ul class="spacetime-legend">{{range $.SpaceTimeLegend}}<li data-mark="{{.Mark}}">{{.Picture}} {{.Says}}</li>
+{{end}}</ul></figcaption></figure>{{end}}
 {{if .Steps}}<div class="stepper" id="steps-{{.Scenario}}" data-steps="{{.Steps}}">
 <p><button class="step-prev">◀ back</button> <button class="step-next">forward ▶</button>
 <input class="step-range" type="range" min="0" value="0"> <span class="step-pos"></span></p>

@@ -30,7 +30,8 @@ import (
 // around its line; a
 // crashed server's and a paused client's lines are shaded while they are
 // down; a session's expiry is a mark on its line; the operations a
-// violation involves are red bars on their clients' lines. It needs the
+// violation involves are red bars on their clients' lines. A legend at
+// its foot explains every kind of mark (spaceTimeLegend). It needs the
 // run's kept trace.
 func SpaceTime(o *scenarios.Outcome) (string, error) {
 	recs := o.World.Trace().Records()
@@ -180,8 +181,9 @@ func (d *diagram) laneX(name string) int {
 func y(row int) int { return top + row*rowGap }
 
 func (d *diagram) svg() string {
-	width := laneLeft + len(d.lanes)*laneGap + 260
-	height := y(len(d.rows)) + 30
+	width := max(laneLeft+len(d.lanes)*laneGap+260, legendWidth)
+	linesEnd := y(len(d.rows)) + 20 // the lines end here, the legend below
+	height := linesEnd + 10 + legendHeight()
 	fmt.Fprintf(&d.b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">`+"\n",
 		width, height)
 	d.b.WriteString(`<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto">` +
@@ -193,7 +195,7 @@ func (d *diagram) svg() string {
 	for i, l := range d.lanes {
 		x := laneLeft + i*laneGap
 		fmt.Fprintf(&d.b, `<text x="%d" y="20" text-anchor="middle" font-weight="bold">%s</text>`+"\n", x, l)
-		fmt.Fprintf(&d.b, `<line x1="%d" y1="28" x2="%d" y2="%d" stroke="#999"/>`+"\n", x, x, height-10)
+		fmt.Fprintf(&d.b, `<line class="lane" x1="%d" y1="28" x2="%d" y2="%d" stroke="#999"/>`+"\n", x, x, linesEnd)
 	}
 	d.spans()
 	d.holdings()
@@ -204,6 +206,7 @@ func (d *diagram) svg() string {
 		}
 		d.event(i, r)
 	}
+	d.legend(linesEnd + 10)
 	d.b.WriteString("</svg>\n")
 	return d.b.String()
 }
@@ -251,37 +254,37 @@ func (d *diagram) event(i int, r sim.Record) {
 	case sim.KSend:
 		d.arrow(from, yy, to, yy+rowGap-4, "#36c", false, sim.ShortOp(r.Op, r.Path), "request")
 	case sim.KReply:
-		color, label := "#393", ""
+		class, color, label := "reply", "#393", ""
 		switch {
 		case r.Code == zkNodeExists, r.Code == zkNoNode && r.Op == client.OpExists:
 			// The answers a recipe expects as often as not (its parent
 			// is there already; the node it watches is not): no error.
-			color, label = "#777", shortCode(r.Code)
+			class, color, label = "reply-expected", "#777", shortCode(r.Code)
 		case r.Code != 0:
-			color, label = "#c33", shortCode(r.Code)
+			class, color, label = "reply-error", "#c33", shortCode(r.Code)
 		}
-		d.arrow(from, yy, to, yy+rowGap-4, color, false, label, "reply")
+		d.arrow(from, yy, to, yy+rowGap-4, color, false, label, class)
 	case sim.KNotify:
 		d.arrow(from, yy, to, yy+rowGap-4, "#e80", true, zkEventName(r.Arg), "notification")
 	case sim.KState:
-		d.mark(from, yy, "#555", shortState(r.Arg))
+		d.mark(from, yy, "state", "#555", shortState(r.Arg))
 	case sim.KExpire:
 		whose := ""
 		if c, ok := d.owner[r.Sess]; ok {
 			whose = d.name(c) + "'s "
 		}
-		d.mark(from, yy, "#90c", fmt.Sprintf("◆ expires %ssession %#x", whose, r.Sess))
+		d.mark(from, yy, "expire", "#90c", fmt.Sprintf("◆ expires %ssession %#x", whose, r.Sess))
 	case sim.KPause:
-		d.mark(from, yy, "#c33", "paused")
+		d.mark(from, yy, "pause", "#c33", "paused")
 	case sim.KResume:
-		d.mark(from, yy, "#555", "▶ resumes")
+		d.mark(from, yy, "resume", "#555", "▶ resumes")
 	case sim.KRole:
-		d.mark(from, yy, "#555", firstWord(r.Path))
+		d.mark(from, yy, "role", "#555", firstWord(r.Path))
 	case sim.KFault:
 		d.faultLine(yy, &r)
 	case sim.KPropose:
 		d.proposed[r.Zxid] = proposal{i, r.From}
-		d.mark(from, yy, "#96c", "propose "+sim.ShortOp(r.Op, r.Path))
+		d.mark(from, yy, "propose", "#96c", "propose "+sim.ShortOp(r.Op, r.Path))
 	case sim.KApply:
 		if p, ok := d.proposed[r.Zxid]; ok {
 			d.arrow(d.x(p.leader), y(p.row), from, yy, "#96c", false, "", "replicate")
@@ -290,7 +293,8 @@ func (d *diagram) event(i int, r sim.Record) {
 }
 
 // arrow draws a message from (x1, y1) to (x2, y2), of class (request,
-// reply, notification, replicate), with its label at its start.
+// reply, reply-expected, reply-error, notification, replicate: a mark of
+// the legend), with its label at its start.
 func (d *diagram) arrow(x1, y1, x2, y2 int, color string, dashed bool, label, class string) {
 	if x1 < 0 || x2 < 0 {
 		return
@@ -313,12 +317,14 @@ func (d *diagram) arrow(x1, y1, x2, y2 int, color string, dashed bool, label, cl
 	}
 }
 
-func (d *diagram) mark(x, yy int, color, label string) {
+// mark draws a moment on a line: a dot of class (a mark of the legend)
+// and its label.
+func (d *diagram) mark(x, yy int, class, color, label string) {
 	if x < 0 {
 		return
 	}
-	fmt.Fprintf(&d.b, `<circle cx="%d" cy="%d" r="3" fill="%s"/><text x="%d" y="%d" fill="%s">%s</text>`+"\n",
-		x, yy, color, x+6, yy+3, color, html.EscapeString(label))
+	fmt.Fprintf(&d.b, `<circle class="%s" cx="%d" cy="%d" r="3" fill="%s"/><text x="%d" y="%d" fill="%s">%s</text>`+"\n",
+		class, x, yy, color, x+6, yy+3, color, html.EscapeString(label))
 }
 
 // faultLine draws a fault as a red line across the diagram with its

@@ -60,13 +60,13 @@ func (d *diagram) holdings() {
 			continue
 		}
 		marked[[2]int{x, row}] = true
-		color := "#3a3"
+		class, color := "use", "#3a3"
 		if op.Result == models.Rejected {
-			color = "#c33"
+			class, color = "use-refused", "#c33"
 		}
 		yy := y(row)
-		fmt.Fprintf(&d.b, `<circle class="use" cx="%d" cy="%d" r="4" fill="%s"><title>c%d %s</title></circle>`+"\n",
-			x, yy, color, op.Client+1, html.EscapeString(models.Describe(op)))
+		fmt.Fprintf(&d.b, `<circle class="%s" cx="%d" cy="%d" r="4" fill="%s"><title>c%d %s</title></circle>`+"\n",
+			class, x, yy, color, op.Client+1, html.EscapeString(models.Describe(op)))
 		if op.Result == models.Rejected {
 			fmt.Fprintf(&d.b, `<text x="%d" y="%d" fill="%s" font-size="9" text-anchor="end">use refused</text>`+"\n", x-8, yy+3, color)
 		}

@@ -32,7 +32,7 @@ func (d *diagram) spans() {
 		}
 		x1, x2 := laneLeft+s.lanes[0]*laneGap, laneLeft+s.lanes[len(s.lanes)-1]*laneGap
 		if len(s.lanes) == 2 {
-			fmt.Fprintf(&d.b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#e33" stroke-opacity="0.5" stroke-dasharray="3 3"/>`+"\n",
+			fmt.Fprintf(&d.b, `<line class="cut" x1="%d" y1="%d" x2="%d" y2="%d" stroke="#e33" stroke-opacity="0.5" stroke-dasharray="3 3"/>`+"\n",
 				min(x1, x2)+12, y1, max(x1, x2)-12, y1)
 		}
 		// A cut link's label goes between its two lines; a line's own span
