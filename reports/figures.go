@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"image/color"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -25,18 +26,61 @@ type Figure struct {
 	plot           *plot.Plot
 }
 
+// figureMargin is the blank border around a figure: its title, its last
+// tick's label and its legend never touch the frame a page draws round
+// it.
+const figureMargin = 10 // points
+
 // Save writes the figure as dir/Name.png and dir/Name.svg and returns
 // their paths.
 func (f *Figure) Save(dir string) ([]string, error) {
 	var out []string
-	for _, ext := range []string{".png", ".svg"} {
-		path := filepath.Join(dir, f.Name+ext)
-		if err := f.plot.Save(8*vg.Inch, 5*vg.Inch, path); err != nil {
+	for _, ext := range []string{"png", "svg"} {
+		path := filepath.Join(dir, f.Name+"."+ext)
+		if err := f.save(path, ext); err != nil {
 			return out, fmt.Errorf("%s: %w", path, err)
 		}
 		out = append(out, path)
 	}
 	return out, nil
+}
+
+// save draws the figure, 8 by 5 inches with its margin, into the file
+// path in format.
+func (f *Figure) save(path, format string) error {
+	c, err := draw.NewFormattedCanvas(8*vg.Inch, 5*vg.Inch, format)
+	if err != nil {
+		return err
+	}
+	m := vg.Points(figureMargin)
+	dc := draw.New(c)
+	dc.SetColor(color.White) // the margin is the figure's, not the page's
+	dc.Fill(dc.Rectangle.Path())
+	f.plot.Draw(draw.Crop(dc, m, -m, m, -m))
+	file, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(file); err != nil {
+		file.Close()
+		return err
+	}
+	return file.Close()
+}
+
+// insetLegend moves p's legend off the corner of the plotting area it is
+// drawn in (gonum/plot puts it flush against it): a few points in from
+// the side and the top or bottom it is on, clear of the axes and the
+// frame.
+func insetLegend(p *plot.Plot) {
+	in := vg.Points(8)
+	p.Legend.XOffs, p.Legend.YOffs = -in, in
+	if p.Legend.Left {
+		p.Legend.XOffs = in
+	}
+	if p.Legend.Top {
+		p.Legend.YOffs = -in / 2
+	}
 }
 
 // seriesStyle gives each implementation a look: the recipe solid, its
@@ -72,6 +116,7 @@ func HerdFigure(series []search.HerdSeries, metric string) (*Figure, error) {
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
 	p.Legend.Top, p.Legend.Left = true, true
+	insetLegend(p)
 	top := 0.0
 	for _, s := range series {
 		var xys plotter.XYs
@@ -196,6 +241,7 @@ func TrafficFigure(name, title string, buckets map[string][]float64, bucket time
 		p.Legend.Add(k, line)
 	}
 	p.Legend.Top = true
+	insetLegend(p)
 	return &Figure{Name: name, plot: p, Title: title,
 		Caption: "Notifications each server sent and requests it received around one release, by server."}, nil
 }
