@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
-	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
 )
 
@@ -171,7 +171,7 @@ func TestStepsMarkTheViolation(t *testing.T) {
 	from, to := violationWindow(o)
 	d := newDiagram(o, o.World.Trace().Records(), from, to)
 	focus := d.rows[d.rowAt(violationMoment(o))]
-	if want := models.FormatTime(int64(focus.At)); steps[at].At != want || at == 0 || steps[at-1].At == want {
+	if want := client.FormatTime(int64(focus.At)); steps[at].At != want || at == 0 || steps[at-1].At == want {
 		t.Errorf("the step-through opens at event %d of %d (%s %s); the diagram opens at %s", at+1, len(steps),
 			steps[at].At, steps[at].Event, want)
 	}
