@@ -214,7 +214,7 @@ func Check(t testing.TB, kind string, impl recipes.Implementation, opt Options) 
 				"raise -zksim.budget or Options.Budget to run them all", kind, res.Ran, seeds, budget, res.Ops)
 			return
 		}
-		t.Logf("zksimtest: %s held on %d seeds (%d simulated operations)", kind, res.Ran, res.Ops)
+		t.Logf("zksimtest: %s held on %d seeds (%d simulated operations); the runs met: %s", kind, res.Ran, res.Ops, res.Coverage)
 		return
 	}
 	f, _ := res.Worst() // the most serious kind found first: two leaders before a herd

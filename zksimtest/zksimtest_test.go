@@ -333,3 +333,15 @@ func TestReplayLineRunsFromTheModuleRoot(t *testing.T) {
 		t.Fatalf("%s, run from the module root: %v (want it to fail with %q)\n%s", line, err, hash, out)
 	}
 }
+
+// A pass says what its runs met (the faults that struck, the situations
+// the waits met): a pass is worth what it exercised, and `go test -v`
+// once printed no more than the seeds.
+func TestPassSaysWhatItsRunsMet(t *testing.T) {
+	lt := &logT{fakeT: fakeT{name: "TestPass"}}
+	zksimtest.Lock(lt, func(conn client.Conn, path string) recipes.Locker { return recipes.NewLock(conn, path) },
+		zksimtest.Options{Seeds: 5})
+	if len(lt.logs) != 1 || !strings.Contains(lt.logs[0], "the runs met: ") || !strings.Contains(lt.logs[0], "struck: ") {
+		t.Fatalf("logged %q; want what the runs met", lt.logs)
+	}
+}
