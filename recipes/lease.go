@@ -47,6 +47,21 @@ type Lease struct {
 	// loss, it takes its node's existence as proof that it still holds
 	// the lease, whoever owns the node.
 	adopts bool
+	// holds, when set, is the recipe's own word on whether it still holds
+	// (While).
+	holds func() bool
+}
+
+// While has the lease end when holds says the holder no longer holds,
+// besides when its session may be lost: the recipe's own flag, for a
+// recipe whose holding can end while its session lives on (a leader latch
+// a listener clears, a lock revoked by its own protocol). Check then
+// reports ErrLost once holds returns false, and the holding workload, the
+// checks and a fenced resource judge the flag, not only the session. It
+// returns l.
+func (l *Lease) While(holds func() bool) *Lease {
+	l.holds = holds
+	return l
 }
 
 // NewLease starts a lease on node for the session of conn, with the given
@@ -77,6 +92,9 @@ func newLease(conn client.Conn, node string, czxid int64) *Lease {
 func (l *Lease) Check() error {
 	if l.careless {
 		return nil
+	}
+	if l.holds != nil && !l.holds() {
+		l.state = ErrLost
 	}
 	for {
 		ev, ok := l.events.Poll()
