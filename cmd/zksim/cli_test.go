@@ -590,7 +590,7 @@ func TestCLICoverage(t *testing.T) {
 		{"a pass that never reached what it requires", []string{"run", "weak.yaml"}, 1,
 			"weak: no run reached session expiries, which the scenario requires", ""},
 		{"a pass that did", []string{"run", "strong.yaml"}, 0, "leader changes 2, ", ""},
-		{"a fault the run ended before", []string{"run", "never.yaml", "--json"}, 0, `"faults never struck": 1`, ""},
+		{"a fault the run ended before", []string{"run", "never.yaml", "--json"}, 0, `"faults_never_struck_total": 1`, ""},
 		{"an unknown situation", []string{"run", "bad.yaml"}, 2, "", `require[0]: "sunshine"; want a coverage situation`},
 		{"a lock no client waited for", []string{"run", "alone.yaml"}, 1, "weak: no run reached acquires that waited for a holder", ""},
 		{"a lock clients waited for", []string{"run", "crowd.yaml"}, 0, "acquires that waited for a holder ", ""},
