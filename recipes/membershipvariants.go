@@ -63,3 +63,11 @@ func NewUnsyncedCacheGroup(conn client.Conn, dir, name string) *CachedGroup {
 	g.noResync = true
 	return g
 }
+
+// NewUnguardedKeeper returns a keeper whose callbacks and Leave do not
+// take its mutex: the node can come back after Leave.
+func NewUnguardedKeeper(conn client.Conn, dir, name string) *Keeper {
+	k := NewKeeper(conn, dir, name)
+	k.unguarded = true
+	return k
+}

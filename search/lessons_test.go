@@ -72,6 +72,9 @@ func TestRecipesHoldUnderEveryFault(t *testing.T) {
 		// The group whose watchers keep their view from a persistent watch.
 		{Name: "membership (cached)", Kind: "membership", Rates: &everyFault, Impl: &recipes.Implementation{
 			Membership: func(c client.Conn, p, name string) recipes.Membership { return recipes.NewCachedGroup(c, p, name) }}},
+		// The group whose member keeps its node from callbacks on an event thread.
+		{Name: "membership (keeper)", Kind: "membership", Rates: &everyFault, Impl: &recipes.Implementation{
+			Membership: func(c client.Conn, p, name string) recipes.Membership { return recipes.NewKeeper(c, p, name) }}},
 		{Kind: "config", Rates: &everyFault},
 		{Kind: "naming", Rates: &everyFault},
 		{Kind: "counter", Rates: &everyFault},
