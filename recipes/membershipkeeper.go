@@ -23,9 +23,9 @@ import (
 // later, while the caller may have left in between. So the callbacks and
 // Leave hold one mutex across the check and the calls that act on it, as
 // a Java library holds its monitor: Leave waits for a keep in flight, and
-// a keep that comes after it finds the member gone. Without it
-// (NewUnguardedKeeper) the node can come back after Leave: a member that
-// left for good is still listed.
+// a keep that comes after it finds the member gone. Without it (the
+// membership-keeper-unguarded variant) the node can come back after
+// Leave: a member that left for good is still listed.
 type Keeper struct {
 	*Group // Members and Watch; the session, the node and its data
 
@@ -33,8 +33,8 @@ type Keeper struct {
 	mu     client.Mutex
 	active bool
 
-	// unguarded is NewUnguardedKeeper's mistake: the callbacks and Leave
-	// do not take the mutex.
+	// unguarded is the membership-keeper-unguarded variant's mistake: the
+	// callbacks and Leave do not take the mutex.
 	unguarded bool
 }
 

@@ -64,8 +64,22 @@ func NewUnsyncedCacheGroup(conn client.Conn, dir, name string) *CachedGroup {
 	return g
 }
 
-// NewUnguardedKeeper returns a keeper whose callbacks and Leave do not
-// take its mutex: the node can come back after Leave.
+func init() {
+	register(Variant{Name: "membership-keeper-unguarded", Kind: "membership", Fails: "liveness",
+		Impl: Implementation{Membership: func(c client.Conn, p, name string) Membership {
+			return NewUnguardedKeeper(c, p, name)
+		}},
+		Lesson: "Its member keeps its node callback-style, as Curator's does: a callback on the client's event " +
+			"thread, a task beside the caller's, makes the node again whenever it is gone or the session comes " +
+			"back, if the member is still in the group. The callback checks that, then acts on it a call later; " +
+			"in between, the caller's Leave ran and deleted the node, and the callback makes it again: a member " +
+			"that left for good is listed for ever. The recipe's keeper holds one mutex across the check and the " +
+			"calls that act on it, in its callbacks and in Leave, as a Java library holds its monitor: Leave " +
+			"waits for a keep in flight, and a keep after it finds the member gone."})
+}
+
+// NewUnguardedKeeper returns the membership-keeper-unguarded teaching
+// variant: a keeper whose callbacks and Leave do not take its mutex.
 func NewUnguardedKeeper(conn client.Conn, dir, name string) *Keeper {
 	k := NewKeeper(conn, dir, name)
 	k.unguarded = true

@@ -8,6 +8,7 @@ import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/recipes"
 )
 
 // lastViews is each watcher's last View of o, by client.
@@ -97,6 +98,32 @@ func TestMembershipPersistentCaught(t *testing.T) {
 			t.Fatalf("c%d's last view %q: want the failed c6 still listed", c+1, v)
 		}
 	}
+}
+
+// membership-keeper-unguarded: c4's event thread, told its session is
+// back, sends a create to keep c4's node while c4 is leaving (the
+// built-in scenario's schedule holds the create's answer, and the Leave's
+// exists behind it); on the seeds where the Leave's delete goes first, the
+// event thread makes the node again after the Leave, and the watchers list
+// c4 for ever. The keeper, whose callbacks and Leave hold its mutex, holds
+// under the same schedule on every seed: its Leave waits for the keep.
+func TestMembershipKeeperRace(t *testing.T) {
+	sc, err := LoadScenario("membership-keeper-unguarded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := caughtOnSomeSeed(t, sc.Spec, uint64(sc.Seeds), "membership", models.Liveness)
+	for c, v := range lastViews(o) {
+		if !strings.Contains(v, "c4") {
+			t.Fatalf("c%d's last view %q: want c4, which left, still listed", c+1, v)
+		}
+	}
+	keeper := sc.Spec
+	keeper.Name, keeper.Variant = "membership keeper", ""
+	keeper.Impl = &recipes.Implementation{Membership: func(c client.Conn, p, name string) recipes.Membership {
+		return recipes.NewKeeper(c, p, name)
+	}}
+	holdsOnSeeds(t, keeper, uint64(sc.Seeds))
 }
 
 // Runs repeat exactly: the same seed, the same run.

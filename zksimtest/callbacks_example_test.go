@@ -17,8 +17,9 @@ import (
 // gone while the member is in the group; Leave deletes it. The callbacks
 // and the caller share one field, and race: guarded (recipes.NewKeeper),
 // the callbacks and Leave hold one mutex across the check and the calls
-// that act on it; unguarded (recipes.NewUnguardedKeeper), the node can
-// come back after Leave, a member that left for good still listed.
+// that act on it; unguarded (recipes.NewUnguardedKeeper, the
+// membership-keeper-unguarded teaching variant), the node can come back
+// after Leave, a member that left for good still listed.
 func newKeeper(conn client.Conn, dir, name string, guarded bool) recipes.Membership {
 	if guarded {
 		return recipes.NewKeeper(conn, dir, name)
