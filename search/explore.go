@@ -51,8 +51,11 @@ type Explore struct {
 	Holds bool
 	// Limit stops the exploration after this many runs (0: none).
 	Limit int
-	// StopAtFirst stops at the first counterexample.
+	// StopAtFirst stops at the first counterexample that breaks a safety
+	// or liveness check, or one of a kind in StopAlso (as Sweep's: a herd
+	// alone does not stop it).
 	StopAtFirst bool
+	StopAlso    []models.ViolationKind
 	// Progress, when set, is called after each run.
 	Progress func(explored, failed int)
 }
@@ -229,7 +232,7 @@ func (x *explorer) record(s scenarios.Spec, sched fault.Schedule) (*scenarios.Ou
 		x.res.Counterexamples = append(x.res.Counterexamples, &Counterexample{Spec: s, Seed: x.Seed, Clients: s.Clients,
 			Rounds: o.Spec.Workload.Rounds, Schedule: sched, Violations: o.Violations,
 			TraceHash: scenarios.HashString(o.Result.Hash), Tries: x.res.Explored})
-		if x.StopAtFirst {
+		if x.StopAtFirst && stopsAt(o.Violations, x.StopAlso) {
 			x.stopped, x.res.Complete = true, false
 		}
 	}

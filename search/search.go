@@ -253,10 +253,16 @@ func (sw *sweeper) record(o *scenarios.Outcome) {
 }
 
 // stops reports whether a run that found violations stops a search with
-// StopAtFirst: one is dangerous, or of a kind in StopAlso.
-func (sw *sweeper) stops(violations []models.Violation) bool {
+// StopAtFirst (stopsAt).
+func (sw *sweeper) stops(violations []models.Violation) bool { return stopsAt(violations, sw.StopAlso) }
+
+// stopsAt reports whether a run that found violations ends a search that
+// stops at its first finding: one is dangerous (safety or liveness), or
+// of a kind in also. A cost (a herd) alone does not: a cheaper finding
+// must never hide a dangerous one in the runs after it.
+func stopsAt(violations []models.Violation, also []models.ViolationKind) bool {
 	return slices.ContainsFunc(violations, func(v models.Violation) bool {
-		return v.Kind.Dangerous() || slices.Contains(sw.StopAlso, v.Kind)
+		return v.Kind.Dangerous() || slices.Contains(also, v.Kind)
 	})
 }
 

@@ -77,3 +77,25 @@ func TestTheMostSeriousFirst(t *testing.T) {
 		t.Fatal("a sweep stops at a herd alone, or not at a liveness violation")
 	}
 }
+
+// Exploring, likewise: a schedule that only herds does not end an
+// exploration that stops at its first counterexample (it runs to its end,
+// complete), unless asked to. (lock-herd herds with no fault at all, so
+// the schedule without faults is the only one either explores.)
+func TestExploreGoesOnPastAHerd(t *testing.T) {
+	spec := scenarios.Spec{Kind: "lock", Variant: "lock-herd", Clients: 3, Checks: []string{"herd"}}
+	plain, err := Explore{Spec: spec, MaxFaults: 1, StopAtFirst: true}.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !plain.Complete || len(plain.Counterexamples) == 0 {
+		t.Fatalf("stopped at a herd: complete %v, %d counterexamples", plain.Complete, len(plain.Counterexamples))
+	}
+	herd, err := Explore{Spec: spec, MaxFaults: 1, StopAtFirst: true, StopAlso: []models.ViolationKind{models.Herd}}.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if herd.Complete || len(herd.Counterexamples) != 1 {
+		t.Fatalf("StopAlso herd: complete %v, %d counterexamples; want it stopped at the first", herd.Complete, len(herd.Counterexamples))
+	}
+}

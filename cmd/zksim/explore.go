@@ -85,7 +85,7 @@ printing what was explored).`,
 	f.BoolVar(&e.Reads, "reads", false, "tie faults to the clients' reads too")
 	f.BoolVar(&e.Notifications, "notifications", false, "tie faults to the watch notifications sent to the clients too")
 	f.BoolVar(&e.Holds, "holds", false, "tie faults to the moments a client comes to hold its lock or leadership too (on for a fenced workload)")
-	f.BoolVar(&stop, "stop-at-first", false, "stop at the first counterexample")
+	f.BoolVar(&stop, "stop-at-first", false, "stop at the first counterexample that breaks a safety or liveness check, or of the kind the scenario expects; a herd alone does not stop it")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return cmd
 }
@@ -107,6 +107,9 @@ func runExplore(cmd *cobra.Command, name string, e search.Explore, faults string
 		e.Faults = search.ExploreFaults
 	}
 	e.Spec, e.StopAtFirst = sc.Spec, stop
+	if !sc.Expect.Pass && !sc.Expect.Kind.Dangerous() {
+		e.StopAlso = []models.ViolationKind{sc.Expect.Kind} // the cost the scenario expects ends it
+	}
 	if err := e.Check(); err != nil {
 		return usageError{err}
 	}
