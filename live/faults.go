@@ -135,6 +135,26 @@ func (f *ClientFaults) NotificationStruckAt(nth int) (time.Time, bool) {
 	return at, ok
 }
 
+// Made says how many requests of type op the client has sent (failed:
+// how many of them were answered with an error), and Notified how many
+// watch notifications it has received: how far its run got, for a fault
+// whose trigger (the nth such) never came.
+func (f *ClientFaults) Made(op client.Op, failed bool) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if failed {
+		return f.failures[int32(op)]
+	}
+	return f.counts[int32(op)]
+}
+
+// Notified says how many watch notifications the client has received.
+func (f *ClientFaults) Notified() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.notified
+}
+
 // NewClientFaults returns an injector with nothing armed.
 func NewClientFaults() *ClientFaults {
 	return &ClientFaults{counts: map[int32]int{}, failures: map[int32]int{}, asked: map[int32]int32{},

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,8 +38,14 @@ func liveRun(t *testing.T, sc *Scenario, seed uint64) *LiveOutcome {
 	}
 	t.Logf("%s live: %d operations in %s; injected %d, never struck %v, skipped %v, violations %v",
 		sc.Name, len(o.Input.Ops), o.Wall.Round(time.Millisecond), len(o.Injected), o.NeverStruck, o.Skipped, o.Violations)
-	if !sc.Expect.Met(o.Violations) || o.Weak != "" || o.TimedOut {
-		t.Errorf("%s live: expected %s, got %v (weak %q, timed out %v)", sc.Name, sc.Expect, o.Violations, o.Weak, o.TimedOut)
+	as, weak := o.Against(sc.Expect)
+	switch {
+	case o.Weak != "" || o.TimedOut || !as && weak == "":
+		t.Errorf("%s live: expected %s, got %v (weak %q, timed out %v)", sc.Name, sc.Expect, o.Violations, weak, o.TimedOut)
+	case !as:
+		// A fault tied to a late request the live clients never made:
+		// the live run's miss, said so, not the recipe's failure.
+		t.Logf("%s live: weak: %s", sc.Name, weak)
 	}
 	for _, f := range o.Schedule {
 		if f.When == nil && !undoes(f) && slices.ContainsFunc(o.NeverStruck, f.Equal) {
@@ -46,14 +53,18 @@ func liveRun(t *testing.T, sc *Scenario, seed uint64) *LiveOutcome {
 		}
 	}
 	// Every fault that strikes in the simulator's run of the seed strikes
-	// live: one tied to a request or a notification the faulted run never
-	// makes strikes in neither.
+	// live (one tied to a request or a notification the faulted run never
+	// makes strikes in neither), but for one whose trigger the live run
+	// never reached (Unreached: the live clients made fewer requests than
+	// the simulator's did), which the run says.
 	simulated, err := Run(sc.Spec, seed, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range simulated.Result.Struck {
-		if slices.ContainsFunc(o.NeverStruck, f.Equal) {
+		if slices.ContainsFunc(o.NeverStruck, f.Equal) && !slices.ContainsFunc(o.Unreached, func(u string) bool {
+			return strings.HasPrefix(u, strconv.Quote(f.String()))
+		}) {
 			t.Errorf("%s live: %q struck in the simulator's run of seed %d, and never live", sc.Name, f, seed)
 		}
 	}

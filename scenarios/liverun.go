@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/live"
 	"github.com/zksim/zksim/models"
@@ -58,6 +60,13 @@ type LiveOutcome struct {
 	// it met enough): a fault the scenario names that never struck, or
 	// none of its random faults. A weak run is not as expected.
 	Weak string
+	// Unreached are the faults that never struck because the live run
+	// never reached their trigger: the client made fewer requests of its
+	// type, or had fewer notifications, than the fault waits for (a
+	// random fault tied to a late request, which the simulator's run of
+	// the seed made), each with how far the client got. A miss of the
+	// live run's, not the recipe's: see Against.
+	Unreached []string
 	// TimedOut says the run reached its Timeout with clients still going.
 	TimedOut bool
 	// Interrupted says LiveOptions.Interrupt ended the run.
@@ -162,6 +171,11 @@ func RunLive(spec Spec, seed uint64, opt LiveOptions) (*LiveOutcome, error) {
 	out.TimedOut = ctx.Err() != nil && !out.Quiesced && !out.Interrupted
 	out.Injected, out.NeverStruck = w.Tally(timed, armed)
 	out.Weak = liveWeakness(out)
+	counts := make([]triggerCounts, len(w.Processes()))
+	for i, p := range w.Processes() {
+		counts[i] = p.Faults()
+	}
+	out.Unreached = unreached(out.NeverStruck, counts)
 	err = judgeLive(out, r, k, run, errs, opt.Servers)
 	if out.Input != nil {
 		out.Coverage = liveCoverage(out, k)
@@ -336,6 +350,77 @@ func liveWeakness(out *LiveOutcome) string {
 		return fmt.Sprintf("none of its %d faults struck", len(out.NeverStruck))
 	}
 	return ""
+}
+
+// triggerCounts is how far a live client got, for the faults tied to its
+// requests and notifications (live.ClientFaults).
+type triggerCounts interface {
+	Made(op client.Op, failed bool) int
+	Notified() int
+}
+
+// unreached words, of the faults never struck, those whose trigger the
+// clients (counts, client i's the i-th) never reached, with how far each
+// got.
+func unreached(never fault.Schedule, counts []triggerCounts) []string {
+	var out []string
+	for _, f := range never {
+		t := f.When
+		if t == nil || t.Client < 0 || t.Client >= len(counts) {
+			continue
+		}
+		faults := counts[t.Client]
+		var made int
+		var what string
+		switch t.On {
+		case fault.OnApplied, fault.OnReceived, fault.OnFailed:
+			made = faults.Made(t.Op, t.On == fault.OnFailed)
+			what = fmt.Sprintf("%s requests", t.Op)
+			if t.On == fault.OnFailed {
+				what = fmt.Sprintf("%s requests answered with an error", t.Op)
+			}
+		case fault.OnNotified:
+			made, what = faults.Notified(), "notifications"
+		default:
+			continue
+		}
+		if made < t.Nth {
+			out = append(out, fmt.Sprintf("%q: c%d's trigger never came live (%d %s; it waits for the %s)",
+				f.String(), t.Client+1, made, what, ordinal(t.Nth)))
+		}
+	}
+	return out
+}
+
+// ordinal is n as "1st", "2nd", "3rd", "4th", ...
+func ordinal(n int) string {
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+		return fmt.Sprintf("%dth", n)
+	case n%10 == 1:
+		return fmt.Sprintf("%dst", n)
+	case n%10 == 2:
+		return fmt.Sprintf("%dnd", n)
+	case n%10 == 3:
+		return fmt.Sprintf("%drd", n)
+	}
+	return fmt.Sprintf("%dth", n)
+}
+
+// Against says whether the live run was as e expects, and, when it was
+// not for want of faults, why (weak): the run's own weakness (Weak), or,
+// when it missed its verdict, the faults whose trigger it never reached
+// (Unreached): a fault tied to a late request that the live clients did
+// not make is the live run's miss, not a failure of the recipe.
+func (o *LiveOutcome) Against(e Expectation) (as bool, weak string) {
+	met := e.Met(o.Violations)
+	switch {
+	case o.Weak != "":
+		return false, o.Weak
+	case !met && len(o.Unreached) > 0:
+		return false, "the fault " + strings.Join(o.Unreached, "; the fault ")
+	}
+	return met, ""
 }
 
 // undoes reports whether f only undoes an earlier fault (a heal, a

@@ -102,11 +102,12 @@ func runLiveScenario(cmd *cobra.Command, arg string, fl liveFlags) error {
 	if err != nil {
 		return err
 	}
-	as := sc.Expect.Met(o.Violations) && o.Weak == "" && !o.Interrupted
+	as, weak := o.Against(sc.Expect)
+	as = as && !o.Interrupted
 	if fl.asJSON {
-		err = finish(printJSON(cmd.OutOrStdout(), liveOutput(sc, opt.Servers, o, as)), !as)
+		err = finish(printJSON(cmd.OutOrStdout(), liveOutput(sc, opt.Servers, o, as, weak)), !as)
 	} else {
-		printLive(cmd.OutOrStdout(), sc, opt.Servers, o, as)
+		printLive(cmd.OutOrStdout(), sc, opt.Servers, o, as, weak)
 		err = finish(nil, !as)
 	}
 	if o.Interrupted {
@@ -154,7 +155,7 @@ func startLocalEnsemble(cmd *cobra.Command, spec scenarios.Spec, handoff func(os
 // liveOutput is what `zksim live --json` prints: the run on servers,
 // whether it was as the scenario expects (as), its violations and the
 // faults it injected, skipped or never struck.
-func liveOutput(sc *scenarios.Scenario, servers []string, o *scenarios.LiveOutcome, as bool) map[string]any {
+func liveOutput(sc *scenarios.Scenario, servers []string, o *scenarios.LiveOutcome, as bool, weak string) map[string]any {
 	vs := violationsOf(o.Seed, o.Schedule.Texts(), "", o.Violations)
 	if vs == nil {
 		vs = []runViolation{}
@@ -166,7 +167,8 @@ func liveOutput(sc *scenarios.Scenario, servers []string, o *scenarios.LiveOutco
 	return map[string]any{"scenario": sc.Name, "seed": o.Seed, "servers": servers, "expected": sc.Expect.String(),
 		"as_expected": as, "violations": vs, "ops": len(o.Input.Ops), "wall_ms": o.Wall.Milliseconds(),
 		"timed_out": o.TimedOut, "quiesced": o.Quiesced, "skipped_faults": o.Skipped, "injected_faults": injected,
-		"never_struck_faults": o.NeverStruck.Texts(), "weak": o.Weak, "placement": scenarios.PlacementLines(o.Placement),
+		"never_struck_faults": o.NeverStruck.Texts(), "unreached_triggers": append([]string{}, o.Unreached...), "weak": weak,
+		"placement":   scenarios.PlacementLines(o.Placement),
 		"interrupted": o.Interrupted, "stopped_clients": append([]string{}, o.Stopped...), "coverage": o.Coverage,
 		"not_judged_live": append([]string{}, o.NotJudged...)}
 }
@@ -174,7 +176,7 @@ func liveOutput(sc *scenarios.Scenario, servers []string, o *scenarios.LiveOutco
 // printLive prints a live run on servers for a reader: its operations and
 // time, the faults injected, never struck and skipped, the violations,
 // and whether it was as the scenario expects (as).
-func printLive(w io.Writer, sc *scenarios.Scenario, servers []string, o *scenarios.LiveOutcome, as bool) {
+func printLive(w io.Writer, sc *scenarios.Scenario, servers []string, o *scenarios.LiveOutcome, as bool, weak string) {
 	fmt.Fprintf(w, "%s live on %s: %d operations in %s", sc.Name, strings.Join(servers, ","), len(o.Input.Ops),
 		o.Wall.Round(time.Millisecond))
 	if o.TimedOut {
@@ -198,6 +200,9 @@ func printLive(w io.Writer, sc *scenarios.Scenario, servers []string, o *scenari
 	for _, f := range o.NeverStruck {
 		fmt.Fprintf(w, "  never struck (the run ended first, or its trigger never came): %s\n", f)
 	}
+	for _, u := range o.Unreached {
+		fmt.Fprintf(w, "  never reached live: %s\n", u)
+	}
 	for _, f := range o.Skipped {
 		fmt.Fprintf(w, "  skipped (not injectable live): %s\n", f)
 	}
@@ -218,8 +223,8 @@ func printLive(w io.Writer, sc *scenarios.Scenario, servers []string, o *scenari
 	switch {
 	case o.Interrupted:
 		verdict = "not decided (interrupted)"
-	case o.Weak != "":
-		verdict = "NOT as expected: weak, " + o.Weak + " (a pass is worth the faults it met)"
+	case weak != "":
+		verdict = "NOT as expected: weak, " + weak + " (a pass is worth the faults it met)"
 	case !as:
 		verdict = "NOT as expected"
 	}
