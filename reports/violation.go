@@ -3,6 +3,7 @@ package reports
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -62,7 +63,7 @@ func (r *ViolationReport) render(fileName func(file string) string) string {
 		fmt.Fprintf(&b, "  %s\n", f)
 	}
 	if o.Result.Err != nil {
-		fmt.Fprintf(&b, "run ended: %s\n", firstLine(o.Result.Err.Error()))
+		fmt.Fprintf(&b, "run ended: %s\n", runEnd(o.Result.Err))
 	}
 	if t, err := NewTimeline(o); err == nil {
 		from, at := violationWindow(o)
@@ -135,6 +136,20 @@ func causeWindow(o *scenarios.Outcome, at int64) int64 {
 		return 0
 	}
 	return max(from, 0)
+}
+
+// runEnd is how a report says a run ended: a deadlock, or a run ended
+// for lack of progress, with what each task waited on, a line each; any
+// other end by its first line (a client's failure, without its stack).
+func runEnd(err error) string {
+	var (
+		dead  *sim.DeadlockError
+		still *sim.NoProgressError
+	)
+	if errors.As(err, &dead) || errors.As(err, &still) {
+		return err.Error()
+	}
+	return firstLine(err.Error())
 }
 
 func firstLine(s string) string {

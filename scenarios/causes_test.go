@@ -54,7 +54,7 @@ func TestCausesFoundByTheQuestion(t *testing.T) {
 			for i := range fresh {
 				fresh[i].Message = "words the explanations must not read"
 			}
-			explainFromTrace(o.World, fresh)
+			explainFromTrace(o.World, o.Result.Err, fresh)
 			if len(fresh) != len(o.Violations) {
 				t.Fatalf("judged afresh: %d violations, the run had %d", len(fresh), len(o.Violations))
 			}

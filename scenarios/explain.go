@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -26,12 +27,14 @@ import (
 
 // explainFromTrace answers each question vs ask with what w's kept trace
 // shows, laid end to end only when a violation asks (most runs have
-// none): Violation.Explain words each answer into its violation.
-func explainFromTrace(w *sim.World, vs []models.Violation) {
+// none), and with how the run ended (end: a deadlock says what each task
+// waited on): Violation.Explain words each answer into its violation.
+func explainFromTrace(w *sim.World, end error, vs []models.Violation) {
 	if w == nil || !needsCauses(vs) || w.Trace().Kept() == 0 {
 		return
 	}
 	f := factsOf(w.Trace())
+	errors.As(end, &f.dead)
 	for i := range vs {
 		f.answer(&vs[i])
 	}
@@ -41,11 +44,12 @@ func explainFromTrace(w *sim.World, vs []models.Violation) {
 // a semaphore its waiters waited behind, the server a stale read came
 // from, what struck between two holdings, what a consumer's last take
 // did, the lost reply behind a failed step, what followed a watcher's
-// last view. A question the trace cannot answer is left open.
+// last view; in a run that deadlocked, what each task waited on
+// (waitersCause). A question the trace cannot answer is left open.
 func (f *runFacts) answer(v *models.Violation) {
 	switch v.Question {
 	case models.OrphanedNode, models.LeaseLeft:
-		v.Explain(waitCause(f, f.nodesAt(v.Object, v.At), *v))
+		v.Explain(f.waitersCause(f.nodesAt(v.Object, v.At), *v))
 	case models.StaleRead:
 		if read, ok := lastOf(v.Ops, models.Get); ok {
 			v.Explain(f.staleSource(read))
@@ -181,6 +185,7 @@ type runFacts struct {
 	recs  []sim.Record
 	name  func(sim.Actor) string
 	fault func(*sim.Record) (fault.Fault, bool) // the trace's Fault
+	dead  *sim.DeadlockError                    // the run's end, if it deadlocked
 }
 
 func factsOf(tr *sim.Trace) *runFacts {

@@ -128,7 +128,7 @@ func Run(spec Spec, seed uint64, opt Options) (*Outcome, error) {
 		opt.KeepTrace = true
 		return Run(spec, seed, opt)
 	}
-	explainFromTrace(out.World, vs)
+	explainFromTrace(out.World, out.Result.Err, vs)
 	settle(out, vs)
 	return out, nil
 }

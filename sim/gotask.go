@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -55,11 +57,14 @@ func (h *simTask) Wait(ctx context.Context) error {
 type simMutex struct {
 	p      *process
 	name   string
-	holder *Task // nil when unlocked
+	site   string // where an unnamed one was made (madeAt), for reports
+	holder *Task  // nil when unlocked
 }
 
 // NewMutex implements client.Process.
-func (c *Client) NewMutex(name string) client.Mutex { return &simMutex{p: c.p, name: name} }
+func (c *Client) NewMutex(name string) client.Mutex {
+	return &simMutex{p: c.p, name: name, site: madeAt(name)}
+}
 
 // Lock implements client.Mutex. Another task of the process may run
 // first (a choice of the run's); a locked mutex parks the caller until it
@@ -92,11 +97,14 @@ func (m *simMutex) Unlock() {
 type simEvent struct {
 	p    *process
 	name string
+	site string // where an unnamed one was made (madeAt), for reports
 	set  bool
 }
 
 // NewEvent implements client.Process.
-func (c *Client) NewEvent(name string) client.Event { return &simEvent{p: c.p, name: name} }
+func (c *Client) NewEvent(name string) client.Event {
+	return &simEvent{p: c.p, name: name, site: madeAt(strings.TrimPrefix(name, client.MailboxPrefix))}
+}
 
 // Set implements client.Event; a task it wakes may run at once.
 func (e *simEvent) Set() {
@@ -129,21 +137,56 @@ func (e *simEvent) Wait(ctx context.Context) error {
 
 // describeWaitObj says, for a deadlock report, what a task waits for: a
 // mutex and who holds it, an event, a mailbox, another task ("mutex
-// "recipe", held by c1").
+// "recipe", held by c1"), each by the name it was made with, or where it
+// was made if it has none.
 func describeWaitObj(o any) string {
 	switch o := o.(type) {
 	case *simMutex:
+		s := named("mutex", o.name, o.site)
 		if o.holder != nil {
-			return fmt.Sprintf("mutex %q, held by %s", o.name, o.holder.name)
+			s += ", held by " + o.holder.name
 		}
-		return fmt.Sprintf("mutex %q", o.name)
+		return s
 	case *simEvent:
 		if box, ok := strings.CutPrefix(o.name, client.MailboxPrefix); ok {
-			return fmt.Sprintf("a value in mailbox %q", box)
+			return "a value in " + named("mailbox", box, o.site)
 		}
-		return fmt.Sprintf("event %q to be set", o.name)
+		return named("event", o.name, o.site) + " to be set"
 	case *simTask:
 		return fmt.Sprintf("task %s to return", o.t.name)
 	}
 	return "something of another world"
+}
+
+// named is how a report names a mutex, event or mailbox (what): by its
+// name ("event "wake""), or, made without one, by where it was made ("an
+// unnamed event (made at lock.go:42)").
+func named(what, name, site string) string {
+	if name != "" || site == "" {
+		return fmt.Sprintf("%s %q", what, name)
+	}
+	return fmt.Sprintf("an unnamed %s (made at %s)", what, site)
+}
+
+// madeAt is where the recipe's code made a mutex, event or mailbox named
+// name ("lock.go:42": the innermost caller outside the simulator and the
+// client package, which makes a mailbox's event, or a test of theirs), or
+// "" when it has a name, which reports use instead.
+func madeAt(name string) string {
+	if name != "" {
+		return ""
+	}
+	pcs := make([]uintptr, 16)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		ours := strings.HasPrefix(f.Function, "github.com/zksim/zksim/sim.") ||
+			strings.HasPrefix(f.Function, "github.com/zksim/zksim/client.")
+		if !ours || strings.HasSuffix(f.File, "_test.go") {
+			return fmt.Sprintf("%s:%d", filepath.Base(f.File), f.Line)
+		}
+		if !more {
+			return ""
+		}
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -145,6 +147,39 @@ func TestDeadlockNamesTheMutexAndItsHolder(t *testing.T) {
 			t.Fatalf("deadlock report lacks %q:\n%s", want, got)
 		}
 	}
+	for _, w := range d.Waits {
+		if !w.OnItsProcess {
+			t.Errorf("%s is not counted as a wait on its own process", w)
+		}
+	}
+}
+
+// A mutex, event or mailbox made without a name is named in a deadlock
+// report by where the recipe made it, which the user can find.
+func TestDeadlockNamesUnnamedWaitablesByWhereTheyWereMade(t *testing.T) {
+	var line int
+	_, res := runAllowingFailure(t, Config{Seed: 1}, func(ctx context.Context, c client.Conn) error {
+		_, _, line, _ = runtime.Caller(0)
+		mu, ev, box := c.NewMutex(""), c.NewEvent(""), client.NewMailbox[int](c, "", 0)
+		must(mu.Lock(ctx))
+		c.Go(ctx, "locker", func(ctx context.Context) error { return mu.Lock(ctx) })
+		c.Go(ctx, "taker", func(ctx context.Context) error { _, err := box.Take(ctx); return err })
+		return ev.Wait(ctx)
+	})
+	var d *DeadlockError
+	if !errors.As(res.Err, &d) {
+		t.Fatalf("run error %v, want a deadlock", res.Err)
+	}
+	at := fmt.Sprintf("(made at gotask_test.go:%d)", line+1)
+	for _, want := range []string{
+		"c1: waiting for an unnamed event " + at + " to be set",
+		"c1/locker: waiting for an unnamed mutex " + at + ", held by c1",
+		"c1/taker: waiting for a value in an unnamed mailbox " + at,
+	} {
+		if !strings.Contains(d.Error(), want) {
+			t.Errorf("deadlock report lacks %q:\n%s", want, d.Error())
+		}
+	}
 }
 
 func TestEventAndMailboxWakeASelect(t *testing.T) {
@@ -239,7 +274,7 @@ func TestDeadlockNamesTheEventAndTheMailbox(t *testing.T) {
 		t.Fatalf("run error %v, want a deadlock", res.Err)
 	}
 	for _, want := range []string{
-		`c1: waiting for the first of: event "ready" to be set; a value in mailbox "work"`,
+		`c1: waiting for the first of: event "ready" to be set or a value in mailbox "work"`,
 		`c1/worker: waiting for a value in mailbox "work"`,
 	} {
 		if !strings.Contains(d.Error(), want) {

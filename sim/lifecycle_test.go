@@ -254,8 +254,11 @@ func TestDeadlockReportNamesASelectsWaitables(t *testing.T) {
 	if !errors.As(res.Err, &dead) {
 		t.Fatalf("run ended with %v; want a deadlock", res.Err)
 	}
-	if msg := dead.Error(); !strings.Contains(msg, "first of: a watch (set by exists) on /never; a session event") {
+	if msg := dead.Error(); !strings.Contains(msg, "first of: a watch (set by exists) on /never or a session event") {
 		t.Fatalf("deadlock report %q does not say what the Select waited for", msg)
+	}
+	if dead.Waits[0].OnItsProcess {
+		t.Errorf("%s is counted as a wait on its own process, though a watch is the servers'", dead.Waits[0])
 	}
 }
 

@@ -39,7 +39,7 @@ func (w *World) watchProgress() {
 			d := w.s.deadlock().(*DeadlockError)
 			w.s.record(Record{Kind: KNote, From: WorldActor,
 				Path: fmt.Sprintf("no progress for %s: the run ends", strings.TrimSpace(bound.String()))})
-			w.s.failure = &NoProgressError{At: w.s.now, Since: w.progressAt, Bound: w.cfg.ProgressBound, Waiting: d.Waiting}
+			w.s.failure = &NoProgressError{At: w.s.now, Since: w.progressAt, Bound: w.cfg.ProgressBound, Waits: d.Waits}
 			return
 		}
 		w.s.background(w.progressAt+bound, check)
@@ -50,14 +50,14 @@ func (w *World) watchProgress() {
 // NoProgressError reports a run ended because no client made progress and
 // the data tree did not change for Bound (since Since): the clients were
 // running, polling or waiting, but nothing they waited for could come.
-// Waiting says what each client was doing when it ended.
+// Waits says what each task was doing when it ended.
 type NoProgressError struct {
 	At, Since Time
 	Bound     time.Duration
-	Waiting   []string
+	Waits     []TaskWait
 }
 
 func (e *NoProgressError) Error() string {
-	return fmt.Sprintf("no progress at %s: no client made progress and the data tree did not change for %s (since %s)\n  %s",
-		strings.TrimSpace(e.At.String()), e.Bound, strings.TrimSpace(e.Since.String()), strings.Join(e.Waiting, "\n  "))
+	return fmt.Sprintf("no progress at %s: no client made progress and the data tree did not change for %s (since %s)%s",
+		strings.TrimSpace(e.At.String()), e.Bound, strings.TrimSpace(e.Since.String()), waitLines(e.Waits))
 }

@@ -370,29 +370,6 @@ func (s *Scheduler) unlistCancelable(t *Task) {
 	t.cancelIdx = -1
 }
 
-func (s *Scheduler) deadlock() error {
-	d := &DeadlockError{At: s.now}
-	for _, t := range s.tasks {
-		if t.state == taskDone {
-			continue
-		}
-		d.Waiting = append(d.Waiting, fmt.Sprintf("%s: %s", t.name, t.waitingOn()))
-	}
-	return d
-}
-
-// DeadlockError reports a run in which no client could run and nothing that
-// could wake one was pending. Waiting says what each client waited on.
-type DeadlockError struct {
-	At      Time
-	Waiting []string
-}
-
-func (e *DeadlockError) Error() string {
-	return fmt.Sprintf("deadlock at %s: no client can run and nothing pending can wake one\n  %s",
-		strings.TrimSpace(e.At.String()), strings.Join(e.Waiting, "\n  "))
-}
-
 // ErrStopped ends a run that World.StopWhen's function stopped.
 var ErrStopped = errors.New("the run was stopped before it ended")
 

@@ -105,7 +105,9 @@ func (c *Client) checkOwn(w client.Waitable) {
 	}
 }
 
-// describeWaitSet says, for a deadlock report, what a Select waits for.
+// describeWaitSet says, for a deadlock report, what a Select waits for
+// ("the first of: a watch (set by exists) on /x or a session event"), in
+// words a list of tasks' waits, parted by semicolons, can hold.
 func describeWaitSet(ws []client.Waitable) string {
 	parts := make([]string, 0, len(ws))
 	for _, w := range ws {
@@ -124,5 +126,12 @@ func describeWaitSet(ws []client.Waitable) string {
 			parts = append(parts, describeWaitObj(w))
 		}
 	}
-	return "waiting for the first of: " + strings.Join(parts, "; ")
+	switch len(parts) {
+	case 0:
+		return "waiting on a Select of nothing"
+	case 1:
+		return "waiting for " + parts[0]
+	}
+	last := len(parts) - 1
+	return "waiting for the first of: " + strings.Join(parts[:last], ", ") + " or " + parts[last]
 }
