@@ -21,10 +21,11 @@
 // a select, a sync.Mutex, RWMutex, WaitGroup or Cond, time.Sleep, a loop
 // that never calls the Conn) wait outside the scheduler: virtual time
 // stands still, no other client runs, and the run cannot repeat. The
-// simulator notices a client that waits so (sim.Config.WaitTimeout, 100ms
-// of real time: a time.Sleep(2 * time.Second) back-off is caught, though
-// it would return) or keeps control for long in any way
-// (sim.Config.StallTimeout, 5s: a loop), and ends the run with a
+// simulator notices a client that waits so (a time.Sleep of 10ms or more
+// at one of its first sleeps, though each would return; a channel, a
+// select or a mutex once a run's waits on them add up to
+// sim.Config.WaitTimeout, 100ms of real time) or keeps control for long
+// in any way (sim.Config.StallTimeout, 5s: a loop), and ends the run with a
 // StallError that says which of these the client was doing, where in its
 // code, and what to use instead ("it waits on a Go channel (chan receive)
 // in app.(*Lock).Acquire (lock.go:42)").

@@ -41,10 +41,10 @@ type Scheduler struct {
 	maxSteps    uint64
 	maxTime     Time
 
-	progress atomic.Uint64 // steps, published for the stall watchdog
-	running  atomic.Int64  // id+1 of the client running now, 0 when none
-	stalled  atomic.Bool   // set by the watchdog; the loop is abandoned
-	stop     func() bool   // World.StopWhen's
+	progress atomic.Uint64        // steps, published for the stall watchdog
+	running  atomic.Pointer[Task] // the task running now, nil when none
+	stalled  atomic.Bool          // set by the watchdog; the loop is abandoned
+	stop     func() bool          // World.StopWhen's
 
 	failure error // first failure of a client (error, panic)
 
@@ -57,7 +57,7 @@ type Scheduler struct {
 func (s *Scheduler) Progress() uint64 { return s.progress.Load() }
 
 // Busy implements stall.Probe.
-func (s *Scheduler) Busy() bool { return s.running.Load() != 0 }
+func (s *Scheduler) Busy() bool { return s.running.Load() != nil }
 
 func newScheduler(src Source, trace *Trace, maxSteps uint64, maxTime Time) *Scheduler {
 	return &Scheduler{src: src, trace: trace, maxSteps: maxSteps, maxTime: maxTime, lastExit: -1}
@@ -312,10 +312,10 @@ func (s *Scheduler) step(t *Task) {
 	s.cur = t
 	t.state = taskRunning
 	s.clientSteps++
-	s.running.Store(int64(t.id) + 1)
+	s.running.Store(t)
 	s.progress.Store(s.steps)
 	_, alive := t.next()
-	s.running.Store(0)
+	s.running.Store(nil)
 	s.cur = nil
 	if s.stalled.Load() {
 		return
@@ -390,9 +390,11 @@ func (e *BudgetError) Error() string {
 // without end.
 type StallError struct {
 	Client string
-	For    string // how long, in real time, it was waited for
-	Wait   string // what it does, in plain words ("waits on a Go channel (chan receive)"), if known
-	Where  string // the innermost frame of its own code, "function (file:line)", if known
+	// For is how long, in real time, it was waited for: "at least 10ms",
+	// "120ms in all, over 14 client steps", or the stall timeout.
+	For   string
+	Wait  string // what it does, in plain words ("waits on a Go channel (chan receive)"), if known
+	Where string // the innermost frame of its own code, "function (file:line)", if known
 }
 
 func (e *StallError) Error() string {
@@ -407,7 +409,8 @@ func (e *StallError) Error() string {
 	case strings.HasPrefix(e.Wait, "sleeps on the wall clock"):
 		msg += ". A wall-clock sleep passes no virtual time (a back-off does nothing): use the Conn's Sleep, or NewTimer in a Select"
 	case strings.HasPrefix(e.Wait, "waits on a Go channel"), strings.HasPrefix(e.Wait, "waits in a Go select"):
-		msg += ". Tasks of one process wait for each other through the Conn: its Select on a client.Mailbox, an Event or a Task"
+		msg += ". Tasks of one process wait for each other through the Conn: its Select on a client.Mailbox, an Event or a Task " +
+			"(and for a timer's channel, time.After's or a Ticker's, the Conn's Sleep, or NewTimer in a Select)"
 	case strings.HasPrefix(e.Wait, "waits on a sync primitive"):
 		msg += ". Tasks of one process lock through the Conn: its NewMutex, or NewEvent to wait for a signal"
 	}

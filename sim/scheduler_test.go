@@ -348,6 +348,39 @@ func TestStallReportNamesTheTask(t *testing.T) {
 	}
 }
 
+// A client that sleeps briefly on the wall clock at every call, each sleep
+// over long before the wait timeout, is caught all the same, at one of its
+// first sleeps, by name and with where it slept: a time.Sleep passes no
+// virtual time however short, and a back-off of 10ms on each call used to
+// run on unreported (the watchdog only counted a single wait of 100ms).
+func TestShortWallClockSleepsAreCaught(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var sleeps atomic.Int32
+	_, res := runAllowingFailure(t, Config{Seed: 1},
+		func(ctx context.Context, c client.Conn) error { return c.Sleep(ctx, time.Second) },
+		func(ctx context.Context, c client.Conn) error {
+			for range 200 {
+				sleeps.Add(1)
+				time.Sleep(10 * time.Millisecond) // a back-off, written with the wrong clock
+				if _, _, err := c.Exists(ctx, "/x"); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	var s *StallError
+	if !errors.As(res.Err, &s) {
+		t.Fatalf("a client that slept 10ms before each of its %d calls ended with %v, want a StallError", sleeps.Load(), res.Err)
+	}
+	if s.Client != "c2" || !strings.Contains(s.Error(), "it sleeps on the wall clock (time.Sleep) in ") ||
+		!strings.Contains(s.Where, "scheduler_test.go:") {
+		t.Fatalf("stall report %q: want c2, its time.Sleep, in this test's code", s.Error())
+	}
+	if n := sleeps.Load(); n > 100 { // one of its first, on a quiet machine
+		t.Errorf("caught after %d sleeps", n)
+	}
+}
+
 // A client that sleeps on the wall clock for a while, but for less than
 // the stall timeout, is told so all the same: its sleep passed no virtual
 // time. The report says what it did, where, and what to use instead.

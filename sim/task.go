@@ -6,8 +6,10 @@ import (
 	"iter"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/internal/stall"
 )
 
 type taskState uint8
@@ -71,13 +73,17 @@ type Task struct {
 	stack    string
 	onExit   func()
 	nap      *timer // the timer of its sleeps (see sleep)
+	// gid is its goroutine's id, which the stall watchdog reads its stack
+	// by (stall.Blocked), set by the task itself as it starts.
+	gid atomic.Uint64
 }
 
 // errKilled unwinds a task's stack when the run ends while it is parked.
 type killedSignal struct{}
 
 // taskBody names the function every task's body runs in, which the stall
-// report looks for among the goroutines' stacks (stall.Blocked).
+// report looks for among the goroutines' stacks (stall.Blocked) while a
+// task has yet to record its goroutine's id.
 const taskBody = "zksim/sim.(*Scheduler).spawn.func1"
 
 // spawn starts a task running body. It becomes runnable at once.
@@ -85,6 +91,7 @@ func (s *Scheduler) spawn(name string, body func(t *Task) error) *Task {
 	t := &Task{s: s, id: len(s.tasks), name: name, cancelIdx: -1}
 	t.next, t.stop = iter.Pull(func(yield func(struct{}) bool) {
 		t.yield = yield
+		t.gid.Store(stall.GoroutineID())
 		defer func() {
 			if r := recover(); r != nil {
 				if _, ok := r.(killedSignal); ok {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -99,12 +100,16 @@ type Config struct {
 	// without handing it back before the run is abandoned with a StallError
 	// (default 5s; negative disables the watchdog).
 	StallTimeout time.Duration
-	// WaitTimeout is how long, in real time, a client may wait outside the
-	// simulator (on the wall clock, a Go channel, a sync primitive) before
-	// the run is abandoned with a StallError, well before StallTimeout: a
-	// recipe's time.Sleep passes no virtual time, so its back-off does
-	// nothing, and would otherwise go unnoticed (default 100ms; the
-	// watchdog looks twice, a poll apart, before it calls it).
+	// WaitTimeout is how long, in real time, a run's clients may wait
+	// outside the simulator (on a Go channel, a select, a sync primitive),
+	// in one wait or over many, before the run is abandoned with a
+	// StallError, well before StallTimeout (default 100ms). The watchdog
+	// polls every WaitTimeout/20 (5ms) and looks at a client step still
+	// running from one poll to the next; a wall-clock sleep (time.Sleep)
+	// it sees is reported at once, however short: it passes no virtual
+	// time, so a recipe's back-off does nothing, and would otherwise go
+	// unnoticed (a sleep of 10ms or more is caught at one of its first; one
+	// shorter than a poll may never be seen).
 	WaitTimeout time.Duration
 
 	// KeepTrace keeps every record for printing; the hash is computed
@@ -405,34 +410,29 @@ func (w *World) Run() Result {
 }
 
 // runWatched runs the loop on its own goroutine while the stall watchdog
-// looks on. If a client never hands control back, the run is abandoned:
-// that client's goroutine, and the loop waiting for it, stay blocked where
-// they are; should the client ever return, the loop unwinds every client.
+// looks on. If a client waits outside the simulator or never hands control
+// back, the run is abandoned: that client's goroutine, and the loop
+// waiting for it, stay blocked where they are; should the client ever
+// return, the loop unwinds every client (and the run waits for that a
+// little: stall.Grace).
 func (w *World) runWatched() error {
 	done := make(chan error, 1)
+	ended := make(chan struct{}) // the loop's goroutine is done, its tasks unwound
 	finished := make(chan struct{})
 	stalled := make(chan struct{})
 	go func() {
 		err := fmt.Errorf("sim: the scheduler's goroutine was stopped at %s (runtime.Goexit: t.Fatal or t.Skip called from an event?)",
 			strings.TrimSpace(w.s.now.String()))
-		defer func() { done <- err }()
+		defer func() { done <- err; close(ended) }()
 		err = w.s.guardedLoop()
 		if w.s.stalled.Load() {
 			// The stuck client came back after all: unwind the others.
 			w.s.shutdown()
 		}
 	}()
-	var wait, where string // what the stuck client does, read while it still does it
-	waited := false        // caught waiting outside the simulator, before the stall timeout
-	waits := func() bool {
-		wait, where = stall.Blocked(taskBody)
-		waited = stall.Waiting(wait)
-		return waited
-	}
-	go stall.Watch(w.s, w.cfg.WaitTimeout, w.cfg.StallTimeout, finished, waits, func() {
-		if !waited {
-			wait, where = stall.Blocked(taskBody)
-		}
+	var report stall.Report // what the watchdog saw, read while the client still did it
+	go stall.Watch(w.s, w.cfg.WaitTimeout, w.cfg.StallTimeout, finished, w.s.look, func(r stall.Report) {
+		report = r
 		w.s.stalled.Store(true)
 		close(stalled)
 	})
@@ -441,16 +441,39 @@ func (w *World) runWatched() error {
 		close(finished)
 		return err
 	case <-stalled:
-		name := "?"
-		if id := w.s.running.Load(); id > 0 {
-			name = w.s.tasks[id-1].name
-		}
-		for_ := w.cfg.StallTimeout.String()
-		if waited {
-			for_ = "at least " + w.cfg.WaitTimeout.String()
-		}
-		return &StallError{Client: name, For: for_, Wait: wait, Where: where}
+		// A client given up on often comes back at once (a short sleep):
+		// the loop then stops and unwinds its tasks before the run is
+		// reported, so that none of them runs on beside the caller.
+		stall.Grace(ended, w.cfg.WaitTimeout)
+		return stallError(report, w.cfg.StallTimeout)
 	}
+}
+
+// look is what the task running now does, for the stall watchdog: its
+// name, and what its goroutine's stack says.
+func (s *Scheduler) look() stall.Look {
+	t := s.running.Load()
+	if t == nil {
+		return stall.Look{}
+	}
+	wait, where := stall.Blocked(t.gid.Load(), taskBody)
+	return stall.Look{Client: t.name, Wait: wait, Where: where}
+}
+
+// stallError is the run's end when the watchdog gave up on it (r): a
+// client that waited outside the simulator, in one wait or over many, or
+// kept control past limit.
+func stallError(r stall.Report, limit time.Duration) *StallError {
+	name := cmp.Or(r.Client, "?")
+	ms := func(d time.Duration) string { return max(d, time.Millisecond).Round(time.Millisecond).String() }
+	switch {
+	case r.Stuck >= limit || !stall.Waiting(r.Wait):
+		return &StallError{Client: name, For: limit.String(), Wait: r.Wait, Where: r.Where}
+	case r.Waits > 1:
+		return &StallError{Client: name, For: fmt.Sprintf("%s in all, over %d client steps", ms(r.Outside), r.Waits),
+			Wait: r.Wait, Where: r.Where}
+	}
+	return &StallError{Client: name, For: "at least " + ms(r.Stuck), Wait: r.Wait, Where: r.Where}
 }
 
 // quiet reports whether nothing can change by itself any more: every server

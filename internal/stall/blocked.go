@@ -4,31 +4,44 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 )
 
 // Blocked says what a stalled client is doing, read from every
-// goroutine's stack: the goroutine whose stack runs through a function
-// named marker (the simulator's task body) and is not parked as a
-// coroutine (the other clients, handed back to the scheduler, are). It
-// returns the runtime's word for its wait ("chan receive", "sync.Mutex.Lock",
-// "sleep", "running" ...) in plain words, and the innermost frame of the
-// client's own code (function, file and line), past the runtime's, sync's
-// and time's. Both are "" unless exactly one such goroutine is found (runs
-// of other worlds in the same process, stuck too, would make it a guess).
-func Blocked(marker string) (wait, where string) {
+// goroutine's stack: the goroutine gid (the running task's, GoroutineID),
+// or, with gid 0, the one whose stack runs through a function named
+// marker (the simulator's task body) and is not parked as a coroutine (the
+// other clients, handed back to the scheduler, are). It returns the
+// runtime's word for its wait ("chan receive", "sync.Mutex.Lock", "sleep",
+// "running" ...) in plain words, and the innermost frame of the client's
+// own code (function, file and line), past the runtime's, sync's and
+// time's. Both are "" when that goroutine is parked as a coroutine (it has
+// handed control back), or, by marker, unless exactly one such goroutine
+// is found (runs of other worlds in the same process, which a gid tells
+// apart, would make it a guess).
+func Blocked(gid uint64, marker string) (wait, where string) {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
-	return blockedIn(buf, marker)
+	return blockedIn(buf, gid, marker)
 }
 
 // blockedIn is Blocked on the dump of runtime.Stack(buf, true).
-func blockedIn(dump []byte, marker string) (wait, where string) {
+func blockedIn(dump []byte, gid uint64, marker string) (wait, where string) {
 	found := 0
 	for _, g := range bytes.Split(dump, []byte("\n\n")) {
 		text := string(g)
 		state, ok := goroutineState(text)
-		if !ok || state == "coroutine" || !strings.Contains(text, marker) {
+		if !ok || state == "coroutine" {
+			continue
+		}
+		if gid != 0 {
+			if id, _ := goroutineID(text); id == gid {
+				return waitWords(state), ownFrame(text)
+			}
+			continue
+		}
+		if !strings.Contains(text, marker) {
 			continue
 		}
 		if found++; found > 1 {
@@ -37,6 +50,26 @@ func blockedIn(dump []byte, marker string) (wait, where string) {
 		wait, where = waitWords(state), ownFrame(text)
 	}
 	return wait, where
+}
+
+// GoroutineID is the calling goroutine's id, as stack dumps name it
+// ("goroutine 23 [running]:"): a task records its own, so that Blocked
+// reads its stack and no other run's.
+func GoroutineID() uint64 {
+	var buf [64]byte
+	id, _ := goroutineID(string(buf[:runtime.Stack(buf[:], false)]))
+	return id
+}
+
+// goroutineID is the id in a goroutine's header.
+func goroutineID(g string) (uint64, bool) {
+	rest, ok := strings.CutPrefix(g, "goroutine ")
+	if !ok {
+		return 0, false
+	}
+	digits, _, _ := strings.Cut(rest, " ")
+	id, err := strconv.ParseUint(digits, 10, 64)
+	return id, err == nil
 }
 
 // Waiting reports whether wait, as Blocked says it, is a wait outside the
@@ -50,6 +83,10 @@ func Waiting(wait string) bool {
 	}
 	return false
 }
+
+// Sleeping reports whether wait, as Blocked says it, is a wall-clock
+// sleep (time.Sleep): never a computation, nor a brief contention.
+func Sleeping(wait string) bool { return strings.HasPrefix(wait, "sleeps on the wall clock") }
 
 // goroutineState is the wait reason in a goroutine's header
 // ("goroutine 23 [chan receive, 2 minutes]:" → "chan receive").

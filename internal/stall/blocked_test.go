@@ -22,7 +22,7 @@ github.com/zksim/zksim/sim.(*Scheduler).spawn.func1(0x4?)
 `
 
 func TestBlockedIn(t *testing.T) {
-	wait, where := blockedIn([]byte(stuckDump), "zksim/sim.(*Scheduler).spawn.func1")
+	wait, where := blockedIn([]byte(stuckDump), 0, "zksim/sim.(*Scheduler).spawn.func1")
 	if wait != "waits on a sync primitive (sync.Mutex.Lock)" || where != "example.com/app.(*Lock).Acquire (/src/app/lock.go:42)" {
 		t.Fatalf("blockedIn = %q, %q", wait, where)
 	}
@@ -31,11 +31,37 @@ func TestBlockedIn(t *testing.T) {
 github.com/zksim/zksim/sim.(*Scheduler).spawn.func1(0x5?)
 	/src/sim/task.go:85 +0x72
 `
-	if wait, where := blockedIn([]byte(two), "zksim/sim.(*Scheduler).spawn.func1"); wait != "" || where != "" {
+	if wait, where := blockedIn([]byte(two), 0, "zksim/sim.(*Scheduler).spawn.func1"); wait != "" || where != "" {
 		t.Fatalf("blockedIn of two stuck clients = %q, %q; want no guess", wait, where)
 	}
-	if wait, _ := blockedIn([]byte(stuckDump), "no such function"); wait != "" {
+	if wait, _ := blockedIn([]byte(stuckDump), 0, "no such function"); wait != "" {
 		t.Fatalf("blockedIn without the marker = %q", wait)
+	}
+}
+
+// By its goroutine's id, a run's task is read among other runs' stuck
+// tasks, and not at all once it has handed control back (a coroutine).
+func TestBlockedInByGoroutine(t *testing.T) {
+	two := stuckDump + "\n" + `goroutine 30 [sleep]:
+time.Sleep(0x989680)
+	/go/src/runtime/time.go:300 +0x10
+example.com/app.(*Lock).Lock(0x2)
+	/src/app/lock.go:17 +0x19
+github.com/zksim/zksim/sim.(*Scheduler).spawn.func1(0x5?)
+	/src/sim/task.go:85 +0x72
+`
+	if wait, where := blockedIn([]byte(two), 30, "unused"); wait != "sleeps on the wall clock (time.Sleep)" ||
+		where != "example.com/app.(*Lock).Lock (/src/app/lock.go:17)" {
+		t.Fatalf("blockedIn(30) = %q, %q", wait, where)
+	}
+	if wait, _ := blockedIn([]byte(two), 23, "unused"); wait != "waits on a sync primitive (sync.Mutex.Lock)" {
+		t.Fatalf("blockedIn(23) = %q", wait)
+	}
+	if wait, where := blockedIn([]byte(two), 24, "unused"); wait != "" || where != "" {
+		t.Fatalf("blockedIn of a coroutine = %q, %q; want nothing", wait, where)
+	}
+	if id := GoroutineID(); id == 0 {
+		t.Fatal("GoroutineID = 0")
 	}
 }
 
