@@ -248,9 +248,9 @@ func (f Fault) TiedTo(client int, op client.Op) bool {
 // found by a search replays exactly.
 type Schedule []Fault
 
-// Texts are the faults' texts, one each (nil for none).
+// Texts are the faults' texts, one each (an empty list for none).
 func (s Schedule) Texts() []string {
-	var out []string
+	out := make([]string, 0, len(s)) // none is an empty list, in JSON too
 	for _, f := range s {
 		out = append(out, f.String())
 	}

@@ -342,3 +342,23 @@ func TestProgressLinesOffATerminal(t *testing.T) {
 		t.Fatalf("progress off a terminal: %q", got)
 	}
 }
+
+// A run without faults gives each violation's schedule as an empty list,
+// not null: a program reading the JSON iterates it either way.
+func TestRunJSONScheduleIsAList(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if status := run([]string{"run", "lock-herd", "--seeds", "1", "--json"}, &out, &errOut); status != 0 {
+		t.Fatalf("status %d: %s", status, errOut.String())
+	}
+	var o struct {
+		Violations []struct {
+			Schedule json.RawMessage `json:"schedule"`
+		} `json:"violations"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &o); err != nil || len(o.Violations) == 0 {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if got := string(o.Violations[0].Schedule); got != "[]" {
+		t.Fatalf("schedule %s, want []", got)
+	}
+}
