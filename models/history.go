@@ -180,6 +180,11 @@ type Operation struct {
 
 	Call   int64 `json:"call"`
 	Return int64 `json:"return"`
+	// Ended is, for an operation of unknown outcome (whose Return is the
+	// end of time: it may take effect any time after its call), when the
+	// call returned to its caller; 0 when not known (a history written
+	// before it was kept).
+	Ended int64 `json:"ended,omitempty"`
 }
 
 // Describe renders an operation as a person reads it, e.g.
@@ -312,7 +317,7 @@ func (r *Recorder) add(op Operation, call int64) {
 	op.Client, op.Call, op.Return = r.Client, call, r.now()
 	if op.Result == Unknown {
 		// The operation may take effect at any time after its call.
-		op.Return = int64(1<<63 - 1)
+		op.Ended, op.Return = op.Return, int64(1<<63-1)
 	}
 	if op.Result != Failed {
 		r.H.Add(op)

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -135,7 +136,9 @@ func opEvents(ops []models.Operation) []opEvent {
 		if op.Result != models.Pending && op.Result != models.Unknown {
 			out = append(out, opEvent{op.Return, true, "◀ " + models.Describe(op), c})
 		} else if op.Result == models.Unknown {
-			out = append(out, opEvent{op.Call, true, "◀ " + string(op.Kind) + " failed: outcome unknown", c})
+			// Drawn where the call returned to its caller (its Return is
+			// the end of time); at its call in a history that did not keep it.
+			out = append(out, opEvent{cmp.Or(op.Ended, op.Call), true, "◀ " + string(op.Kind) + " failed: outcome unknown", c})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b opEvent) int {

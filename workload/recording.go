@@ -43,7 +43,7 @@ func (r *recording) end(conn client.Conn, i int, res models.Result) *models.Oper
 	}
 	op.Result, op.Return = res, now(conn)
 	if res == models.Unknown {
-		op.Return = math.MaxInt64
+		op.Ended, op.Return = op.Return, math.MaxInt64
 	}
 	if res == models.OK {
 		r.world.Progressed()
