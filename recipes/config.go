@@ -13,6 +13,13 @@ import (
 )
 
 // ConfigWriter publishes a configuration.
+//
+// What the configuration's workload does with its errors: a Write that
+// returns an error is recorded of unknown outcome, with the error (it may
+// have been applied; the config check does not take it for the latest);
+// after an error a caller must expect under faults (those Locker's doc
+// lists) the writer goes on to its next write, and after any other the
+// client fails.
 type ConfigWriter interface {
 	// Write replaces the configuration with data if its version is version
 	// (-1: whatever it is), and returns the new version.
@@ -20,6 +27,15 @@ type ConfigWriter interface {
 }
 
 // ConfigReader follows a configuration.
+//
+// What the configuration's workload does with its errors: a reader calls
+// Next with a deadline of its own, a second at a time, and a Next that
+// returns once that deadline has passed is not recorded (the workload
+// gave the wait up; the reader keeps its watch across calls). A Next that
+// returns an error before it is recorded as a failed read, with the error
+// (it learnt nothing); after an error a caller must expect under faults
+// (those Locker's doc lists) the reader calls Next again, and after any
+// other the client fails.
 type ConfigReader interface {
 	// Next blocks until there is a configuration newer than the last one
 	// it returned, and returns it.

@@ -127,6 +127,16 @@ type Site interface {
 }
 
 // Counter is a shared counter.
+//
+// What the counter's workload does with its errors: an Add that returns
+// an error is recorded of unknown outcome, with the error (it may have
+// been applied or not, and the counter check allows both); after an error
+// a caller must expect under faults (those Locker's doc lists) the client
+// goes on without adding again, as a retry would be another increment,
+// and after any other it fails. A Get that returns an error is recorded
+// as a failed count, with the error (it read nothing); after an expected
+// error the client calls Get again, as a new count, and after any other it
+// fails.
 type Counter interface {
 	// Add adds delta to the counter, once, and returns the value it made.
 	Add(ctx context.Context, delta int64) (int64, error)

@@ -15,6 +15,19 @@ import (
 // NameService maps names to what they stand for (an address, a small
 // record): the name service of the recipes' "Out of the box Applications",
 // which ZooKeeper's API provides directly.
+//
+// What the name service's workload does with its errors: a Register that
+// returns an error wrapping zk.ErrNodeExists (ErrNameTaken) is recorded
+// as told the name was taken; one that returns another error is recorded
+// of unknown outcome, with the error (its create may have been applied),
+// and after an error a caller must expect under faults (those Locker's doc
+// lists) the client registers again, as a new call, until it knows, and
+// after any other it fails. A Resolve that returns an error wrapping
+// zk.ErrNoNode (ErrNameNotFound) is recorded as finding no such name; one
+// that returns another error is recorded as a failed resolve, with the
+// error (it learnt nothing), and the client resolves again after an
+// expected error and fails after any other. The workload calls neither
+// Names nor Unregister.
 type NameService interface {
 	// Register binds name to data.
 	Register(ctx context.Context, name string, data []byte) error

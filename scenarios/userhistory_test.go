@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,4 +81,153 @@ func TestHistorySaysWhatTheUsersCodeDid(t *testing.T) {
 	if len(o.Violations) == 0 || !strings.Contains(o.Violations[0].Message, "could not tidy up") {
 		t.Errorf("violations %v: want the client's failure, with Unlock's error", o.Violations)
 	}
+}
+
+// flakyCounter is a user's counter, c1's first Get of which fails at once
+// (its connection lost) and whose first Add is applied but returns that
+// error (its reply lost).
+type flakyCounter struct {
+	recipes.Counter
+	flaky      bool
+	gets, adds int
+}
+
+func (c *flakyCounter) Get(ctx context.Context) (int64, error) {
+	if c.gets++; c.flaky && c.gets == 1 {
+		return 0, zk.ErrConnectionClosed
+	}
+	return c.Counter.Get(ctx)
+}
+
+func (c *flakyCounter) Add(ctx context.Context, delta int64) (int64, error) {
+	v, err := c.Counter.Add(ctx, delta)
+	if c.adds++; c.flaky && c.adds == 1 && err == nil {
+		return 0, zk.ErrConnectionClosed
+	}
+	return v, err
+}
+
+// flakyConfigReader is a user's configuration reader whose first Next
+// fails at once, its connection lost.
+type flakyConfigReader struct {
+	recipes.ConfigReader
+	flaky bool
+}
+
+func (r *flakyConfigReader) Next(ctx context.Context) (recipes.Configuration, error) {
+	if r.flaky {
+		r.flaky = false
+		return recipes.Configuration{}, zk.ErrConnectionClosed
+	}
+	return r.ConfigReader.Next(ctx)
+}
+
+// flakyNames is a user's name service whose first Resolve fails at once,
+// its connection lost.
+type flakyNames struct {
+	recipes.NameService
+	flaky bool
+}
+
+func (n *flakyNames) Resolve(ctx context.Context, name string) ([]byte, error) {
+	if n.flaky {
+		n.flaky = false
+		return nil, zk.ErrConnectionClosed
+	}
+	return n.NameService.Resolve(ctx, name)
+}
+
+// The history of the other kinds says what the user's code did too: a
+// call that returned an error is there, with its error, and the
+// workload's retry after it; and the checks find nothing wrong in a
+// retry the recipe was right to need. (On the code before, a counter's
+// failed Get, a configuration reader's failed Next and a failed Resolve
+// were not recorded, and an Add of unknown outcome had no error.)
+func TestHistorySaysWhatTheUsersCodeDidOfEveryKind(t *testing.T) {
+	cases := []struct {
+		kind  string
+		impl  recipes.Implementation
+		retry models.OpKind // c1's failed call, then its retry
+		also  func(t *testing.T, ops []models.Operation)
+	}{
+		{"counter", recipes.Implementation{Counter: func(c client.Conn, p, name string) recipes.Counter {
+			return &flakyCounter{Counter: recipes.NewCounter(c, p, name), flaky: name == "c1"}
+		}}, models.Count, func(t *testing.T, ops []models.Operation) {
+			add := ops[slices.IndexFunc(ops, func(op models.Operation) bool { return op.Client == 0 && op.Kind == models.Add })]
+			if add.Result != models.Unknown || add.Error != zk.ErrConnectionClosed.Error() {
+				t.Errorf("c1's first add %+v: want it of unknown outcome, with its error", add)
+			}
+		}},
+		{"config", recipes.Implementation{
+			ConfigWriter: func(c client.Conn, p string) recipes.ConfigWriter { return recipes.NewConfigNode(c, p) },
+			ConfigReader: func(c client.Conn, p string) recipes.ConfigReader {
+				return &flakyConfigReader{ConfigReader: recipes.NewConfigWatcher(c, p), flaky: true}
+			}}, models.Read, nil},
+		{"naming", recipes.Implementation{NameService: func(c client.Conn, p string) recipes.NameService {
+			return &flakyNames{NameService: recipes.NewNameRegistry(c, p, false), flaky: true}
+		}}, models.Resolve, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.kind, func(t *testing.T) {
+			o, err := Run(Spec{Kind: tc.kind, Impl: &tc.impl}, 1, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := 0
+			var calls []models.Operation
+			for _, op := range o.Input.Ops {
+				if op.Client == c && op.Kind == tc.retry {
+					calls = append(calls, op)
+				}
+			}
+			if len(calls) < 2 || calls[0].Result != models.Failed || calls[0].Error != zk.ErrConnectionClosed.Error() ||
+				calls[1].Result != models.OK || calls[1].Call < calls[0].Return {
+				t.Fatalf("c%d's %ss %+v: want the failed call, with its error, then the retry", c+1, tc.retry, calls)
+			}
+			if tc.also != nil {
+				tc.also(t, o.Input.Ops)
+			}
+			for _, v := range o.Violations {
+				t.Errorf("a retry the recipe was right to need broke %s: %s", v.Check, v.Message)
+			}
+		})
+	}
+}
+
+// A reader's Next that returns an error no fault explains fails the
+// client, the failed Read recorded with its error. (The workload once read
+// its own deadline's context after cancelling it, always ended by then,
+// and took every error of Next for its own deadline: it dropped them and
+// called again for ever.)
+func TestConfigReaderErrorFailsTheClient(t *testing.T) {
+	impl := recipes.Implementation{
+		ConfigWriter: func(c client.Conn, p string) recipes.ConfigWriter { return recipes.NewConfigNode(c, p) },
+		ConfigReader: func(c client.Conn, p string) recipes.ConfigReader {
+			return &brokenConfigReader{ConfigReader: recipes.NewConfigWatcher(c, p)}
+		}}
+	o, err := Run(Spec{Kind: "config", Impl: &impl}, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(o.Input.Ops, func(op models.Operation) bool { return op.Kind == models.Read && op.Result == models.Failed })
+	if i < 0 || o.Input.Ops[i].Error != "the reader broke" {
+		t.Errorf("no failed read with the reader's error in %+v", o.Input.Ops)
+	}
+	if len(o.Violations) == 0 || o.Violations[0].Check != "client" || !strings.Contains(o.Violations[0].Message, "next configuration: the reader broke") {
+		t.Errorf("violations %v: want the client's failure, with Next's error", o.Violations)
+	}
+}
+
+// brokenConfigReader is a user's configuration reader whose second Next
+// returns an error of its own.
+type brokenConfigReader struct {
+	recipes.ConfigReader
+	calls int
+}
+
+func (r *brokenConfigReader) Next(ctx context.Context) (recipes.Configuration, error) {
+	if r.calls++; r.calls == 2 {
+		return recipes.Configuration{}, errors.New("the reader broke")
+	}
+	return r.ConfigReader.Next(ctx)
 }

@@ -31,9 +31,16 @@ import (
 // across calls), so that it notices when to stop.
 //
 // Recorded (Path = the configuration node): Write (Data; OK with
-// OutVersion the version written, or Unknown when Write returned an error
-// a caller must expect under faults: it may have been applied), Read by a
-// reader (OutData, OutVersion), from the call of Next that returned it.
+// OutVersion the version written, or Unknown, with the error, when Write
+// returned one: it may have been applied; after an error a caller must
+// expect under faults the writer goes on to its next write, and after any
+// other it fails), Read by a reader (OutData, OutVersion), from the call
+// of Next that returned it; a Next that returned an error is a Failed
+// Read, with the error (it learnt nothing), after which the reader asks
+// again when the error is one a caller must expect, and fails otherwise.
+// A Next cut short by the reader's own deadline of a second (its context's)
+// is not recorded: the workload gave that wait up, and the recipe's reader
+// returned no error of its own.
 
 // configPath is the configuration node.
 const configPath = "/zksim/config"
@@ -86,14 +93,18 @@ func spawnConfig(r *runner) {
 				rctx, cancel := conn.WithTimeout(ctx, d)
 				op := r.rec.begin(conn, i, models.Read, configPath)
 				cfg, err := rd.Next(rctx)
+				gaveUp := rctx.Err() != nil // before cancel, after which it always is
 				cancel()
 				switch {
 				case err == nil:
 					o := r.rec.end(conn, op, models.OK)
 					o.OutData, o.OutVersion = string(cfg.Data), cfg.Version
-				case rctx.Err() != nil || expectedFault(err):
-					r.rec.drop(op) // nothing newer before the deadline
+				case gaveUp:
+					r.rec.drop(op) // nothing newer before the workload's own deadline: its give-up, not an error
+				case expectedFault(err):
+					r.rec.fail(conn, op, err) // it learnt nothing; the reader asks again
 				default:
+					r.rec.fail(conn, op, err)
 					return fmt.Errorf("next configuration: %w", err)
 				}
 			}
@@ -112,8 +123,9 @@ func spawnConfig(r *runner) {
 				case err == nil:
 					r.rec.end(conn, op, models.OK).OutVersion = v
 				case expectedFault(err):
-					r.rec.end(conn, op, models.Unknown)
+					r.rec.unknown(conn, op, err) // and the writer goes on to its next write
 				default:
+					r.rec.unknown(conn, op, err)
 					return fmt.Errorf("write %q: %w", data, err)
 				}
 				run.lastWrite = max(run.lastWrite, now(conn))

@@ -26,11 +26,13 @@ import (
 // so that the counter check can hold the values to the increments made.
 //
 // Recorded (Path = the counter's node): Add (Data the delta; OK with
-// OutData the value the add made, or Unknown when Add returned an error a
-// caller must expect under faults: it may have been applied or not; the
-// client does not add again, as a retry would be another increment), Count
-// (OutData the value Get returned; a Get that fails with such an error
-// tells nothing and is not recorded).
+// OutData the value the add made, or Unknown, with the error, when Add
+// returned one: it may have been applied or not; after an error a caller
+// must expect under faults the client goes on without adding again, as a
+// retry would be another increment, and after any other it fails), Count
+// (OutData the value Get returned; a Get that returned an error is Failed,
+// with the error: it read nothing; after an error a caller must expect
+// the client reads again, as a new Count, and after any other it fails).
 
 // counterPath is the counter's node.
 const counterPath = "/zksim/counter"
@@ -86,8 +88,9 @@ func spawnCounter(r *runner) {
 				case err == nil:
 					r.rec.end(conn, op, models.OK).OutData = strconv.FormatInt(v, 10)
 				case expectedFault(err):
-					r.rec.end(conn, op, models.Unknown)
+					r.rec.unknown(conn, op, err) // the client goes on: adding again would be another increment
 				default:
+					r.rec.unknown(conn, op, err)
 					return fmt.Errorf("add %d: %w", delta, err)
 				}
 				if err := pause(ctx, conn, wl.Think); err != nil {
@@ -130,11 +133,12 @@ func counterCount(ctx context.Context, r *runner, conn client.Conn, c recipes.Co
 			r.rec.end(conn, op, models.OK).OutData = strconv.FormatInt(v, 10)
 			return nil
 		case expectedFault(err):
-			r.rec.drop(op)
+			r.rec.fail(conn, op, err) // it read nothing; the client reads again
 			if ctx.Err() != nil {
 				return nil
 			}
 		default:
+			r.rec.fail(conn, op, err)
 			return fmt.Errorf("get: %w", err)
 		}
 	}

@@ -40,12 +40,14 @@ import (
 // it, would look like a broken registry.
 //
 // Recorded (Path = the registry's node): Register (Data "name=value"; OK
-// when it owns the name, NodeExists when told it was taken, Unknown when
-// Register returned an error a caller must expect under faults: the
-// create() may have been applied; the client then registers again, as a
-// new operation, until it knows), Resolve (Data the name; OK with OutData
-// the value, or NoNode; a resolve that fails with such an error tells
-// nothing, is not recorded, and is made again).
+// when it owns the name, NodeExists when told it was taken, Unknown, with
+// the error, when Register returned another: the create() may have been
+// applied; after an error a caller must expect under faults the client
+// registers again, as a new operation, until it knows, and after any
+// other it fails), Resolve (Data the name; OK with OutData the value, or
+// NoNode; Failed, with the error, when Resolve returned another: it
+// learnt nothing; after an error a caller must expect the client resolves
+// again, as a new operation, and after any other it fails).
 
 // namingDir is the registry's node.
 const namingDir = "/zksim/names"
@@ -146,8 +148,9 @@ func namingRegister(ctx context.Context, r *runner, conn client.Conn, ns recipes
 			r.rec.end(conn, op, models.NodeExists)
 			return nil
 		case expectedFault(err):
-			r.rec.end(conn, op, models.Unknown)
+			r.rec.unknown(conn, op, err) // and registers again
 		default:
+			r.rec.unknown(conn, op, err)
 			return fmt.Errorf("register %s: %w", name, err)
 		}
 	}
@@ -167,8 +170,9 @@ func namingResolve(ctx context.Context, r *runner, conn client.Conn, ns recipes.
 			r.rec.end(conn, op, models.NoNode)
 			return nil
 		case expectedFault(err):
-			r.rec.drop(op)
+			r.rec.fail(conn, op, err) // it learnt nothing; and resolves again
 		default:
+			r.rec.fail(conn, op, err)
 			return fmt.Errorf("resolve %s: %w", name, err)
 		}
 	}
