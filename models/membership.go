@@ -40,7 +40,10 @@ func init() {
 // shown at its first wrong View after the deadline, or at the deadline.
 //
 // A Join or Leave of Unknown result is not a change: the member may or may
-// not be in the group, and a workload's Join retries until it knows.
+// not be in the group, and a workload's Join retries until it knows. Nor
+// is one that Failed (it returned an error: the workload records each
+// call, and calls again after an error a caller must expect), nor a
+// Failed View a view: it listed nothing.
 func checkMembership(in *Input) []Violation {
 	stops := stopTimes(in.Ops)
 	paths, byPath := opsByPath(in.Ops, Join, Leave, Fail, View)

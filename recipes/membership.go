@@ -15,6 +15,21 @@ import (
 // A member that joined stays in the group until it leaves: if its session
 // expires (and its ephemeral node with it), it is back in the group, in
 // its new session, by the time its next Members or Watch returns.
+//
+// What the group's workload does with its errors: each call of Join and
+// Leave is recorded, one that returns an error as failed, with the error;
+// after an error a caller must expect under faults (those Locker's doc
+// lists), or a Join's ErrMemberExists (a node of its name that another
+// session of its own still holds; it tries again a second later), the
+// member calls again, and after any other the client fails. A watcher's
+// Members and Watch calls are recorded as its views, one that returns an
+// error as failed, with the error (it listed nothing), and the watcher
+// calls again, or fails, likewise; it calls Watch with a deadline of its
+// own, a second at a time, and a Watch that returns once that deadline has
+// passed is not recorded (the workload gave the wait up; the watch stays
+// set). A member's own Members and Watch calls, by which it follows its
+// session, are not recorded, answers or errors; an error no fault explains
+// fails it all the same.
 type Membership interface {
 	// Join adds the caller to the group, with data for the others to read.
 	Join(ctx context.Context, data []byte) error

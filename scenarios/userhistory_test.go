@@ -107,6 +107,21 @@ func (c *flakyCounter) Add(ctx context.Context, delta int64) (int64, error) {
 	return v, err
 }
 
+// flakyMember is a user's group member whose first Join fails at once,
+// its connection lost.
+type flakyMember struct {
+	recipes.Membership
+	flaky bool
+}
+
+func (m *flakyMember) Join(ctx context.Context, data []byte) error {
+	if m.flaky {
+		m.flaky = false
+		return zk.ErrConnectionClosed
+	}
+	return m.Membership.Join(ctx, data)
+}
+
 // flakyConfigReader is a user's configuration reader whose first Next
 // fails at once, its connection lost.
 type flakyConfigReader struct {
@@ -141,8 +156,9 @@ func (n *flakyNames) Resolve(ctx context.Context, name string) ([]byte, error) {
 // call that returned an error is there, with its error, and the
 // workload's retry after it; and the checks find nothing wrong in a
 // retry the recipe was right to need. (On the code before, a counter's
-// failed Get, a configuration reader's failed Next and a failed Resolve
-// were not recorded, and an Add of unknown outcome had no error.)
+// failed Get, a group member's failed Join, a configuration reader's
+// failed Next and a failed Resolve were not recorded, and an Add of
+// unknown outcome had no error.)
 func TestHistorySaysWhatTheUsersCodeDidOfEveryKind(t *testing.T) {
 	cases := []struct {
 		kind  string
@@ -158,6 +174,9 @@ func TestHistorySaysWhatTheUsersCodeDidOfEveryKind(t *testing.T) {
 				t.Errorf("c1's first add %+v: want it of unknown outcome, with its error", add)
 			}
 		}},
+		{"membership", recipes.Implementation{Membership: func(c client.Conn, p, name string) recipes.Membership {
+			return &flakyMember{Membership: recipes.NewGroup(c, p, name), flaky: true}
+		}}, models.Join, nil},
 		{"config", recipes.Implementation{
 			ConfigWriter: func(c client.Conn, p string) recipes.ConfigWriter { return recipes.NewConfigNode(c, p) },
 			ConfigReader: func(c client.Conn, p string) recipes.ConfigReader {
@@ -174,6 +193,9 @@ func TestHistorySaysWhatTheUsersCodeDidOfEveryKind(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := 0
+			if tc.kind == "membership" {
+				c = 2 // the first member (c1 and c2 watch)
+			}
 			var calls []models.Operation
 			for _, op := range o.Input.Ops {
 				if op.Client == c && op.Kind == tc.retry {
@@ -197,8 +219,8 @@ func TestHistorySaysWhatTheUsersCodeDidOfEveryKind(t *testing.T) {
 // A reader's Next that returns an error no fault explains fails the
 // client, the failed Read recorded with its error. (The workload once read
 // its own deadline's context after cancelling it, always ended by then,
-// and took every error of Next for its own deadline: it dropped them and
-// called again for ever.)
+// and took every error of Next, and of a group watcher's Watch, for its
+// own deadline: it dropped them and called again for ever.)
 func TestConfigReaderErrorFailsTheClient(t *testing.T) {
 	impl := recipes.Implementation{
 		ConfigWriter: func(c client.Conn, p string) recipes.ConfigWriter { return recipes.NewConfigNode(c, p) },

@@ -45,10 +45,22 @@ import (
 // while, rightly out of the group. A recipe that does not rejoin leaves a
 // member that believes itself in the group missing from every view.
 //
-// Recorded (Path = the group node): Join and Leave (Data the member; a
-// call that fails with an error a caller must expect under faults is made
-// again, within the same operation), Fail (Data the member), View (OutData
-// the members listed, sorted, comma-separated).
+// Recorded (Path = the group node): Join and Leave (Data the member), one
+// for each call: a call that returned an error is Failed, with the error,
+// and is made again, as a new operation, when the error is one a caller
+// must expect under faults (or, for Join, recipes.ErrMemberExists: a node
+// of its name another session of its own still holds, not expired yet; it
+// tries again a second later); after any other error the client fails.
+// Fail (Data the member). View (OutData the members listed, sorted,
+// comma-separated), one for each call of Members or Watch by a watcher: a
+// call that returned an error is Failed, with the error (it listed
+// nothing), and the watcher goes on, or fails, as above. A Watch cut short
+// by the watcher's own deadline of a second (its context's) is not
+// recorded: the workload gave that wait up, and the watch stays set. A
+// member's own Members and Watch calls, by which it notices its session's
+// expiry, are not recorded, answers or errors (an error no fault explains
+// fails it all the same); the Leave and the Join recorded for an expiry
+// are the workload's account of it, not calls of Leave and Join.
 
 // membershipDir is the group node.
 const membershipDir = "/zksim/group"
@@ -224,7 +236,7 @@ func (w *groupWatcher) watch(ctx context.Context, done func() (stopAt int64, kno
 			w.r.rec.end(w.conn, v, models.OK).OutData = strings.Join(list, ",")
 			break
 		}
-		w.r.rec.drop(v)
+		w.r.rec.fail(w.conn, v, err) // it listed nothing; the watcher lists again
 		if !expectedFault(err) {
 			return fmt.Errorf("members: %w", err)
 		}
@@ -242,13 +254,17 @@ func (w *groupWatcher) watch(ctx context.Context, done func() (stopAt int64, kno
 		wctx, cancel := w.conn.WithTimeout(ctx, d)
 		v := w.r.rec.begin(w.conn, w.i, models.View, membershipDir)
 		list, err := w.g.Watch(wctx)
+		gaveUp := wctx.Err() != nil // before cancel, after which it always is
 		cancel()
 		switch {
 		case err == nil:
 			w.r.rec.end(w.conn, v, models.OK).OutData = strings.Join(list, ",")
-		case wctx.Err() != nil || expectedFault(err):
-			w.r.rec.drop(v) // no news before the deadline (the watch stays set)
+		case gaveUp:
+			w.r.rec.drop(v) // no news before the workload's own deadline (the watch stays set): its give-up, not an error
+		case expectedFault(err):
+			w.r.rec.fail(w.conn, v, err) // it listed nothing; the watcher watches again
 		default:
+			w.r.rec.fail(w.conn, v, err)
 			return fmt.Errorf("watch: %w", err)
 		}
 	}
@@ -270,58 +286,54 @@ type groupMember struct {
 	alive   int64
 }
 
-// join joins the group, recording a Join.
-func (m *groupMember) join(ctx context.Context) error { return m.joinFrom(ctx, now(m.conn)) }
-
-// joinFrom joins the group, recording a Join called at call.
-func (m *groupMember) joinFrom(ctx context.Context, call int64) error {
-	return m.joinBy(ctx, call, "join", func(ctx context.Context) (bool, error) {
-		err := m.g.Join(ctx, []byte(m.name))
-		return err == nil, err
-	})
-}
-
-// joinBy records a Join called at call, which returns once step says the
-// member is in the group, retrying it through the errors faults cause and
-// through a node of its name another session of its own still holds
-// (recipes.ErrMemberExists: not expired yet, so it tries again later).
-func (m *groupMember) joinBy(ctx context.Context, call int64, what string, step func(context.Context) (bool, error)) error {
-	j := m.r.rec.begin(m.conn, m.i, models.Join, membershipDir)
-	m.r.rec.op(j).Data, m.r.rec.op(j).Call = m.name, call
+// join joins the group, recording each call of Join: one that returned
+// an error is a failed Join, with the error, and is made again through the
+// errors faults cause and through a node of its name another session of
+// its own still holds (recipes.ErrMemberExists: not expired yet, so it
+// tries again a second later).
+func (m *groupMember) join(ctx context.Context) error {
+	first := now(m.conn)
 	for {
-		in, err := step(ctx)
+		j := m.r.rec.begin(m.conn, m.i, models.Join, membershipDir)
+		m.r.rec.op(j).Data = m.name
+		err := m.g.Join(ctx, []byte(m.name))
 		switch {
-		case in:
-		case err == nil, expectedFault(err):
-			continue
+		case err == nil:
+			m.session, m.alive = m.conn.SessionID(), first
+			m.run.changed(m.r.rec.end(m.conn, j, models.OK).Return)
+			return nil
+		case expectedFault(err):
+			m.r.rec.fail(m.conn, j, err) // and joins again
 		case errors.Is(err, zk.ErrNodeExists):
+			m.r.rec.fail(m.conn, j, err)
 			if err := pause(ctx, m.conn, time.Second); err != nil {
 				return err
 			}
-			continue
 		default:
-			return fmt.Errorf("%s: %w", what, err)
+			m.r.rec.fail(m.conn, j, err)
+			return fmt.Errorf("join: %w", err)
 		}
-		m.session, m.alive = m.conn.SessionID(), call
-		m.run.changed(m.r.rec.end(m.conn, j, models.OK).Return)
-		return nil
 	}
 }
 
-// leave leaves the group, recording a Leave.
+// leave leaves the group, recording each call of Leave: one that returned
+// an error is a failed Leave, with the error, and is made again through
+// the errors faults cause.
 func (m *groupMember) leave(ctx context.Context) error {
-	l := m.r.rec.begin(m.conn, m.i, models.Leave, membershipDir)
-	m.r.rec.op(l).Data = m.name
 	for {
+		l := m.r.rec.begin(m.conn, m.i, models.Leave, membershipDir)
+		m.r.rec.op(l).Data = m.name
 		err := m.g.Leave(ctx)
-		if err != nil && expectedFault(err) {
-			continue
-		}
-		if err != nil {
+		switch {
+		case err == nil:
+			m.run.changed(m.r.rec.end(m.conn, l, models.OK).Return)
+			return nil
+		case expectedFault(err):
+			m.r.rec.fail(m.conn, l, err) // and leaves again
+		default:
+			m.r.rec.fail(m.conn, l, err)
 			return fmt.Errorf("leave: %w", err)
 		}
-		m.run.changed(m.r.rec.end(m.conn, l, models.OK).Return)
-		return nil
 	}
 }
 
@@ -348,8 +360,11 @@ func (m *groupMember) stay(ctx context.Context, done func() (until int64, known 
 		}
 		wctx, cancel := m.conn.WithTimeout(ctx, d)
 		_, err := m.g.Watch(wctx)
+		gaveUp := wctx.Err() != nil // before cancel, after which it always is
 		cancel()
-		if err != nil && wctx.Err() == nil && !expectedFault(err) {
+		// A Watch that rejoins the group (our session expired) may find a
+		// node of an older session of ours still there, as rejoined does.
+		if err != nil && !gaveUp && !expectedFault(err) && !errors.Is(err, zk.ErrNodeExists) {
 			return fmt.Errorf("watch: %w", err)
 		}
 		if m.conn.SessionID() == m.session {
@@ -376,10 +391,29 @@ func (m *groupMember) stay(ctx context.Context, done func() (until int64, known 
 // member believes itself in the group from then on. A recipe that does
 // not rejoin leaves it missing from every view, which the membership
 // check calls out.
+//
+// The Join spans the member's Members calls until one returns in the
+// session it was called in: they are the member's own, not recorded, and
+// one that returned an error a caller must expect under faults, or
+// recipes.ErrMemberExists (rejoining, a node of an older session of its
+// own still there), is made again (any other fails the client).
 func (m *groupMember) rejoined(ctx context.Context, call int64) error {
-	return m.joinBy(ctx, call, "members", func(ctx context.Context) (bool, error) {
+	j := m.r.rec.begin(m.conn, m.i, models.Join, membershipDir)
+	m.r.rec.op(j).Data, m.r.rec.op(j).Call = m.name, call
+	for {
 		session := m.conn.SessionID()
 		_, err := m.g.Members(ctx)
-		return err == nil && m.conn.SessionID() == session, err
-	})
+		switch {
+		case err == nil && m.conn.SessionID() == session:
+			m.session, m.alive = session, call
+			m.run.changed(m.r.rec.end(m.conn, j, models.OK).Return)
+			return nil
+		case errors.Is(err, zk.ErrNodeExists): // rejoining, its node of an older session of its own still there
+			if err := pause(ctx, m.conn, time.Second); err != nil {
+				return err
+			}
+		case err != nil && !expectedFault(err):
+			return fmt.Errorf("members: %w", err)
+		}
+	}
 }
