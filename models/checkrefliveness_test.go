@@ -456,7 +456,7 @@ func refDoubleBarrierLiveness(in *Input, stops map[int]int64) []Violation {
 	paths, byPath := refOpsByPath(in.Ops, Enter, Leave)
 	var out []Violation
 	for _, p := range paths {
-		ops := byPath[p]
+		ops := withRetries(byPath[p]) // a failed call made again is one with its retry, as the check reads it
 		size, _ := doubleBarrierSize(in, ops)
 		closed := []refTimeSpan{{math.MinInt64, refEnteredBy(ops, size, stops)}}
 		busy := []refTimeSpan{{math.MinInt64, refLeftBy(ops, stops)}}

@@ -29,10 +29,15 @@ func init() {
 //     Leave at or before t.
 //
 //   - Every process enters and leaves: an Enter or a Leave Failed with an
-//     error (OutData; one Failed without, the process's node vanished with
-//     its session, is a process that stopped) is reported, with the error:
-//     the process could not take its part, and the others wait for it or
-//     go on without it.
+//     error (Error; OutData in a history recorded before Operation.Error),
+//     made no more, by a process that had not stopped, is reported, with
+//     the error: the process could not take its part, and the others wait
+//     for it or go on without it. One whose process stopped (its node
+//     vanished with its session: the workload records a Fail from its
+//     Enter's call) is that process stopping.
+//
+// A failed Enter or Leave that its process made again is one with its
+// retry (withRetries): the process's Enter is called at its first call.
 //
 // Size is Input.Size; when it is 0 it is inferred, for each Path, as the
 // number of distinct clients with an Enter on that Path (every client that
@@ -51,8 +56,8 @@ func checkDoubleBarrier(in *Input) []Violation {
 	paths, byPath := opsByPath(in.Ops, Enter, Leave)
 	var out []Violation
 	for _, p := range paths {
-		ops := byPath[p]
-		out = append(out, failedSteps(in, p, ops)...)
+		ops := withRetries(byPath[p])
+		out = append(out, failedSteps(in, p, ops, stops)...)
 		if v, ok := earlyEnters(in, p, ops); ok {
 			out = append(out, v)
 		}
@@ -184,11 +189,13 @@ func alsoClients(in *Input, ops []Operation) string {
 }
 
 // failedSteps reports the Enters and Leaves on a barrier that failed with
-// an error: one violation per barrier, naming the first.
-func failedSteps(in *Input, path string, ops []Operation) []Violation {
+// an error, made no more (ops are withRetries'), by a process that had
+// not stopped: one violation per barrier, naming the first.
+func failedSteps(in *Input, path string, ops []Operation, stops map[int]int64) []Violation {
 	var failed []Operation
 	for _, op := range ops {
-		if (op.Kind == Enter || op.Kind == Leave) && op.Result == Failed && op.OutData != "" {
+		if (op.Kind == Enter || op.Kind == Leave) && op.Result == Failed &&
+			(op.OutData != "" || op.Error != "" && !stoppedBy(stops, op.Client, op.Return)) {
 			failed = append(failed, op)
 		}
 	}
@@ -197,10 +204,20 @@ func failedSteps(in *Input, path string, ops []Operation) []Violation {
 	}
 	f := failed[0]
 	msg := fmt.Sprintf("c%d's %s of %s failed at %s: %s; every process must enter and leave, and this one could not",
-		f.Client+1, f.Kind, path, in.Since(f.Return), f.OutData)
+		f.Client+1, f.Kind, path, in.Since(f.Return), stepError(f, path))
 	if n := len(failed) - 1; n > 0 {
 		msg += fmt.Sprintf(" (%d more failed so)", n)
 	}
 	return []Violation{{Check: "double-barrier", Kind: Safety, Object: path, At: f.Return - in.Start, Message: msg, Ops: failed,
 		Question: FailedStep}}
+}
+
+// stepError is the error a failed Enter or Leave returned, as the process
+// was told it: "enter /path: error". A history recorded before
+// Operation.Error kept it so in OutData.
+func stepError(op Operation, path string) string {
+	if op.Error == "" {
+		return op.OutData
+	}
+	return fmt.Sprintf("%s %s: %s", op.Kind, path, op.Error)
 }

@@ -13,7 +13,7 @@ func doubleBarrierLiveness(in *Input, stops map[int]int64) []Violation {
 	paths, byPath := opsByPath(in.Ops, Enter, Leave)
 	var out []Violation
 	for _, p := range paths {
-		ops := byPath[p]
+		ops := withRetries(byPath[p])
 		size, _ := doubleBarrierSize(in, ops)
 		closed := []timeSpan{{math.MinInt64, enteredBy(ops, size, stops)}}
 		busy := []timeSpan{{math.MinInt64, leftBy(ops, stops)}}

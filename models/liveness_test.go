@@ -221,6 +221,10 @@ func TestLivenessCheck(t *testing.T) {
 			op(0, Enter, db, 0, secs(1), OK), op(1, Enter, db, 0, secs(1), OK),
 			op(0, Leave, db, secs(2), secs(50), OK), fail(1, db, secs(30))}}, nil},
 
+		{"an enterer made again after a failed call waits from its first call", Input{Size: 2, End: end, Bound: 30 * time.Second, Ops: []Operation{
+			op(0, Enter, db, 0, end, Pending), failedCall(op(1, Enter, db, secs(1), secs(2), Failed), "zk: connection closed"),
+			op(1, Enter, db, secs(3), end, Pending)}},
+			[]wantViolation{{db, Liveness, secs(31), []string{"2 processes had entered it (since 1.000000s)", "so did c2 from 1.000000s"}}}},
 		{"a decision pending while a site failed", run(false,
 			pend(op(0, Propose, tx, 0, 0, Pending)), fail(2, tx, secs(1))), nil},
 		{"a decision never reached although no site failed", run(false,
@@ -235,6 +239,12 @@ func TestLivenessCheck(t *testing.T) {
 			op(0, Propose, tx, secs(1), secs(10), Pending), op(1, Fail, tx, secs(2), secs(2), OK)}}, nil},
 	}
 	runCheckCases(t, "liveness", cases)
+}
+
+// failedCall is o, a call that returned err.
+func failedCall(o Operation, err string) Operation {
+	o.Error = err
+	return o
 }
 
 func TestFreeStretches(t *testing.T) {

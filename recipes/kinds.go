@@ -80,6 +80,16 @@ type Barrier interface {
 
 // DoubleBarrier synchronises the start and the end of a computation among
 // a fixed number of processes.
+//
+// What the double barrier's workload does with its errors: each call of
+// Enter and Leave is recorded, one that returns an error as failed, with
+// the error. ErrNodeVanished (the process's node went with its session)
+// stops the process for good, recorded as its failure. After another
+// error a caller must expect under faults (those Locker's doc lists) the
+// workload calls again, and the checks take the calls as one Enter (or
+// one Leave), from the first. After any other error the client fails, and
+// the double-barrier check reports the process that could not enter or
+// leave.
 type DoubleBarrier interface {
 	// Enter blocks until enough processes have entered.
 	Enter(ctx context.Context) error

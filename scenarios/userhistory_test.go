@@ -107,6 +107,21 @@ func (c *flakyCounter) Add(ctx context.Context, delta int64) (int64, error) {
 	return v, err
 }
 
+// flakyDoubleBarrier is a user's double barrier whose process c01's first
+// Enter of the first round fails at once, its connection lost.
+type flakyDoubleBarrier struct {
+	recipes.DoubleBarrier
+	flaky bool
+}
+
+func (b *flakyDoubleBarrier) Enter(ctx context.Context) error {
+	if b.flaky {
+		b.flaky = false
+		return zk.ErrConnectionClosed
+	}
+	return b.DoubleBarrier.Enter(ctx)
+}
+
 // flakyMember is a user's group member whose first Join fails at once,
 // its connection lost.
 type flakyMember struct {
@@ -157,8 +172,9 @@ func (n *flakyNames) Resolve(ctx context.Context, name string) ([]byte, error) {
 // workload's retry after it; and the checks find nothing wrong in a
 // retry the recipe was right to need. (On the code before, a counter's
 // failed Get, a group member's failed Join, a configuration reader's
-// failed Next and a failed Resolve were not recorded, and an Add of
-// unknown outcome had no error.)
+// failed Next and a failed Resolve were not recorded, a double barrier's
+// failed Enter was hidden inside the Enter that retried it, and an Add
+// of unknown outcome had no error.)
 func TestHistorySaysWhatTheUsersCodeDidOfEveryKind(t *testing.T) {
 	cases := []struct {
 		kind  string
@@ -174,6 +190,9 @@ func TestHistorySaysWhatTheUsersCodeDidOfEveryKind(t *testing.T) {
 				t.Errorf("c1's first add %+v: want it of unknown outcome, with its error", add)
 			}
 		}},
+		{"double-barrier", recipes.Implementation{DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {
+			return &flakyDoubleBarrier{DoubleBarrier: recipes.NewDoubleBarrier(c, p, name, size), flaky: name == "c01" && strings.HasSuffix(p, "/r1")}
+		}}, models.Enter, nil},
 		{"membership", recipes.Implementation{Membership: func(c client.Conn, p, name string) recipes.Membership {
 			return &flakyMember{Membership: recipes.NewGroup(c, p, name), flaky: true}
 		}}, models.Join, nil},

@@ -51,13 +51,15 @@ import (
 // struck, it is common. The workload keeps the contract that a Fail is a
 // process stopped for good.
 //
-// Recorded: Enter (OK; Failed when it said ErrNodeVanished), Leave (OK, or
-// Pending when the run ended first), Fail (Data: the process's name). An
-// Enter or a Leave that failed with an error no fault explains is Failed
-// with the error in OutData (the client fails too): the double-barrier
-// check sees the process that could not enter or leave.
-// Enter and Leave span their retries after other errors a caller must
-// expect under faults.
+// Recorded: Enter and Leave, one for each call (OK, or Pending when the
+// run ended first); a call that returned an error is Failed, with the
+// error: ErrNodeVanished, after which the process stops for good (a Fail,
+// as above); another error a caller must expect under faults, after which
+// it calls again, as a new operation (the checks take the calls of one
+// Enter, or one Leave, as one, from its first call: models.withRetries);
+// any other error, after which the client fails (the double-barrier check
+// sees the process that could not enter or leave). Fail (Data: the
+// process's name).
 
 func init() {
 	registerKind(&Kind{
@@ -93,17 +95,15 @@ func spawnDoubleBarrier(r *runner) {
 			for round := 0; r.roundGoes(round); round++ {
 				path := doubleBarrierPath(round)
 				db := r.impl.DoubleBarrier(conn, path, name, wl.Size)
-				e := r.rec.begin(conn, i, models.Enter, path)
-				in, err := doubleBarrierRetry(ctx, path, "enter", db.Enter)
+				enterCall, in, err := doubleBarrierStep(ctx, r, conn, i, models.Enter, path, db.Enter)
 				if err != nil {
-					r.rec.end(conn, e, models.Failed).OutData = err.Error() // for the check to see
 					return err
 				}
 				if !in {
-					doubleBarrierFail(conn, r, i, path, name, r.rec.end(conn, e, models.Failed).Call)
+					doubleBarrierFail(conn, r, i, path, name, enterCall)
 					return nil
 				}
-				enterCall, session := r.rec.end(conn, e, models.OK).Call, conn.SessionID()
+				session := conn.SessionID()
 				compute := wl.Step * time.Duration(1+(i+round)%n)
 				if i < wl.Failures && r.lastRound(round) {
 					if err := pause(ctx, conn, compute/2); err != nil {
@@ -123,18 +123,14 @@ func spawnDoubleBarrier(r *runner) {
 				if err := pause(ctx, conn, compute); err != nil {
 					return err
 				}
-				l := r.rec.begin(conn, i, models.Leave, path)
-				in, err = doubleBarrierRetry(ctx, path, "leave", db.Leave)
+				_, in, err = doubleBarrierStep(ctx, r, conn, i, models.Leave, path, db.Leave)
 				if err != nil {
-					r.rec.end(conn, l, models.Failed).OutData = err.Error()
 					return err
 				}
 				if !in {
-					r.rec.drop(l)
 					doubleBarrierFail(conn, r, i, path, name, enterCall)
 					return nil
 				}
-				r.rec.end(conn, l, models.OK)
 				if err := pause(ctx, conn, wl.Think); err != nil {
 					return err
 				}
@@ -144,20 +140,30 @@ func spawnDoubleBarrier(r *runner) {
 	}
 }
 
-// doubleBarrierRetry calls step (Enter or Leave) until it succeeds, or
-// says the process's node vanished (in is false), or fails with an error
-// no fault explains.
-func doubleBarrierRetry(ctx context.Context, path, what string, step func(context.Context) error) (in bool, err error) {
+// doubleBarrierStep calls step (Enter or Leave, kind k) for client i
+// until it succeeds, or says the process's node vanished (in is false),
+// or fails with an error no fault explains (err), recording each call as
+// an operation: one that returned an error is Failed, with the error.
+// first is the first call's time.
+func doubleBarrierStep(ctx context.Context, r *runner, conn client.Conn, i int, k models.OpKind, path string,
+	step func(context.Context) error) (first int64, in bool, err error) {
+	first = now(conn)
 	for {
+		op := r.rec.begin(conn, i, k, path)
 		err := step(ctx)
 		switch {
 		case err == nil:
-			return true, nil
+			r.rec.end(conn, op, models.OK)
+			return first, true, nil
 		case errors.Is(err, recipes.ErrNodeVanished):
-			return false, nil
-		case !expectedFault(err):
-			return false, fmt.Errorf("%s %s: %w", what, path, err)
+			r.rec.fail(conn, op, err) // the process stops for good
+			return first, false, nil
 		}
+		r.rec.fail(conn, op, err)
+		if !expectedFault(err) {
+			return first, false, fmt.Errorf("%s %s: %w", k, path, err)
+		}
+		// and calls again
 	}
 }
 

@@ -223,17 +223,28 @@ func (p *pathHolds) heldDuring(call, ret int64, shared bool) bool {
 
 // waitedForLast counts the operations of kind k (a double barrier's enter
 // or leave) that returned after, and were called before, the last call of
-// k on their barrier: those that waited for the others.
+// k on their barrier: those that waited for the others. A process's step
+// is called at its first call: one made again after an error is the same
+// step.
 func waitedForLast(k models.OpKind) func(ops []models.Operation) int {
 	return func(ops []models.Operation) int {
-		last := map[string]int64{}
+		type step struct {
+			path   string
+			client int
+		}
+		first := map[step]int64{}
 		for _, op := range ops {
-			if op.Kind == k {
-				last[op.Path] = max(last[op.Path], op.Call)
+			if t, ok := first[step{op.Path, op.Client}]; op.Kind == k && (!ok || op.Call < t) {
+				first[step{op.Path, op.Client}] = op.Call
 			}
 		}
+		last := map[string]int64{}
+		for s, t := range first {
+			last[s.path] = max(last[s.path], t)
+		}
 		return countOps(ops, func(op models.Operation) bool {
-			return op.Kind == k && op.Result == models.OK && op.Call < last[op.Path] && op.Return > last[op.Path]
+			call := first[step{op.Path, op.Client}]
+			return op.Kind == k && op.Result == models.OK && call < last[op.Path] && op.Return > last[op.Path]
 		})
 	}
 }
