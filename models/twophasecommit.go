@@ -28,8 +28,12 @@ func init() {
 //     first commit learnt, returned at t, needs as many distinct clients
 //     as there are sites with a "commit" Vote called at or before t (a
 //     Vote names no site, so sites are counted, not matched), and no Vote
-//     "abort" (of any result but Failed: a vote once cast stays). One
+//     "abort" (of any result but Failed: a vote once cast stays; a Failed
+//     one is a site told it had not voted, its Join failing). One
 //     violation per transaction.
+//
+// A site's Vote that failed and that it made again is one with its retry
+// (withRetries): its part in the transaction, from its first call.
 //
 // Termination (a decision is reached when no site failed) is the liveness
 // check's.
@@ -37,7 +41,7 @@ func checkTwoPhaseCommit(in *Input) []Violation {
 	paths, byPath := opsByPath(in.Ops, Propose, Vote)
 	var out []Violation
 	for _, p := range paths {
-		ops := byPath[p]
+		ops := withRetries(byPath[p])
 		if v, ok := disagreement(in, p, ops); ok {
 			out = append(out, v)
 		}

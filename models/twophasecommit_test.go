@@ -54,6 +54,13 @@ func TestTwoPhaseCommitCheck(t *testing.T) {
 		{"a vote that failed is no vote", run(
 			propose(0, "a", 0, secs(5), OK, "commit"),
 			vote(1, "abort", secs(1), secs(1.5), Failed, ""), vote(1, "commit", secs(2), secs(5.5), OK, "commit")), nil},
+		{"a vote made again after a failed call is one, from its first call", run(
+			propose(0, "a", 0, secs(5), OK, "commit"),
+			failedCall(vote(1, "commit", secs(1), secs(1.5), Failed, ""), "zk: connection closed"), vote(1, "commit", secs(6), secs(6.5), OK, "commit")), nil},
+		{"a vote whose site failed before it voted is no vote", run(
+			propose(0, "a", 0, secs(5), OK, "commit"),
+			failedCall(vote(1, "abort", secs(1), secs(1.5), Failed, ""), "recipes: something no fault explains")),
+			[]wantViolation{{tx, Safety, secs(5), []string{"only 0 of the 1 site (a) had voted commit by then"}}}},
 		{"a site learnt commit though it had not voted, no coordinator recorded", run(
 			vote(1, "commit", secs(1), secs(5), OK, "commit"), vote(2, "commit", secs(6), secs(7), OK, "commit")),
 			[]wantViolation{{tx, Safety, secs(5), []string{"c2 learnt commit", "only 1 of the 2 voters"}}}},

@@ -13,7 +13,7 @@ func twoPhaseCommitLiveness(in *Input, stops map[int]int64) []Violation {
 	bound := int64(in.BoundOrDefault())
 	var out []Violation
 	for _, p := range paths {
-		ops := byPath[p]
+		ops := withRetries(byPath[p])
 		if len(Of(ops, Fail)) > 0 {
 			continue
 		}

@@ -123,6 +123,14 @@ const (
 )
 
 // Coordinator runs two-phased commits.
+//
+// What the two-phased commit's workload does with its errors: a Propose
+// that returns an error is recorded of unknown outcome, with the error
+// (the transaction may have begun, and been decided); after an error a
+// caller must expect under faults (those Locker's doc lists) the
+// coordinator goes on to the next transaction (proposing the same one
+// again would be refused, ErrTxExists), and after any other the client
+// fails.
 type Coordinator interface {
 	// Propose starts transaction tx among sites and blocks until it is
 	// decided.
@@ -130,6 +138,15 @@ type Coordinator interface {
 }
 
 // Site takes part in two-phased commits.
+//
+// What the workload does with its errors: a Vote (or, for a site that
+// announces itself first, as TwoPhaseSite does, its Join) that returns an
+// error a caller must expect under faults (those Locker's doc lists) is
+// recorded as a failed vote, with the error, and the site calls again (the
+// checks take its calls as one vote, from its first). After any other
+// error the client fails, its vote recorded as failed when Join returned
+// the error (it never voted), and of unknown outcome when Vote did (it may
+// have voted).
 type Site interface {
 	// Vote votes on transaction tx (commit true, abort false) and blocks
 	// until it is decided.

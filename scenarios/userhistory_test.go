@@ -137,6 +137,21 @@ func (m *flakyMember) Join(ctx context.Context, data []byte) error {
 	return m.Membership.Join(ctx, data)
 }
 
+// flakySite is a user's two-phased commit site whose first Vote fails at
+// once, its connection lost.
+type flakySite struct {
+	recipes.Site
+	flaky bool
+}
+
+func (s *flakySite) Vote(ctx context.Context, tx string, commit bool) (recipes.Decision, error) {
+	if s.flaky {
+		s.flaky = false
+		return "", zk.ErrConnectionClosed
+	}
+	return s.Site.Vote(ctx, tx, commit)
+}
+
 // flakyConfigReader is a user's configuration reader whose first Next
 // fails at once, its connection lost.
 type flakyConfigReader struct {
@@ -173,8 +188,8 @@ func (n *flakyNames) Resolve(ctx context.Context, name string) ([]byte, error) {
 // retry the recipe was right to need. (On the code before, a counter's
 // failed Get, a group member's failed Join, a configuration reader's
 // failed Next and a failed Resolve were not recorded, a double barrier's
-// failed Enter was hidden inside the Enter that retried it, and an Add
-// of unknown outcome had no error.)
+// failed Enter and a site's failed Vote were hidden inside the operation
+// that retried them, and an Add of unknown outcome had no error.)
 func TestHistorySaysWhatTheUsersCodeDidOfEveryKind(t *testing.T) {
 	cases := []struct {
 		kind  string
@@ -196,6 +211,11 @@ func TestHistorySaysWhatTheUsersCodeDidOfEveryKind(t *testing.T) {
 		{"membership", recipes.Implementation{Membership: func(c client.Conn, p, name string) recipes.Membership {
 			return &flakyMember{Membership: recipes.NewGroup(c, p, name), flaky: true}
 		}}, models.Join, nil},
+		{"2pc", recipes.Implementation{
+			Coordinator: func(c client.Conn, p string) recipes.Coordinator { return recipes.NewTwoPhaseCoordinator(c, p) },
+			Site: func(c client.Conn, p, name string) recipes.Site {
+				return &flakySite{Site: recipes.NewTwoPhaseSite(c, p, name), flaky: true}
+			}}, models.Vote, nil},
 		{"config", recipes.Implementation{
 			ConfigWriter: func(c client.Conn, p string) recipes.ConfigWriter { return recipes.NewConfigNode(c, p) },
 			ConfigReader: func(c client.Conn, p string) recipes.ConfigReader {
@@ -212,8 +232,11 @@ func TestHistorySaysWhatTheUsersCodeDidOfEveryKind(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := 0
-			if tc.kind == "membership" {
+			switch tc.kind {
+			case "membership":
 				c = 2 // the first member (c1 and c2 watch)
+			case "2pc":
+				c = 1 // the first site (c1 coordinates)
 			}
 			var calls []models.Operation
 			for _, op := range o.Input.Ops {

@@ -32,13 +32,23 @@ import (
 // Recorded (Path = the transaction's node, root/tx-k): Propose by c1 (Data
 // the sites, comma-separated; OutData the decision), Vote by each site
 // (Data its vote, OutData the decision it learnt; the Vote lasts from the
-// moment it received the transaction to the decision), Fail by a failed
-// site (Data its name). A call that fails with an error a caller must
-// expect under faults is made again (a Vote is repeated within the same
-// operation: a site's part in a transaction is one, however many calls it
-// takes); a Propose that fails so is recorded Unknown, and the coordinator
-// goes on to the next transaction (proposing one again would be refused,
-// recipes.ErrTxExists).
+// moment it received the transaction to the decision: its Join, when it
+// has one, and its Vote), Fail by a failed site (Data its name).
+//
+// Errors. A Propose that returned an error is Unknown, with the error (the
+// transaction may have been started, and decided); after an error a
+// caller must expect under faults the coordinator goes on to the next
+// transaction (proposing one again would be refused, recipes.ErrTxExists),
+// and after any other it fails. A site's Join or Vote that returned an
+// error a caller must expect ends the Vote recorded so far, Failed, with
+// the error, and the site calls again, in a new Vote (a site's part in a
+// transaction is one, however many calls it takes: the checks take the
+// calls as one, from the first: models.withRetries). After any other
+// error the site fails, its Vote Failed, with the error, when its Join
+// returned it (it never voted), Unknown when its Vote did (it may have
+// voted). The Vote of a site the workload stops before it votes (a
+// failure of the plan, above) is not recorded: it never voted, and no
+// call of its returned an error.
 
 // twoPhaseRoot is the node the transactions are created under.
 const twoPhaseRoot = "/zksim/2pc"
@@ -109,8 +119,9 @@ func spawnTwoPhaseCommit(r *runner) {
 			case err == nil:
 				r.rec.end(conn, p, models.OK).OutData = string(d)
 			case expectedFault(err):
-				r.rec.end(conn, p, models.Unknown)
+				r.rec.unknown(conn, p, err) // and the coordinator goes on to the next
 			default:
+				r.rec.unknown(conn, p, err)
 				return fmt.Errorf("propose %s: %w", twoPhaseTx(k), err)
 			}
 			if err := pause(ctx, conn, wl.Think); err != nil {
@@ -127,10 +138,11 @@ func spawnTwoPhaseCommit(r *runner) {
 			for k := 0; r.roundGoes(k); k++ {
 				tx, path := twoPhaseTx(k), twoPhaseRoot+"/"+twoPhaseTx(k)
 				commit := twoPhaseVote(i, k, sites)
-				v := r.rec.begin(conn, i, models.Vote, path)
-				r.rec.op(v).Data = string(twoPhaseDecision(commit))
-				d, err := twoPhaseReceive(ctx, s, tx)
+				part := &twoPhasePart{r: r, conn: conn, i: i, path: path, vote: string(twoPhaseDecision(commit))}
+				part.begin()
+				d, err := part.receive(ctx, s, tx)
 				if err != nil {
+					r.rec.fail(conn, part.op, err) // it never voted
 					return fmt.Errorf("receive %s: %w", tx, err)
 				}
 				if d == "" { // undecided: process it, then vote (or fail)
@@ -138,15 +150,16 @@ func spawnTwoPhaseCommit(r *runner) {
 						return err
 					}
 					if fails && r.lastRound(k) {
-						r.rec.drop(v)
+						r.rec.drop(part.op) // the workload stops it before it votes: no call failed
 						r.rec.instant(conn, models.Operation{Client: i, Kind: models.Fail, Path: path, Data: name, Result: models.OK})
 						return stopForGood(ctx, conn, r.plan)
 					}
-					if d, err = twoPhaseCast(ctx, s, tx, commit); err != nil {
+					if d, err = part.cast(ctx, s, tx, commit); err != nil {
+						r.rec.unknown(conn, part.op, err) // it may have voted
 						return fmt.Errorf("vote on %s: %w", tx, err)
 					}
 				}
-				r.rec.end(conn, v, models.OK).OutData = string(d)
+				r.rec.end(conn, part.op, models.OK).OutData = string(d)
 			}
 			return nil
 		})
@@ -161,30 +174,58 @@ func twoPhaseDecision(commit bool) recipes.Decision {
 	return recipes.Abort
 }
 
-// twoPhaseReceive is site s receiving transaction tx: it joins tx if it
-// can announce itself before it votes (twoPhaseJoiner), through the errors
-// a caller must expect under faults. It returns tx's decision if tx was
+// twoPhasePart is site i's part in the transaction at path, recorded as
+// a Vote of vote: op is the Vote recorded now.
+type twoPhasePart struct {
+	r          *runner
+	conn       client.Conn
+	i          int
+	path, vote string
+	op         int
+}
+
+// begin records the call of a Vote: the site's part, from now.
+func (p *twoPhasePart) begin() {
+	p.op = p.r.rec.begin(p.conn, p.i, models.Vote, p.path)
+	p.r.rec.op(p.op).Data = p.vote
+}
+
+// again reports whether err is one a caller must expect under faults,
+// after which the site calls again: the Vote recorded so far is Failed,
+// with the error, and a new one begins.
+func (p *twoPhasePart) again(err error) bool {
+	if !expectedFault(err) {
+		return false
+	}
+	p.r.rec.fail(p.conn, p.op, err)
+	p.begin()
+	return true
+}
+
+// receive is site s receiving transaction tx: it joins tx if it can
+// announce itself before it votes (twoPhaseJoiner), through the errors a
+// caller must expect under faults. It returns tx's decision if tx was
 // decided already, else "".
-func twoPhaseReceive(ctx context.Context, s recipes.Site, tx string) (recipes.Decision, error) {
+func (p *twoPhasePart) receive(ctx context.Context, s recipes.Site, tx string) (recipes.Decision, error) {
 	j, ok := s.(twoPhaseJoiner)
 	if !ok {
 		return "", nil
 	}
 	for {
 		d, err := j.Join(ctx, tx)
-		if err != nil && expectedFault(err) {
+		if err != nil && p.again(err) {
 			continue
 		}
 		return d, err
 	}
 }
 
-// twoPhaseCast is site s voting on tx and waiting for the decision,
-// through the errors a caller must expect under faults.
-func twoPhaseCast(ctx context.Context, s recipes.Site, tx string, commit bool) (recipes.Decision, error) {
+// cast is site s voting on tx and waiting for the decision, through the
+// errors a caller must expect under faults.
+func (p *twoPhasePart) cast(ctx context.Context, s recipes.Site, tx string, commit bool) (recipes.Decision, error) {
 	for {
 		d, err := s.Vote(ctx, tx, commit)
-		if err != nil && expectedFault(err) {
+		if err != nil && p.again(err) {
 			continue
 		}
 		return d, err
