@@ -51,7 +51,8 @@ const (
 	Release OpKind = "release"
 	// Revoke: a revoker asked the holder of the node in Data to release
 	// the lock, and the request was settled (the holder consented, or the
-	// revoker gave up or forced it).
+	// revoker gave up or forced it); Failed, with the error, when Revoke
+	// returned one (the node gone, the connection lost).
 	Revoke OpKind = "revoke"
 	// Withdraw: a waiter gave up waiting (its call's deadline passed) and
 	// went, as a candidate withdraws from an election: Call and Return

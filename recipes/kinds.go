@@ -46,7 +46,10 @@ type RevocableLocker interface {
 	// Holders lists the nodes that hold the lock now.
 	Holders(ctx context.Context) ([]string, error)
 	// Revoke asks the holder of node to release the lock, and waits until
-	// it has.
+	// it has. One that returns an error is recorded failed, with the
+	// error; the revoker asks again at its next round after an error a
+	// caller must expect under faults or zk.ErrNoNode (the holder's node
+	// gone), and fails after any other.
 	Revoke(ctx context.Context, node string) error
 }
 

@@ -295,3 +295,43 @@ func (r *brokenConfigReader) Next(ctx context.Context) (recipes.Configuration, e
 	}
 	return r.ConfigReader.Next(ctx)
 }
+
+// flakyRevoker is a user's revocable lock whose first Revoke fails (its
+// connection lost).
+type flakyRevoker struct {
+	recipes.RevocableLocker
+	calls *int
+}
+
+func (l flakyRevoker) Revoke(ctx context.Context, node string) error {
+	if *l.calls++; *l.calls == 1 {
+		return zk.ErrConnectionClosed
+	}
+	return l.RevocableLocker.Revoke(ctx, node)
+}
+
+// A revoker's Revoke that returned an error is in the history, failed,
+// with its error (it was recorded as a revocation settled), and the
+// revoker asks again.
+func TestFailedRevokeIsRecorded(t *testing.T) {
+	calls := 0
+	impl := recipes.Implementation{RevocableLocker: func(conn client.Conn, path string) recipes.RevocableLocker {
+		return flakyRevoker{RevocableLocker: recipes.NewRevocableLock(conn, path), calls: &calls}
+	}}
+	o, err := Run(Spec{Kind: "revocable-lock", Impl: &impl}, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var revokes []models.Operation
+	for _, op := range o.Input.Ops {
+		if op.Kind == models.Revoke {
+			revokes = append(revokes, op)
+		}
+	}
+	if len(revokes) < 2 || revokes[0].Result != models.Failed || !strings.Contains(revokes[0].Error, "connection closed") {
+		t.Fatalf("revokes %+v: want the first failed, with its error, and more after it", revokes)
+	}
+	if len(o.Violations) != 0 {
+		t.Errorf("violations %v", o.Violations)
+	}
+}

@@ -15,7 +15,11 @@ import (
 // and consents by unlocking. Every RevokeEvery (Think, default 200ms)
 // the revoker asks every holder to release, until every holder has run its
 // rounds. A holder's step (Step, default 150ms) is its unit of work: a
-// request that comes while it works is seen at the next step.
+// request that comes while it works is seen at the next step. Recorded:
+// the holders' operations (holding.go), and the revoker's Revoke, OK when
+// it settled, Failed with the error when Revoke returned one (the holder's
+// node gone, its connection lost: the revoker asks again at its next round;
+// with an error no fault explains, the revoker fails).
 //
 // The revocable-lock-force-revoke variant (recipes.ForceRevokingLock) does
 // not wait for consent beyond a grace period: it deletes the holder's node
@@ -74,8 +78,12 @@ func spawnRevocable(r *runner) {
 				rctx, cancel := conn.WithTimeout(ctx, 2*time.Second)
 				err := l.Revoke(rctx, n)
 				cancel()
-				if err != nil && !expectedFault(err) && !isNoNode(err) {
-					return err
+				if err != nil {
+					r.rec.fail(conn, op, err) // not settled: the revoker asks again next time
+					if !expectedFault(err) && !isNoNode(err) {
+						return err
+					}
+					continue
 				}
 				r.rec.end(conn, op, models.OK)
 			}
