@@ -242,14 +242,9 @@ func (w *groupWatcher) watch(ctx context.Context, done func() (stopAt int64, kno
 		}
 	}
 	for {
-		stopAt, known := done()
-		t := now(w.conn)
-		if known && t >= stopAt {
+		_, d, over := nextWatch(w.conn, done)
+		if over {
 			return nil
-		}
-		d := time.Second
-		if known {
-			d = min(d, time.Duration(stopAt-t))
 		}
 		wctx, cancel := w.conn.WithTimeout(ctx, d)
 		v := w.r.rec.begin(w.conn, w.i, models.View, membershipDir)
@@ -349,14 +344,9 @@ func (m *groupMember) stayFor(ctx context.Context, d time.Duration) error {
 // and a Join.
 func (m *groupMember) stay(ctx context.Context, done func() (until int64, known bool)) error {
 	for {
-		until, known := done()
-		call := now(m.conn)
-		if known && call >= until {
+		call, d, over := nextWatch(m.conn, done)
+		if over {
 			return nil
-		}
-		d := time.Second
-		if known {
-			d = min(d, time.Duration(until-call))
 		}
 		wctx, cancel := m.conn.WithTimeout(ctx, d)
 		_, err := m.g.Watch(wctx)
@@ -416,4 +406,20 @@ func (m *groupMember) rejoined(ctx context.Context, call int64) error {
 			return fmt.Errorf("members: %w", err)
 		}
 	}
+}
+
+// nextWatch is how long a watcher's or a member's next watch may wait: a
+// second, or until the time done gives once it knows it, whichever comes
+// first. at is now; over says that time has come and the watching is done.
+func nextWatch(conn client.Conn, done func() (until int64, known bool)) (at int64, d time.Duration, over bool) {
+	until, known := done()
+	at = now(conn)
+	if known && at >= until {
+		return at, 0, true
+	}
+	d = time.Second
+	if known {
+		d = min(d, time.Duration(until-at))
+	}
+	return at, d, false
 }
