@@ -25,6 +25,10 @@ func (c *Client) complete(r *request, err error) {
 // deliver handles a message from the server on connection cn (rep nil: the
 // server closed the connection).
 func (c *Client) deliver(cn *conn, rep *reply) {
+	if c.outside != nil {
+		c.outside.deliver(cn, rep)
+		return
+	}
 	if c.exited || cn != c.cn {
 		c.w.recycle(rep)
 		return

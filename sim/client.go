@@ -74,6 +74,9 @@ type Client struct {
 	// onNote is told of each watch notification as it arrives
 	// (OnNotification).
 	onNote func(zk.Event)
+	// outside is set when the client process is outside the simulator
+	// (outside.go): what reaches it goes to the front end.
+	outside *Outside
 }
 
 // OnNotification has fn told of every watch notification the session

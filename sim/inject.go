@@ -60,6 +60,9 @@ func (w *World) Inject(sched fault.Schedule) error {
 
 // checkTargets reports a fault naming a server or client the run lacks.
 func (w *World) checkTargets(f fault.Fault) error {
+	if w.cfg.Outside {
+		return w.checkServers(f)
+	}
 	for _, t := range []fault.Target{f.A, f.B} {
 		switch {
 		case t.Kind == fault.ServerT && t.Index >= len(w.servers):
@@ -72,6 +75,27 @@ func (w *World) checkTargets(f fault.Fault) error {
 		return fmt.Errorf("fault %q: no client c%d among %d", f, f.When.Client+1, len(w.clients))
 	}
 	return nil
+}
+
+// checkServers reports a fault naming a server the run lacks.
+func (w *World) checkServers(f fault.Fault) error {
+	for _, t := range []fault.Target{f.A, f.B} {
+		if t.Kind == fault.ServerT && t.Index >= len(w.servers) {
+			return fmt.Errorf("fault %q: no server %s in an ensemble of %d", f, t, len(w.servers))
+		}
+	}
+	return nil
+}
+
+// absentClient is, for a fault that names a client not (yet) in the
+// world, that client's name; "" when every client it names is there.
+func (w *World) absentClient(f fault.Fault) string {
+	for _, t := range []fault.Target{f.A, f.B} {
+		if t.Kind == fault.ClientT && t.Index >= len(w.clients) {
+			return t.String()
+		}
+	}
+	return ""
 }
 
 // onReply is called as server s is about to answer req, which it applied:
@@ -133,6 +157,10 @@ func (p *faultPlan) on(key fault.Trigger, at hit) effect {
 // strike carries out f now. For a fault tied to an event, at says where the
 // event happened; strike says what becomes of the triggering message.
 func (w *World) strike(f fault.Fault, at hit) effect {
+	if name := w.absentClient(f); name != "" {
+		w.s.record(Record{Kind: KNote, From: WorldActor, Path: fmt.Sprintf("fault %q: no client %s yet: it does nothing", f, name)})
+		return effect{}
+	}
 	w.s.recordFault(f, f.String())
 	w.struck, w.struckAt = append(w.struck, f), append(w.struckAt, w.s.now)
 	switch f.Kind {

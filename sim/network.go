@@ -68,6 +68,9 @@ type conn struct {
 	// its credentials again on each new connection). A request is checked
 	// against the ids its connection had when the server received it.
 	auth []authID
+	// wire is, for a connection of a client outside the simulator, the
+	// front end's handle on it (outside.go); nil for a simulated client's.
+	wire *Wire
 }
 
 // toServer sends req (nil: the client closed the connection). Heartbeats

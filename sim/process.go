@@ -36,6 +36,10 @@ type process struct {
 // silent for longer than its receive timeout, as a real client whose read
 // deadline passed would.
 func (c *Client) Pause(d time.Duration) {
+	if c.outside != nil {
+		c.outside.pause(Time(d))
+		return
+	}
 	p := c.p
 	if p.paused || p.t.state == taskDone {
 		return

@@ -51,6 +51,12 @@ type Scheduler struct {
 	// quiet reports whether, with no foreground event pending, the world
 	// can still change by itself; nil means it cannot.
 	quiet func() bool
+
+	// stepped is set for a world its caller steps (stepped.go): the loop
+	// returns errReached once nothing is due by until, rather than end
+	// the run when no client is left or report a deadlock.
+	stepped bool
+	until   Time
 }
 
 // Progress implements stall.Probe.
@@ -227,7 +233,7 @@ func (s *Scheduler) loop() error {
 		if s.stalled.Load() {
 			return nil // abandoned; the caller reports the stall
 		}
-		if s.live == 0 && s.drained() {
+		if s.live == 0 && !s.stepped && s.drained() {
 			return nil
 		}
 		s.steps++
@@ -257,6 +263,10 @@ func (s *Scheduler) loop() error {
 		// now wake the clients parked on them.
 		if s.wakeCancelled() {
 			continue
+		}
+		if s.stepped && (s.q.len() == 0 || s.q.nextAt() > s.until) {
+			s.now = max(s.now, s.until)
+			return errReached
 		}
 		if s.q.len() == 0 || (s.fg == 0 && (s.quiet == nil || s.quiet())) {
 			return s.deadlock()

@@ -112,6 +112,12 @@ type Config struct {
 	// shorter than a poll may never be seen).
 	WaitTimeout time.Duration
 
+	// Outside says the clients come from outside the simulator while the
+	// world runs (outside.go): a fault may name a client that has not
+	// come yet, and does nothing, noted in the trace, if it is still not
+	// there when it strikes.
+	Outside bool
+
 	// KeepTrace keeps every record for printing; the hash is computed
 	// either way.
 	KeepTrace bool
