@@ -142,3 +142,26 @@ func (o *Outside) pause(d Time) {
 	o.OnPause(d)
 	w.s.after(d, func() { w.s.record(Record{Kind: KResume, From: o.c.actor}) })
 }
+
+// ServerUp reports whether server i (0-based) is up: not crashed.
+func (w *World) ServerUp(i int) bool { return w.servers[i].role != roleDown }
+
+// Note puts free text in the trace, from the world about client o (nil:
+// about none), now: what the front end did that the world cannot see (a
+// connection closed over a frame it could not read).
+func (w *World) Note(o *Outside, text string) {
+	to := WorldActor
+	if o != nil {
+		to = o.c.actor
+	}
+	w.s.record(Record{Kind: KNote, From: WorldActor, To: to, Path: text})
+}
+
+// Clients are the names of the world's client processes, in order.
+func (w *World) Clients() []string {
+	names := make([]string, len(w.clients))
+	for i, c := range w.clients {
+		names[i] = c.name
+	}
+	return names
+}

@@ -30,10 +30,16 @@ type Call struct {
 
 	// setWatches' (Op client.OpSetWatches): the last zxid the client saw
 	// and the paths of its watches, by kind.
-	RelZxid                         int64
-	DataWatches, ExistWatches       []string
-	ChildWatches                    []string
-	PersistentWatches, RecursiveOne []string
+	RelZxid                             int64
+	DataWatches, ExistWatches           []string
+	ChildWatches                        []string
+	PersistentWatches, RecursiveWatches []string
+
+	// Refuse, when not 0, is the code the server answers the request
+	// with, in its turn among the session's requests, doing nothing
+	// else: the front end's answer to a request the world does not
+	// model (reconfig, an unknown type), as ZooKeeper answers it.
+	Refuse int32
 }
 
 // SubCall is one operation of a multi: a create, a delete, a setData or a
@@ -51,12 +57,17 @@ type SubCall struct {
 func (c *Call) request() *request {
 	r := &request{xid: c.Xid, op: c.Op, path: c.Path, data: c.Data, acl: c.ACL,
 		flags: c.Flags, version: c.Version, watch: c.Watch}
+	switch {
+	case c.Refuse != 0:
+		r.requestExtra = &requestExtra{refuse: c.Refuse}
+		return r
+	}
 	switch c.Op {
 	case client.OpCreateSession:
 		r.requestExtra = &requestExtra{sessionID: c.SessionID, timeoutMs: c.TimeoutMs, lastZxid: c.LastZxid}
 	case client.OpSetWatches:
 		r.requestExtra = &requestExtra{relZxid: c.RelZxid, dataW: c.DataWatches, existW: c.ExistWatches,
-			childW: c.ChildWatches, persistW: c.PersistentWatches, recursiveW: c.RecursiveOne}
+			childW: c.ChildWatches, persistW: c.PersistentWatches, recursiveW: c.RecursiveWatches}
 	case client.OpCreateTTL:
 		r.requestExtra = &requestExtra{ttl: c.TTL}
 	case client.OpMulti:

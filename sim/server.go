@@ -60,6 +60,10 @@ type requestExtra struct {
 	relZxid               int64
 	dataW, existW, childW []string
 	persistW, recursiveW  []string
+
+	// refuse is the code a request of an outside client is answered with
+	// (Call.Refuse), as a read that does nothing else.
+	refuse int32
 }
 
 // stage is where a request is on its way.
@@ -90,8 +94,11 @@ func (r *request) isRead() bool {
 	case client.OpSync:
 		return r.syncTo < 0 // the leader's (submitSync)
 	}
-	return false
+	return r.refused()
 }
+
+// refused reports whether r is answered with a code alone (Call.Refuse).
+func (r *request) refused() bool { return r.requestExtra != nil && r.refuse != 0 }
 
 // reply is what a server answers: a request's reply, or a message of its
 // own (a watch event, a connect answer, the end of the connection).
@@ -369,6 +376,10 @@ func (s *server) read(sess *session, req *request) {
 	t := s.tree
 	rep := &req.rep
 	rep.xid, rep.op, rep.path, rep.zxid = req.xid, req.op, req.path, s.lastApplied()
+	if req.refused() {
+		rep.code, req.ready = req.refuse, true
+		return
+	}
 	switch req.op {
 	case client.OpExists: // no ACL check (the server's exists has none)
 		if req.watch {
