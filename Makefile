@@ -49,12 +49,17 @@ differential:
 live:
 	$(GO) test -count=1 -timeout 3h ./scenarios -run '^Test(EveryScenarioLive|PauseVerdictsLive)$$' -v -live.all -live.repeat 10
 
-## fuzz: the scenario decoder and the fault-schedule parser under Go's
-## fuzzing, a minute each (make test runs their seed corpora: every built-in
-## scenario's faults and the malformed files under scenarios/testdata/bad)
+## fuzz: the scenario decoder, the fault-schedule parser and the wire
+## protocol's decoders under Go's fuzzing, a minute each (make test runs
+## their seed corpora: every built-in scenario's faults, the malformed files
+## under scenarios/testdata/bad, every frame in jute/testdata/frames.txt)
 fuzz:
 	$(GO) test ./scenarios -run '^$$' -fuzz FuzzParseScenario -fuzztime 1m
 	$(GO) test ./fault -run '^$$' -fuzz FuzzParseSchedule -fuzztime 1m
+	$(GO) test ./jute -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime 1m
+	$(GO) test ./jute -run '^$$' -fuzz '^FuzzDecodeReply$$' -fuzztime 1m
+	$(GO) test ./jute -run '^$$' -fuzz '^FuzzDecodeConnect$$' -fuzztime 1m
+	$(GO) test ./jute -run '^$$' -fuzz '^FuzzReadFrame$$' -fuzztime 1m
 
 ## bench: every performance figure measured in one run, printed as one
 ## table against its target (zksim bench; the live figure starts a local
@@ -79,11 +84,11 @@ lint: rules
 	$(STATICCHECK) ./...
 
 ## rules: gofmt, and no wall clock, global rand, goroutines or channels in
-## deterministic code (sim, fault, recipes, models, workload; the scheduler's
-## hand-off and seeded sources excepted)
+## deterministic code (sim, fault, recipes, models, workload, jute; the
+## scheduler's hand-off and seeded sources excepted)
 rules:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	@bad=$$(grep -rnE 'time\.(Now|Sleep|After|AfterFunc|Tick|NewTimer|NewTicker|Since|Until)\(|[^./a-zA-Z]rand\.[A-Z][a-zA-Z0-9]*\(|go func|make\(chan' \
-		--include='*.go' sim fault recipes models workload | grep -v '_test.go' \
+		--include='*.go' sim fault recipes models workload jute | grep -v '_test.go' \
 		| grep -vE 'sim/world.go:.*(go func|make\(chan)|sim/choice.go:.*rand\.New|workload/store.go:.*rand\.New\(rand\.NewPCG'); \
 	if [ -n "$$bad" ]; then echo "wall clock, global rand, goroutines or channels in deterministic code:"; echo "$$bad"; exit 1; fi
