@@ -41,8 +41,11 @@ func Append(b []byte, r Record) []byte {
 }
 
 // Size is how many bytes r takes as jute writes it, counted without
-// writing it.
+// writing it (0 for nil, no record).
 func Size(r Record) int {
+	if r == nil {
+		return 0
+	}
 	e := encoder{sizing: true}
 	r.encode(&e)
 	return e.n

@@ -187,10 +187,11 @@ func AppendRequest(b []byte, h RequestHeader, body Record) []byte {
 // RequestSize is the size of a request frame, its length prefix left
 // out: what jute.maxbuffer limits.
 func RequestSize(body Record) int {
-	e := encoder{sizing: true, n: 8}
-	if body != nil {
-		body.encode(&e)
+	if body == nil {
+		return 8 // xid, type
 	}
+	e := encoder{sizing: true, n: 8}
+	body.encode(&e)
 	return e.n
 }
 

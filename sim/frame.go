@@ -1,8 +1,8 @@
 package sim
 
 import (
-	"github.com/go-zookeeper/zk"
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/jute"
 )
 
 // A request's size on the wire, for the limits both ends put on it. The
@@ -15,70 +15,66 @@ import (
 
 // maxFrame is the server's jute.maxbuffer (its default, 0xfffff): the most
 // a request may take, its header included, its length prefix not.
-const maxFrame = 1<<20 - 1
+const maxFrame = jute.MaxBuffer
 
 // clientBuffer is go-zookeeper/zk's send buffer, length prefix included.
 const clientBuffer = 1536 * 1024
 
-// frameSize is the size of req on the wire as jute writes it (an xid and
-// an opcode, then the body; a string or a buffer is its length and its
-// bytes, a null buffer its length alone, a bool one byte). Every request
-// counts: a read's or a delete's path, an addAuth's credentials can be as
-// long as a write's data. 0 for the connect request (small, and read
-// before any limit) and setWatches (go-zookeeper/zk splits it into
-// requests that fit).
+// frameSize is the size of req on the wire as jute writes it (its header,
+// then its body as the record go-zookeeper/zk sends for it), counted by
+// jute without writing it. Every request counts: a read's or a delete's
+// path, an addAuth's credentials can be as long as a write's data. 0 for
+// the connect request (small, and read before any limit) and setWatches
+// (go-zookeeper/zk splits it into requests that fit).
 func (r *request) frameSize() int {
-	const header = 8
 	switch r.op {
-	case client.OpGetData, client.OpExists, client.OpGetChildren:
-		return header + strSize(r.path) + 1 // path, watch
-	case client.OpDelete, client.OpAddWatch, client.OpRemoveWatches:
-		return header + strSize(r.path) + 4 // path, version (or mode, or watch type)
+	case client.OpGetData:
+		return jute.RequestSize(&jute.GetDataRequest{Path: r.path, Watch: r.watch})
+	case client.OpExists:
+		return jute.RequestSize(&jute.ExistsRequest{Path: r.path, Watch: r.watch})
+	case client.OpGetChildren:
+		return jute.RequestSize(&jute.GetChildren2Request{Path: r.path, Watch: r.watch})
+	case client.OpDelete:
+		return jute.RequestSize(&jute.DeleteRequest{Path: r.path, Version: r.version})
+	case client.OpAddWatch:
+		return jute.RequestSize(&jute.AddWatchRequest{Path: r.path})
+	case client.OpRemoveWatches:
+		return jute.RequestSize(&jute.RemoveWatchesRequest{Path: r.path})
 	case client.OpGetACL, client.OpSync, client.OpGetAllChildren, client.OpGetEphemerals:
-		return header + strSize(r.path)
+		return jute.RequestSize(&jute.SyncRequest{Path: r.path}) // the path alone, as the others'
 	case client.OpSetAuth:
-		return header + 4 + strSize(r.path) + 4 + len(r.data) // type, scheme, credentials
+		return jute.RequestSize(&jute.AuthPacket{Scheme: r.path, Auth: r.data})
 	case client.OpPing, client.OpCloseSession:
-		return header
+		return jute.Size(&jute.RequestHeader{}) // the header alone
 	case client.OpCreate, client.OpCreate2, client.OpCreateContainer:
-		return header + createSize(r.path, r.data, r.acl)
+		return jute.RequestSize(&jute.CreateRequest{Path: r.path, Data: r.data, ACL: r.acl, Flags: r.flags})
 	case client.OpCreateTTL:
-		return header + createSize(r.path, r.data, r.acl) + 8
+		return jute.RequestSize(&jute.CreateTTLRequest{Path: r.path, Data: r.data, ACL: r.acl, Flags: r.flags})
 	case client.OpSetData:
-		return header + strSize(r.path) + len(r.data) + 4 + 4
+		return jute.RequestSize(&jute.SetDataRequest{Path: r.path, Data: r.data, Version: r.version})
 	case client.OpSetACL:
-		return header + strSize(r.path) + aclSize(r.acl) + 4
+		return jute.RequestSize(&jute.SetACLRequest{Path: r.path, ACL: r.acl, Version: r.version})
 	case client.OpMulti:
-		n := header
-		for _, op := range r.ops {
-			n += 9 // the op's header: type, done, error
-			switch op.op {
-			case client.OpCreate:
-				n += createSize(op.path, op.data, op.acl)
-			case client.OpSetData:
-				n += strSize(op.path) + len(op.data) + 4 + 4
-			default: // delete, check: a path and a version
-				n += strSize(op.path) + 4
-			}
-		}
-		return n + 9 // the closing header
+		return jute.RequestSize(&jute.MultiRequest{Ops: multiOps(r.ops)})
 	}
 	return 0
 }
 
-func strSize(s string) int { return 4 + len(s) }
-
-// createSize is a create's body: path, data, ACL, flags.
-func createSize(path string, data []byte, acl []zk.ACL) int {
-	return strSize(path) + 4 + len(data) + aclSize(acl) + 4
-}
-
-// aclSize is an ACL vector: its count, then each entry's perms, scheme
-// and id.
-func aclSize(acl []zk.ACL) int {
-	n := 4
-	for _, a := range acl {
-		n += 4 + strSize(a.Scheme) + strSize(a.ID)
+// multiOps are a multi's ops as go-zookeeper/zk sends them.
+func multiOps(ops []subOp) []jute.MultiOp {
+	out := make([]jute.MultiOp, len(ops))
+	for i, op := range ops {
+		out[i].Type = op.op
+		switch op.op {
+		case client.OpCreate:
+			out[i].Request = &jute.CreateRequest{Path: op.path, Data: op.data, ACL: op.acl, Flags: op.flags}
+		case client.OpSetData:
+			out[i].Request = &jute.SetDataRequest{Path: op.path, Data: op.data, Version: op.version}
+		case client.OpCheck:
+			out[i].Request = &jute.CheckVersionRequest{Path: op.path, Version: op.version}
+		default: // delete
+			out[i].Request = &jute.DeleteRequest{Path: op.path, Version: op.version}
+		}
 	}
-	return n
+	return out
 }
