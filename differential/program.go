@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/jute"
 )
 
 // Op is one step of a differential program: client Client calls Op.
@@ -161,20 +163,17 @@ func (o Op) data() []byte {
 var bigFrames = []int{0xfffff, 0xfffff + 1, 1536*1024 - 4 + 1}
 
 // bigOverhead is what a big op's request takes besides its data, as jute
-// writes it: an xid and an opcode (8), a string or a buffer its 4-byte
-// length and its bytes. A setData: path, data, version. A create (of the
-// open ACL, one entry: perms, "world", "anyone"): path, data, ACL, flags.
-// A multi of one setData: each op's header (type, done, error: 9), the
-// setData, and a closing header.
+// writes it (jute.RequestSize of the request with empty data): a setData,
+// a create of the open ACL, a multi of one setData.
 func bigOverhead(op, path string) int {
-	const openACL = 4 + 4 + (4 + 5) + (4 + 6)
 	switch op {
 	case "create-big":
-		return 8 + 4 + len(path) + 4 + openACL + 4
+		return jute.RequestSize(&jute.CreateRequest{Path: path, Data: []byte{}, ACL: diffACLs[0]})
 	case "multi-big":
-		return 8 + 9 + 4 + len(path) + 4 + 4 + 9
+		return jute.RequestSize(&jute.MultiRequest{Ops: []jute.MultiOp{
+			{Type: client.OpSetData, Request: &jute.SetDataRequest{Path: path, Data: []byte{}, Version: -1}}}})
 	default: // set-big
-		return 8 + 4 + len(path) + 4 + 4
+		return jute.RequestSize(&jute.SetDataRequest{Path: path, Data: []byte{}, Version: -1})
 	}
 }
 
@@ -262,20 +261,28 @@ func drawDiffOp(r *rand.Rand, ops, paths []string, i int) Op {
 }
 
 // bigReadOverhead is what a read-big's request takes besides the bytes
-// that make it long (the name added to its path, or the password): its
-// header (8), its path's length and bytes, the "/" before the name, and
-// its other fields (a watch flag, a version); an addauth's type, scheme
-// and credentials' length and "u1:".
+// that make it long (the name added to its path, or the password), as
+// jute writes it: the request with its path and the "/" before the name,
+// or an addauth's with the credentials "u1:".
 func bigReadOverhead(op, path string) int {
+	dir := path + "/"
 	switch op {
 	case "addauth-big":
-		return 8 + 4 + (4 + len("digest")) + 4 + len("u1:")
-	case "get-big", "exists-big", "children-big":
-		return 8 + 4 + len(path) + 1 + 1
+		return jute.RequestSize(&jute.AuthPacket{Scheme: "digest", Auth: []byte("u1:")})
+	case "get-big":
+		return jute.RequestSize(&jute.GetDataRequest{Path: dir})
+	case "exists-big":
+		return jute.RequestSize(&jute.ExistsRequest{Path: dir})
+	case "children-big":
+		return jute.RequestSize(&jute.GetChildren2Request{Path: dir})
 	case "delete-big":
-		return 8 + 4 + len(path) + 1 + 4
-	default: // getacl, count, ephemerals: the path alone
-		return 8 + 4 + len(path) + 1
+		return jute.RequestSize(&jute.DeleteRequest{Path: dir, Version: -1})
+	case "getacl-big":
+		return jute.RequestSize(&jute.GetACLRequest{Path: dir})
+	case "count-big":
+		return jute.RequestSize(&jute.GetAllChildrenNumberRequest{Path: dir})
+	default: // ephemerals-big
+		return jute.RequestSize(&jute.GetEphemeralsRequest{PrefixPath: dir})
 	}
 }
 
