@@ -136,3 +136,33 @@ func TestReplyWithoutBody(t *testing.T) {
 		}
 	}
 }
+
+// PathOf names the path of every recorded request that has one: the
+// string right after the header, as jute writes it.
+func TestPathOf(t *testing.T) {
+	for _, r := range readFrames(t) {
+		if r.dir != '>' || r.frame == nil || r.kind == "connect" {
+			continue
+		}
+		_, body, err := DecodeRequest(r.frame)
+		if err != nil || body == nil {
+			continue
+		}
+		var want string
+		switch body.(type) {
+		case *MultiRequest, *AuthPacket, *SetWatches, *SetWatches2, *ReconfigRequest, *SASLRequest:
+		default:
+			var s SyncRequest // a path first
+			if err := Decode(r.frame[8:], &s); err != nil {
+				t.Fatal(err)
+			}
+			want = s.Path
+			if want == "" && r.step != "getephemerals-all" {
+				t.Errorf("%s %s: no path in the frame", r.step, r.kind)
+			}
+		}
+		if got := PathOf(body); got != want {
+			t.Errorf("%s %s: PathOf %q, want %q", r.step, r.kind, got, want)
+		}
+	}
+}

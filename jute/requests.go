@@ -215,3 +215,45 @@ type SASLRequest struct{ Token []byte }
 
 func (r *SASLRequest) encode(e *encoder) { e.buffer(r.Token) }
 func (r *SASLRequest) decode(d *decoder) { r.Token = d.buffer() }
+
+// PathOf is the path a request names ("" for one that names none: a
+// multi, a ping, addAuth, setWatches, reconfig).
+func PathOf(r Record) string {
+	switch r := r.(type) {
+	case *CreateRequest:
+		return r.Path
+	case *CreateTTLRequest:
+		return r.Path
+	case *DeleteRequest:
+		return r.Path
+	case *CheckVersionRequest:
+		return r.Path
+	case *ExistsRequest:
+		return r.Path
+	case *GetDataRequest:
+		return r.Path
+	case *SetDataRequest:
+		return r.Path
+	case *GetACLRequest:
+		return r.Path
+	case *SetACLRequest:
+		return r.Path
+	case *GetChildrenRequest:
+		return r.Path
+	case *GetChildren2Request:
+		return r.Path
+	case *GetAllChildrenNumberRequest:
+		return r.Path
+	case *GetEphemeralsRequest:
+		return r.PrefixPath
+	case *SyncRequest:
+		return r.Path
+	case *AddWatchRequest:
+		return r.Path
+	case *RemoveWatchesRequest:
+		return r.Path
+	case *CheckWatchesRequest:
+		return r.Path
+	}
+	return ""
+}
