@@ -64,7 +64,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(demoCmd(), listCmd(), runCmd(), replayCmd(), checkCmd(), liveCmd(), ensembleCmd(), reportCmd(), benchCmd(), exploreCmd(),
-		mergeCmd())
+		mergeCmd(), serveCmd())
 	return root
 }
 
@@ -80,6 +80,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		var stopped interruptedError
 		if errors.As(err, &stopped) {
 			return 130
+		}
+		var failed childFailed
+		if errors.As(err, &failed) {
+			return failed.exitCode()
 		}
 		fmt.Fprintln(stderr, "zksim:", err)
 		var notMade runNotMadeError

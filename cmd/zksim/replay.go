@@ -20,6 +20,7 @@ type replayFlags struct {
 	faults           string
 	clients, rounds  int
 	out              string
+	tape             string
 }
 
 func replayCmd() *cobra.Command {
@@ -36,10 +37,23 @@ zksim run --shrink prints it; --swarm replays a seed of zksim run --swarm
 (the seed draws its own mix of the random faults' rates, as it did
 there); --out writes the violation report's files.
 
+--tape FILE replays a run of zksim serve from its tape instead: the
+server side is rebuilt exactly, every frame the servers wrote checked
+against the tape's; --trace prints the run's trace, --hash its hash.
+
 Exit status: 0 when the run held, 1 when a check found a violation, 2 for
 bad input.`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if fl.tape != "" {
+				if len(args) > 0 {
+					return usageError{fmt.Errorf("replay --tape takes no scenario: the tape says what was served (got %q)", args[0])}
+				}
+				return replayTape(cmd.OutOrStdout(), fl)
+			}
+			if len(args) != 1 {
+				return usageError{fmt.Errorf("replay: name the scenario to replay (or --tape FILE)")}
+			}
 			return replaySeed(cmd, args[0], fl)
 		},
 	}
@@ -53,6 +67,7 @@ bad input.`,
 	f.BoolVar(&fl.swarm, "swarm", false, "the seed draws its own mix of the scenario's random fault rates, as in zksim run --swarm")
 	f.IntVar(&fl.rounds, "rounds", 0, "replace the workload's rounds")
 	f.StringVar(&fl.out, "out", "", "write the violation report's files into this directory")
+	f.StringVar(&fl.tape, "tape", "", "replay the server side of a zksim serve run from its tape (no scenario, no client)")
 	return cmd
 }
 

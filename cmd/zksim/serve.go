@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/scenarios"
+	"github.com/zksim/zksim/serve"
+	"github.com/zksim/zksim/sim"
+)
+
+// serveFlags are zksim serve's options.
+type serveFlags struct {
+	seed   uint64
+	tape   string
+	faults string
+	json   bool
+}
+
+func serveCmd() *cobra.Command {
+	var fl serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve SCENARIO [--seed N] [--tape FILE] [--json] [-- COMMAND ARGS...]",
+		Short: "Serve a scenario's simulated ensemble to real ZooKeeper clients, over the wire",
+		Long: `serve runs the simulated ensemble of a scenario (a built-in one or a file),
+with its faults but not its workload, and serves it to real ZooKeeper clients
+over ZooKeeper's own wire protocol: one 127.0.0.1 port per simulated server,
+virtual time paced by the clock. The first line it prints is
+
+    connect: 127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3
+
+the connect string for any ZooKeeper client (zkCli.sh, Curator, kazoo,
+go-zookeeper). Clients are named c1, c2, ... in the order their first
+session connects; the scenario's faults name them so ("at 3s expire c1").
+
+With a COMMAND after --, serve starts it with ZKSIM_CONNECT set to that
+string, and ends when it exits; "pause cN" then stops the command's
+processes (SIGSTOP, then SIGCONT). Without one, it serves until
+interrupted.
+
+--tape FILE writes every frame in and out, with its virtual time, to FILE
+(whole, or not at all): zksim replay --tape FILE rebuilds the server side
+of the run exactly, without any client.
+
+Exit status: the command's, if it failed; else 0 when the run held, 1 when
+the simulator's self-checks failed; 2 for bad input; 130 when interrupted,
+after writing the tape and the summary.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dash := cmd.ArgsLenAtDash()
+			if dash > 1 || (dash < 0 && len(args) > 1) {
+				return usageError{fmt.Errorf("serve takes one scenario, then -- and the command to run (got %q)", args)}
+			}
+			var command []string
+			if dash == 1 {
+				command = args[1:]
+				if len(command) == 0 {
+					return usageError{errors.New("serve: nothing after --: name the command to run, or leave -- out")}
+				}
+			}
+			return serveScenario(cmd, args[0], command, fl)
+		},
+	}
+	f := cmd.Flags()
+	f.Uint64Var(&fl.seed, "seed", 1, "the seed of the simulated ensemble's choices")
+	f.StringVar(&fl.tape, "tape", "", "write the run's tape (every frame, with its virtual time) to this file")
+	f.StringVar(&fl.faults, "faults", "", "replace the scenario's faults (schedule syntax, '; '-separated; none: no faults)")
+	f.BoolVar(&fl.json, "json", false, "print the summary as one JSON object")
+	return cmd
+}
+
+// serveScenario is zksim serve: the front end listening, the command (if
+// any) run against it, and the summary once it ends.
+func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFlags) error {
+	sc, err := scenarios.LoadScenario(arg)
+	if err != nil {
+		return usageError{err}
+	}
+	opts := serve.Options{Config: sc.Spec.Ensemble, Faults: sc.Spec.Faults}
+	opts.Config.Seed = fl.seed
+	if cmd.Flags().Changed("faults") {
+		if opts.Faults, err = fault.ParseSchedule(strings.TrimSpace(strings.TrimPrefix(fl.faults, "none"))); err != nil {
+			return usageError{fmt.Errorf("--faults: %w", err)}
+		}
+	} else if sc.Spec.Rates != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "zksim serve: %s's random faults are not served (its schedule is); give a schedule with --faults\n", sc.Name)
+	}
+	var child *childProcess
+	if len(command) > 0 {
+		child = &childProcess{}
+		opts.Pause = child.pause
+	}
+	if fl.tape != "" {
+		if opts.Tape, err = serve.CreateTape(fl.tape, opts); err != nil {
+			return usageError{err}
+		}
+	}
+	front, err := serve.New(opts)
+	if err != nil {
+		return usageError{fmt.Errorf("%s: %w", sc.Name, err)}
+	}
+	addrs, err := front.Listen()
+	if err != nil {
+		return runNotMadeError{err}
+	}
+	connect := strings.Join(addrs, ",")
+	fmt.Fprintf(cmd.OutOrStdout(), "connect: %s\n", connect)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var interrupted atomic.Bool
+	stopSignals := onSignals(func(os.Signal) { interrupted.Store(true); cancel() })
+	defer stopSignals()
+	if child != nil {
+		if err := child.start(command, connect, cmd.OutOrStdout(), cmd.ErrOrStderr(), cancel); err != nil {
+			cancel()
+			front.Run(ctx) //nolint:errcheck // nothing was served; the command's error is the one to tell
+			return runNotMadeError{err}
+		}
+	}
+	res, err := front.Run(ctx)
+	if child != nil {
+		child.stop()
+	}
+	if err != nil {
+		return err
+	}
+	if err := printServed(cmd.OutOrStdout(), sc.Name, fl, front, res, child); err != nil {
+		return err
+	}
+	switch {
+	case interrupted.Load():
+		return interruptedError{errors.New("interrupted")}
+	case child != nil && child.err != nil:
+		return childFailed{child.err}
+	case len(res.Violations) > 0:
+		return errViolations
+	}
+	return nil
+}
+
+// printServed prints what a served run came to.
+func printServed(w io.Writer, name string, fl serveFlags, front *serve.Front, res sim.Result, child *childProcess) error {
+	clients := front.World().Clients()
+	if fl.json {
+		v := map[string]any{"scenario": name, "seed": fl.seed, "clients": clients, "virtual_ms": res.End.Std().Milliseconds(),
+			"trace_hash": fmt.Sprintf("%x", res.Hash), "records": res.Records, "self_check_violations": append([]string{}, res.Violations...),
+			"faults_struck": res.Struck.Texts()}
+		if fl.tape != "" {
+			v["tape"] = fl.tape
+		}
+		if child != nil {
+			v["command_exit"] = child.exitCode()
+		}
+		return printJSON(w, v)
+	}
+	fmt.Fprintf(w, "%s, seed %d: served %d client(s) for %s of virtual time; %d fault(s) struck; trace hash %x\n",
+		name, fl.seed, len(clients), res.End.Std().Round(time.Millisecond), len(res.Struck), res.Hash)
+	for _, v := range res.Violations {
+		fmt.Fprintf(w, "  simulator self-check failed: %s\n", v)
+	}
+	if fl.tape != "" {
+		fmt.Fprintf(w, "tape: %s (zksim replay --tape %s --hash)\n", fl.tape, fl.tape)
+	}
+	return nil
+}
+
+// childFailed carries the command's failure: zksim serve exits with its
+// status.
+type childFailed struct{ error }
+
+// exitCode is the command's exit status (1 if it died of a signal or did
+// not start).
+func (c childFailed) exitCode() int {
+	var exit *exec.ExitError
+	if errors.As(c.error, &exit) && exit.ExitCode() > 0 {
+		return exit.ExitCode()
+	}
+	return 1
+}
+
+// childProcess is the command zksim serve runs against the front end.
+type childProcess struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+	mu   sync.Mutex
+}
+
+// start starts the command, in a process group of its own (so that a
+// pause stops all of it), with ZKSIM_CONNECT set; cancel is called when
+// it exits.
+func (c *childProcess) start(command []string, connect string, stdout, stderr io.Writer, cancel func()) error {
+	c.cmd = exec.Command(command[0], command[1:]...)
+	c.cmd.Env = append(os.Environ(), "ZKSIM_CONNECT="+connect)
+	c.cmd.Stdout, c.cmd.Stderr = stdout, stderr
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := c.cmd.Start(); err != nil {
+		return fmt.Errorf("serve: starting %s: %w", command[0], err)
+	}
+	c.done = make(chan struct{})
+	go func() {
+		err := c.cmd.Wait()
+		c.mu.Lock()
+		c.err = err
+		c.mu.Unlock()
+		close(c.done)
+		cancel()
+	}()
+	return nil
+}
+
+// pause stops the command's processes for d, as a pause fault on any of
+// its clients asks: its clients share its process (or its group).
+func (c *childProcess) pause(_ string, d time.Duration) {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return
+	}
+	pgid := -c.cmd.Process.Pid
+	if syscall.Kill(pgid, syscall.SIGSTOP) != nil {
+		return
+	}
+	time.AfterFunc(d, func() { syscall.Kill(pgid, syscall.SIGCONT) }) //nolint:errcheck // the group may be gone
+}
+
+// stop ends the command, if it still runs (zksim serve was interrupted):
+// SIGTERM to its group, then SIGKILL after a grace.
+func (c *childProcess) stop() {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return
+	}
+	select {
+	case <-c.done:
+		return
+	default:
+	}
+	pgid := -c.cmd.Process.Pid
+	syscall.Kill(pgid, syscall.SIGCONT) //nolint:errcheck
+	syscall.Kill(pgid, syscall.SIGTERM) //nolint:errcheck
+	select {
+	case <-c.done:
+	case <-time.After(3 * time.Second):
+		syscall.Kill(pgid, syscall.SIGKILL) //nolint:errcheck
+		<-c.done
+	}
+}
+
+// exitCode is the command's exit status (-1 if it did not exit).
+func (c *childProcess) exitCode() int {
+	if c.cmd == nil || c.cmd.ProcessState == nil {
+		return -1
+	}
+	return c.cmd.ProcessState.ExitCode()
+}

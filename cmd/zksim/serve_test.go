@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zksim/zksim/live"
+)
+
+// zkCli is Debian's ZooKeeper command-line client.
+const zkCli = "/usr/share/zookeeper/bin/zkCli.sh"
+
+// TestServeZkCli has Debian's zkCli.sh, a real Java client, create, read,
+// list and delete through zksim serve, and replays the tape to the same
+// hash. (Under a fault, zkCli's one-shot commands fail as they do against
+// a real ensemble: a command sent before the session is up fails with
+// ConnectionLoss when its server goes; the serve package's tests strike
+// go-zk sessions instead.)
+func TestServeZkCli(t *testing.T) {
+	if err := live.EnsureInstalled(os.Stderr); err != nil {
+		t.Fatal(err)
+	}
+	tape := filepath.Join(t.TempDir(), "run.tape")
+	script := `set -e
+cli() { ` + zkCli + ` -server "$ZKSIM_CONNECT" "$@" 2>&1 | grep -v '^\(WATCHER::\|WatchedEvent\|SLF4J\|$\)' | tail -1; }
+cli create /hello world
+cli get /hello
+cli create /hello/kid x
+cli ls /hello
+cli delete /hello/kid >/dev/null
+cli ls /hello`
+	var out, errOut bytes.Buffer
+	code := run([]string{"serve", "lock-contention", "--faults", "none", "--tape", tape, "--", "sh", "-c", script}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("zksim serve exited %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+	lines := strings.Split(out.String(), "\n")
+	if !strings.HasPrefix(lines[0], "connect: 127.0.0.1:") || strings.Count(lines[0], ",") != 2 {
+		t.Fatalf("first line %q, want the connect string of three 127.0.0.1 ports", lines[0])
+	}
+	got := strings.Join(lines[1:6], "|")
+	if want := "Created /hello|world|Created /hello/kid|[kid]|[]"; got != want {
+		t.Fatalf("zkCli printed %q, want %q\nwhole output:\n%s", got, want, out.String())
+	}
+	if !strings.Contains(out.String(), "served 6 client(s)") {
+		t.Fatalf("the summary does not say six clients (one per zkCli.sh):\n%s", out.String())
+	}
+	hash := lines[6][strings.LastIndex(lines[6], " ")+1:]
+	var replay bytes.Buffer
+	if code := run([]string{"replay", "--tape", tape, "--hash"}, &replay, &errOut); code != 0 {
+		t.Fatalf("replay --tape exited %d: %s", code, errOut.String())
+	}
+	if last := strings.TrimSpace(replay.String()[strings.LastIndex(strings.TrimSpace(replay.String()), "\n")+1:]); last != hash {
+		t.Fatalf("the tape replays to hash %s, the served run's was %s", last, hash)
+	}
+}

@@ -1,0 +1,227 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/sim"
+)
+
+// Options say what to serve.
+type Options struct {
+	// Config is the simulated ensemble (servers, seed, timing); Outside is
+	// set for it. A served world keeps its trace (KeepTrace) for the
+	// timeline and the checks.
+	Config sim.Config
+	// Faults strike the ensemble and the clients as they come (cN: the
+	// N-th client whose first session connected).
+	Faults fault.Schedule
+	// Tape, when set, is told every event of the run (tape.go).
+	Tape *TapeWriter
+	// Pause carries out "pause cN" on the real process of client name
+	// (nil: a pause fault is noted and does nothing).
+	Pause func(client string, d time.Duration)
+}
+
+// Front is the front end: the world, its listeners and its connections.
+// Its loop (Run) owns the world; everything else reaches the world
+// through the loop's channel.
+type Front struct {
+	opts    Options
+	w       *sim.World
+	servers int
+	start   time.Time
+	now     sim.Time
+
+	events chan event
+	done   chan struct{} // closed when the loop has ended
+
+	peers    map[*sim.Wire]*peer
+	open     map[int]*peer // every connection not yet closed, by id
+	nextPeer int
+	owners   map[int64]*sim.Outside // each session the servers opened, its client
+
+	// replaying is set for a front end a tape drives (replay.go); written
+	// are the frames it wrote, not yet checked against the tape's.
+	replaying bool
+	written   []writtenFrame
+
+	mu        sync.Mutex
+	listeners []net.Listener
+}
+
+// eventKind is what a connection's goroutines tell the loop.
+type eventKind uint8
+
+const (
+	evOpen  eventKind = iota + 1 // a client connected to a server
+	evFrame                      // a frame arrived whole
+	evGone                       // the client closed the connection, or it broke
+)
+
+// event is one thing that happened on a connection, for the loop to hand
+// to the world at the virtual time it takes it.
+type event struct {
+	kind  eventKind
+	p     *peer
+	frame []byte
+	err   error
+}
+
+// New builds the front end of a simulated ensemble; it serves nothing
+// until Listen or Pipe gives it connections and Run runs it.
+func New(opts Options) (*Front, error) {
+	cfg := opts.Config
+	cfg.Outside, cfg.KeepTrace = true, true
+	cfg.StallTimeout = -1 // no simulated client runs here: nothing to watch
+	w, err := sim.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Inject(opts.Faults); err != nil {
+		return nil, err
+	}
+	f := &Front{opts: opts, w: w, servers: cfg.ServerCount(), events: make(chan event, 64), done: make(chan struct{}),
+		peers: map[*sim.Wire]*peer{}, open: map[int]*peer{}, owners: map[int64]*sim.Outside{}}
+	return f, nil
+}
+
+// Servers is the ensemble's size.
+func (f *Front) Servers() int { return f.servers }
+
+// World is the simulated world the front end serves; read it only once
+// Run has returned.
+func (f *Front) World() *sim.World { return f.w }
+
+// Listen opens a 127.0.0.1 port for each server, in order, and starts
+// accepting connections on them; it returns their addresses.
+func (f *Front) Listen() ([]string, error) {
+	var addrs []string
+	for i := 0; i < f.servers; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			f.closeListeners()
+			return nil, fmt.Errorf("serve: listening for server s%d: %w", i+1, err)
+		}
+		f.mu.Lock()
+		f.listeners = append(f.listeners, l)
+		f.mu.Unlock()
+		addrs = append(addrs, l.Addr().String())
+		go f.accept(l, i)
+	}
+	return addrs, nil
+}
+
+// accept hands every connection server i's listener accepts to the loop.
+func (f *Front) accept(l net.Listener, i int) {
+	for {
+		nc, err := l.Accept()
+		if err != nil {
+			return // closed
+		}
+		f.connect(nc, i)
+	}
+}
+
+// Pipe opens an in-memory connection to server i (0-based) and returns
+// the client's end: what a go-zk dialer returns inside a synctest bubble.
+func (f *Front) Pipe(i int) (net.Conn, error) {
+	if i < 0 || i >= f.servers {
+		return nil, fmt.Errorf("serve: no server s%d in an ensemble of %d", i+1, f.servers)
+	}
+	clientEnd, serverEnd := net.Pipe()
+	f.connect(serverEnd, i)
+	return clientEnd, nil
+}
+
+// connect starts a connection's goroutines and tells the loop of it.
+func (f *Front) connect(nc net.Conn, server int) {
+	p := newPeer(f, nc, server)
+	select {
+	case f.events <- event{kind: evOpen, p: p}:
+		go p.read()
+		go p.write()
+	case <-f.done:
+		nc.Close()
+	}
+}
+
+func (f *Front) closeListeners() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, l := range f.listeners {
+		l.Close()
+	}
+	f.listeners = nil
+}
+
+// Run runs the world in step with the clock until ctx ends, handing it
+// what the connections bring at the virtual time it comes; then it closes
+// every connection and returns how the run went.
+func (f *Front) Run(ctx context.Context) (sim.Result, error) {
+	f.start = time.Now()
+	f.w.Begin()
+	err := f.loop(ctx)
+	close(f.done)
+	f.closeListeners()
+	f.closePeers()
+	res := f.w.Finish()
+	f.opts.Tape.end(f.now, res.Hash)
+	if err == nil {
+		err = f.opts.Tape.close()
+	}
+	return res, err
+}
+
+// loop is the pacing loop: the world runs up to the clock's time, then
+// waits for its next event to fall due or a connection to bring something.
+func (f *Front) loop(ctx context.Context) error {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		if err := f.step(); err != nil {
+			return err
+		}
+		wait := time.Hour
+		if next, ok := f.w.NextAt(); ok {
+			wait = max(next.Std()-time.Since(f.start), 0)
+		}
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev := <-f.events:
+			if err := f.step(); err != nil {
+				return err
+			}
+			f.take(ev)
+		case <-timer.C:
+		}
+	}
+}
+
+// step runs the world up to the clock's time (virtual time never goes
+// back).
+func (f *Front) step() error {
+	f.now = max(f.now, sim.Time(time.Since(f.start)))
+	return f.w.RunUntil(f.now)
+}
+
+// take hands one event to the world, now, and puts it on the tape.
+func (f *Front) take(ev event) {
+	switch ev.kind {
+	case evOpen:
+		f.opened(ev.p)
+		f.opts.Tape.open(f.now, ev.p)
+	case evFrame:
+		f.opts.Tape.in(f.now, ev.p, ev.frame)
+		f.arrived(ev.p, ev.frame)
+	case evGone:
+		f.opts.Tape.gone(f.now, ev.p)
+		f.gone(ev.p)
+	}
+}
