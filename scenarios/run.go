@@ -181,17 +181,24 @@ func checkInput(out *Outcome, r *workload.Run, k *workload.Kind, cfg sim.Config,
 	if herd {
 		in.Traffic = Traffic(out.World.Trace())
 	}
-	if slices.Contains(spec.Checks, "leaks") {
-		for _, l := range out.World.Leftovers() {
+	worldEvidence(in, out.World, slices.Contains(spec.Checks, "leaks"))
+	return in
+}
+
+// worldEvidence adds to in what the world saw beside the clients'
+// operations: the foreign deletes (for the ownership check) and, when
+// leaks are judged, the nodes left behind.
+func worldEvidence(in *models.Input, w *sim.World, leaks bool) {
+	if leaks {
+		for _, l := range w.Leftovers() {
 			in.Leftovers = append(in.Leftovers, models.Leftover{Path: l.Path, Creator: l.Creator, Client: l.Client,
 				Closed: int64(l.Closed)})
 		}
 	}
-	for _, d := range out.World.ForeignDeletes() {
+	for _, d := range w.ForeignDeletes() {
 		in.ForeignDeletes = append(in.ForeignDeletes, models.ForeignDelete{At: int64(d.At), Path: d.Path,
 			Owner: d.Owner, OwnerClient: d.OwnerClient, By: d.By, ByClient: d.ByClient, GivenUp: d.GivenUp})
 	}
-	return in
 }
 
 // simEnding is how a simulated run ended, as far as its verdict goes: a

@@ -25,6 +25,10 @@ type Options struct {
 	// Pause carries out "pause cN" on the real process of client name
 	// (nil: a pause fault is noted and does nothing).
 	Pause func(client string, d time.Duration)
+	// Name and Checks say what the run is served as and will be judged
+	// by; the front end only keeps them on the tape.
+	Name   string
+	Checks []string
 }
 
 // Front is the front end: the world, its listeners and its connections.

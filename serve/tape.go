@@ -44,6 +44,10 @@ type tapeHeader struct {
 	// Pause says pauses were carried out on real processes: a replay
 	// records them the same way.
 	Pause bool `json:"pause,omitempty"`
+	// Name and Checks are what the run was served as and judged by, for
+	// the replay to judge it again (the front end does not judge).
+	Name   string   `json:"name,omitempty"`
+	Checks []string `json:"checks,omitempty"`
 }
 
 // tapeEvent is one line after the header.
@@ -78,7 +82,8 @@ func CreateTape(path string, opts Options) (*TapeWriter, error) {
 	t.enc = json.NewEncoder(t.buf)
 	cfg := opts.Config
 	cfg.Source = nil
-	t.put(tapeHeader{Version: tapeVersion, Config: cfg, Faults: opts.Faults.String(), Pause: opts.Pause != nil})
+	t.put(tapeHeader{Version: tapeVersion, Config: cfg, Faults: opts.Faults.String(), Pause: opts.Pause != nil,
+		Name: opts.Name, Checks: opts.Checks})
 	return t, t.err
 }
 
@@ -152,6 +157,11 @@ type Replayed struct {
 	Result sim.Result
 	// Hash is the hash the tape recorded; Result.Hash is the replay's.
 	Hash uint64
+	// Name, Checks and Faults are what the run was served as, judged by
+	// and struck with (Options').
+	Name   string
+	Checks []string
+	Faults fault.Schedule
 }
 
 // Replay rebuilds a served run's server side from its tape: the same
@@ -193,7 +203,7 @@ func Replay(r io.Reader) (*Replayed, error) {
 		return nil, fmt.Errorf("tape: no end line after line %d (the run was not finished)", line)
 	}
 	res := f.w.Finish()
-	out := &Replayed{World: f.w, Result: res, Hash: rp.hash}
+	out := &Replayed{World: f.w, Result: res, Hash: rp.hash, Name: h.Name, Checks: h.Checks, Faults: f.opts.Faults}
 	if res.Hash != rp.hash {
 		return out, fmt.Errorf("tape: the replay's hash is %x, the tape's %x", res.Hash, rp.hash)
 	}

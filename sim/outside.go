@@ -165,3 +165,6 @@ func (w *World) Clients() []string {
 	}
 	return names
 }
+
+// Seed is the seed the world's choices are drawn from.
+func (w *World) Seed() uint64 { return w.cfg.Seed }

@@ -25,21 +25,18 @@ func replayTape(w io.Writer, fl replayFlags) error {
 		}
 		return fmt.Errorf("%s: %w", fl.tape, err)
 	}
-	if fl.trace {
-		if _, err := r.World.Trace().WriteTo(w); err != nil {
-			return err
-		}
+	o, err := scenarios.Served(r.Name, r.World, r.Result, r.Faults, r.Checks)
+	if err != nil {
+		return fmt.Errorf("%s: %w", fl.tape, err)
 	}
-	res := r.Result
-	fmt.Fprintf(w, "%s: replayed %d client(s) over %s of virtual time, %d records; every frame the servers wrote is the tape's\n",
-		fl.tape, len(r.World.Clients()), res.End.Std(), res.Records)
-	for _, v := range res.Violations {
-		fmt.Fprintf(w, "  simulator self-check failed: %s\n", v)
+	if err := printServedOutcome(w, o, r.World.Seed(), fl.trace); err != nil {
+		return err
 	}
+	fmt.Fprintf(w, "replayed from %s: every frame the servers wrote is the tape's\n", fl.tape)
 	if fl.hash {
-		fmt.Fprintln(w, scenarios.HashString(res.Hash))
+		fmt.Fprintln(w, scenarios.HashString(r.Result.Hash))
 	}
-	if len(res.Violations) > 0 {
+	if o.Failed() || len(r.Result.Violations) > 0 {
 		return errViolations
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,7 +19,6 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/serve"
-	"github.com/zksim/zksim/sim"
 )
 
 // serveFlags are zksim serve's options.
@@ -26,13 +26,15 @@ type serveFlags struct {
 	seed   uint64
 	tape   string
 	faults string
+	checks string
+	trace  bool
 	json   bool
 }
 
 func serveCmd() *cobra.Command {
 	var fl serveFlags
 	cmd := &cobra.Command{
-		Use:   "serve SCENARIO [--seed N] [--tape FILE] [--json] [-- COMMAND ARGS...]",
+		Use:   "serve SCENARIO [--seed N] [--faults F] [--checks C] [--tape FILE] [--trace] [--json] [-- COMMAND ARGS...]",
 		Short: "Serve a scenario's simulated ensemble to real ZooKeeper clients, over the wire",
 		Long: `serve runs the simulated ensemble of a scenario (a built-in one or a file),
 with its faults but not its workload, and serves it to real ZooKeeper clients
@@ -54,9 +56,13 @@ interrupted.
 (whole, or not at all): zksim replay --tape FILE rebuilds the server side
 of the run exactly, without any client.
 
+The run is judged by the checks that need nothing from its clients (--checks:
+ownership, the default; leaks); --trace prints its timeline, --json one
+object.
+
 Exit status: the command's, if it failed; else 0 when the run held, 1 when
-the simulator's self-checks failed; 2 for bad input; 130 when interrupted,
-after writing the tape and the summary.`,
+a check found a violation (or the simulator's self-checks failed); 2 for
+bad input; 130 when interrupted, after writing the tape and the summary.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()
@@ -77,6 +83,8 @@ after writing the tape and the summary.`,
 	f.Uint64Var(&fl.seed, "seed", 1, "the seed of the simulated ensemble's choices")
 	f.StringVar(&fl.tape, "tape", "", "write the run's tape (every frame, with its virtual time) to this file")
 	f.StringVar(&fl.faults, "faults", "", "replace the scenario's faults (schedule syntax, '; '-separated; none: no faults)")
+	f.StringVar(&fl.checks, "checks", "", "the checks that judge the run, comma-separated: ownership (the default), leaks")
+	f.BoolVar(&fl.trace, "trace", false, "print the run's timeline (a column per client and server)")
 	f.BoolVar(&fl.json, "json", false, "print the summary as one JSON object")
 	return cmd
 }
@@ -88,8 +96,11 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 	if err != nil {
 		return usageError{err}
 	}
-	opts := serve.Options{Config: sc.Spec.Ensemble, Faults: sc.Spec.Faults}
+	opts := serve.Options{Config: sc.Spec.Ensemble, Faults: sc.Spec.Faults, Name: sc.Name}
 	opts.Config.Seed = fl.seed
+	if opts.Checks, err = servedChecks(fl.checks); err != nil {
+		return err
+	}
 	if cmd.Flags().Changed("faults") {
 		if opts.Faults, err = fault.ParseSchedule(strings.TrimSpace(strings.TrimPrefix(fl.faults, "none"))); err != nil {
 			return usageError{fmt.Errorf("--faults: %w", err)}
@@ -137,7 +148,11 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 	if err != nil {
 		return err
 	}
-	if err := printServed(cmd.OutOrStdout(), sc.Name, fl, front, res, child); err != nil {
+	o, err := scenarios.Served(sc.Name, front.World(), res, opts.Faults, opts.Checks)
+	if err != nil {
+		return err
+	}
+	if err := printServedRun(cmd.OutOrStdout(), o, fl, child); err != nil {
 		return err
 	}
 	switch {
@@ -145,19 +160,34 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 		return interruptedError{errors.New("interrupted")}
 	case child != nil && child.err != nil:
 		return childFailed{child.err}
-	case len(res.Violations) > 0:
+	case o.Failed() || len(res.Violations) > 0:
 		return errViolations
 	}
 	return nil
 }
 
-// printServed prints what a served run came to.
-func printServed(w io.Writer, name string, fl serveFlags, front *serve.Front, res sim.Result, child *childProcess) error {
-	clients := front.World().Clients()
+// servedChecks reads --checks.
+func servedChecks(list string) ([]string, error) {
+	if list == "" {
+		return scenarios.DefaultServedChecks, nil
+	}
+	var checks []string
+	for _, c := range strings.Split(list, ",") {
+		c = strings.TrimSpace(c)
+		if !slices.Contains(scenarios.ServedChecks, c) {
+			return nil, usageError{fmt.Errorf("--checks: %q cannot judge a served run (its clients record nothing); want some of %s",
+				c, strings.Join(scenarios.ServedChecks, ", "))}
+		}
+		checks = append(checks, c)
+	}
+	return checks, nil
+}
+
+// printServedRun prints what a served run came to: the summary, or one
+// JSON object (--json), and where its tape is.
+func printServedRun(w io.Writer, o *scenarios.Outcome, fl serveFlags, child *childProcess) error {
 	if fl.json {
-		v := map[string]any{"scenario": name, "seed": fl.seed, "clients": clients, "virtual_ms": res.End.Std().Milliseconds(),
-			"trace_hash": fmt.Sprintf("%x", res.Hash), "records": res.Records, "self_check_violations": append([]string{}, res.Violations...),
-			"faults_struck": res.Struck.Texts()}
+		v := servedSummary(o, fl.seed)
 		if fl.tape != "" {
 			v["tape"] = fl.tape
 		}
@@ -166,10 +196,8 @@ func printServed(w io.Writer, name string, fl serveFlags, front *serve.Front, re
 		}
 		return printJSON(w, v)
 	}
-	fmt.Fprintf(w, "%s, seed %d: served %d client(s) for %s of virtual time; %d fault(s) struck; trace hash %x\n",
-		name, fl.seed, len(clients), res.End.Std().Round(time.Millisecond), len(res.Struck), res.Hash)
-	for _, v := range res.Violations {
-		fmt.Fprintf(w, "  simulator self-check failed: %s\n", v)
+	if err := printServedOutcome(w, o, fl.seed, fl.trace); err != nil {
+		return err
 	}
 	if fl.tape != "" {
 		fmt.Fprintf(w, "tape: %s (zksim replay --tape %s --hash)\n", fl.tape, fl.tape)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/zksim/zksim/live"
 )
 
 // Every command in docs/tutorial.md runs, with the exit status it is
@@ -38,6 +40,10 @@ func TestTutorialCommands(t *testing.T) {
 	// counterexample: long under the race detector (make test's -race
 	// -short pass); the full pass runs it.
 	if !testing.Short() {
+		// README's zksim serve example runs Debian's zkCli.sh.
+		if err := live.EnsureInstalled(os.Stderr); err != nil {
+			t.Fatal(err)
+		}
 		if n := runDocCommands(t, "README.md", string(readme)); n < 1 {
 			t.Fatalf("%d commands with their output in README.md", n)
 		}

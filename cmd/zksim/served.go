@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/reports"
+	"github.com/zksim/zksim/scenarios"
+)
+
+// What zksim serve and zksim replay --tape say of a served run: who came,
+// how long it ran, the faults, the checks that judged it and what they
+// found; its timeline on request.
+
+// servedSummary is the one-object form of a served run's summary (--json).
+func servedSummary(o *scenarios.Outcome, seed uint64) map[string]any {
+	res := o.Result
+	var vs []map[string]any
+	for _, v := range o.Violations {
+		vs = append(vs, map[string]any{"check": v.Check, "kind": string(v.Kind), "at_ns": v.At, "message": v.Message})
+	}
+	return map[string]any{"scenario": o.Spec.Name, "seed": seed, "clients": o.World.Clients(),
+		"virtual_ms": res.End.Std().Milliseconds(), "trace_hash": scenarios.HashString(res.Hash), "records": res.Records,
+		"faults_struck": res.Struck.Texts(), "checks": o.Spec.Checks, "violations": append([]map[string]any{}, vs...),
+		"self_check_violations": append([]string{}, res.Violations...), "verdict": servedVerdict(o)}
+}
+
+// servedVerdict is "held" or the checks that found a violation.
+func servedVerdict(o *scenarios.Outcome) string {
+	if len(o.Violations) == 0 && len(o.Result.Violations) == 0 {
+		return "held"
+	}
+	var checks []string
+	for _, v := range o.Violations {
+		checks = append(checks, v.Check)
+	}
+	if len(o.Result.Violations) > 0 {
+		checks = append(checks, "self-check")
+	}
+	return "violation (" + strings.Join(checks, ", ") + ")"
+}
+
+// printServedOutcome prints a served run's summary, its violations, and
+// its timeline when asked.
+func printServedOutcome(w io.Writer, o *scenarios.Outcome, seed uint64, timeline bool) error {
+	res := o.Result
+	if timeline {
+		t, err := reports.NewTimeline(o)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(w, t.String())
+	}
+	fmt.Fprintf(w, "%s, seed %d: served %d client(s) for %s of virtual time; %d fault(s) struck; trace hash %s\n",
+		o.Spec.Name, seed, len(o.World.Clients()), res.End.Std().Round(time.Millisecond), len(res.Struck), scenarios.HashString(res.Hash))
+	fmt.Fprintf(w, "checks: %s (those that need nothing from the clients): %s\n", strings.Join(o.Spec.Checks, ", "), servedVerdict(o))
+	for _, v := range o.Violations {
+		fmt.Fprintf(w, "  %s %s: %s\n", v.Check, kindWord(v.Kind), v.Message)
+	}
+	for _, v := range res.Violations {
+		fmt.Fprintf(w, "  simulator self-check failed: %s\n", v)
+	}
+	return nil
+}
+
+// kindWord is a violation's kind as the summary says it.
+func kindWord(k models.ViolationKind) string { return string(k) + " violation" }
