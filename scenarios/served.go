@@ -3,16 +3,19 @@ package scenarios
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
 )
 
-// A served run (zksim serve, or its tape replayed) judged. Its clients
-// are real programs that recorded nothing of what they believed, so only
-// the checks that need nothing from them judge it, from what the world
-// saw: ServedChecks.
+// A served run (zksim serve, its tape replayed, or go-zookeeper code run
+// by zksimtest) judged. Its clients are real programs: what the servers
+// saw judges every served run (ServedChecks); what the clients believed
+// ("I hold the lock") judges it only when they recorded it, as
+// operations of a history (ServedRun.Ops), and then the kind's checks
+// judge it as they judge a simulated run.
 
 // ServedChecks are the checks a served run can be judged by without
 // anything from its clients. "ownership" needs nothing: an ephemeral node
@@ -24,24 +27,45 @@ import (
 var ServedChecks = []string{"ownership", "leaks"}
 
 // DefaultServedChecks are the checks a served run gets when none are
-// asked for.
+// asked for and its clients recorded nothing.
 var DefaultServedChecks = []string{"ownership"}
 
-// Served judges a served run: its world and how it ended, the schedule
-// it was served with, by checks (DefaultServedChecks when none). The
-// Outcome's Spec names the scenario and counts the clients that came.
-func Served(name string, w *sim.World, res sim.Result, sched fault.Schedule, checks []string) (*Outcome, error) {
+// ServedRun is a served run to judge.
+type ServedRun struct {
+	Name     string
+	World    *sim.World
+	Result   sim.Result
+	Schedule fault.Schedule
+	// Checks judge it (DefaultServedChecks when none; with Ops, any
+	// check).
+	Checks []string
+	// Ops are what its clients recorded of their operations, on the
+	// world's clock, client i as cN+1 (none: nothing recorded).
+	Ops []models.Operation
+	// SessionTimeout is what the clients asked for, for the checks that
+	// allow for it.
+	SessionTimeout time.Duration
+}
+
+// Served judges a served run. The Outcome's Spec names the run and
+// counts the clients that came.
+func Served(r ServedRun) (*Outcome, error) {
+	checks := r.Checks
 	if len(checks) == 0 {
 		checks = DefaultServedChecks
 	}
 	for _, c := range checks {
-		if !slices.Contains(ServedChecks, c) {
-			return nil, fmt.Errorf("check %q cannot judge a served run: its clients record nothing (want one of %v)", c, ServedChecks)
+		if _, err := models.Lookup(c); err != nil {
+			return nil, fmt.Errorf("checks: %w", err)
+		}
+		if len(r.Ops) == 0 && !slices.Contains(ServedChecks, c) {
+			return nil, fmt.Errorf("check %q cannot judge a served run whose clients recorded nothing (want one of %v)", c, ServedChecks)
 		}
 	}
-	spec := Spec{Name: name, Clients: len(w.Clients()), Checks: checks, Faults: sched}
-	out := &Outcome{Spec: spec, Schedule: sched, Simulation: &Simulation{Result: res, World: w}}
-	out.Input = &models.Input{End: int64(res.End)}
+	w, res := r.World, r.Result
+	spec := Spec{Name: r.Name, Clients: len(w.Clients()), Checks: checks, Faults: r.Schedule}
+	out := &Outcome{Spec: spec, Schedule: r.Schedule, Simulation: &Simulation{Result: res, World: w}}
+	out.Input = &models.Input{Ops: r.Ops, End: int64(res.End), SessionTimeout: r.SessionTimeout}
 	worldEvidence(out.Input, w, slices.Contains(checks, "leaks"))
 	vs, err := judge(out, nil, nil)
 	if err != nil {

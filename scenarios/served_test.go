@@ -54,7 +54,7 @@ func TestServedRunsAreJudgedForOwnership(t *testing.T) {
 	r.advance(50 * time.Millisecond)
 	b.Send(&sim.Call{Xid: 1, Op: client.OpDelete, Path: "/lock-0000000000", Version: -1})
 	r.advance(50 * time.Millisecond)
-	o, err := Served("served-test", w, w.Finish(), nil, nil)
+	o, err := Served(ServedRun{Name: "served-test", World: w, Result: w.Finish()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestServedRunsAreJudgedForOwnership(t *testing.T) {
 	if o.Spec.Clients != 2 {
 		t.Fatalf("the outcome counts %d clients, want 2", o.Spec.Clients)
 	}
-	if _, err := Served("served-test", w, w.Finish(), nil, []string{"mutex"}); err == nil {
+	if _, err := Served(ServedRun{Name: "served-test", World: w, Result: w.Finish(), Checks: []string{"mutex"}}); err == nil {
 		t.Fatal("a served run was judged by the mutex check, which needs what its clients believed")
 	}
 }

@@ -29,6 +29,11 @@ type Options struct {
 	// by; the front end only keeps them on the tape.
 	Name   string
 	Checks []string
+	// Clients are made at once, c1 to cN, for connections that say whose
+	// they are (PipeAs): an in-process program's clients connect at the
+	// same instant, and their names must not hang on which goroutine
+	// runs first.
+	Clients int
 }
 
 // Front is the front end: the world, its listeners and its connections.
@@ -48,6 +53,7 @@ type Front struct {
 	open     map[int]*peer // every connection not yet closed, by id
 	nextPeer int
 	owners   map[int64]*sim.Outside // each session the servers opened, its client
+	named    []*sim.Outside         // Options.Clients, c1 first
 
 	// replaying is set for a front end a tape drives (replay.go); written
 	// are the frames it wrote, not yet checked against the tape's.
@@ -90,9 +96,17 @@ func New(opts Options) (*Front, error) {
 		return nil, err
 	}
 	f := &Front{opts: opts, w: w, servers: cfg.ServerCount(), events: make(chan event, 64), done: make(chan struct{}),
-		peers: map[*sim.Wire]*peer{}, open: map[int]*peer{}, owners: map[int64]*sim.Outside{}}
+		peers: map[*sim.Wire]*peer{}, open: map[int]*peer{}, owners: map[int64]*sim.Outside{}, start: time.Now()}
+	for range opts.Clients {
+		f.named = append(f.named, f.newClient())
+	}
 	return f, nil
 }
+
+// Now is the virtual time the clock stands for: how long ago the front
+// end was made. Any goroutine may read it (a program recording what its
+// clients did, on the world's clock).
+func (f *Front) Now() sim.Time { return sim.Time(time.Since(f.start)) }
 
 // Servers is the ensemble's size.
 func (f *Front) Servers() int { return f.servers }
@@ -127,24 +141,33 @@ func (f *Front) accept(l net.Listener, i int) {
 		if err != nil {
 			return // closed
 		}
-		f.connect(nc, i)
+		f.connect(nc, i, 0)
 	}
 }
 
 // Pipe opens an in-memory connection to server i (0-based) and returns
 // the client's end: what a go-zk dialer returns inside a synctest bubble.
-func (f *Front) Pipe(i int) (net.Conn, error) {
+func (f *Front) Pipe(i int) (net.Conn, error) { return f.PipeAs(0, i) }
+
+// PipeAs is Pipe for a connection of client c (1-based, one of
+// Options.Clients; 0: whoever connects): a new session on it is that
+// client's.
+func (f *Front) PipeAs(c, i int) (net.Conn, error) {
 	if i < 0 || i >= f.servers {
 		return nil, fmt.Errorf("serve: no server s%d in an ensemble of %d", i+1, f.servers)
 	}
+	if c < 0 || c > len(f.named) {
+		return nil, fmt.Errorf("serve: no client c%d among the %d made (Options.Clients)", c, len(f.named))
+	}
 	clientEnd, serverEnd := net.Pipe()
-	f.connect(serverEnd, i)
+	f.connect(serverEnd, i, c)
 	return clientEnd, nil
 }
 
 // connect starts a connection's goroutines and tells the loop of it.
-func (f *Front) connect(nc net.Conn, server int) {
+func (f *Front) connect(nc net.Conn, server, as int) {
 	p := newPeer(f, nc, server)
+	p.as = as
 	select {
 	case f.events <- event{kind: evOpen, p: p}:
 		go p.read()
@@ -167,7 +190,6 @@ func (f *Front) closeListeners() {
 // what the connections bring at the virtual time it comes; then it closes
 // every connection and returns how the run went.
 func (f *Front) Run(ctx context.Context) (sim.Result, error) {
-	f.start = time.Now()
 	f.w.Begin()
 	err := f.loop(ctx)
 	close(f.done)

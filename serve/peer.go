@@ -17,6 +17,7 @@ type peer struct {
 	f      *Front
 	id     int // in the order the loop took the connections, from 1 (opened)
 	server int // 0-based
+	as     int // the client it says it is (1-based, Options.Clients), 0 for none
 	nc     net.Conn
 	wire   *sim.Wire
 	client *sim.Outside

@@ -33,6 +33,10 @@ func (r *replayer) take(ev tapeEvent) error {
 			return fmt.Errorf("open: no server %v in an ensemble of %d", ev.Server, f.servers)
 		}
 		p := newPeer(f, nil, *ev.Server)
+		if ev.As < 0 || ev.As > len(f.named) {
+			return fmt.Errorf("open: no client c%d among the %d made", ev.As, len(f.named))
+		}
+		p.as = ev.As
 		f.opened(p)
 		if p.id != ev.Conn {
 			return fmt.Errorf("open: the replay numbers this connection %d, the tape %d", p.id, ev.Conn)

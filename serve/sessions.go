@@ -68,7 +68,11 @@ func (f *Front) connectRequest(p *peer, frame []byte) {
 		p.close()
 		return
 	}
-	if o == nil {
+	switch {
+	case o != nil:
+	case p.as > 0:
+		o = f.named[p.as-1]
+	default:
 		o = f.newClient()
 	}
 	w, ok := o.Dial(p.server)

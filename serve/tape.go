@@ -46,8 +46,9 @@ type tapeHeader struct {
 	Pause bool `json:"pause,omitempty"`
 	// Name and Checks are what the run was served as and judged by, for
 	// the replay to judge it again (the front end does not judge).
-	Name   string   `json:"name,omitempty"`
-	Checks []string `json:"checks,omitempty"`
+	Name    string   `json:"name,omitempty"`
+	Checks  []string `json:"checks,omitempty"`
+	Clients int      `json:"clients,omitempty"`
 }
 
 // tapeEvent is one line after the header.
@@ -55,6 +56,7 @@ type tapeEvent struct {
 	T      sim.Time `json:"t"`
 	Conn   int      `json:"conn,omitempty"`
 	Server *int     `json:"server,omitempty"`
+	As     int      `json:"as,omitempty"`
 	Ev     string   `json:"ev"`
 	Frame  string   `json:"frame,omitempty"`
 	Hash   string   `json:"hash,omitempty"`
@@ -83,7 +85,7 @@ func CreateTape(path string, opts Options) (*TapeWriter, error) {
 	cfg := opts.Config
 	cfg.Source = nil
 	t.put(tapeHeader{Version: tapeVersion, Config: cfg, Faults: opts.Faults.String(), Pause: opts.Pause != nil,
-		Name: opts.Name, Checks: opts.Checks})
+		Name: opts.Name, Checks: opts.Checks, Clients: opts.Clients})
 	return t, t.err
 }
 
@@ -96,7 +98,7 @@ func (t *TapeWriter) put(v any) {
 func (t *TapeWriter) open(at sim.Time, p *peer) {
 	if t != nil {
 		server := p.server
-		t.put(tapeEvent{T: at, Conn: p.id, Server: &server, Ev: "open"})
+		t.put(tapeEvent{T: at, Conn: p.id, Server: &server, As: p.as, Ev: "open"})
 	}
 }
 
@@ -217,7 +219,7 @@ func replayFront(h tapeHeader) (*Front, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := Options{Config: h.Config, Faults: sched}
+	opts := Options{Config: h.Config, Faults: sched, Clients: h.Clients}
 	if h.Pause {
 		opts.Pause = func(string, time.Duration) {}
 	}

@@ -25,7 +25,7 @@ func replayTape(w io.Writer, fl replayFlags) error {
 		}
 		return fmt.Errorf("%s: %w", fl.tape, err)
 	}
-	o, err := scenarios.Served(r.Name, r.World, r.Result, r.Faults, r.Checks)
+	o, err := scenarios.Served(scenarios.ServedRun{Name: r.Name, World: r.World, Result: r.Result, Schedule: r.Faults, Checks: r.Checks})
 	if err != nil {
 		return fmt.Errorf("%s: %w", fl.tape, err)
 	}

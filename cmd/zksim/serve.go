@@ -148,7 +148,7 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 	if err != nil {
 		return err
 	}
-	o, err := scenarios.Served(sc.Name, front.World(), res, opts.Faults, opts.Checks)
+	o, err := scenarios.Served(scenarios.ServedRun{Name: sc.Name, World: front.World(), Result: res, Schedule: opts.Faults, Checks: opts.Checks})
 	if err != nil {
 		return err
 	}
