@@ -28,13 +28,19 @@ func init() {
 // happen. Of several Raises before a Pass, the latest-called is judged: a
 // Lower late enough for it is late enough for the others.
 //
+// A Raise, a Lower or a Pass that failed and that its client made again
+// is one with its retry (withRetries), called at its first call: a Remove
+// whose delete was applied before its connection was lost lowered the
+// barrier from then, though only its retry returned OK, and a waiter's
+// Wait made again waited from its first call.
+//
 // All the early Passes on one Path are one violation: the barrier let
 // them through while it was up.
 func checkBarrier(in *Input) []Violation {
 	paths, byPath := opsByPath(in.Ops, Raise, Lower, Pass)
 	var out []Violation
 	for _, p := range paths {
-		if v, ok := earlyPasses(in, p, byPath[p]); ok {
+		if v, ok := earlyPasses(in, p, withRetries(byPath[p])); ok {
 			out = append(out, v)
 		}
 	}

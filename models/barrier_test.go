@@ -34,6 +34,14 @@ func TestBarrierCheck(t *testing.T) {
 		{"a lowering that failed did not lower it", run(
 			raise(0, 0, secs(1)), lower(0, secs(2), secs(2.5), Failed), pass(1, secs(2), secs(3), OK)),
 			[]wantViolation{{b, Safety, secs(3), nil}}},
+		{"a lowering made again after a failed call lowered it from its first call", run(
+			raise(0, 0, secs(1)), failedCall(lower(0, secs(2), secs(2.5), Failed), "zk: connection closed"),
+			pass(1, secs(1.5), secs(2.4), OK), lower(0, secs(2.6), secs(3), OK)), nil},
+		{"a raise made again after a failed call, and a pass while it is up", run(
+			failedCall(op(0, Raise, b, 0, secs(1), Failed), "zk: connection closed"), raise(0, secs(1.5), secs(2)),
+			failedCall(pass(1, secs(2.5), secs(3), Failed), "zk: connection closed"), pass(1, secs(3.5), secs(4), OK),
+			lower(0, secs(5), secs(6), OK)),
+			[]wantViolation{{b, Safety, secs(4), []string{"c2 passed /app/barrier at 4.000000s (called at 2.500000s)", "c1 had raised it at 2.000000s"}}}},
 		{"a lowering over before the raise", run(
 			lower(0, 0, secs(0.5), OK), raise(0, secs(1), secs(2)), pass(1, secs(3), secs(4), OK)),
 			[]wantViolation{{b, Safety, secs(4), nil}}},

@@ -4,12 +4,14 @@ import (
 	"math"
 )
 
-// passLiveness judges the waits to pass a barrier.
+// passLiveness judges the waits to pass a barrier. A Wait or a Remove
+// that failed and was made again is one with its retry (withRetries): a
+// waiter waits from its first call.
 func passLiveness(in *Input, stops map[int]int64) []Violation {
 	paths, byPath := opsByPath(in.Ops, Lower, Pass)
 	var out []Violation
 	for _, p := range paths {
-		ops := byPath[p]
+		ops := withRetries(byPath[p])
 		up := timeSpan{math.MinInt64, math.MaxInt64}
 		for _, op := range ops {
 			if op.Kind == Lower && op.Result == OK && op.Return < up.to {

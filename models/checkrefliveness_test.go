@@ -425,7 +425,7 @@ func refPassLiveness(in *Input, stops map[int]int64) []Violation {
 	paths, byPath := refOpsByPath(in.Ops, Lower, Pass)
 	var out []Violation
 	for _, p := range paths {
-		ops := byPath[p]
+		ops := withRetries(byPath[p]) // as the check reads it
 		up := refTimeSpan{math.MinInt64, math.MaxInt64}
 		for _, op := range ops {
 			if op.Kind == Lower && op.Result == OK && op.Return < up.to {

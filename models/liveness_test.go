@@ -200,6 +200,10 @@ func TestLivenessCheck(t *testing.T) {
 			[]wantViolation{{b, Liveness, secs(40), []string{"to pass the barrier /app/barrier", "it was lowered (since 10.000000s)"}}}},
 		{"a passer passes soon after the lowering", run(false,
 			op(0, Raise, b, 0, secs(1), OK), op(0, Lower, b, secs(9), secs(10), OK), op(1, Pass, b, secs(2), secs(11), OK)), nil},
+		{"a passer made again after a failed call waits from its first call", run(false,
+			op(0, Raise, b, 0, secs(1), OK), op(0, Lower, b, secs(9), secs(10), OK),
+			failedCall(op(1, Pass, b, secs(2), secs(12), Failed), "zk: connection closed"), pend(op(1, Pass, b, secs(12.5), 0, Pending))),
+			[]wantViolation{{b, Liveness, secs(40), []string{"to pass the barrier /app/barrier", "it was lowered (since 10.000000s)"}}}},
 
 		{"an enterer waits for the others", Input{Size: 3, End: end, Bound: 30 * time.Second, Ops: []Operation{
 			op(0, Enter, db, 0, end, Pending), op(1, Enter, db, secs(1), end, Pending)}}, nil},

@@ -13,9 +13,9 @@ package models
 // error and the retry. What the failed call may have done (a node
 // created before the connection was lost) is its retry's to settle, so
 // the checks of a process's part in a round (a double barrier's enter and
-// leave, a two-phased commit's vote) judge the part from its first call
-// to its last return, as the process lived it; a failed call no retry
-// followed is judged as what it is.
+// leave, a two-phased commit's vote, a barrier's raise, lower and pass)
+// judge the part from its first call to its last return, as the process
+// lived it; a failed call no retry followed is judged as what it is.
 //
 // ops is not changed: the operations are copied.
 func withRetries(ops []Operation) []Operation {

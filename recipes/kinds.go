@@ -72,6 +72,16 @@ type Elector interface {
 }
 
 // Barrier holds processes until it is removed.
+//
+// What the barrier's workload does with its errors: each call of Set,
+// Remove and Wait is recorded, one that returns an error with the error.
+// After an error a caller must expect under faults (those Locker's doc
+// lists) the call is recorded failed and the workload calls again, and
+// the checks take the calls as one Set, Remove or Wait, from the first (a
+// Remove whose delete was applied before its connection was lost lowered
+// the barrier then). After any other error the client fails, its Set or
+// Remove recorded of unknown outcome (the node may have been created or
+// deleted), its Wait failed (it did not pass).
 type Barrier interface {
 	// Set raises the barrier.
 	Set(ctx context.Context) error

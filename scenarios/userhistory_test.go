@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -122,6 +123,43 @@ func (b *flakyDoubleBarrier) Enter(ctx context.Context) error {
 	return b.DoubleBarrier.Enter(ctx)
 }
 
+// flakyBarrier is a user's barrier whose first Set, Remove and Wait of
+// the first round each fail with the connection lost: Set and Wait at
+// once, Remove 20ms after its delete was applied (its reply held up,
+// then lost), by when the waiters have passed.
+type flakyBarrier struct {
+	recipes.Barrier
+	conn              client.Conn
+	set, remove, wait bool
+}
+
+func (b *flakyBarrier) Set(ctx context.Context) error {
+	if b.set {
+		b.set = false
+		return zk.ErrConnectionClosed
+	}
+	return b.Barrier.Set(ctx)
+}
+
+func (b *flakyBarrier) Remove(ctx context.Context) error {
+	if err := b.Barrier.Remove(ctx); err != nil || !b.remove {
+		return err
+	}
+	b.remove = false
+	if err := b.conn.Sleep(ctx, 20*time.Millisecond); err != nil {
+		return err
+	}
+	return zk.ErrConnectionClosed
+}
+
+func (b *flakyBarrier) Wait(ctx context.Context) error {
+	if b.wait {
+		b.wait = false
+		return zk.ErrConnectionClosed
+	}
+	return b.Barrier.Wait(ctx)
+}
+
 // flakyMember is a user's group member whose first Join fails at once,
 // its connection lost.
 type flakyMember struct {
@@ -187,9 +225,10 @@ func (n *flakyNames) Resolve(ctx context.Context, name string) ([]byte, error) {
 // workload's retry after it; and the checks find nothing wrong in a
 // retry the recipe was right to need. (On the code before, a counter's
 // failed Get, a group member's failed Join, a configuration reader's
-// failed Next and a failed Resolve were not recorded, a double barrier's
-// failed Enter and a site's failed Vote were hidden inside the operation
-// that retried them, and an Add of unknown outcome had no error.)
+// failed Next and a failed Resolve were not recorded, a barrier's failed
+// Set, Remove and Wait, a double barrier's failed Enter and a site's
+// failed Vote were hidden inside the operation that retried them, and an
+// Add of unknown outcome had no error.)
 func TestHistorySaysWhatTheUsersCodeDidOfEveryKind(t *testing.T) {
 	cases := []struct {
 		kind  string
@@ -203,6 +242,26 @@ func TestHistorySaysWhatTheUsersCodeDidOfEveryKind(t *testing.T) {
 			add := ops[slices.IndexFunc(ops, func(op models.Operation) bool { return op.Client == 0 && op.Kind == models.Add })]
 			if add.Result != models.Unknown || add.Error != zk.ErrConnectionClosed.Error() {
 				t.Errorf("c1's first add %+v: want it of unknown outcome, with its error", add)
+			}
+		}},
+		{"barrier", recipes.Implementation{Barrier: func(c client.Conn, p string) recipes.Barrier {
+			r1 := strings.HasSuffix(p, "/r1")
+			return &flakyBarrier{Barrier: recipes.NewBarrier(c, p), conn: c, set: r1, remove: r1, wait: r1}
+		}}, models.Raise, func(t *testing.T, ops []models.Operation) {
+			for _, k := range []struct {
+				client int
+				kind   models.OpKind
+			}{{0, models.Lower}, {1, models.Pass}, {2, models.Pass}} {
+				var calls []models.Operation
+				for _, op := range ops {
+					if op.Client == k.client && op.Kind == k.kind && strings.HasSuffix(op.Path, "/r1") {
+						calls = append(calls, op)
+					}
+				}
+				if len(calls) != 2 || calls[0].Result != models.Failed || calls[0].Error != zk.ErrConnectionClosed.Error() ||
+					calls[1].Result != models.OK || calls[1].Call < calls[0].Return {
+					t.Errorf("c%d's %ss of r1 %+v: want the failed call, with its error, then the retry", k.client+1, k.kind, calls)
+				}
 			}
 		}},
 		{"double-barrier", recipes.Implementation{DoubleBarrier: func(c client.Conn, p, name string, size int) recipes.DoubleBarrier {

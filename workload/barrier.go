@@ -22,9 +22,14 @@ import (
 // watch) shows.
 //
 // Recorded: Raise (Set), Lower (Remove), Pass (Wait returned; Pending when
-// it still waits at the end). Each spans its retries: a call that failed
-// with an error a caller must expect under faults is made again, and the
-// operation returns when one succeeds.
+// it still waits at the end), one for each call, OK when it returned nil.
+// A call that returned an error a caller must expect under faults is
+// Failed, with the error, and made again, as a new operation (the checks
+// take the calls of one step as one, from its first call:
+// models.withRetries). After any other error the client fails, its call
+// recorded with the error: a Set or a Remove of unknown outcome (its
+// create or delete may have been applied), a Wait Failed (it passed
+// nothing).
 
 func init() {
 	registerKind(&Kind{
@@ -90,20 +95,26 @@ func spawnBarrier(r *runner) {
 	}
 }
 
-// barrierStep records one operation of kind k by client i on the barrier
-// at path, calling call until it succeeds or fails with an error no fault
-// explains.
+// barrierStep is client i's step of kind k on the barrier at path: it
+// calls call, recording each call as an operation, until one returns nil
+// or an error no fault explains (see the workload's doc).
 func barrierStep(ctx context.Context, conn client.Conn, r *runner, i int, k models.OpKind, path string,
 	call func(context.Context) error) error {
-	op := r.rec.begin(conn, i, k, path)
 	for {
+		op := r.rec.begin(conn, i, k, path)
 		err := call(ctx)
-		if err == nil {
+		switch {
+		case err == nil:
 			r.rec.end(conn, op, models.OK)
 			return nil
+		case expectedFault(err):
+			r.rec.fail(conn, op, err) // and calls again
+			continue
+		case k == models.Pass:
+			r.rec.fail(conn, op, err) // it passed nothing
+		default:
+			r.rec.unknown(conn, op, err) // its write may have been applied
 		}
-		if !expectedFault(err) {
-			return fmt.Errorf("%s %s: %w", k, path, err)
-		}
+		return fmt.Errorf("%s %s: %w", k, path, err)
 	}
 }

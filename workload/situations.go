@@ -91,15 +91,17 @@ var (
 		})
 	}}
 	passesWaited = situation{"waits at a raised barrier", func(ops []models.Operation) int {
+		first := firstCalls(ops, models.Lower, models.Pass)
 		lowers := map[string][]int64{} // by barrier: when each Lower was called
-		for _, op := range ops {
-			if op.Kind == models.Lower {
-				lowers[op.Path] = append(lowers[op.Path], op.Call)
+		for s, at := range first {
+			if s.kind == models.Lower {
+				lowers[s.path] = append(lowers[s.path], at)
 			}
 		}
 		return countOps(ops, func(pass models.Operation) bool {
+			call := first[step{pass.Path, pass.Client, pass.Kind}]
 			return pass.Kind == models.Pass && pass.Result == models.OK &&
-				slices.ContainsFunc(lowers[pass.Path], func(at int64) bool { return pass.Call < at && at < pass.Return })
+				slices.ContainsFunc(lowers[pass.Path], func(at int64) bool { return call < at && at < pass.Return })
 		})
 	}}
 	entersWaited = situation{"enters that waited for the others", waitedForLast(models.Enter)}
@@ -228,25 +230,39 @@ func (p *pathHolds) heldDuring(call, ret int64, shared bool) bool {
 // step.
 func waitedForLast(k models.OpKind) func(ops []models.Operation) int {
 	return func(ops []models.Operation) int {
-		type step struct {
-			path   string
-			client int
-		}
-		first := map[step]int64{}
-		for _, op := range ops {
-			if t, ok := first[step{op.Path, op.Client}]; op.Kind == k && (!ok || op.Call < t) {
-				first[step{op.Path, op.Client}] = op.Call
-			}
-		}
+		first := firstCalls(ops, k)
 		last := map[string]int64{}
 		for s, t := range first {
 			last[s.path] = max(last[s.path], t)
 		}
 		return countOps(ops, func(op models.Operation) bool {
-			call := first[step{op.Path, op.Client}]
+			call := first[step{op.Path, op.Client, k}]
 			return op.Kind == k && op.Result == models.OK && call < last[op.Path] && op.Return > last[op.Path]
 		})
 	}
+}
+
+// step is one client's step of one kind on one object (a barrier's pass,
+// a double barrier's enter), which the workloads of those kinds make once
+// per object, calling again after an error.
+type step struct {
+	path   string
+	client int
+	kind   models.OpKind
+}
+
+// firstCalls is when each step of the given kinds was first called: a call
+// made again after an error is the same step (as models.withRetries reads
+// it).
+func firstCalls(ops []models.Operation, kinds ...models.OpKind) map[step]int64 {
+	first := map[step]int64{}
+	for _, op := range ops {
+		s := step{op.Path, op.Client, op.Kind}
+		if t, ok := first[s]; slices.Contains(kinds, op.Kind) && (!ok || op.Call < t) {
+			first[s] = op.Call
+		}
+	}
+	return first
 }
 
 // decided counts the transactions whose coordinator learnt decision.
