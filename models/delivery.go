@@ -3,6 +3,7 @@ package models
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -51,10 +52,15 @@ var promises = []promise{
 //     the item, although a consumer kept asking for longer than the bound
 //     after the put returned. A consumer asks while a Take of its is under
 //     way, whatever it returns (an item, nothing when it gave up, an
-//     error), until its process stops (Fail). A take of unknown outcome
-//     (Unknown, or still Pending at the end) may have taken any one item
-//     without anyone seeing it: the oldest items put, one each, are
-//     counted taken by them. An item nobody asked for that long is still
+//     error), until its process stops (Fail); a take of unknown outcome
+//     until it returned (Ended; its Return is the end of time). A take of
+//     unknown outcome (Unknown, or still Pending at the end) may have
+//     taken any one item put (called) before it ended, without anyone
+//     seeing it: such takes, the one that ended first first, are counted
+//     to have taken the oldest such item each, of those the check would
+//     call lost first, then of those it could not judge (so that none is
+//     called lost that they may have taken, and none is excused that none
+//     of them could take). An item nobody asked for that long is still
 //     in the queue as far as anyone knows, which breaks no promise; but
 //     when a consumer was still asking at the end of the run and had not
 //     asked that long, the run ended before the check could judge, and
@@ -84,7 +90,7 @@ func checkDelivery(in *Input, p promise) []Violation {
 type delivered struct {
 	puts    map[string]Operation   // each item's put (OK, Unknown or Pending)
 	takes   map[string][]Operation // the OK takes of each item, by return
-	unseen  int                    // takes of unknown outcome: each may have taken one item
+	doubt   []int64                // when each take of unknown outcome ended (doubtEnd), sorted
 	takers  map[int][]Operation    // each consumer's takes, by call
 	order   []string               // the items put, by put call
 	clients []int                  // the consumers, sorted
@@ -105,7 +111,7 @@ func newDelivered(ops []Operation) *delivered {
 			case OK:
 				q.takes[op.OutData] = append(q.takes[op.OutData], op)
 			case Unknown, Pending:
-				q.unseen++
+				q.doubt = append(q.doubt, doubtEnd(op))
 			}
 		}
 	}
@@ -115,6 +121,7 @@ func newDelivered(ops []Operation) *delivered {
 		q.clients = append(q.clients, c)
 	}
 	slices.Sort(q.clients)
+	slices.Sort(q.doubt)
 	for _, takes := range q.takes {
 		slices.SortStableFunc(takes, func(a, b Operation) int { return cmp.Compare(a.Return, b.Return) })
 	}
@@ -176,17 +183,12 @@ func (q *delivered) twice(in *Input, path string) []Violation {
 // past the bound (one violation per queue, naming the first), or, failing
 // that, those the run ended too early to judge.
 func (q *delivered) lost(in *Input, path string, stops map[int]int64) []Violation {
-	var missing []string
-	for _, it := range q.order {
-		if q.puts[it].Result == OK && len(q.takes[it]) == 0 {
-			missing = append(missing, it)
-		}
-	}
-	// The takes nobody saw the outcome of took the oldest.
-	missing = missing[min(q.unseen, len(missing)):]
 	bound := int64(in.BoundOrDefault())
-	var lost, open []asking
-	for _, it := range missing {
+	var lost, open []asking // by put call
+	for _, it := range q.order {
+		if q.puts[it].Result != OK || len(q.takes[it]) > 0 {
+			continue
+		}
 		a := q.longestAsking(in, q.puts[it].Return, bound, stops)
 		a.item = it
 		switch {
@@ -196,6 +198,9 @@ func (q *delivered) lost(in *Input, path string, stops map[int]int64) []Violatio
 			open = append(open, a)
 		}
 	}
+	// The takes nobody saw the outcome of may have taken them.
+	lost, doubt := q.excuse(lost, q.doubt)
+	open, _ = q.excuse(open, doubt)
 	switch {
 	case len(lost) > 0:
 		return []Violation{q.lostViolation(in, path, lost, bound)}
@@ -208,6 +213,35 @@ func (q *delivered) lost(in *Input, path string, stops map[int]int64) []Violatio
 				client.FormatTime(bound))}}
 	}
 	return nil
+}
+
+// excuse is items (by put call) without those the takes in doubt that
+// end at ends (sorted) may have taken, and the ends of those takes left:
+// each take, the one that ended first first, takes the oldest item left
+// whose put was called by its end. Each take can take any item put
+// before its end, the items put earlier included, so taking them in this
+// order leaves as few as any assignment could.
+func (q *delivered) excuse(items []asking, ends []int64) ([]asking, []int64) {
+	items = slices.Clone(items)
+	var left []int64
+	for _, end := range ends {
+		if len(items) > 0 && q.puts[items[0].item].Call <= end {
+			items = items[1:]
+			continue
+		}
+		left = append(left, end)
+	}
+	return items, left
+}
+
+// doubtEnd is when a take of unknown outcome ended: for one that
+// returned, Ended (its Return, the end of time as recorded here, in a
+// history that did not keep it); the end of time for one still pending.
+func doubtEnd(t Operation) int64 {
+	if t.Result == Pending {
+		return math.MaxInt64
+	}
+	return cmp.Or(t.Ended, t.Return)
 }
 
 // lostViolation words the lost items: the first, the consumer that asked
@@ -282,9 +316,12 @@ func (q *delivered) askingOf(in *Input, c int, from, bound int64, stops map[int]
 	covered := from // counted so far
 	for _, t := range q.takers[c] {
 		ret := t.Return
-		if t.Result == Pending {
+		switch {
+		case t.Result == Pending:
 			ret = in.End
 			a.still = end == in.End
+		case t.Result == Unknown:
+			ret = doubtEnd(t) // until it returned: its Return is the end of time
 		}
 		if ret <= from {
 			continue

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -18,6 +19,15 @@ func dput(c int, item string, call, ret int64, res Result) Operation {
 func dtake(c int, item string, call, ret int64, res Result) Operation {
 	o := op(c, Take, dq, call, ret, res)
 	o.OutData = item
+	return o
+}
+
+// dindoubt is consumer c's take of unknown outcome, called at call, that
+// returned (its error) at ended: as the workload records it, its Return
+// is the end of time.
+func dindoubt(c int, call, ended int64) Operation {
+	o := dtake(c, "", call, math.MaxInt64, Unknown)
+	o.Ended, o.Error = ended, "zk: connection closed"
 	return o
 }
 
@@ -56,6 +66,14 @@ func TestExactlyOnceCheck(t *testing.T) {
 			dops(dtake(0, "a", secs(2), secs(3), OK)), dasks(0, 3, 7)), nil},
 		{"a take of unknown outcome may have taken it", dhistory(100, putAB,
 			dops(dtake(0, "a", secs(2), secs(3), OK), dtake(0, "", secs(3), secs(4), Unknown)), dasks(0, 4, 20)), nil},
+		{"a take in doubt that ended before the put took nothing of it", dhistory(100,
+			dops(dindoubt(0, secs(1), secs(2)), dput(1, "a", secs(5), secs(6), OK)), dasks(2, 6, 20)),
+			[]wantViolation{{dq, Liveness, secs(16), []string{`item "a", put at 6.000000s, was never taken, though c3 kept asking`}}}},
+		{"a take in doubt may have taken the item put while it waited", dhistory(9.0305,
+			dops(dput(1, "x", secs(9), secs(9.02), OK), dindoubt(0, secs(8.02), secs(9.025)),
+				dtake(0, "", secs(9.03), secs(9.0305), Pending))), nil},
+		{"a consumer asks until its take in doubt returned, no longer", dhistory(100,
+			dops(dindoubt(0, secs(1), secs(2)), dput(1, "a", secs(5), secs(6), OK), dput(1, "b", secs(6), secs(7), OK))), nil},
 		{"a put of unknown outcome need not be taken", dhistory(100,
 			dops(dput(1, "a", 0, secs(1), Unknown)), dasks(0, 1, 20)), nil},
 		{"a consumer still asking when the run ended, short of the bound", dhistory(8, putAB,

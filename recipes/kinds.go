@@ -111,6 +111,22 @@ type DoubleBarrier interface {
 }
 
 // Queue is a distributed FIFO queue.
+//
+// What the queue's workload does with its errors (the priority queue's
+// alike): a Put that returns an error is recorded of unknown outcome,
+// with the error (the item may be in the queue or not, and the checks
+// allow both); after an error a caller must expect under faults (those
+// Locker's doc lists) the producer goes on to its next item (putting the
+// same one again could put it twice), and after any other it fails. A
+// Take that returns an error is recorded of unknown outcome, with the
+// error, where it returned (it may have removed an item: the checks count
+// it to have taken any one item put before it returned, or none); after
+// an expected error the consumer takes again, and after any other it
+// fails. A Take the workload gives up on its own deadline (a second) took
+// nothing, as Take must promise (it settles a delete on its way before it
+// returns): it is recorded as a take that got nothing, with the
+// deadline's error, unless a write of the take's was still in doubt, when
+// it is of unknown outcome.
 type Queue interface {
 	// Put appends an item.
 	Put(ctx context.Context, data []byte) error
@@ -120,7 +136,8 @@ type Queue interface {
 }
 
 // PriorityQueue is a distributed queue ordered by priority, lower first,
-// and by age within a priority.
+// and by age within a priority. Its workload does with the errors of Put
+// and Take what the queue's does (see Queue).
 type PriorityQueue interface {
 	Put(ctx context.Context, data []byte, priority int) error
 	Take(ctx context.Context) ([]byte, error)

@@ -394,3 +394,90 @@ func TestFailedRevokeIsRecorded(t *testing.T) {
 		t.Errorf("violations %v", o.Violations)
 	}
 }
+
+// flakyQueue is a user's queue (every client's handle sharing one tally)
+// whose first Put is applied and then returns the connection lost (its
+// reply lost) and whose first Take returns it at once; a broken one's
+// second Take returns an error of its own.
+type flakyQueue struct {
+	recipes.Queue
+	tally *flakyTally
+}
+
+type flakyTally struct {
+	puts, takes int
+	broken      bool
+}
+
+func (q flakyQueue) Put(ctx context.Context, data []byte) error {
+	err := q.Queue.Put(ctx, data)
+	if q.tally.puts++; q.tally.puts == 1 && err == nil {
+		return zk.ErrConnectionClosed
+	}
+	return err
+}
+
+func (q flakyQueue) Take(ctx context.Context) ([]byte, error) {
+	switch q.tally.takes++; {
+	case q.tally.takes == 1:
+		return nil, zk.ErrConnectionClosed
+	case q.tally.takes == 2 && q.tally.broken:
+		return nil, errors.New("the queue broke")
+	}
+	return q.Queue.Take(ctx)
+}
+
+// flakyQueueRun runs the queue workload on a flakyQueue.
+func flakyQueueRun(t *testing.T, broken bool) *Outcome {
+	t.Helper()
+	tally := &flakyTally{broken: broken}
+	impl := recipes.Implementation{Queue: func(c client.Conn, p string) recipes.Queue {
+		return flakyQueue{Queue: recipes.NewQueue(c, p), tally: tally}
+	}}
+	o, err := Run(Spec{Kind: "queue", Impl: &impl}, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// A queue's Put or Take that returned an error is recorded with it, of
+// unknown outcome (the item may have been put, or taken), where it
+// returned; the workload takes again after an error a caller must expect;
+// and the checks find nothing wrong. (On the code before, neither kept
+// its error.)
+func TestQueueHistoryKeepsErrors(t *testing.T) {
+	o := flakyQueueRun(t, false)
+	i := slices.IndexFunc(o.Input.Ops, func(op models.Operation) bool { return op.Kind == models.Put && op.Result != models.OK })
+	if put := o.Input.Ops[max(i, 0)]; i < 0 || put.Result != models.Unknown || put.Error != zk.ErrConnectionClosed.Error() || put.Ended < put.Call {
+		t.Errorf("the put that returned an error %+v: want it of unknown outcome, with its error, ended when it returned", put)
+	}
+	var takes []models.Operation
+	for _, op := range o.Input.Ops {
+		if op.Kind == models.Take && op.Client == 0 {
+			takes = append(takes, op)
+		}
+	}
+	if len(takes) < 2 || takes[0].Result != models.Unknown || takes[0].Error != zk.ErrConnectionClosed.Error() ||
+		takes[1].Call < takes[0].Ended {
+		t.Errorf("c1's takes %+v: want the first of unknown outcome, with its error, then more", takes)
+	}
+	for _, v := range o.Violations {
+		t.Errorf("a correct queue whose calls failed broke %s: %s", v.Check, v.Message)
+	}
+}
+
+// A Take that returns an error no fault explains fails its client, the
+// take recorded with the error, of unknown outcome, where it returned;
+// the checks judge no waiter in it. (On the code before it stayed
+// pending, a consumer still asking at the end of the run.)
+func TestQueueTakeErrorFailsTheClient(t *testing.T) {
+	o := flakyQueueRun(t, true)
+	i := slices.IndexFunc(o.Input.Ops, func(op models.Operation) bool { return op.Kind == models.Take && op.Error == "the queue broke" })
+	if i < 0 || o.Input.Ops[i].Result != models.Unknown || o.Input.Ops[i].Ended < o.Input.Ops[i].Call {
+		t.Fatalf("no take of unknown outcome with the queue's error in %+v", o.Input.Ops)
+	}
+	if len(o.Violations) != 1 || o.Violations[0].Check != "client" || !strings.Contains(o.Violations[0].Message, "take: the queue broke") {
+		t.Errorf("violations %v: want the client's failure alone, with Take's error", o.Violations)
+	}
+}

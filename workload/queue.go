@@ -48,13 +48,17 @@ import (
 // queue loses them, would keep it waiting for ever, and asking that long
 // is what the delivery checks (exactly-once) need to call it lost.
 //
-// Recorded: Put (Data, Priority; OK, or Unknown when Put returned an error
-// a caller must expect under faults), Take (OutData; OK, or Unknown for an
-// expected error other than the workload's own deadline). A take whose
-// deadline passed took nothing, as the recipe's Take promises (it settles
-// a delete on its way before it returns): it is recorded as Failed, a
-// consumer that asked and got nothing, unless a write of the take's was
-// in doubt when it gave up (then Unknown: see doubtConn).
+// Recorded: Put (Data, Priority; OK, or Unknown, with the error, when Put
+// returned one: the item may be in the queue or not), Take (OutData; OK,
+// or Unknown, with the error, when Take returned one other than the
+// workload's own deadline: it may have removed an item). After an error a
+// caller must expect under faults the producer goes on to its next item
+// (putting the same one again could put it twice) and the consumer takes
+// again; after any other the client fails. A take whose deadline passed
+// took nothing, as the recipe's Take promises (it settles a delete on its
+// way before it returns): it is recorded as Failed, with the deadline's
+// error, a consumer that asked and got nothing, unless a write of the
+// take's was in doubt when it gave up (then Unknown: see doubtConn).
 //
 // Priorities come from the producer and the item's number (see
 // queuePriority), so runs repeat exactly.
@@ -246,8 +250,9 @@ func queuePut(ctx context.Context, conn client.Conn, r *runner, i, p, k int, pat
 	case expectedFault(err):
 		// The item may be in the queue or not; it is not put again
 		// (that could put it twice), and not counted.
-		r.rec.end(conn, op, models.Unknown)
+		r.rec.unknown(conn, op, err)
 	default:
+		r.rec.unknown(conn, op, err)
 		return fmt.Errorf("put %s: %w", data, err)
 	}
 	counts.attempted++
@@ -282,14 +287,15 @@ func queueConsume(ctx context.Context, conn *doubtConn, r *runner, i int, path s
 			// doubt (its answer held up by a disconnect or a delayed
 			// reply, or lost): it may still be applied. Its outcome is
 			// unknown, not "nothing".
-			r.rec.end(conn, op, models.Unknown)
+			r.rec.unknown(conn, op, err)
 			continue
 		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-			r.rec.end(conn, op, models.Failed) // our deadline, every write answered: nothing was taken
+			r.rec.fail(conn, op, err) // our deadline, every write answered: nothing was taken
 			continue
 		case expectedFault(err):
-			r.rec.end(conn, op, models.Unknown)
+			r.rec.unknown(conn, op, err) // it may have removed an item; the consumer takes again
 		default:
+			r.rec.unknown(conn, op, err)
 			return fmt.Errorf("take: %w", err)
 		}
 		if err := pause(ctx, conn, r.plan.Shape.Step); err != nil {
