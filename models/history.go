@@ -298,6 +298,13 @@ func resultOf(err error) Result {
 // through. Create records only plain persistent creates: sequential names
 // and ephemeral nodes change the store in ways the per-path model does not
 // follow, so the store workload does not use them.
+//
+// Every call is recorded as it happened, whatever it returned (resultOf):
+// one that returned an error keeps it (Error) when the error is a failure
+// rather than the store's answer (Failed: it did not happen, or a read
+// that learnt nothing; Unknown: a write that may have been applied). The
+// store models leave the failed ones out (they did nothing), as they once
+// were from the history itself.
 type Recorder struct {
 	client.Conn
 	Client int
@@ -314,15 +321,17 @@ var _ client.Conn = (*Recorder)(nil)
 
 func (r *Recorder) now() int64 { return int64(r.Conn.Now().Sub(r.Origin)) }
 
-func (r *Recorder) add(op Operation, call int64) {
+// add records op, called at call and returning now with err.
+func (r *Recorder) add(op Operation, call int64, err error) {
 	op.Client, op.Call, op.Return = r.Client, call, r.now()
+	if op.Result == Unknown || op.Result == Failed {
+		op.Error = err.Error()
+	}
 	if op.Result == Unknown {
 		// The operation may take effect at any time after its call.
 		op.Ended, op.Return = op.Return, int64(1<<63-1)
 	}
-	if op.Result != Failed {
-		r.H.Add(op)
-	}
+	r.H.Add(op)
 }
 
 // Create implements client.Conn.
@@ -330,7 +339,7 @@ func (r *Recorder) Create(ctx context.Context, path string, data []byte, flags i
 	call := r.now()
 	p, err := r.Conn.Create(ctx, path, data, flags, acl)
 	if flags == 0 {
-		r.add(Operation{Kind: Create, Path: path, Data: string(data), Result: resultOf(err)}, call)
+		r.add(Operation{Kind: Create, Path: path, Data: string(data), Result: resultOf(err)}, call, err)
 	}
 	return p, err
 }
@@ -340,7 +349,7 @@ func (r *Recorder) Create2(ctx context.Context, path string, data []byte, flags 
 	call := r.now()
 	p, st, err := r.Conn.Create2(ctx, path, data, flags, acl)
 	if flags == 0 {
-		r.add(Operation{Kind: Create, Path: path, Data: string(data), Result: resultOf(err)}, call)
+		r.add(Operation{Kind: Create, Path: path, Data: string(data), Result: resultOf(err)}, call, err)
 	}
 	return p, st, err
 }
@@ -349,7 +358,7 @@ func (r *Recorder) Create2(ctx context.Context, path string, data []byte, flags 
 func (r *Recorder) Delete(ctx context.Context, path string, version int32) error {
 	call := r.now()
 	err := r.Conn.Delete(ctx, path, version)
-	r.add(Operation{Kind: Delete, Path: path, Version: version, Result: resultOf(err)}, call)
+	r.add(Operation{Kind: Delete, Path: path, Version: version, Result: resultOf(err)}, call, err)
 	return err
 }
 
@@ -361,34 +370,32 @@ func (r *Recorder) Set(ctx context.Context, path string, data []byte, version in
 	if err == nil {
 		op.OutVersion = st.Version
 	}
-	r.add(op, call)
+	r.add(op, call, err)
 	return st, err
 }
 
 // Get implements client.Conn.
 func (r *Recorder) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
 	call := r.now()
-	if r.SyncReads {
-		if _, err := r.Conn.Sync(ctx, path); err != nil {
-			return nil, nil, err
-		}
+	if err := r.sync(ctx, path); err != nil {
+		r.add(Operation{Kind: Get, Path: path, Synced: true, Result: Failed}, call, err)
+		return nil, nil, err
 	}
 	data, st, err := r.Conn.Get(ctx, path)
 	op := Operation{Kind: Get, Path: path, Synced: r.SyncReads, Result: readResult(err)}
 	if err == nil {
 		op.OutData, op.OutVersion = string(data), st.Version
 	}
-	r.add(op, call)
+	r.add(op, call, err)
 	return data, st, err
 }
 
 // Exists implements client.Conn.
 func (r *Recorder) Exists(ctx context.Context, path string) (bool, *zk.Stat, error) {
 	call := r.now()
-	if r.SyncReads {
-		if _, err := r.Conn.Sync(ctx, path); err != nil {
-			return false, nil, err
-		}
+	if err := r.sync(ctx, path); err != nil {
+		r.add(Operation{Kind: Exists, Path: path, Synced: true, Result: Failed}, call, err)
+		return false, nil, err
 	}
 	ok, st, err := r.Conn.Exists(ctx, path)
 	op := Operation{Kind: Exists, Path: path, Synced: r.SyncReads, Result: readResult(err)}
@@ -399,12 +406,22 @@ func (r *Recorder) Exists(ctx context.Context, path string) (bool, *zk.Stat, err
 			op.Result = NoNode
 		}
 	}
-	r.add(op, call)
+	r.add(op, call, err)
 	return ok, st, err
 }
 
+// sync is the Sync a read begins with when SyncReads says so: a read whose
+// sync failed is a failed read (it read nothing).
+func (r *Recorder) sync(ctx context.Context, path string) error {
+	if !r.SyncReads {
+		return nil
+	}
+	_, err := r.Conn.Sync(ctx, path)
+	return err
+}
+
 // readResult is resultOf for a read: a read whose answer never came tells
-// nothing, so it is not recorded.
+// nothing, so it failed.
 func readResult(err error) Result {
 	if res := resultOf(err); res != Unknown {
 		return res

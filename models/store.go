@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -103,6 +104,7 @@ var StoreModel = Model{
 	Init:          func() any { return node{} },
 	Step:          func(state any, op Operation) (bool, any) { return step(state.(node), op) },
 	DescribeState: func(state any) string { return state.(node).String() },
+	Prepare:       withoutFailed,
 }
 
 // StoreWritesModel is StoreModel on writes alone: ZooKeeper promises
@@ -115,6 +117,14 @@ var StoreWritesModel = Model{
 	Init:          StoreModel.Init,
 	Step:          StoreModel.Step,
 	DescribeState: StoreModel.DescribeState,
+	Prepare:       StoreModel.Prepare,
+}
+
+// withoutFailed is ops without the Failed ones: a store operation that
+// failed did not happen (its request was never sent, or refused), or read
+// nothing, and the store model has no step for it. ops is not changed.
+func withoutFailed(ops []Operation) []Operation {
+	return slices.DeleteFunc(slices.Clone(ops), func(op Operation) bool { return op.Result == Failed })
 }
 
 func init() {

@@ -30,8 +30,8 @@ type StoreRun struct {
 // RunStore runs the store workload: clients create, delete, write and read
 // a few persistent nodes under /store, pausing a little between
 // operations, each decision drawn from the seed; every operation is
-// recorded with what the client saw. Errors a client must expect under
-// faults are recorded (or, for a read with no answer, dropped), not fatal.
+// recorded with what the client saw, a call that failed with its error.
+// Errors a client must expect under faults are not fatal.
 func RunStore(cfg StoreConfig) (*StoreRun, error) {
 	if cfg.Clients == 0 {
 		cfg.Clients = 3

@@ -27,7 +27,7 @@ func init() {
 			r.stores = append(r.stores, h)
 			r.spawnOn(0, []int{2}, func(ctx context.Context, conn client.Conn) error {
 				// Errors a client must expect under faults are recorded (an
-				// unknown outcome, or none), not fatal.
+				// unknown outcome, or a failure, with the error), not fatal.
 				rec := &models.Recorder{Conn: conn, Client: 0, H: h, Origin: client.Epoch}
 				if err := Ensure(ctx, conn, "/store"); err != nil {
 					return err

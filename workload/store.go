@@ -19,9 +19,9 @@ var OpenACL = zk.WorldACL(zk.PermAll)
 // StoreClient is client i of the store workload: it creates, deletes,
 // writes and reads keys persistent nodes under /store (/store/k0 ...),
 // ops times, pausing a little between operations, each decision drawn from
-// seed; every operation is recorded into h with what the client saw.
-// Errors a client must expect under faults are recorded (or, for a read
-// with no answer, dropped), not fatal.
+// seed; every operation is recorded into h with what the client saw
+// (models.Recorder: a call that failed with its error). Errors a client
+// must expect under faults are not fatal.
 func StoreClient(i int, seed uint64, keys, ops int, h *models.History) Body {
 	r := rand.New(rand.NewPCG(seed, uint64(i)))
 	return func(ctx context.Context, conn client.Conn) error {
