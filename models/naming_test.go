@@ -41,9 +41,11 @@ func TestNamingCheck(t *testing.T) {
 			register(0, "svc=host-1", 0, secs(1), NodeExists), resolve(1, "svc", secs(2), secs(3), OK, "host-1"),
 			resolve(2, "svc", secs(4), secs(5), OK, "host-1")),
 			[]wantViolation{{dir + "/svc", Liveness, secs(3), []string{`c2 resolved "svc" to "host-1" at 3.000000s, the value of c1's Register called at 0.000000s, which was told the name was taken`, "nobody else can register it"}}}},
-		{"an orphaned registration: told it failed", run(
-			register(0, "svc=host-1", 0, secs(1), Failed), resolve(1, "svc", secs(2), secs(3), OK, "host-1")),
-			[]wantViolation{{dir + "/svc", Liveness, secs(3), []string{"Register called at 0.000000s, which failed"}}}},
+		{"a registration that failed with an error, resolved later, may be owned", run(
+			failedCall(register(0, "svc=host-1", 0, secs(1), Failed), "zk: connection closed"), resolve(1, "svc", secs(2), secs(3), OK, "host-1")), nil},
+		{"a registration that failed, then told taken, resolved later, may be owned", run(
+			register(0, "svc=host-1", 0, secs(1), Failed), register(0, "svc=host-1", secs(1), secs(2), NodeExists),
+			resolve(1, "svc", secs(3), secs(4), OK, "host-1")), nil},
 		{"a registration of unknown result may be owned", run(
 			register(0, "svc=host-1", 0, never, Unknown), resolve(1, "svc", secs(2), secs(3), OK, "host-1")), nil},
 		{"a value someone else registered", run(
@@ -52,7 +54,7 @@ func TestNamingCheck(t *testing.T) {
 		{"a name not found", run(
 			register(0, "svc=host-1", 0, secs(1), Failed), resolve(1, "svc", secs(2), secs(3), NoNode, "")), nil},
 		{"each name on its own", run(
-			register(0, "b=host-1", 0, secs(1), Failed), resolve(1, "b", secs(2), secs(3), OK, "host-1"),
+			register(0, "b=host-1", 0, secs(1), NodeExists), resolve(1, "b", secs(2), secs(3), OK, "host-1"),
 			register(0, "a=host-1", 0, secs(1), OK), register(1, "a=host-2", 0, secs(2), OK)),
 			[]wantViolation{{dir + "/a", Safety, secs(2), nil}, {dir + "/b", Liveness, secs(3), nil}}},
 		{"a name lost: resolved as missing after its owner was told it owns it", run(
