@@ -26,6 +26,8 @@ type Locker interface {
 }
 
 // SharedLocker is a read-write lock: any number of readers, or one writer.
+// Its workload does with the errors of RLock, Lock and Unlock what the
+// lock's does with those of Lock and Unlock (see Locker).
 type SharedLocker interface {
 	// RLock blocks until the caller holds a read lock.
 	RLock(ctx context.Context) (*Lease, error)
@@ -37,13 +39,19 @@ type SharedLocker interface {
 
 // RevocableLocker is a shared lock whose holders can be asked to release
 // it: a holder looks for a request between units of work and consents by
-// unlocking.
+// unlocking. Its workload does with the errors of Lock and Unlock what
+// the lock's does (see Locker).
 type RevocableLocker interface {
 	SharedLocker
 	// RevokePending reports, without blocking, whether the holder has
-	// been asked to release the lock.
+	// been asked to release the lock. A holder whose RevokePending
+	// returns an error stops working and unlocks, as if asked (the
+	// workload records the holding, not this call).
 	RevokePending(ctx context.Context) (bool, error)
-	// Holders lists the nodes that hold the lock now.
+	// Holders lists the nodes that hold the lock now. After an error a
+	// caller must expect under faults, or zk.ErrNoNode, the revoker tries
+	// again at its next round (the call is not recorded: the history
+	// records revocations); after any other it fails.
 	Holders(ctx context.Context) ([]string, error)
 	// Revoke asks the holder of node to release the lock, and waits until
 	// it has. One that returns an error is recorded failed, with the
@@ -54,7 +62,9 @@ type RevocableLocker interface {
 }
 
 // Semaphore is a counting semaphore: at most its max holders at once,
-// each holding a lease.
+// each holding a lease. Its workload does with the errors of Acquire and
+// Release what the lock's does with those of Lock and Unlock (see
+// Locker).
 type Semaphore interface {
 	// Acquire blocks until the caller holds a lease, and returns it.
 	Acquire(ctx context.Context) (*Lease, error)
@@ -62,7 +72,10 @@ type Semaphore interface {
 	Release(ctx context.Context) error
 }
 
-// Elector is one candidate in a leader election.
+// Elector is one candidate in a leader election. Its workload does with
+// the errors of Campaign and Resign what the lock's does with those of
+// Lock and Unlock (see Locker); a candidate that gives up waiting (its
+// deadline, in some rounds) is recorded as withdrawn.
 type Elector interface {
 	// Campaign blocks until the candidate leads, and returns its Lease on
 	// leadership.
