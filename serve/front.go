@@ -1,9 +1,11 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -34,6 +36,12 @@ type Options struct {
 	// same instant, and their names must not hang on which goroutine
 	// runs first.
 	Clients int
+	// Settle, when set, returns once every other goroutine of the program
+	// waits (synctest.Wait, inside a bubble): the loop then takes
+	// everything the connections brought at one instant together, in the
+	// order of the clients (PipeAs) and their connections, not in the
+	// order their goroutines happened to run.
+	Settle func()
 }
 
 // Front is the front end: the world, its listeners and its connections.
@@ -62,6 +70,9 @@ type Front struct {
 
 	mu        sync.Mutex
 	listeners []net.Listener
+	// dials count the connections made, in all and by client (PipeAs).
+	dials       int
+	clientDials map[int]int
 }
 
 // eventKind is what a connection's goroutines tell the loop.
@@ -96,7 +107,7 @@ func New(opts Options) (*Front, error) {
 		return nil, err
 	}
 	f := &Front{opts: opts, w: w, servers: cfg.ServerCount(), events: make(chan event, 64), done: make(chan struct{}),
-		peers: map[*sim.Wire]*peer{}, open: map[int]*peer{}, owners: map[int64]*sim.Outside{}, start: time.Now()}
+		peers: map[*sim.Wire]*peer{}, open: map[int]*peer{}, owners: map[int64]*sim.Outside{}, start: time.Now(), clientDials: map[int]int{}}
 	for range opts.Clients {
 		f.named = append(f.named, f.newClient())
 	}
@@ -141,7 +152,11 @@ func (f *Front) accept(l net.Listener, i int) {
 		if err != nil {
 			return // closed
 		}
-		f.connect(nc, i, 0)
+		f.mu.Lock()
+		f.dials++
+		dial := f.dials
+		f.mu.Unlock()
+		f.connect(nc, i, 0, dial)
 	}
 }
 
@@ -160,14 +175,22 @@ func (f *Front) PipeAs(c, i int) (net.Conn, error) {
 		return nil, fmt.Errorf("serve: no client c%d among the %d made (Options.Clients)", c, len(f.named))
 	}
 	clientEnd, serverEnd := net.Pipe()
-	f.connect(serverEnd, i, c)
+	f.mu.Lock()
+	f.dials++
+	dial := f.dials
+	if c > 0 {
+		f.clientDials[c]++
+		dial = f.clientDials[c]
+	}
+	f.mu.Unlock()
+	f.connect(serverEnd, i, c, dial)
 	return clientEnd, nil
 }
 
 // connect starts a connection's goroutines and tells the loop of it.
-func (f *Front) connect(nc net.Conn, server, as int) {
+func (f *Front) connect(nc net.Conn, server, as, dial int) {
 	p := newPeer(f, nc, server)
-	p.as = as
+	p.as, p.dial = as, dial
 	select {
 	case f.events <- event{kind: evOpen, p: p}:
 		go p.read()
@@ -221,13 +244,46 @@ func (f *Front) loop(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case ev := <-f.events:
+			batch := f.instant(ev)
 			if err := f.step(); err != nil {
 				return err
 			}
-			f.take(ev)
+			for _, ev := range batch {
+				f.take(ev)
+			}
 		case <-timer.C:
 		}
 	}
+}
+
+// instant is what the connections brought at this instant, beginning
+// with ev: ev alone, or with Options.Settle everything that came, in the
+// order of the clients and their connections (each connection's events in
+// the order they came).
+func (f *Front) instant(ev event) []event {
+	batch := []event{ev}
+	if f.opts.Settle == nil {
+		return batch
+	}
+	for {
+		f.opts.Settle()
+		n := len(batch)
+		for more := true; more; {
+			select {
+			case ev := <-f.events:
+				batch = append(batch, ev)
+			default:
+				more = false
+			}
+		}
+		if len(batch) == n {
+			break
+		}
+	}
+	slices.SortStableFunc(batch, func(a, b event) int {
+		return cmp.Or(cmp.Compare(a.p.as, b.p.as), cmp.Compare(a.p.dial, b.p.dial))
+	})
+	return batch
 }
 
 // step runs the world up to the clock's time (virtual time never goes

@@ -18,6 +18,7 @@ type peer struct {
 	id     int // in the order the loop took the connections, from 1 (opened)
 	server int // 0-based
 	as     int // the client it says it is (1-based, Options.Clients), 0 for none
+	dial   int // its place among its client's connections (or all, for none), from 1
 	nc     net.Conn
 	wire   *sim.Wire
 	client *sim.Outside

@@ -51,6 +51,22 @@
 // ExploreOptions.Reads and Notifications its reads and notifications), and
 // says how many it ran.
 //
+// GoZKLock checks a lock written against go-zookeeper/zk's *zk.Conn as it
+// is, with no port to client.Conn: go-zk's own zk.Lock, or the user's.
+//
+//	func TestGoZKLock(t *testing.T) {
+//		zksimtest.GoZKLock(t, func(conn *zk.Conn, path string) zksimtest.GoZKLocker {
+//			return zk.NewLock(conn, path, zk.WorldACL(zk.PermAll))
+//		}, zksimtest.GoZKOptions{Faults: "at 1s disconnect c1 for 8s", Hold: 10 * time.Second})
+//	}
+//
+// Each client's zk.Connect reaches the simulated ensemble over the wire
+// protocol (package serve), in a testing/synctest bubble: virtual time, a
+// seed's run in milliseconds. go-zk's goroutines are the user's and are
+// not replayed; each seed runs twice (GoZKOptions.Runs) and the test log
+// says how many seeds gave the same trace hash each run, a violation how
+// many of its seed's runs found it.
+//
 // It must never be used outside tests: it fails the test it is given.
 //
 // Its files are listed in docs/ARCHITECTURE.md.

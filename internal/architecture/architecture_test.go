@@ -35,7 +35,7 @@ var layers = map[string][]string{
 	"differential":          {"client", "fault", "sim", "live", "recipes", "jute"},
 	"serve":                 {"client", "fault", "sim", "jute"},
 	"reports":               {"client", "fault", "sim", "recipes", "models", "scenarios", "search"},
-	"zksimtest":             {"client", "fault", "sim", "live", "recipes", "models", "workload", "scenarios", "search", "reports"},
+	"zksimtest":             {"client", "fault", "sim", "live", "recipes", "models", "workload", "scenarios", "search", "reports", "serve"},
 	"cmd/zksim":             {"client", "fault", "sim", "live", "recipes", "models", "workload", "scenarios", "search", "reports", "serve"},
 	"internal/stall":        {},
 	"internal/testshrink":   {},
