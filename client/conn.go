@@ -53,10 +53,11 @@ type Conn interface {
 	CreateTTL(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL, ttl time.Duration) (string, error)
 	// CreateProtectedEphemeralSequential is go-zk's protected create: an
 	// ephemeral sequential node whose name carries a guid
-	// ("_c_<32 hex digits>-<name>"), found again by that guid among the
-	// parent's children after a lost reply, at most three tries. As in the
-	// library, the look-up does not sync first: on a lagging server it
-	// misses the node, creates another and orphans the first.
+	// ("_c_<32 hex digits>-<name>": ProtectedPrefix), found again by that
+	// guid among the parent's children after a lost reply, at most three
+	// tries. As in the library, the look-up does not sync first: on a
+	// lagging server it misses the node, creates another and orphans the
+	// first.
 	CreateProtectedEphemeralSequential(ctx context.Context, path string, data []byte, acl []zk.ACL) (string, error)
 	// Delete deletes a znode if its version matches (-1 matches any version).
 	Delete(ctx context.Context, path string, version int32) error
@@ -155,6 +156,11 @@ type Conn interface {
 	Clock
 	Process
 }
+
+// ProtectedPrefix starts the name of a node made by go-zk's protected
+// create (Conn.CreateProtectedEphemeralSequential): "_c_", then a
+// 32-hex-digit guid and a dash.
+const ProtectedPrefix = "_c_"
 
 // Waitable is what Clock.Select waits on: a Watch, a Subscription, a
 // Timer, a Task, an Event or a Mailbox of the same world (and, in the

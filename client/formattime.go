@@ -21,7 +21,7 @@ func FormatTime(ns int64) string {
 }
 
 // FormatTimeColumn renders a run's time as the simulator's trace prints it
-// (sim.Time's String): truncated to the microsecond, the seconds padded to
+// (trace.Time's String): truncated to the microsecond, the seconds padded to
 // four places so that a trace's lines align, "   0.416980s"; the
 // simulator's errors trim the padding. A trace's times are never negative,
 // and a negative one prints malformed ("   0.-00500s").

@@ -10,6 +10,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 const barrierPath = "/app/barrier"
@@ -118,7 +119,7 @@ func TestBarrierHoldsUntilRemoved(t *testing.T) {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		// One notification per waiter: each waits on one exists() watch.
-		if n := count(w, sim.KNotify); n != 4 {
+		if n := count(w, trace.KNotify); n != 4 {
 			t.Fatalf("seed %d: %d notifications, want 4 (one per waiter)", seed, n)
 		}
 	}
@@ -160,8 +161,8 @@ func TestBarrierWaiterWhoseSessionExpired(t *testing.T) {
 	w.Spawn("", barrierWaiter(log, 1))
 	inject(t, w, "at 1s pause c2 15s")
 	run(t, w)
-	if count(w, sim.KExpire) != 1 {
-		t.Fatalf("%d sessions expired, want c2's", count(w, sim.KExpire))
+	if count(w, trace.KExpire) != 1 {
+		t.Fatalf("%d sessions expired, want c2's", count(w, trace.KExpire))
 	}
 	if err := barrierCheck(log, 50*time.Millisecond); err != nil {
 		t.Fatal(err)

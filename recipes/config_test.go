@@ -13,6 +13,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // configPath is the configuration node of the tests.
@@ -183,7 +184,7 @@ func TestConfigReaderAcrossExpiry(t *testing.T) {
 		}
 		var sessions []int64
 		for _, rec := range w.Trace().Records() {
-			if rec.Kind == sim.KState && rec.From == sim.ClientActor(1) && rec.Sess != 0 && (len(sessions) == 0 || sessions[len(sessions)-1] != rec.Sess) {
+			if rec.Kind == trace.KState && rec.From == trace.ClientActor(1) && rec.Sess != 0 && (len(sessions) == 0 || sessions[len(sessions)-1] != rec.Sess) {
 				sessions = append(sessions, rec.Sess)
 			}
 		}
@@ -211,7 +212,7 @@ func TestConfigReaderDoesNotRedeliverAfterExpiry(t *testing.T) {
 		if err := r.check(3, true); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		if n := count(w, sim.KExpire); n != 1 {
+		if n := count(w, trace.KExpire); n != 1 {
 			t.Fatalf("seed %d: %d sessions expired, want c2's", seed, n)
 		}
 	}
@@ -263,7 +264,7 @@ func TestConfigLostWriteReply(t *testing.T) {
 			}
 			lost := false
 			for _, rec := range w.Trace().Records() {
-				lost = lost || rec.Kind == sim.KFault
+				lost = lost || rec.Kind == trace.KFault
 			}
 			if !lost {
 				t.Fatalf("seed %d: %s did not strike", seed, fault)

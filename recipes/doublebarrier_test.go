@@ -13,6 +13,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 const doubleBarrierPath = "/app/db"
@@ -85,11 +86,11 @@ func doubleBarrierLost(w *sim.World) map[int]time.Duration {
 	lost := map[int]time.Duration{}
 	for _, r := range w.Trace().Records() {
 		switch r.Kind {
-		case sim.KState:
+		case trace.KState:
 			if r.Sess != 0 {
-				owner[r.Sess] = int(r.From) - int(sim.ClientActor(0))
+				owner[r.Sess] = int(r.From) - int(trace.ClientActor(0))
 			}
-		case sim.KExpire:
+		case trace.KExpire:
 			c, ok := owner[r.Sess]
 			if _, seen := lost[c]; ok && !seen {
 				lost[c] = r.At.Std()
@@ -143,7 +144,7 @@ func doubleBarrierCheck(w *sim.World, procs []*doubleBarrierProc) error {
 func doubleBarrierLeaveNotifications(w *sim.World) int {
 	n := 0
 	for _, r := range w.Trace().Records() {
-		if r.Kind == sim.KNotify && r.Path != doubleBarrierPath+"/ready" {
+		if r.Kind == trace.KNotify && r.Path != doubleBarrierPath+"/ready" {
 			n++
 		}
 	}
@@ -212,7 +213,7 @@ func TestDoubleBarrierLostCreateReply(t *testing.T) {
 	run(t, w)
 	var codes []int32 // s1's applies of creates of c1's node
 	for _, r := range w.Trace().Records() {
-		if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == client.OpCreate && r.Path == doubleBarrierPath+"/p00" {
+		if r.Kind == trace.KApply && r.From == trace.ServerActor(0) && r.Op == client.OpCreate && r.Path == doubleBarrierPath+"/p00" {
 			codes = append(codes, r.Code)
 		}
 	}

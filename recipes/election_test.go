@@ -13,6 +13,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 const electionDir = "/app/election"
@@ -256,7 +257,7 @@ func TestElectionEveryLeaderChangeHappens(t *testing.T) {
 func electionNotifies(w *sim.World) int {
 	n := 0
 	for _, r := range w.Trace().Records() {
-		if r.Kind == sim.KNotify && strings.HasPrefix(r.Path, electionDir+"/") {
+		if r.Kind == trace.KNotify && strings.HasPrefix(r.Path, electionDir+"/") {
 			n++
 		}
 	}
@@ -302,7 +303,7 @@ func TestElectionLostCreateReply(t *testing.T) {
 		run(t, w)
 		nodes := 0
 		for _, r := range w.Trace().Records() {
-			if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == client.OpCreate &&
+			if r.Kind == trace.KApply && r.From == trace.ServerActor(0) && r.Op == client.OpCreate &&
 				r.Code == 0 && strings.HasPrefix(r.Path, electionDir+"/") {
 				nodes++
 			}

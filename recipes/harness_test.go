@@ -15,6 +15,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // body is one client's code.
@@ -65,7 +66,7 @@ func traceTail(w *sim.World, n int) string {
 }
 
 // count counts w's trace records of kind k.
-func count(w *sim.World, k sim.Kind) int {
+func count(w *sim.World, k trace.Kind) int {
 	n := 0
 	for _, r := range w.Trace().Records() {
 		if r.Kind == k {

@@ -11,6 +11,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 func recipeLock(c client.Conn) recipes.Locker { return recipes.NewLock(c, "/app/lock") }
@@ -67,7 +68,7 @@ func TestLostCreateReplyAndTheGUID(t *testing.T) {
 	lockNodes := func(w *sim.World) int {
 		n := 0
 		for _, r := range w.Trace().Records() {
-			if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == client.OpCreate &&
+			if r.Kind == trace.KApply && r.From == trace.ServerActor(0) && r.Op == client.OpCreate &&
 				r.Code == 0 && strings.HasPrefix(r.Path, "/app/lock/") {
 				n++
 			}
@@ -157,7 +158,7 @@ func TestHerdLockWakesEveryWaiter(t *testing.T) {
 			w.Spawn("", lockClient(newLock, i, 3, 2, 5*time.Millisecond, res, true))
 		}
 		run(t, w)
-		return float64(count(w, sim.KNotify)) / float64(res.holdings)
+		return float64(count(w, trace.KNotify)) / float64(res.holdings)
 	}
 	recipe := perAcquisition(recipeLock)
 	herd := perAcquisition(func(c client.Conn) recipes.Locker { return recipes.NewHerdLock(c, "/app/lock") })

@@ -15,6 +15,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // membershipDir is the group node of the tests.
@@ -226,7 +227,7 @@ func TestMembershipConvergesUnderFaults(t *testing.T) {
 			}
 		}
 		for _, r := range w.Trace().Records() {
-			if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == client.OpCreate && r.Code == 0 &&
+			if r.Kind == trace.KApply && r.From == trace.ServerActor(0) && r.Op == client.OpCreate && r.Code == 0 &&
 				strings.HasPrefix(r.Path, membershipDir+"/m") && r.Path != membershipDir+"/m5" {
 				rejoined++ // counts joins: one per live member, more when one rejoined
 			}
@@ -293,7 +294,7 @@ func TestMembershipLostJoinReply(t *testing.T) {
 				t.Fatalf("seed %d: %s's view: %v, want [m1 m2]", seed, membershipName(i), got)
 			}
 		}
-		if count(w, sim.KFault) != 1 {
+		if count(w, trace.KFault) != 1 {
 			t.Fatalf("seed %d: the reply was not lost", seed)
 		}
 	}

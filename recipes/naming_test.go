@@ -16,6 +16,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // namingDir is where the tests register names.
@@ -307,7 +308,7 @@ func TestNamingLostCreateReply(t *testing.T) {
 	created := func(w *sim.World) int {
 		n := 0
 		for _, r := range w.Trace().Records() {
-			if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == client.OpCreate &&
+			if r.Kind == trace.KApply && r.From == trace.ServerActor(0) && r.Op == client.OpCreate &&
 				r.Code == 0 && r.Path == namingDir+"/a" {
 				n++
 			}
@@ -405,7 +406,7 @@ func namingCancelled(t *testing.T, kind string, call body) {
 		}
 		applied := false
 		for _, r := range w.Trace().Records() {
-			applied = applied || (r.Kind == sim.KApply && r.Op == client.OpCreate && r.Code == 0 && r.Path == namingDir+"/a")
+			applied = applied || (r.Kind == trace.KApply && r.Op == client.OpCreate && r.Code == 0 && r.Path == namingDir+"/a")
 		}
 		if !applied {
 			t.Fatalf("%s, seed %d: the create was never applied: the test tests nothing", kind, seed)

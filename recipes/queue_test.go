@@ -13,6 +13,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // queueHandle is one client's handle on a FIFO or a priority queue.
@@ -253,7 +254,7 @@ func TestQueueUnderFaults(t *testing.T) {
 func queueApplied(w *sim.World, op client.Op) int {
 	n := 0
 	for _, r := range w.Trace().Records() {
-		if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == op && r.Code == 0 &&
+		if r.Kind == trace.KApply && r.From == trace.ServerActor(0) && r.Op == op && r.Code == 0 &&
 			strings.HasPrefix(r.Path, "/app/queue/") {
 			n++
 		}
@@ -262,7 +263,7 @@ func queueApplied(w *sim.World, op client.Op) int {
 }
 
 // queueFaultsStruck counts the faults that struck.
-func queueFaultsStruck(w *sim.World) int { return count(w, sim.KFault) }
+func queueFaultsStruck(w *sim.World) int { return count(w, trace.KFault) }
 
 // A lost reply to the multi that puts an item: the producer reads its
 // receipt, sees the put was applied, and does not put it again. The
@@ -370,7 +371,7 @@ func TestQueueRelistTraffic(t *testing.T) {
 		}
 		n := 0
 		for _, r := range w.Trace().Records() {
-			if r.Kind == sim.KSend && r.Op == client.OpGetChildren {
+			if r.Kind == trace.KSend && r.Op == client.OpGetChildren {
 				n++
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // sharedUse is one use of a resource protected by a shared lock.
@@ -424,7 +425,7 @@ func TestSharedLockLostCreateReply(t *testing.T) {
 	lockNodes := func(w *sim.World) int {
 		n := 0
 		for _, r := range w.Trace().Records() {
-			if r.Kind == sim.KApply && r.From == sim.ServerActor(0) && r.Op == client.OpCreate &&
+			if r.Kind == trace.KApply && r.From == trace.ServerActor(0) && r.Op == client.OpCreate &&
 				r.Code == 0 && strings.HasPrefix(r.Path, "/app/rw/") {
 				n++
 			}
@@ -440,7 +441,7 @@ func TestSharedLockLostCreateReply(t *testing.T) {
 			}
 			inject(t, w, lost)
 			run(t, w)
-			if count(w, sim.KFault) != 1 {
+			if count(w, trace.KFault) != 1 {
 				t.Fatalf("%s, seed %d: the reply was not lost", lost, seed)
 			}
 			if res.holdings != 6 || lockNodes(w) != 6 {

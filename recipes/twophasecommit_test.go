@@ -12,6 +12,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 const (
@@ -185,7 +186,7 @@ func TestTwoPhaseCommitFailedSiteAborts(t *testing.T) {
 			t.Fatalf("seed %d: the coordinator decided at %v, want when s3's session expired (6-14s)", seed, at)
 		}
 		for _, r := range w.Trace().Records() {
-			if r.Kind == sim.KApply && r.Path == twoPCRoot+"/"+twoPCTx+"/s3.vote" {
+			if r.Kind == trace.KApply && r.Path == twoPCRoot+"/"+twoPCTx+"/s3.vote" {
 				t.Fatalf("seed %d: s3 voted after its session expired", seed)
 			}
 		}
@@ -220,7 +221,7 @@ func TestTwoPhaseCommitLostReplies(t *testing.T) {
 		if err := o.check(); err != nil || o.all() != recipes.Commit {
 			t.Fatalf("seed %d: %v; want all commit: %s\n%s", seed, err, o, traceTail(w, 30))
 		}
-		if n := count(w, sim.KFault); n != 4 {
+		if n := count(w, trace.KFault); n != 4 {
 			t.Fatalf("seed %d: %d faults struck, want 4", seed, n)
 		}
 	}
@@ -277,7 +278,7 @@ func TestTwoPhaseCommitUnderFaults(t *testing.T) {
 func twoPCNotifies(w *sim.World) int {
 	n := 0
 	for _, r := range w.Trace().Records() {
-		if r.Kind == sim.KNotify && strings.HasPrefix(r.Path, twoPCRoot+"/"+twoPCTx) {
+		if r.Kind == trace.KNotify && strings.HasPrefix(r.Path, twoPCRoot+"/"+twoPCTx) {
 			n++
 		}
 	}

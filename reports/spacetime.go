@@ -12,7 +12,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // SpaceTime draws a counterexample as a space-time (Lamport) diagram in
@@ -57,21 +57,21 @@ func SpaceTimeFocus(o *scenarios.Outcome) int {
 type diagram struct {
 	o     *scenarios.Outcome
 	lanes []string // c1, ..., s1, ...
-	rows  []sim.Record
-	name  func(sim.Actor) string
-	fault func(*sim.Record) (fault.Fault, bool) // the trace's Fault
+	rows  []trace.Record
+	name  func(trace.Actor) string
+	fault func(*trace.Record) (fault.Fault, bool) // the trace's Fault
 	b     strings.Builder
 	// proposed is the row of each write's proposal, by zxid, and who
 	// proposed it: where its replication arrows start.
 	proposed map[int64]proposal
 	// owner is, by session id, the client whose session it is (from every
 	// state change of the run, the window's and those before it).
-	owner map[int64]sim.Actor
+	owner map[int64]trace.Actor
 }
 
 type proposal struct {
 	row    int
-	leader sim.Actor
+	leader trace.Actor
 }
 
 const (
@@ -86,12 +86,12 @@ const (
 	maxRows       = 400 // the last rows of a longer window are drawn
 )
 
-func newDiagram(o *scenarios.Outcome, recs []sim.Record, from, to int64) *diagram {
+func newDiagram(o *scenarios.Outcome, recs []trace.Record, from, to int64) *diagram {
 	d := &diagram{o: o, name: o.World.Trace().ActorName, fault: o.World.Trace().Fault, proposed: map[int64]proposal{},
-		owner: map[int64]sim.Actor{}}
-	proposer := map[int64]sim.Actor{}
+		owner: map[int64]trace.Actor{}}
+	proposer := map[int64]trace.Actor{}
 	for _, r := range recs {
-		if r.Kind == sim.KState && r.Sess != 0 {
+		if r.Kind == trace.KState && r.Sess != 0 {
 			d.owner[r.Sess] = r.From
 		}
 		t := int64(r.At)
@@ -99,15 +99,15 @@ func newDiagram(o *scenarios.Outcome, recs []sim.Record, from, to int64) *diagra
 			continue
 		}
 		switch r.Kind {
-		case sim.KSend, sim.KReply, sim.KNotify, sim.KState, sim.KExpire, sim.KPause, sim.KResume, sim.KRole, sim.KFault,
-			sim.KPropose:
+		case trace.KSend, trace.KReply, trace.KNotify, trace.KState, trace.KExpire, trace.KPause, trace.KResume, trace.KRole, trace.KFault,
+			trace.KPropose:
 			d.rows = append(d.rows, r)
-		case sim.KApply:
+		case trace.KApply:
 			if proposer[r.Zxid] != r.From { // the proposer's own apply is no message
 				d.rows = append(d.rows, r)
 			}
 		}
-		if r.Kind == sim.KPropose {
+		if r.Kind == trace.KPropose {
 			proposer[r.Zxid] = r.From
 		}
 	}
@@ -129,7 +129,7 @@ func newDiagram(o *scenarios.Outcome, recs []sim.Record, from, to int64) *diagra
 func (d *diagram) clientLanes() []string {
 	used := map[string]bool{}
 	for _, r := range d.rows {
-		for _, a := range []sim.Actor{r.From, r.To} {
+		for _, a := range []trace.Actor{r.From, r.To} {
 			used[d.processName(a)] = true
 		}
 		if f, ok := d.fault(&r); ok {
@@ -157,7 +157,7 @@ func (d *diagram) clientLanes() []string {
 
 // processName is actor a's process's name: a client's other sessions
 // ("c1'") are its process's.
-func (d *diagram) processName(a sim.Actor) string {
+func (d *diagram) processName(a trace.Actor) string {
 	name := d.name(a)
 	if i := strings.IndexByte(name, '\''); i > 0 {
 		name = name[:i]
@@ -166,7 +166,7 @@ func (d *diagram) processName(a sim.Actor) string {
 }
 
 // x is the line of actor a (-1 when it has none).
-func (d *diagram) x(a sim.Actor) int { return d.laneX(d.processName(a)) }
+func (d *diagram) x(a trace.Actor) int { return d.laneX(d.processName(a)) }
 
 // laneX is the x of the line named name (-1 when there is none).
 func (d *diagram) laneX(name string) int {
@@ -247,13 +247,13 @@ const (
 )
 
 // event draws row i's record.
-func (d *diagram) event(i int, r sim.Record) {
+func (d *diagram) event(i int, r trace.Record) {
 	from, to := d.x(r.From), d.x(r.To)
 	yy := y(i)
 	switch r.Kind {
-	case sim.KSend:
-		d.arrow(from, yy, to, yy+rowGap-4, "#36c", false, sim.ShortOp(r.Op, r.Path), "request")
-	case sim.KReply:
+	case trace.KSend:
+		d.arrow(from, yy, to, yy+rowGap-4, "#36c", false, trace.ShortOp(r.Op, r.Path), "request")
+	case trace.KReply:
 		class, color, label := "reply", "#393", ""
 		switch {
 		case r.Code == zkNodeExists, r.Code == zkNoNode && r.Op == client.OpExists:
@@ -264,28 +264,28 @@ func (d *diagram) event(i int, r sim.Record) {
 			class, color, label = "reply-error", "#c33", shortCode(r.Code)
 		}
 		d.arrow(from, yy, to, yy+rowGap-4, color, false, label, class)
-	case sim.KNotify:
+	case trace.KNotify:
 		d.arrow(from, yy, to, yy+rowGap-4, "#e80", true, zkEventName(r.Arg), "notification")
-	case sim.KState:
+	case trace.KState:
 		d.mark(from, yy, "state", "#555", shortState(r.Arg))
-	case sim.KExpire:
+	case trace.KExpire:
 		whose := ""
 		if c, ok := d.owner[r.Sess]; ok {
 			whose = d.name(c) + "'s "
 		}
 		d.mark(from, yy, "expire", "#90c", fmt.Sprintf("◆ expires %ssession %#x", whose, r.Sess))
-	case sim.KPause:
+	case trace.KPause:
 		d.mark(from, yy, "pause", "#c33", "paused")
-	case sim.KResume:
+	case trace.KResume:
 		d.mark(from, yy, "resume", "#555", "▶ resumes")
-	case sim.KRole:
+	case trace.KRole:
 		d.mark(from, yy, "role", "#555", firstWord(r.Path))
-	case sim.KFault:
+	case trace.KFault:
 		d.faultLine(yy, &r)
-	case sim.KPropose:
+	case trace.KPropose:
 		d.proposed[r.Zxid] = proposal{i, r.From}
-		d.mark(from, yy, "propose", "#96c", "propose "+sim.ShortOp(r.Op, r.Path))
-	case sim.KApply:
+		d.mark(from, yy, "propose", "#96c", "propose "+trace.ShortOp(r.Op, r.Path))
+	case trace.KApply:
 		if p, ok := d.proposed[r.Zxid]; ok {
 			d.arrow(d.x(p.leader), y(p.row), from, yy, "#96c", false, "", "replicate")
 		}
@@ -330,7 +330,7 @@ func (d *diagram) mark(x, yy int, class, color, label string) {
 // faultLine draws a fault as a red line across the diagram with its
 // text, and a lost reply or request as a cross on the client it was
 // tied to.
-func (d *diagram) faultLine(yy int, r *sim.Record) {
+func (d *diagram) faultLine(yy int, r *trace.Record) {
 	right := laneLeft + (len(d.lanes)-1)*laneGap
 	fmt.Fprintf(&d.b, `<line class="fault" x1="%d" y1="%d" x2="%d" y2="%d" stroke="#e33" stroke-dasharray="2 2"/>`+"\n",
 		laneLeft-10, yy, right+10, yy)
@@ -346,7 +346,7 @@ func (d *diagram) faultLine(yy int, r *sim.Record) {
 }
 
 func shortCode(code int32) string {
-	if err := sim.CodeError(code); err != nil {
+	if err := trace.CodeError(code); err != nil {
 		return strings.TrimPrefix(err.Error(), "zk: ")
 	}
 	return fmt.Sprintf("error %d", code)

@@ -16,7 +16,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/search"
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // The space-time diagram of a counterexample is well-formed SVG with a
@@ -122,7 +122,7 @@ func TestSpaceTimeShowsTheFaults(t *testing.T) {
 			own[f.String()] = true
 		}
 		for r := range o.World.Trace().All() {
-			if r.Kind == sim.KFault && int64(r.At) <= at && own[r.Path] && !strings.Contains(svg, html.EscapeString(r.Path)) {
+			if r.Kind == trace.KFault && int64(r.At) <= at && own[r.Path] && !strings.Contains(svg, html.EscapeString(r.Path)) {
 				t.Errorf("%s seed %d: the diagram does not show %q (struck at %s)", sc.Name, o.Seed, r.Path, client.FormatTime(int64(r.At)))
 			}
 		}
@@ -144,7 +144,7 @@ func TestSpaceTimeCutEndsAtItsHeal(t *testing.T) {
 	}
 	tr := o.World.Trace()
 	d := newDiagram(o, tr.Records(), 0, o.Input.End)
-	heal := slices.IndexFunc(d.rows, func(r sim.Record) bool { return r.Kind == sim.KFault && strings.Contains(r.Path, "heal") })
+	heal := slices.IndexFunc(d.rows, func(r trace.Record) bool { return r.Kind == trace.KFault && strings.Contains(r.Path, "heal") })
 	var cuts []span
 	for _, s := range d.findSpans() {
 		if s.cut {

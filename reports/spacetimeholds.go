@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/zksim/zksim/models"
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // holdings draws what the recipe did, as the history recorded it, beside
@@ -76,7 +76,7 @@ func (d *diagram) holdings() {
 // momentRow is the kind of a row that records no message: a moment of the
 // recipe (a holding begins or ends, the resource is used) at which no
 // message was sent.
-const momentRow sim.Kind = 0
+const momentRow trace.Kind = 0
 
 // addMoments gives each moment of the recipe inside the drawn rows a row
 // at its own time, when no message has one there: a holding that began
@@ -93,7 +93,7 @@ func (d *diagram) addMoments() {
 	for _, r := range d.rows {
 		at[int64(r.At)] = true
 	}
-	var moments []sim.Record
+	var moments []trace.Record
 	for _, op := range d.o.Input.Ops {
 		var t int64
 		switch {
@@ -106,12 +106,12 @@ func (d *diagram) addMoments() {
 		}
 		if t > first && t < last && !at[t] {
 			at[t] = true
-			moments = append(moments, sim.Record{At: sim.Time(t), Kind: momentRow, From: sim.ClientActor(op.Client)})
+			moments = append(moments, trace.Record{At: trace.Time(t), Kind: momentRow, From: trace.ClientActor(op.Client)})
 		}
 	}
 	if len(moments) == 0 {
 		return
 	}
 	d.rows = append(d.rows, moments...)
-	slices.SortStableFunc(d.rows, func(a, b sim.Record) int { return cmp.Compare(a.At, b.At) })
+	slices.SortStableFunc(d.rows, func(a, b trace.Record) int { return cmp.Compare(a.At, b.At) })
 }

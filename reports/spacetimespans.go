@@ -5,7 +5,7 @@ import (
 	"html"
 
 	"github.com/zksim/zksim/fault"
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // A span is a stretch of rows during which a fault holds: a cut link, an
@@ -55,13 +55,13 @@ func (d *diagram) findSpans() []span {
 	last := len(d.rows) - 1
 	for i, r := range d.rows {
 		switch {
-		case r.Kind == sim.KRole && r.Path == "crashed":
-			end := d.nextRow(i, func(o sim.Record) bool { return o.Kind == sim.KRole && o.From == r.From && o.Path == "restarted" }, last)
+		case r.Kind == trace.KRole && r.Path == "crashed":
+			end := d.nextRow(i, func(o trace.Record) bool { return o.Kind == trace.KRole && o.From == r.From && o.Path == "restarted" }, last)
 			out = append(out, d.lineSpan(r.From, i, end, "down"))
-		case r.Kind == sim.KPause:
-			end := d.nextRow(i, func(o sim.Record) bool { return o.Kind == sim.KResume && o.From == r.From }, last)
+		case r.Kind == trace.KPause:
+			end := d.nextRow(i, func(o trace.Record) bool { return o.Kind == trace.KResume && o.From == r.From }, last)
 			out = append(out, d.lineSpan(r.From, i, end, "paused"))
-		case r.Kind == sim.KFault:
+		case r.Kind == trace.KFault:
 			if s, ok := d.faultSpan(i, &r); ok {
 				out = append(out, s)
 			}
@@ -78,7 +78,7 @@ func (d *diagram) findSpans() []span {
 
 // faultSpan is the span of the fault row i records, when it cuts links
 // between lines the diagram has.
-func (d *diagram) faultSpan(i int, r *sim.Record) (span, bool) {
+func (d *diagram) faultSpan(i int, r *trace.Record) (span, bool) {
 	f, ok := d.fault(r)
 	if !ok {
 		return span{}, false
@@ -106,23 +106,23 @@ func (d *diagram) faultSpan(i int, r *sim.Record) (span, bool) {
 // healRow is the row where the fault at row i ends: its "for" after it
 // struck, else the first heal the trace records of its first target (or
 // of every link), else the window's last row.
-func (d *diagram) healRow(i int, r sim.Record, f fault.Fault) int {
+func (d *diagram) healRow(i int, r trace.Record, f fault.Fault) int {
 	if f.For > 0 {
 		return d.rowAt(int64(r.At) + int64(f.For))
 	}
-	return d.nextRow(i, func(o sim.Record) bool {
+	return d.nextRow(i, func(o trace.Record) bool {
 		h, ok := d.fault(&o)
 		return ok && h.Kind == fault.Heal && (h.A.Kind == fault.NoTarget || h.Names(f.A))
 	}, len(d.rows)-1)
 }
 
 // lineSpan is a span of actor a's line.
-func (d *diagram) lineSpan(a sim.Actor, from, to int, label string) span {
+func (d *diagram) lineSpan(a trace.Actor, from, to int, label string) span {
 	return span{lanes: []int{d.lane(a)}, from: from, to: to, label: label}
 }
 
 // nextRow is the first row after i that match says is the one, or def.
-func (d *diagram) nextRow(i int, match func(sim.Record) bool, def int) int {
+func (d *diagram) nextRow(i int, match func(trace.Record) bool, def int) int {
 	for j := i + 1; j < len(d.rows); j++ {
 		if match(d.rows[j]) {
 			return j
@@ -133,7 +133,7 @@ func (d *diagram) nextRow(i int, match func(sim.Record) bool, def int) int {
 
 // lane is actor a's line's index (-1 when it has none); laneOf a
 // fault target's.
-func (d *diagram) lane(a sim.Actor) int {
+func (d *diagram) lane(a trace.Actor) int {
 	if x := d.x(a); x >= 0 {
 		return (x - laneLeft) / laneGap
 	}

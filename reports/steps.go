@@ -14,7 +14,7 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/scenarios"
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // Step is one event of a counterexample with the state of the world after
@@ -47,7 +47,7 @@ func Steps(o *scenarios.Outcome) ([]Step, error) {
 	}
 	from, at := violationWindow(o)
 	w := newStepWorld(o, tr)
-	action := func(r *sim.Record) string { return w.name(r.From) + ": " + rowText(tr, r) }
+	action := func(r *trace.Record) string { return w.name(r.From) + ": " + rowText(tr, r) }
 	var steps []Step
 	var times []int64
 	for _, r := range recs {
@@ -74,8 +74,8 @@ func Steps(o *scenarios.Outcome) ([]Step, error) {
 // stepWorld is the state the steps show, as the trace changes it.
 type stepWorld struct {
 	o       *scenarios.Outcome
-	tr      *sim.Trace
-	name    func(sim.Actor) string
+	tr      *trace.Trace
+	name    func(trace.Actor) string
 	objects []string                       // the paths the violations are about
 	state   map[string]string              // a client's session state
 	held    map[string]map[string]stepNode // what a server holds of the objects and their children, by path
@@ -92,7 +92,7 @@ type stepNode struct {
 	who     string // the client whose session owns it (an ephemeral) or made it
 }
 
-func newStepWorld(o *scenarios.Outcome, tr *sim.Trace) *stepWorld {
+func newStepWorld(o *scenarios.Outcome, tr *trace.Trace) *stepWorld {
 	w := &stepWorld{o: o, tr: tr, name: tr.ActorName, state: map[string]string{},
 		held: map[string]map[string]stepNode{}, applied: map[string]int{},
 		owner: map[int64]string{}, sent: map[string]string{}, watches: map[string][]string{}}
@@ -111,10 +111,10 @@ func (w *stepWorld) followed(path string) bool {
 	return slices.Contains(w.objects, path) || i > 0 && slices.Contains(w.objects, path[:i])
 }
 
-func (w *stepWorld) apply(r sim.Record) {
+func (w *stepWorld) apply(r trace.Record) {
 	who := w.name(r.From)
 	switch r.Kind {
-	case sim.KState:
+	case trace.KState:
 		w.state[who] = strings.TrimPrefix(zk.State(r.Arg).String(), "State")
 		if r.Sess != 0 {
 			w.owner[r.Sess] = who
@@ -122,16 +122,16 @@ func (w *stepWorld) apply(r sim.Record) {
 		if st := zk.State(r.Arg); st == zk.StateExpired || st == zk.StateDisconnected && w.state[who] == "" {
 			delete(w.watches, who)
 		}
-	case sim.KApply:
+	case trace.KApply:
 		w.applyChanges(who, r)
-	case sim.KSend:
+	case trace.KSend:
 		if r.Op == client.OpCloseSession {
 			delete(w.watches, who) // closing, it drops its watches
 		}
 		if r.Code == 1 {
 			w.sent[fmt.Sprintf("%s#%d", who, r.Arg)] = fmt.Sprintf("%s %s", r.Op, r.Path)
 		}
-	case sim.KReply:
+	case trace.KReply:
 		to := w.name(r.To)
 		key := fmt.Sprintf("%s#%d", to, r.Arg)
 		if watch, ok := w.sent[key]; ok {
@@ -140,7 +140,7 @@ func (w *stepWorld) apply(r sim.Record) {
 				w.watches[to] = append(w.watches[to], watch)
 			}
 		}
-	case sim.KNotify:
+	case trace.KNotify:
 		to := w.name(r.To)
 		w.watches[to] = slices.DeleteFunc(w.watches[to], func(watch string) bool { return strings.HasSuffix(watch, " "+r.Path) })
 	}
@@ -150,7 +150,7 @@ func (w *stepWorld) apply(r sim.Record) {
 // applied made to the nodes the steps follow (the trace keeps them by
 // zxid: a multi's, a closed session's ephemeral nodes and a reaped
 // container included).
-func (w *stepWorld) applyChanges(server string, r sim.Record) {
+func (w *stepWorld) applyChanges(server string, r trace.Record) {
 	if r.Op != client.OpCreateSession && r.Op != client.OpCloseSession {
 		w.applied[server]++
 	}
@@ -181,7 +181,7 @@ func (w *stepWorld) applyChanges(server string, r sim.Record) {
 }
 
 // step is the state after record r.
-func (w *stepWorld) step(r sim.Record, event string) Step {
+func (w *stepWorld) step(r trace.Record, event string) Step {
 	s := Step{At: client.FormatTime(int64(r.At)), Event: event}
 	for i := 0; i < w.o.Spec.Clients; i++ {
 		c := fmt.Sprintf("c%d", i+1)
@@ -228,7 +228,7 @@ func (w *stepWorld) holds(srv string) string {
 		kids := make([]string, len(names))
 		for i, p := range names {
 			n := w.held[srv][p]
-			kids[i] = strings.TrimPrefix(sim.ShortPath(p), "/") + " (" + orDash(n.who) + ")" + dataText(n.data)
+			kids[i] = strings.TrimPrefix(trace.ShortPath(p), "/") + " (" + orDash(n.who) + ")" + dataText(n.data)
 		}
 		n, there := w.held[srv][obj]
 		written := there && (n.version > 0 || len(n.data) > 0)
@@ -248,7 +248,7 @@ func (w *stepWorld) holds(srv string) string {
 
 // shortNode is the path of a node as the step-through shows it: its
 // directory, and its name in the short form the timeline and the diagram
-// give it (sim.ShortPath: no guid, a sequence number without its leading
+// give it (trace.ShortPath: no guid, a sequence number without its leading
 // zeros): "/zksim/lock/lock-3" for a lock node whose full name is a guid
 // of twenty hex digits (or go-zk's "_c_" and thirty-two), a dash and
 // "lock-0000000003". The sequence number alone tells a directory's
@@ -256,9 +256,9 @@ func (w *stepWorld) holds(srv string) string {
 func shortNode(p string) string {
 	dir := path.Dir(p)
 	if dir == "/" || dir == "." {
-		return sim.ShortPath(p)
+		return trace.ShortPath(p)
 	}
-	return dir + sim.ShortPath(p)
+	return dir + trace.ShortPath(p)
 }
 
 // childOrder orders a directory's children as a queue of sequential nodes

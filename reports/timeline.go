@@ -9,7 +9,7 @@ import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // Timeline renders a run as a table a person reads down: a row per event,
@@ -39,10 +39,10 @@ type TimelineRow struct {
 }
 
 // shown are the trace records a timeline shows.
-var shown = map[sim.Kind]bool{
-	sim.KSend: true, sim.KApply: true, sim.KReply: true, sim.KNotify: true, sim.KState: true,
-	sim.KExpire: true, sim.KPause: true, sim.KResume: true, sim.KTimeout: true, sim.KRole: true,
-	sim.KFault: true, sim.KNote: true, sim.KExit: true,
+var shown = map[trace.Kind]bool{
+	trace.KSend: true, trace.KApply: true, trace.KReply: true, trace.KNotify: true, trace.KState: true,
+	trace.KExpire: true, trace.KPause: true, trace.KResume: true, trace.KTimeout: true, trace.KRole: true,
+	trace.KFault: true, trace.KNote: true, trace.KExit: true,
 }
 
 // NewTimeline builds the timeline of o.
@@ -52,12 +52,12 @@ func NewTimeline(o *scenarios.Outcome) (*Timeline, error) {
 		return nil, fmt.Errorf("the run kept no trace: replay it with its trace kept")
 	}
 	t := &Timeline{Cols: timelineColumns(o), width: 28}
-	col := func(a sim.Actor) int {
+	col := func(a trace.Actor) int {
 		switch {
-		case a == sim.WorldActor:
+		case a == trace.WorldActor:
 			return 0
-		case a >= sim.ServerActor(0):
-			return 1 + o.Spec.Clients + int(a-sim.ServerActor(0))
+		case a >= trace.ServerActor(0):
+			return 1 + o.Spec.Clients + int(a-trace.ServerActor(0))
 		default:
 			return int(a)
 		}
@@ -86,10 +86,10 @@ func NewTimeline(o *scenarios.Outcome) (*Timeline, error) {
 }
 
 // rowText is what a record says in a timeline's row or a step: its short
-// form (sim.Trace.Short), a message's with where it went.
-func rowText(tr *sim.Trace, r *sim.Record) string {
+// form (trace.Trace.Short), a message's with where it went.
+func rowText(tr *trace.Trace, r *trace.Record) string {
 	switch r.Kind {
-	case sim.KSend, sim.KReply, sim.KNotify:
+	case trace.KSend, trace.KReply, trace.KNotify:
 		return "→" + tr.ActorName(r.To) + " " + tr.Short(r)
 	}
 	return tr.Short(r)

@@ -12,6 +12,7 @@ import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // ViolationReport is what a person needs to understand a failing run and
@@ -126,7 +127,7 @@ func causeWindow(o *scenarios.Outcome, at int64) int64 {
 	}
 	if o.World != nil {
 		for r := range o.World.Trace().All() {
-			if r.Kind == sim.KFault {
+			if r.Kind == trace.KFault {
 				from = min(from, int64(r.At))
 				break
 			}

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // ErrStopped is what Run returns for a run its Options.Stop abandoned.
@@ -32,13 +33,13 @@ func (o *Outcome) ClientEvents() []ClientEvent {
 	}
 	var out []ClientEvent
 	for _, r := range o.World.Trace().Records() {
-		if r.To == sim.WorldActor || r.To >= sim.ServerActor(0) {
+		if r.To == trace.WorldActor || r.To >= trace.ServerActor(0) {
 			continue // not to a client
 		}
 		switch r.Kind {
-		case sim.KReply:
+		case trace.KReply:
 			out = append(out, ClientEvent{At: int64(r.At), Client: int(r.To) - 1, Op: r.Op})
-		case sim.KNotify:
+		case trace.KNotify:
 			out = append(out, ClientEvent{At: int64(r.At), Client: int(r.To) - 1, Notified: true})
 		}
 	}

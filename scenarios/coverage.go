@@ -10,6 +10,7 @@ import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 	"github.com/zksim/zksim/workload"
 )
 
@@ -48,7 +49,7 @@ func coverageKeys(k *workload.Kind) []string {
 // coverageOf reads a run's coverage from its faults and its trace's kept
 // records, read where they lie (laying them end to end would copy a few
 // megabytes a run for one pass).
-func coverageOf(sched fault.Schedule, res sim.Result, recs iter.Seq[*sim.Record]) Coverage {
+func coverageOf(sched fault.Schedule, res sim.Result, recs iter.Seq[*trace.Record]) Coverage {
 	c := Coverage{}
 	left := map[string]int{} // by the fault's text, which says all of it
 	kinds := map[string]fault.Kind{}
@@ -80,15 +81,15 @@ func coverageOf(sched fault.Schedule, res sim.Result, recs iter.Seq[*sim.Record]
 	elections := 0
 	for r := range recs {
 		switch {
-		case r.Kind == sim.KExpire:
+		case r.Kind == trace.KExpire:
 			c[CovExpiries]++
-		case r.Kind == sim.KRole && strings.HasPrefix(r.Path, "elected leader"):
+		case r.Kind == trace.KRole && strings.HasPrefix(r.Path, "elected leader"):
 			elections++
-		case r.Kind == sim.KTimeout:
+		case r.Kind == trace.KTimeout:
 			c[CovDisconnects]++
-		case r.Kind == sim.KReply && r.Op == client.OpExists && r.Code == -101:
+		case r.Kind == trace.KReply && r.Op == client.OpExists && r.Code == -101:
 			c[CovGoneBefore]++
-		case r.Kind == sim.KReply && r.Op == client.OpExists && r.Code == 0:
+		case r.Kind == trace.KReply && r.Op == client.OpExists && r.Code == 0:
 			c[CovWaitedBehind]++
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // A check sees only the history, and where that cannot tell why, its
@@ -96,9 +97,9 @@ func waitCause(f nodeFacts, nodes []sim.NodeInfo, v models.Violation) string {
 // takes the place of the store check's words ("" when no server answered
 // it).
 func (f *runFacts) staleSource(read models.Operation) string {
-	server, from := "", sim.WorldActor
+	server, from := "", trace.WorldActor
 	for _, r := range f.recs {
-		if r.Kind == sim.KReply && r.To == sim.ClientActor(read.Client) && r.Op == client.OpGetData &&
+		if r.Kind == trace.KReply && r.To == trace.ClientActor(read.Client) && r.Op == client.OpGetData &&
 			int64(r.At) >= read.Call && int64(r.At) <= read.Return {
 			server, from = f.name(r.From), r.From
 		}
@@ -143,9 +144,9 @@ func (f *runFacts) meanwhile(holders []models.Operation) string {
 			continue
 		}
 		switch {
-		case r.Kind == sim.KFault:
+		case r.Kind == trace.KFault:
 			parts = append(parts, fmt.Sprintf("%s (struck at %s)", r.Path, client.FormatTime(int64(r.At))))
-		case r.Kind == sim.KExpire && whose[f.owner[r.Sess]]:
+		case r.Kind == trace.KExpire && whose[f.owner[r.Sess]]:
 			parts = append(parts, fmt.Sprintf("the servers expired %s's session at %s", f.owner[r.Sess], client.FormatTime(int64(r.At))))
 		}
 	}
@@ -182,16 +183,16 @@ func lastOf(ops []models.Operation, k models.OpKind) (models.Operation, bool) {
 type runFacts struct {
 	owner map[int64]string // session id → its client's name
 	last  map[string]int64 // a client's name → the session it opened last
-	recs  []sim.Record
-	name  func(sim.Actor) string
-	fault func(*sim.Record) (fault.Fault, bool) // the trace's Fault
-	dead  *sim.DeadlockError                    // the run's end, if it deadlocked
+	recs  []trace.Record
+	name  func(trace.Actor) string
+	fault func(*trace.Record) (fault.Fault, bool) // the trace's Fault
+	dead  *sim.DeadlockError                      // the run's end, if it deadlocked
 }
 
-func factsOf(tr *sim.Trace) *runFacts {
+func factsOf(tr *trace.Trace) *runFacts {
 	f := &runFacts{owner: map[int64]string{}, last: map[string]int64{}, recs: tr.Records(), name: tr.ActorName, fault: tr.Fault}
 	for _, r := range f.recs {
-		if r.Kind == sim.KState && r.Sess != 0 {
+		if r.Kind == trace.KState && r.Sess != 0 {
 			// A client's last session is the one it opened last: an old
 			// one may change state after it (reconnecting at the same
 			// moment as the new one).
@@ -208,13 +209,13 @@ func factsOf(tr *sim.Trace) *runFacts {
 // as the server that had applied the most by then held them: followed
 // through the trace's applies (a create, a delete, a session's close).
 func (f *runFacts) nodesAt(dir string, at int64) []sim.NodeInfo {
-	applied := map[sim.Actor]int{}
-	trees := map[sim.Actor]map[string]sim.NodeInfo{}
+	applied := map[trace.Actor]int{}
+	trees := map[trace.Actor]map[string]sim.NodeInfo{}
 	for _, r := range f.recs {
 		if int64(r.At) > at {
 			break
 		}
-		if r.Kind != sim.KApply || r.Code != 0 {
+		if r.Kind != trace.KApply || r.Code != 0 {
 			continue
 		}
 		applied[r.From]++
@@ -237,7 +238,7 @@ func (f *runFacts) nodesAt(dir string, at int64) []sim.NodeInfo {
 			}
 		}
 	}
-	var best sim.Actor
+	var best trace.Actor
 	for a, n := range applied {
 		if n > applied[best] || n == applied[best] && a < best {
 			best = a
@@ -337,7 +338,7 @@ func ownerName(owner map[int64]string, n sim.NodeInfo) string {
 // path ("" if none): struck as a server applied it.
 func (f *runFacts) lostCreateReply(path, who string) string {
 	for _, r := range f.recs {
-		if r.Kind == sim.KApply && r.Op == client.OpCreate && r.Path == path && r.Code == 0 {
+		if r.Kind == trace.KApply && r.Op == client.OpCreate && r.Path == path && r.Code == 0 {
 			if lost := f.faultAt(r.At, who, fault.LoseReply, client.OpCreate); lost != "" {
 				return lost
 			}
@@ -363,7 +364,7 @@ func baseName(path string) string { return path[strings.LastIndexByte(path, '/')
 
 // faultAt is the text of a fault of kind tied to client who's requests
 // of type op, struck at t ("" if none).
-func (f *runFacts) faultAt(t sim.Time, who string, kind fault.Kind, op client.Op) string {
+func (f *runFacts) faultAt(t trace.Time, who string, kind fault.Kind, op client.Op) string {
 	for _, r := range f.recs {
 		if x, ok := f.fault(&r); ok && r.At == t && x.Kind == kind && x.TiedTo(clientIndex(who), op) {
 			return r.Path
@@ -385,10 +386,10 @@ func clientIndex(name string) int {
 // lostDelete is the fault that took who's delete of path, after it was
 // sent ("" if none).
 func (f *runFacts) lostDelete(path, who string) string {
-	sent := sim.Time(-1)
+	sent := trace.Time(-1)
 	for _, r := range f.recs {
 		switch {
-		case r.Kind == sim.KSend && r.Op == client.OpDelete && r.Path == path && f.name(r.From) == who:
+		case r.Kind == trace.KSend && r.Op == client.OpDelete && r.Path == path && f.name(r.From) == who:
 			sent = r.At
 		case sent >= 0 && f.lost(&r, who, client.OpDelete):
 			return r.Path
@@ -399,7 +400,7 @@ func (f *runFacts) lostDelete(path, who string) string {
 
 // lost reports whether r tells of a fault that lost who's request of
 // type op or its reply.
-func (f *runFacts) lost(r *sim.Record, who string, op client.Op) bool {
+func (f *runFacts) lost(r *trace.Record, who string, op client.Op) bool {
 	x, ok := f.fault(r)
 	return ok && (x.Kind == fault.LoseRequest || x.Kind == fault.LoseReply) && x.TiedTo(clientIndex(who), op)
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // Why a process could not enter or leave a double barrier. The check sees
@@ -20,13 +20,13 @@ import (
 // ownLostCreate words the last create under dir by step's client, applied
 // before step returned, whose reply a fault took ("" if none).
 func (f *runFacts) ownLostCreate(dir string, step models.Operation) string {
-	who := sim.ClientActor(step.Client)
+	who := trace.ClientActor(step.Client)
 	said := ""
 	for _, r := range f.recs {
 		if int64(r.At) > step.Return {
 			break
 		}
-		if r.Kind != sim.KApply || r.Op != client.OpCreate || r.Code != 0 || !strings.HasPrefix(r.Path, dir+"/") {
+		if r.Kind != trace.KApply || r.Op != client.OpCreate || r.Code != 0 || !strings.HasPrefix(r.Path, dir+"/") {
 			continue
 		}
 		if lost := f.faultAt(r.At, f.name(who), fault.LoseReply, client.OpCreate); lost != "" {

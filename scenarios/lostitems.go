@@ -6,7 +6,7 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // What a consumer was waiting on when an item was lost. The delivery
@@ -18,8 +18,8 @@ import (
 
 // lastTake words the requests take's client sent while take was under
 // way, each with its answer, and the watch it left.
-func lastTake(recs []sim.Record, take models.Operation) string {
-	who := sim.ClientActor(take.Client)
+func lastTake(recs []trace.Record, take models.Operation) string {
+	who := trace.ClientActor(take.Client)
 	sent := map[int64]int{} // xid → index in steps
 	var steps []string
 	watches := 0
@@ -29,16 +29,16 @@ func lastTake(recs []sim.Record, take models.Operation) string {
 			continue
 		}
 		switch {
-		case r.Kind == sim.KSend && r.From == who && r.Op != client.OpCloseSession:
+		case r.Kind == trace.KSend && r.From == who && r.Op != client.OpCloseSession:
 			sent[r.Arg] = len(steps)
-			steps = append(steps, sim.ShortOp(r.Op, r.Path)+" (no answer)")
+			steps = append(steps, trace.ShortOp(r.Op, r.Path)+" (no answer)")
 			if r.Code == 1 {
 				watches++
 			}
-		case r.Kind == sim.KReply && r.To == who:
+		case r.Kind == trace.KReply && r.To == who:
 			if k, ok := sent[r.Arg]; ok {
 				answer := "ok"
-				if err := sim.CodeError(r.Code); err != nil {
+				if err := trace.CodeError(r.Code); err != nil {
 					answer = strings.TrimPrefix(err.Error(), "zk: ")
 				}
 				steps[k] = strings.TrimSuffix(steps[k], " (no answer)") + " → " + answer

@@ -7,7 +7,7 @@ import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/recipes"
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // repertoires holds each workload's repertoire once made: a pure function
@@ -54,11 +54,11 @@ func (spec Spec) repertoire() *fault.Repertoire {
 	}
 	for r := range out.World.Trace().All() {
 		switch r.Kind {
-		case sim.KSend:
+		case trace.KSend:
 			if c := clientOf(r.From); c >= 0 && c < probe.Clients {
 				rep.Sends[c][r.Op]++
 			}
-		case sim.KNotify:
+		case trace.KNotify:
 			if c := clientOf(r.To); c >= 0 && c < probe.Clients {
 				rep.Notified[c]++
 			}

@@ -8,19 +8,19 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
-// serverActors is where sim's server actors begin (sim.ServerActor(0)):
+// serverActors is where sim's server actors begin (trace.ServerActor(0)):
 // actors below it, from 1, are clients.
-var serverActors = sim.ServerActor(0)
+var serverActors = trace.ServerActor(0)
 
 // serverOf is the 0-based index of a server actor.
-func serverOf(a sim.Actor) int { return int(a - serverActors) }
+func serverOf(a trace.Actor) int { return int(a - serverActors) }
 
 // clientOf is the 0-based index of a client actor: the order the world
 // spawned it in, which the workloads use as the history's client number.
-func clientOf(a sim.Actor) int { return int(a - sim.ClientActor(0)) }
+func clientOf(a trace.Actor) int { return int(a - trace.ClientActor(0)) }
 
 // Traffic converts the records a run kept (sim.Config.KeepTrace) into the
 // traffic the herd metrics count, in the trace's order. At is the record's
@@ -44,17 +44,17 @@ func clientOf(a sim.Actor) int { return int(a - sim.ClientActor(0)) }
 //
 // A multi is recorded under its first operation's path (the simulator's
 // trace adds " and N more" to it, which is dropped here), with op "multi".
-func Traffic(tr *sim.Trace) []models.Traffic {
+func Traffic(tr *trace.Trace) []models.Traffic {
 	n := 0 // the traffic's size, so that it is allocated once
 	for r := range tr.All() {
 		switch r.Kind {
-		case sim.KApply:
+		case trace.KApply:
 			if r.Code == 0 {
 				n++
 			}
-		case sim.KNotify:
+		case trace.KNotify:
 			n++
-		case sim.KSend:
+		case trace.KSend:
 			if r.Op != client.OpPing {
 				n++
 			}
@@ -63,18 +63,18 @@ func Traffic(tr *sim.Trace) []models.Traffic {
 	out := make([]models.Traffic, 0, n)
 	for r := range tr.All() {
 		switch r.Kind {
-		case sim.KApply:
+		case trace.KApply:
 			if r.Code != 0 {
 				continue
 			}
 			out = append(out, models.Traffic{At: int64(r.At), Kind: models.Applied, Server: serverOf(r.From),
 				Client: -1, Zxid: r.Zxid, Op: r.Op.String(), Path: tracePath(r.Path), Session: r.Sess})
-		case sim.KNotify:
+		case trace.KNotify:
 			t := models.Traffic{At: int64(r.At), Kind: models.Notified, Server: serverOf(r.From),
 				Client: clientOf(r.To), Path: r.Path, Zxid: r.Zxid,
 				Event: strings.TrimPrefix(zk.EventType(r.Arg).String(), "Event")}
 			out = append(out, t)
-		case sim.KSend:
+		case trace.KSend:
 			if r.Op == client.OpPing {
 				continue
 			}

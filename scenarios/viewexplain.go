@@ -8,7 +8,7 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/models"
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/trace"
 )
 
 // Why a watcher's view of a group did not converge. The membership check
@@ -26,7 +26,7 @@ import (
 // after losing its connection; then, if it was back, whether it listed
 // the group again.
 func (f *runFacts) afterView(group string, last models.Operation) string {
-	watcher := sim.ClientActor(last.Client)
+	watcher := trace.ClientActor(last.Client)
 	who := f.name(watcher)
 	var parts []string
 	add := func(s string) {
@@ -41,19 +41,19 @@ func (f *runFacts) afterView(group string, last models.Operation) string {
 			continue
 		}
 		switch {
-		case r.Kind == sim.KFault:
+		case r.Kind == trace.KFault:
 			add(fmt.Sprintf("%s (struck at %s)", r.Path, client.FormatTime(at)))
-		case r.Kind == sim.KExpire:
+		case r.Kind == trace.KExpire:
 			add(fmt.Sprintf("the servers expired %s's session at %s", f.owner[r.Sess], client.FormatTime(at)))
-		case r.Kind == sim.KNotify && r.To == watcher && (r.Path == group || strings.HasPrefix(r.Path, group+"/")):
+		case r.Kind == trace.KNotify && r.To == watcher && (r.Path == group || strings.HasPrefix(r.Path, group+"/")):
 			add(fmt.Sprintf("%s sent %s %s %s at %s", f.name(r.From), who, strings.TrimPrefix(zk.EventType(r.Arg).String(), "Event"),
 				r.Path, client.FormatTime(at)))
-		case r.Kind == sim.KState && r.From == watcher && zk.State(r.Arg) == zk.StateDisconnected:
+		case r.Kind == trace.KState && r.From == watcher && zk.State(r.Arg) == zk.StateDisconnected:
 			away = true
-		case r.Kind == sim.KState && r.From == watcher && zk.State(r.Arg) == zk.StateHasSession && away && !back:
+		case r.Kind == trace.KState && r.From == watcher && zk.State(r.Arg) == zk.StateHasSession && away && !back:
 			back = true
 			add(fmt.Sprintf("%s had its session back at %s", who, client.FormatTime(at)))
-		case r.Kind == sim.KSend && r.From == watcher && back && r.Op == client.OpGetChildren && r.Path == group:
+		case r.Kind == trace.KSend && r.From == watcher && back && r.Op == client.OpGetChildren && r.Path == group:
 			listed = true
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/trace"
 )
 
 // Access control as a ZooKeeper 3.8 server applies it (ZooKeeperServer's
@@ -90,7 +92,7 @@ func permits(acl []zk.ACL, perm int32, ids []authID) bool {
 // (an entry with none grants nothing).
 func fixupACL(acl []zk.ACL, ids []authID) ([]zk.ACL, int32) {
 	if aclAsIs(acl) {
-		return acl, codeOK // the common case: keep the caller's slice, copying nothing
+		return acl, trace.CodeOK // the common case: keep the caller's slice, copying nothing
 	}
 	acl = javaACL(acl)
 	out := acl[:0:0]
@@ -105,7 +107,7 @@ func fixupACL(acl []zk.ACL, ids []authID) ([]zk.ACL, int32) {
 		switch a.Scheme {
 		case "world":
 			if a.ID != "anyone" {
-				return nil, codeInvalidACL
+				return nil, trace.CodeInvalidACL
 			}
 			out = append(out, a)
 		case "auth":
@@ -116,29 +118,29 @@ func fixupACL(acl []zk.ACL, ids []authID) ([]zk.ACL, int32) {
 				}
 			}
 			if len(out) == n {
-				return nil, codeInvalidACL
+				return nil, trace.CodeInvalidACL
 			}
 		case "digest":
 			if !validDigestID(a.ID) {
-				return nil, codeInvalidACL
+				return nil, trace.CodeInvalidACL
 			}
 			out = append(out, a)
 		case "ip":
 			if _, _, ok := parseIPID(a.ID); !ok {
-				return nil, codeInvalidACL
+				return nil, trace.CodeInvalidACL
 			}
 			out = append(out, a)
 		default:
-			return nil, codeInvalidACL
+			return nil, trace.CodeInvalidACL
 		}
 	}
 	if len(out) == 0 {
-		return nil, codeInvalidACL
+		return nil, trace.CodeInvalidACL
 	}
 	if len(out) == len(acl) && sameACL(out, acl) {
-		return acl, codeOK // the common case: keep the caller's slice
+		return acl, trace.CodeOK // the common case: keep the caller's slice
 	}
-	return out, codeOK
+	return out, trace.CodeOK
 }
 
 // javaACL is acl as the server reads it: each scheme and id decoded as

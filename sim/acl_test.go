@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // The id a digest authenticates as is the one zk.DigestACL names.
@@ -51,9 +52,9 @@ func TestFixupACL(t *testing.T) {
 	for _, tc := range cases {
 		got, code := fixupACL(tc.acl, tc.ids)
 		switch {
-		case tc.want == nil && code != codeInvalidACL:
+		case tc.want == nil && code != trace.CodeInvalidACL:
 			t.Errorf("%s: %v, code %d; want InvalidACL", tc.name, got, code)
-		case tc.want != nil && (code != codeOK || !slices.Equal(got, tc.want)):
+		case tc.want != nil && (code != trace.CodeOK || !slices.Equal(got, tc.want)):
 			t.Errorf("%s: %v, code %d; want %v", tc.name, got, code, tc.want)
 		}
 	}

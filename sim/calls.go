@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // The requests a session carries: go-zookeeper/zk's calls, each checked
@@ -73,7 +74,7 @@ func (c *Client) deliver(cn *conn, rep *reply) {
 
 func (c *Client) send(r *request) {
 	c.inflight = append(c.inflight, r)
-	c.w.s.record(Record{Kind: KSend, From: c.actor, To: c.cn.srv.actor, Op: r.op, Path: sendPath(r), Arg: int64(r.xid),
+	c.w.s.record(trace.Record{Kind: trace.KSend, From: c.actor, To: c.cn.srv.actor, Op: r.op, Path: sendPath(r), Arg: int64(r.xid),
 		Code: watchCode(r), Task: r.task})
 	c.cn.toServer(false, r)
 }
@@ -211,7 +212,7 @@ func (c *Client) CreateTTL(ctx context.Context, path string, data []byte, flags 
 func (c *Client) ask(ctx context.Context, req *request) (*reply, error) {
 	rep, err := c.do(ctx, req)
 	if err == nil {
-		err = errOf(rep.code)
+		err = trace.CodeError(rep.code)
 	}
 	return rep, err
 }
@@ -269,7 +270,7 @@ func (c *Client) GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, e
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := errOf(rep.code); err != nil {
+	if err := trace.CodeError(rep.code); err != nil {
 		return nil, &rep.stat, err
 	}
 	return slices.Clone(rep.acl), &rep.stat, nil
@@ -308,7 +309,7 @@ func (c *Client) SetACL(ctx context.Context, path string, acl []zk.ACL, version 
 	if err != nil {
 		return nil, err
 	}
-	return &rep.stat, errOf(rep.code)
+	return &rep.stat, trace.CodeError(rep.code)
 }
 
 // Delete implements client.Conn.
@@ -320,7 +321,7 @@ func (c *Client) Delete(ctx context.Context, path string, version int32) error {
 	if err != nil {
 		return err
 	}
-	return errOf(rep.code)
+	return trace.CodeError(rep.code)
 }
 
 func (c *Client) exists(ctx context.Context, path string, watch bool) (bool, *zk.Stat, client.Watch, error) {
@@ -339,15 +340,15 @@ func (c *Client) exists(ctx context.Context, path string, watch bool) (bool, *zk
 	}
 	st := &rep.stat
 	switch rep.code {
-	case codeOK:
+	case trace.CodeOK:
 		return true, st, req.leftWatch(), nil
-	case codeNoNode:
+	case trace.CodeNoNode:
 		return false, st, req.leftWatch(), nil
 	default:
 		if watch {
-			return false, nil, nil, errOf(rep.code)
+			return false, nil, nil, trace.CodeError(rep.code)
 		}
-		return true, st, nil, errOf(rep.code) // as the library reports it
+		return true, st, nil, trace.CodeError(rep.code) // as the library reports it
 	}
 }
 
@@ -372,7 +373,7 @@ func (c *Client) get(ctx context.Context, path string, watch bool) ([]byte, *zk.
 		return nil, nil, nil, err
 	}
 	st := &rep.stat
-	if err := errOf(rep.code); err != nil {
+	if err := trace.CodeError(rep.code); err != nil {
 		if watch {
 			return nil, nil, nil, err
 		}
@@ -401,7 +402,7 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 	if err != nil {
 		return nil, err
 	}
-	return &rep.stat, errOf(rep.code)
+	return &rep.stat, trace.CodeError(rep.code)
 }
 
 func (c *Client) children(ctx context.Context, path string, watch bool) ([]string, *zk.Stat, client.Watch, error) {
@@ -414,7 +415,7 @@ func (c *Client) children(ctx context.Context, path string, watch bool) ([]strin
 		return nil, nil, nil, err
 	}
 	st := &rep.stat
-	if err := errOf(rep.code); err != nil {
+	if err := trace.CodeError(rep.code); err != nil {
 		if watch {
 			return nil, nil, nil, err
 		}
@@ -445,7 +446,7 @@ func (c *Client) Sync(ctx context.Context, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return rep.path, errOf(rep.code)
+	return rep.path, trace.CodeError(rep.code)
 }
 
 // Multi implements client.Conn. Like the library it checks no path before
@@ -479,16 +480,16 @@ func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, err
 // multiResult turns a multi's reply into what the library returns: one
 // response per op, and the first op's error.
 func multiResult(rep *reply) ([]zk.MultiResponse, error) {
-	if rep.code != codeOK && len(rep.multi) == 0 {
+	if rep.code != trace.CodeOK && len(rep.multi) == 0 {
 		// Refused as a whole (the session expired): an error in the reply's
 		// header, and no per-op results, as the library reports it.
-		return []zk.MultiResponse{}, errOf(rep.code)
+		return []zk.MultiResponse{}, trace.CodeError(rep.code)
 	}
 	out := make([]zk.MultiResponse, len(rep.multi))
 	var first error
 	for i, r := range rep.multi {
-		if rep.code != codeOK {
-			out[i].Error = errOf(r.code)
+		if rep.code != trace.CodeOK {
+			out[i].Error = trace.CodeError(r.code)
 			if first == nil && out[i].Error != nil {
 				first = out[i].Error
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // Client is one simulated client process and its ZooKeeper session. It
@@ -34,7 +35,7 @@ type Client struct {
 	w     *World
 	idx   int
 	name  string
-	actor Actor
+	actor trace.Actor
 
 	hosts      []int // server indices in connection order
 	only       []int // the servers its connect string names (nil: all)

@@ -6,7 +6,9 @@ import (
 	"slices"
 
 	"github.com/go-zookeeper/zk"
+
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // The client's watchers, as go-zookeeper/zk keeps them: registered when a
@@ -55,11 +57,11 @@ func (w *simWatch) Wait(ctx context.Context) (zk.Event, error) {
 func (c *Client) registerWatch(r *request) {
 	code := r.rep.code
 	switch {
-	case r.op == client.OpExists && code == codeOK, r.op == client.OpGetData && code == codeOK:
+	case r.op == client.OpExists && code == trace.CodeOK, r.op == client.OpGetData && code == trace.CodeOK:
 		r.watcher = c.addWatcher(r.path, watchData, r.op)
-	case r.op == client.OpExists && code == codeNoNode:
+	case r.op == client.OpExists && code == trace.CodeNoNode:
 		r.watcher = c.addWatcher(r.path, watchExist, r.op)
-	case r.op == client.OpGetChildren && code == codeOK:
+	case r.op == client.OpGetChildren && code == trace.CodeOK:
 		r.watcher = c.addWatcher(r.path, watchChild, r.op)
 	}
 }

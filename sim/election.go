@@ -3,18 +3,20 @@ package sim
 import (
 	"fmt"
 	"time"
+
+	"github.com/zksim/zksim/trace"
 )
 
 // lookForLeader takes s out of service: it closes its clients' connections,
 // tells the peers it was connected to, and looks for a leader.
 func (w *World) lookForLeader(s *server, why string) {
-	if s.role == roleDown || s.role == roleLooking {
+	if s.role == trace.RoleDown || s.role == trace.RoleLooking {
 		return
 	}
-	w.s.record(Record{Kind: KRole, From: s.actor, Arg: int64(roleLooking), Path: why})
+	w.s.record(trace.Record{Kind: trace.KRole, From: s.actor, Arg: int64(trace.RoleLooking), Path: why})
 	s.closePeers()
 	s.stopServing()
-	s.role = roleLooking
+	s.role = trace.RoleLooking
 	s.gen++
 	s.leader, s.ld = nil, nil
 	w.needElection()
@@ -24,11 +26,11 @@ func (w *World) lookForLeader(s *server, why string) {
 // a leader's followers, or a follower's leader.
 func (s *server) closePeers() {
 	switch s.role {
-	case roleLeading:
+	case trace.RoleLeading:
 		for _, f := range s.ld.followers {
 			s.sendPeer(peerMsg{kind: pmClosed, to: f})
 		}
-	case roleFollowing:
+	case trace.RoleFollowing:
 		s.toLeader(peerMsg{kind: pmClosed})
 	}
 }
@@ -48,7 +50,7 @@ func (w *World) needElection() {
 // connected reports whether two servers can talk: both up and the links
 // between them not cut.
 func (w *World) connected(a, b *server) bool {
-	return a.role != roleDown && b.role != roleDown &&
+	return a.role != trace.RoleDown && b.role != trace.RoleDown &&
 		!w.peers[a.idx][b.idx].cut && !w.peers[b.idx][a.idx].cut
 }
 
@@ -62,7 +64,7 @@ func (w *World) connected(a, b *server) bool {
 func (w *World) runElection() {
 	var looking []*server
 	for _, s := range w.servers {
-		if s.role == roleLooking {
+		if s.role == trace.RoleLooking {
 			looking = append(looking, s)
 		}
 	}
@@ -70,7 +72,7 @@ func (w *World) runElection() {
 	for _, s := range looking {
 		joined := false
 		for _, l := range w.servers {
-			if l.role == roleLeading && w.connected(s, l) && len(l.ld.followers)+1 >= w.quorum() {
+			if l.role == trace.RoleLeading && w.connected(s, l) && len(l.ld.followers)+1 >= w.quorum() {
 				w.join(s, l)
 				joined = true
 				break
@@ -100,10 +102,10 @@ func (w *World) runElection() {
 		}
 	}
 	for _, s := range w.servers {
-		if s.role == roleLooking {
+		if s.role == trace.RoleLooking {
 			// Try again later; a restart or a heal calls a round at once.
 			w.s.background(w.s.now+Time(time.Second), func() {
-				if s.role == roleLooking {
+				if s.role == trace.RoleLooking {
 					w.needElection()
 				}
 			})
@@ -142,14 +144,14 @@ func (w *World) elect(group []*server) {
 	}
 	epoch++
 	l := best
-	l.role = roleLeading
+	l.role = trace.RoleLeading
 	l.gen++
 	l.applyAt, l.applyTo = 0, 0 // an earlier regime's applies are dropped
 	l.acceptedEpoch = epoch
 	n := len(w.servers)
 	l.ld = &leaderState{s: l, epoch: epoch, gens: make([]uint64, n), heard: make([]Time, n), joined: make([]bool, n),
 		tracker: map[int64]*tracked{}}
-	w.s.record(Record{Kind: KRole, From: l.actor, Arg: int64(roleLeading), Zxid: epoch << 32,
+	w.s.record(trace.Record{Kind: trace.KRole, From: l.actor, Arg: int64(trace.RoleLeading), Zxid: epoch << 32,
 		Path: fmt.Sprintf("elected leader of epoch %d", epoch)})
 	// Everything in the new leader's log is committed in the new epoch.
 	l.durable = len(l.log)
@@ -183,13 +185,13 @@ func (w *World) join(f, l *server) {
 	f.log = append(f.log[:0:0], l.log...)
 	f.durable = len(f.log)
 	f.acceptedEpoch = l.ld.epoch
-	f.role = roleFollowing
+	f.role = trace.RoleFollowing
 	f.gen++
 	f.leader, f.leaderGen = l, l.gen
 	f.heardLeader = w.s.now
 	l.ld.followers = insertByIndex(l.ld.followers, f)
 	l.ld.joined[f.idx], l.ld.gens[f.idx], l.ld.heard[f.idx] = true, f.gen, w.s.now
-	w.s.record(Record{Kind: KRole, From: f.actor, Arg: int64(roleFollowing), Path: fmt.Sprintf("follows s%d", l.idx+1)})
+	w.s.record(trace.Record{Kind: trace.KRole, From: f.actor, Arg: int64(trace.RoleFollowing), Path: fmt.Sprintf("follows s%d", l.idx+1)})
 	f.catchUp(l.commit)
 	for i := l.commit; i < len(f.log); i++ {
 		z := f.log[i].zxid
@@ -223,16 +225,16 @@ func insertByIndex(list []*server, s *server) []*server {
 // crash stops s at once: its connections break, it forgets everything but
 // its durable log, and it neither answers nor sends until it restarts.
 func (w *World) crash(s *server) {
-	if s.role == roleDown {
+	if s.role == trace.RoleDown {
 		return
 	}
-	w.s.record(Record{Kind: KRole, From: s.actor, Arg: int64(roleDown), Path: "crashed"})
+	w.s.record(trace.Record{Kind: trace.KRole, From: s.actor, Arg: int64(trace.RoleDown), Path: "crashed"})
 	s.closePeers()
 	s.stopServing()
 	// What it sent that still waits on a cut link is not lost: its
 	// machine's TCP stack goes on sending it, then the close, when the link
 	// heals.
-	s.role = roleDown
+	s.role = trace.RoleDown
 	s.gen++
 	s.log = s.log[:s.durable]
 	s.reset()
@@ -242,12 +244,12 @@ func (w *World) crash(s *server) {
 // restart brings a crashed server back: it rebuilds nothing yet (it will
 // replay the leader's log when it joins) and looks for a leader.
 func (w *World) restart(s *server) {
-	if s.role != roleDown {
+	if s.role != trace.RoleDown {
 		return
 	}
-	s.role = roleLooking
+	s.role = trace.RoleLooking
 	s.gen++
-	w.s.record(Record{Kind: KRole, From: s.actor, Arg: int64(roleLooking), Path: "restarted"})
+	w.s.record(trace.Record{Kind: trace.KRole, From: s.actor, Arg: int64(trace.RoleLooking), Path: "restarted"})
 	w.electionAt = 0
 	w.needElection()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // create2 answers the new node's Stat, the one Exists reads back (an
@@ -40,7 +41,7 @@ func TestCreate2(t *testing.T) {
 	})
 	n := 0
 	for r := range w.Trace().All() {
-		if r.Kind == KSend && r.Op == client.OpCreate2 {
+		if r.Kind == trace.KSend && r.Op == client.OpCreate2 {
 			n++
 		}
 	}

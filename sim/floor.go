@@ -1,6 +1,10 @@
 package sim
 
-import "context"
+import (
+	"context"
+
+	"github.com/zksim/zksim/trace"
+)
 
 // The scheduler's floor: what its machinery costs when a step does no work.
 // Every event a simulated operation takes costs at least an idle event, and
@@ -33,7 +37,7 @@ func (e *idleEvent) handle() {
 // a time, through the scheduler's loop: popping each, dispatching it and
 // pushing its successor. It returns how many it fired.
 func IdleEvents(n int) (uint64, error) {
-	s := newScheduler(NewSeeded(1), newTrace(false), 0, 0)
+	s := newScheduler(NewSeeded(1), trace.New(false), 0, 0)
 	left := max(n-floorPending, 0)
 	for i := range min(n, floorPending) {
 		// Strides of tens of nanoseconds: no client runs, so the loop's
@@ -53,7 +57,7 @@ func (w *wakeEvent) handle() { w.t.wake() }
 // n client steps (a switch into its coroutine and back) and n events. It
 // returns how many client steps it took.
 func IdleClientSteps(n int) (uint64, error) {
-	s := newScheduler(NewSeeded(1), newTrace(false), 0, 0)
+	s := newScheduler(NewSeeded(1), trace.New(false), 0, 0)
 	wake := &wakeEvent{}
 	wake.t = s.spawn("idle", func(t *Task) error {
 		for range n {

@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // The tasks of a process beyond its first, and what they coordinate by
@@ -29,11 +30,11 @@ func (c *Client) Go(ctx context.Context, name string, fn func(ctx context.Contex
 	p := c.p
 	t := c.w.s.spawn(p.t.name+"/"+name, func(*Task) error { return fn(ctx) })
 	t.p, t.actor = p, c.actor
-	t.ord = c.w.trace.addTask(c.actor, t.name)
+	t.ord = c.w.trace.AddTask(c.actor, t.name)
 	t.onExit = p.wake // its waiters (Task.Wait, a Select on it)
 	p.tasks = append(p.tasks, t)
 	p.alive++
-	c.w.s.record(Record{Kind: KNote, From: c.actor, Task: caller.ord, Path: "starts task " + t.name})
+	c.w.s.record(trace.Record{Kind: trace.KNote, From: c.actor, Task: caller.ord, Path: "starts task " + t.name})
 	caller.preempt()
 	return &simTask{t}
 }

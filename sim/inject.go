@@ -5,6 +5,7 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/trace"
 )
 
 // faultPlan holds a run's faults that wait for their trigger, and counts
@@ -158,7 +159,7 @@ func (p *faultPlan) on(key fault.Trigger, at hit) effect {
 // event happened; strike says what becomes of the triggering message.
 func (w *World) strike(f fault.Fault, at hit) effect {
 	if name := w.absentClient(f); name != "" {
-		w.s.record(Record{Kind: KNote, From: WorldActor, Path: fmt.Sprintf("fault %q: no client %s yet: it does nothing", f, name)})
+		w.s.record(trace.Record{Kind: trace.KNote, From: trace.WorldActor, Path: fmt.Sprintf("fault %q: no client %s yet: it does nothing", f, name)})
 		return effect{}
 	}
 	w.s.recordFault(f, f.String())
@@ -223,7 +224,7 @@ func (w *World) serverOf(t fault.Target, at hit) *server {
 		return at.s
 	case fault.LeaderT:
 		for _, x := range w.servers {
-			if x.role == roleLeading {
+			if x.role == trace.RoleLeading {
 				return x
 			}
 		}
@@ -235,7 +236,7 @@ func (w *World) serverOf(t fault.Target, at hit) *server {
 func (w *World) strikeCrash(f fault.Fault, at hit) effect {
 	target := w.serverOf(f.A, at)
 	if target == nil {
-		w.s.record(Record{Kind: KNote, From: WorldActor, Path: "no leader to crash"})
+		w.s.record(trace.Record{Kind: trace.KNote, From: trace.WorldActor, Path: "no leader to crash"})
 		return effect{}
 	}
 	if f.For > 0 {
@@ -273,7 +274,7 @@ func (w *World) isolate(f fault.Fault) { w.cutOff(f.A, Time(f.For), "isolation o
 // sends nothing in between.
 func (w *World) pauseServer(s *server, d Time) {
 	if s == nil {
-		w.s.record(Record{Kind: KNote, From: WorldActor, Path: "no leader to pause"})
+		w.s.record(trace.Record{Kind: trace.KNote, From: trace.WorldActor, Path: "no leader to pause"})
 		return
 	}
 	w.cutOff(fault.Target{Kind: fault.ServerT, Index: s.idx}, d, "pause over")
@@ -334,12 +335,12 @@ func (w *World) Expire(client int) { w.expire(client) }
 func (w *World) expire(idx int) {
 	var ld *leaderState
 	for _, s := range w.servers {
-		if s.role == roleLeading {
+		if s.role == trace.RoleLeading {
 			ld = s.ld
 		}
 	}
 	if ld == nil {
-		w.s.record(Record{Kind: KNote, From: WorldActor, Path: fmt.Sprintf("no leader to expire c%d's session", idx+1)})
+		w.s.record(trace.Record{Kind: trace.KNote, From: trace.WorldActor, Path: fmt.Sprintf("no leader to expire c%d's session", idx+1)})
 		return
 	}
 	expired := 0
@@ -348,13 +349,13 @@ func (w *World) expire(idx int) {
 		if o.client != idx || t == nil || t.closing {
 			continue
 		}
-		w.s.record(Record{Kind: KExpire, From: ld.s.actor, Sess: o.id})
+		w.s.record(trace.Record{Kind: trace.KExpire, From: ld.s.actor, Sess: o.id})
 		t.closing = true
 		ld.s.propose(&txn{op: client.OpCloseSession, sess: o.id, origin: -1})
 		expired++
 	}
 	if expired == 0 {
-		w.s.record(Record{Kind: KNote, From: WorldActor, Path: fmt.Sprintf("c%d has no session to expire", idx+1)})
+		w.s.record(trace.Record{Kind: trace.KNote, From: trace.WorldActor, Path: fmt.Sprintf("c%d has no session to expire", idx+1)})
 	}
 }
 
@@ -364,16 +365,16 @@ func (w *World) expire(idx int) {
 // is answered only once it has caught up. A crash or a new leader ends the
 // lag.
 func (w *World) lag(s *server, d Time) {
-	if s == nil || s.role == roleDown {
+	if s == nil || s.role == trace.RoleDown {
 		return
 	}
 	s.lagUntil, s.lagGen = w.s.now+d, s.gen
 	gen := s.gen
 	w.s.at(s.lagUntil, func() {
-		if s.gen != gen || s.role == roleDown {
+		if s.gen != gen || s.role == trace.RoleDown {
 			return
 		}
-		w.s.record(Record{Kind: KNote, From: s.actor, Path: "catches up"})
+		w.s.record(trace.Record{Kind: trace.KNote, From: s.actor, Path: "catches up"})
 		s.applyUpTo(s.commit)
 	})
 }

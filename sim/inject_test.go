@@ -11,6 +11,7 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/trace"
 )
 
 func TestInjectChecksTargets(t *testing.T) {
@@ -204,7 +205,7 @@ func TestWritesResumeAfterLeaderCrash(t *testing.T) {
 		}
 		leaders := 0
 		for _, r := range w.Trace().Records() {
-			if r.Kind == KRole && role(r.Arg) == roleLeading {
+			if r.Kind == trace.KRole && trace.Role(r.Arg) == trace.RoleLeading {
 				leaders++
 			}
 		}
@@ -239,7 +240,7 @@ func TestNoQuorumNoCommit(t *testing.T) {
 		t.Fatalf("%d writes without a quorum (want 0), %d after the restart (want some)", during, after)
 	}
 	for _, r := range w.Trace().Records() {
-		if r.Kind == KApply && r.At > Time(time.Second+100*time.Millisecond) && r.At < Time(20*time.Second) {
+		if r.Kind == trace.KApply && r.At > Time(time.Second+100*time.Millisecond) && r.At < Time(20*time.Second) {
 			t.Fatalf("a transaction was applied without a quorum: %s", w.Trace().Format(&r))
 		}
 	}
@@ -316,7 +317,7 @@ func TestIsolatedFollowerServesStaleThenStops(t *testing.T) {
 	onFollower := false
 	w.At(time.Second, func() {
 		s := reader.cn.srv
-		if onFollower = s.role == roleFollowing; !onFollower {
+		if onFollower = s.role == trace.RoleFollowing; !onFollower {
 			return
 		}
 		for _, o := range w.servers {
@@ -362,7 +363,7 @@ func TestRestartedServerCatchesUp(t *testing.T) {
 	inject(t, w, "at 300ms crash s1; at 1500ms restart s1")
 	mustRun(t, w)
 	s1, s3 := w.servers[0], w.servers[2]
-	if s1.role == roleDown || s1.lastApplied() != s3.lastApplied() {
+	if s1.role == trace.RoleDown || s1.lastApplied() != s3.lastApplied() {
 		t.Fatalf("s1 %s at zxid %#x, s3 at %#x: want s1 back and caught up", s1.role, s1.lastApplied(), s3.lastApplied())
 	}
 	if len(s1.tree.nodes) != len(s3.tree.nodes) {
@@ -400,7 +401,7 @@ func TestFaultsUndoneAfterAWhile(t *testing.T) {
 		inject(t, w, text)
 		mustRun(t, w)
 		for _, s := range w.servers {
-			if s.role == roleDown || s.lastApplied() != w.servers[1].lastApplied() {
+			if s.role == trace.RoleDown || s.lastApplied() != w.servers[1].lastApplied() {
 				t.Fatalf("%s: s%d %s at zxid %#x, s2 at %#x: want every server up and caught up",
 					text, s.idx+1, s.role, s.lastApplied(), w.servers[1].lastApplied())
 			}
@@ -495,11 +496,11 @@ func TestSessionNeverStuckMoved(t *testing.T) {
 // fails with the header's error; it does not answer success. A failed multi
 // answers per op.
 func TestMultiResult(t *testing.T) {
-	out, err := multiResult(&reply{code: codeSessionExpired})
+	out, err := multiResult(&reply{code: trace.CodeSessionExpired})
 	if !errors.Is(err, zk.ErrSessionExpired) || len(out) != 0 {
 		t.Fatalf("refused multi: %v %v, want no results and ErrSessionExpired", out, err)
 	}
-	out, err = multiResult(&reply{code: codeNoNode, multi: []subResult{{op: client.OpCreate, code: codeOK}, {op: client.OpDelete, code: codeNoNode}}})
+	out, err = multiResult(&reply{code: trace.CodeNoNode, multi: []subResult{{op: client.OpCreate, code: trace.CodeOK}, {op: client.OpDelete, code: trace.CodeNoNode}}})
 	if !errors.Is(err, zk.ErrNoNode) || len(out) != 2 || out[0].Error != nil || !errors.Is(out[1].Error, zk.ErrNoNode) {
 		t.Fatalf("failed multi: %v %v", out, err)
 	}
@@ -540,7 +541,7 @@ func TestLeaderWithoutQuorumIsNotQuiet(t *testing.T) {
 		t.Fatal("a fresh ensemble is not quiet")
 	}
 	w.elect(w.servers[:2]) // s1 and s2 elect s2; s3 still believes it leads
-	if w.servers[2].role != roleLeading || w.servers[1].role != roleLeading {
+	if w.servers[2].role != trace.RoleLeading || w.servers[1].role != trace.RoleLeading {
 		t.Fatalf("roles %v %v %v", w.servers[0].role, w.servers[1].role, w.servers[2].role)
 	}
 	if w.quiet() {

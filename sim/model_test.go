@@ -15,6 +15,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // TestTreeMatchesModel runs random workloads of 2–4 clients over a few paths
@@ -684,7 +685,7 @@ func mtCheck(t *rapid.T, seed uint64, work [][]mtOp) {
 	// answered (its effect applied at that instant); each closeSession
 	// apply deletes that session's ephemerals.
 	model := mtNewTree()
-	sessions := map[Actor]int64{}
+	sessions := map[trace.Actor]int64{}
 	next := make([]int, len(work))
 	var log []string
 	fail := func(format string, args ...any) {
@@ -693,14 +694,14 @@ func mtCheck(t *rapid.T, seed uint64, work [][]mtOp) {
 	proposed := map[int64]Time{} // zxid → the leader's clock when it ordered it
 	for _, rec := range w.Trace().Records() {
 		switch {
-		case rec.Kind == KPropose:
+		case rec.Kind == trace.KPropose:
 			proposed[rec.Zxid] = rec.At
-		case rec.Kind == KState && rec.Sess != 0:
+		case rec.Kind == trace.KState && rec.Sess != 0:
 			sessions[rec.From] = rec.Sess
-		case rec.Kind == KApply && rec.Op == client.OpCloseSession:
+		case rec.Kind == trace.KApply && rec.Op == client.OpCloseSession:
 			model.closeSession(rec.Sess, rec.Zxid)
 			log = append(log, fmt.Sprintf("%s close session %#x zxid=%#x", rec.At, rec.Sess, rec.Zxid))
-		case rec.Kind == KReply:
+		case rec.Kind == trace.KReply:
 			switch rec.Op {
 			case client.OpPing, client.OpSetWatches, client.OpSync, client.OpCloseSession, client.OpCreateSession:
 				continue

@@ -2,7 +2,9 @@ package sim
 
 import (
 	"github.com/go-zookeeper/zk"
+
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // subOp is one operation of a multi.
@@ -54,11 +56,11 @@ func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResul
 				// One with a TTL mode becomes a createTTL op that carries
 				// no TTL, which the server fails to read when it reaches
 				// it: the whole multi fails (MarshallingError), undone.
-				code = codeMarshallingError
+				code = trace.CodeMarshallingError
 			default:
 				p, code = t.create(op.path, op.data, op.flags, op.acl, owner, zxid, now)
 			}
-			if code == codeOK {
+			if code == trace.CodeOK {
 				results[i].path = p
 				// The parent was captured before; the node is new.
 				restore.path, restore.node = p, nil
@@ -70,9 +72,9 @@ func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResul
 		case client.OpCheck:
 			code = t.check(op.path, op.version)
 		default:
-			code = codeBadArguments
+			code = trace.CodeBadArguments
 		}
-		if code != codeOK {
+		if code != trace.CodeOK {
 			failed = i
 			results[i].code = code
 			break
@@ -80,7 +82,7 @@ func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResul
 		undo = append(undo, restore.apply)
 	}
 	if failed < 0 {
-		return results, codeOK
+		return results, trace.CodeOK
 	}
 	for i := len(undo) - 1; i >= 0; i-- {
 		undo[i]()
@@ -89,14 +91,14 @@ func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResul
 		t.multiUndo[i]() // the quotas' statistics, as they were
 	}
 	t.fired, t.foreign = t.fired[:firedBefore], t.foreign[:foreignBefore]
-	if results[failed].code == codeMarshallingError {
-		return nil, codeMarshallingError
+	if results[failed].code == trace.CodeMarshallingError {
+		return nil, trace.CodeMarshallingError
 	}
 	for i := range results {
 		results[i].path = ""
 		results[i].stat = zk.Stat{}
 		if i > failed {
-			results[i].code = codeRuntimeInconsistency
+			results[i].code = trace.CodeRuntimeInconsistency
 		}
 	}
 	return results, results[failed].code

@@ -7,6 +7,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 func TestTreeMulti(t *testing.T) {
@@ -24,7 +25,7 @@ func TestTreeMulti(t *testing.T) {
 		{op: client.OpCreate, path: "/v", flags: zk.FlagEphemeral, acl: acl}, // sees the delete
 	}
 	res, code := tr.multi(ops, sessB, zx(50), t5)
-	if code != codeOK {
+	if code != trace.CodeOK {
 		t.Fatalf("multi = %d, results %+v", code, res)
 	}
 	// One txn: one zxid and one time for every op.
@@ -66,13 +67,13 @@ func TestTreeMulti(t *testing.T) {
 func TestTreeMultiEmpty(t *testing.T) {
 	tr := baseTree(t)
 	res, code := tr.multi(nil, sessB, zx(50), t5)
-	if code != codeOK || len(res) != 0 {
+	if code != trace.CodeOK || len(res) != 0 {
 		t.Errorf("empty multi = (%+v, %d), want ([], 0)", res, code)
 	}
 }
 
 func TestTreeMultiRollback(t *testing.T) {
-	R := codeRuntimeInconsistency
+	R := trace.CodeRuntimeInconsistency
 	cases := []struct {
 		name  string
 		ops   []subOp
@@ -81,21 +82,21 @@ func TestTreeMultiRollback(t *testing.T) {
 	}{
 		{"NodeExists at op 1: [create /n, create /n, setData /n] -> 0, NodeExists, -2",
 			[]subOp{{op: client.OpCreate, path: "/n", acl: acl}, {op: client.OpCreate, path: "/n", acl: acl}, {op: client.OpSetData, path: "/n", version: -1}},
-			[]int32{0, codeNodeExists, R}, nil},
+			[]int32{0, trace.CodeNodeExists, R}, nil},
 		{"ops see earlier ops: [create /n, create /n/c, check /n version 5] -> 0, 0, BadVersion",
 			[]subOp{{op: client.OpCreate, path: "/n", acl: acl}, {op: client.OpCreate, path: "/n/c", acl: acl}, {op: client.OpCheck, path: "/n", version: 5}},
-			[]int32{0, 0, codeBadVersion}, nil},
+			[]int32{0, 0, trace.CodeBadVersion}, nil},
 		{"a later op sees a delete: [delete /v, create /v/x] -> 0, NoNode",
 			[]subOp{{op: client.OpDelete, path: "/v", version: 1}, {op: client.OpCreate, path: "/v/x", acl: acl}},
-			[]int32{0, codeNoNode}, nil},
+			[]int32{0, trace.CodeNoNode}, nil},
 		{"a later op sees a setData's version: [setData /v v1, setData /v v1] -> 0, BadVersion",
 			[]subOp{{op: client.OpSetData, path: "/v", version: 1}, {op: client.OpSetData, path: "/v", version: 1}},
-			[]int32{0, codeBadVersion}, nil},
+			[]int32{0, trace.CodeBadVersion}, nil},
 		{"two sequential creates then a failure: the parent's counter is restored",
 			[]subOp{{op: client.OpCreate, path: "/q/s-", flags: zk.FlagSequence, acl: acl},
 				{op: client.OpCreate, path: "/q/s-", flags: zk.FlagSequence, acl: acl},
 				{op: client.OpCreate, path: "/missing/z", acl: acl}},
-			[]int32{0, 0, codeNoNode},
+			[]int32{0, 0, trace.CodeNoNode},
 			func(t *testing.T, tr *Tree) {
 				if p := mustCreate(t, tr, "/q/s-", "", zk.FlagSequence, sessB, zx(60), t5); p != "/q/s-0000000001" {
 					t.Errorf("next sequential create after rollback = %q, want /q/s-0000000001", p)
@@ -103,50 +104,50 @@ func TestTreeMultiRollback(t *testing.T) {
 			}},
 		{"an ephemeral deleted then rolled back is its session's again",
 			[]subOp{{op: client.OpDelete, path: "/e", version: -1}, {op: client.OpCheck, path: "/e", version: -1}},
-			[]int32{0, codeNoNode}, nil},
+			[]int32{0, trace.CodeNoNode}, nil},
 		{"an ephemeral created then rolled back is in no session's ephemerals",
 			[]subOp{{op: client.OpCreate, path: "/f", flags: zk.FlagEphemeral, acl: acl}, {op: client.OpCreate, path: "/f", acl: acl}},
-			[]int32{0, codeNodeExists}, nil},
+			[]int32{0, trace.CodeNodeExists}, nil},
 		{"create then delete then fail: [create /n, delete /n, check /n] -> 0, 0, NoNode",
 			[]subOp{{op: client.OpCreate, path: "/n", acl: acl}, {op: client.OpDelete, path: "/n", version: -1}, {op: client.OpCheck, path: "/n", version: -1}},
-			[]int32{0, 0, codeNoNode}, nil},
+			[]int32{0, 0, trace.CodeNoNode}, nil},
 		{"delete then recreate then fail: the original /v comes back with its own stat and data",
 			[]subOp{{op: client.OpDelete, path: "/v", version: 1}, {op: client.OpCreate, path: "/v", data: []byte("new"), acl: acl}, {op: client.OpCheck, path: "/v", version: 1}},
-			[]int32{0, 0, codeBadVersion}, nil},
+			[]int32{0, 0, trace.CodeBadVersion}, nil},
 		{"first op fails: [check /missing, create /x, delete /v] -> NoNode, -2, -2",
 			[]subOp{{op: client.OpCheck, path: "/missing", version: -1}, {op: client.OpCreate, path: "/x", acl: acl}, {op: client.OpDelete, path: "/v", version: -1}},
-			[]int32{codeNoNode, R, R}, nil},
+			[]int32{trace.CodeNoNode, R, R}, nil},
 		{"a subtree built and torn down, then a failure: every stat of /a restored",
 			[]subOp{{op: client.OpCreate, path: "/a/d", acl: acl}, {op: client.OpSetData, path: "/a", data: []byte("zz"), version: 0},
 				{op: client.OpDelete, path: "/a/b", version: -1}, {op: client.OpDelete, path: "/a/d", version: -1},
 				{op: client.OpDelete, path: "/a", version: 1}, {op: client.OpCreate, path: "/a", acl: acl},
 				{op: client.OpCreate, path: "/a/b", acl: acl}, {op: client.OpCheck, path: "/a", version: 1}},
-			[]int32{0, 0, 0, 0, 0, 0, 0, codeBadVersion}, nil},
+			[]int32{0, 0, 0, 0, 0, 0, 0, trace.CodeBadVersion}, nil},
 		{"NotEmpty: [create /a/d, delete /a] -> 0, NotEmpty",
 			[]subOp{{op: client.OpCreate, path: "/a/d", acl: acl}, {op: client.OpDelete, path: "/a", version: -1}},
-			[]int32{0, codeNotEmpty}, nil},
+			[]int32{0, trace.CodeNotEmpty}, nil},
 		{"BadArguments for a malformed path: [create /n, create /n/] -> 0, BadArguments",
 			[]subOp{{op: client.OpCreate, path: "/n", acl: acl}, {op: client.OpCreate, path: "/n/", acl: acl}},
-			[]int32{0, codeBadArguments}, nil},
+			[]int32{0, trace.CodeBadArguments}, nil},
 		{"invalid flags: [create /n, create /o flags 7] -> 0, BadArguments (CreateMode.fromFlag)",
 			[]subOp{{op: client.OpCreate, path: "/n", acl: acl}, {op: client.OpCreate, path: "/o", flags: 7, acl: acl}},
-			[]int32{0, codeBadArguments}, nil},
+			[]int32{0, trace.CodeBadArguments}, nil},
 		{"NoChildrenForEphemerals: [setData /e, create /e/x] -> 0, NoChildrenForEphemerals",
 			[]subOp{{op: client.OpSetData, path: "/e", version: -1}, {op: client.OpCreate, path: "/e/x", acl: acl}},
-			[]int32{0, codeNoChildrenForEphemeral}, nil},
+			[]int32{0, trace.CodeNoChildrenForEphemeral}, nil},
 		{"NoAuth: [create /n, setData /zookeeper/config] -> 0, NoAuth",
 			[]subOp{{op: client.OpCreate, path: "/n", acl: acl}, {op: client.OpSetData, path: "/zookeeper/config", version: -1}},
-			[]int32{0, codeNoAuth}, nil},
+			[]int32{0, trace.CodeNoAuth}, nil},
 		{"InvalidACL: [delete /a/b, create /n with no ACL] -> 0, InvalidACL",
 			[]subOp{{op: client.OpDelete, path: "/a/b", version: -1}, {op: client.OpCreate, path: "/n"}},
-			[]int32{0, codeInvalidACL}, nil},
+			[]int32{0, trace.CodeInvalidACL}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := baseTree(t)
 			before := dumpTree(tr)
 			res, code := tr.multi(tc.ops, sessB, zx(50), t5)
-			failed := slices.IndexFunc(tc.codes, func(c int32) bool { return c != codeOK })
+			failed := slices.IndexFunc(tc.codes, func(c int32) bool { return c != trace.CodeOK })
 			if code != tc.codes[failed] {
 				t.Errorf("multi code %d, want %d", code, tc.codes[failed])
 			}
@@ -197,7 +198,7 @@ func TestTreeMultiEmptyPath(t *testing.T) {
 					{op: op, path: "", acl: acl, version: -1},
 				}, sessB, zx(50), t5)
 			}()
-			if code != codeBadArguments || len(res) != 2 || res[0].code != 0 || res[1].code != codeBadArguments {
+			if code != trace.CodeBadArguments || len(res) != 2 || res[0].code != 0 || res[1].code != trace.CodeBadArguments {
 				t.Errorf("multi = (%+v, %d), want codes [0, BadArguments]", res, code)
 			}
 			if d := diffDump(before, dumpTree(tr)); d != "" {

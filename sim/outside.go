@@ -6,6 +6,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // A client process outside the simulator: a real ZooKeeper client (Java,
@@ -52,14 +53,14 @@ func (w *World) NewOutside(name string) *Outside {
 		name = fmt.Sprintf("c%d", idx+1)
 	}
 	p := &process{s: w.s, links: make([]linkPair, len(w.servers))}
-	c := &Client{w: w, idx: idx, name: name, actor: ClientActor(idx), p: p, links: p.links,
+	c := &Client{w: w, idx: idx, name: name, actor: trace.ClientActor(idx), p: p, links: p.links,
 		curr: -1, last: -1, state: zk.StateDisconnected}
 	o := &Outside{c: c}
 	c.outside = o
 	p.sessions = []*Client{c}
-	w.trace.names = append(w.trace.names, name)
+	w.trace.AddClient(name)
 	w.clients = append(w.clients, c)
-	w.s.record(Record{Kind: KSpawn, From: c.actor})
+	w.s.record(trace.Record{Kind: trace.KSpawn, From: c.actor})
 	return o
 }
 
@@ -84,7 +85,7 @@ func (o *Outside) Dial(i int) (*Wire, bool) {
 	lp := &o.c.links[i]
 	cn := &conn{srv: srv, client: o.c, up: &lp.up, down: &lp.down, auth: []authID{{"ip", "127.0.0.1"}}}
 	if !srv.accept(cn) {
-		w.s.record(Record{Kind: KNote, From: o.c.actor, To: srv.actor, Path: "connection refused"})
+		w.s.record(trace.Record{Kind: trace.KNote, From: o.c.actor, To: srv.actor, Path: "connection refused"})
 		return nil, false
 	}
 	x := &Wire{o: o, cn: cn}
@@ -106,11 +107,11 @@ func (x *Wire) Send(call *Call) {
 	c := x.o.c
 	req := call.request()
 	if req.op == client.OpPing {
-		c.w.s.record(Record{Kind: KPing, From: c.actor, To: x.cn.srv.actor})
+		c.w.s.record(trace.Record{Kind: trace.KPing, From: c.actor, To: x.cn.srv.actor})
 		x.cn.toServer(true, req)
 		return
 	}
-	c.w.s.record(Record{Kind: KSend, From: c.actor, To: x.cn.srv.actor, Op: req.op, Path: sendPath(req), Arg: int64(req.xid),
+	c.w.s.record(trace.Record{Kind: trace.KSend, From: c.actor, To: x.cn.srv.actor, Op: req.op, Path: sendPath(req), Arg: int64(req.xid),
 		Code: watchCode(req)})
 	x.cn.toServer(false, req)
 }
@@ -134,27 +135,27 @@ func (o *Outside) deliver(cn *conn, rep *reply) {
 func (o *Outside) pause(d Time) {
 	w := o.c.w
 	if o.OnPause == nil {
-		w.s.record(Record{Kind: KNote, From: WorldActor, To: o.c.actor,
+		w.s.record(trace.Record{Kind: trace.KNote, From: trace.WorldActor, To: o.c.actor,
 			Path: fmt.Sprintf("cannot pause %s: not a process zksim started", o.c.name)})
 		return
 	}
-	w.s.record(Record{Kind: KPause, From: o.c.actor, Arg: int64(d)})
+	w.s.record(trace.Record{Kind: trace.KPause, From: o.c.actor, Arg: int64(d)})
 	o.OnPause(d)
-	w.s.after(d, func() { w.s.record(Record{Kind: KResume, From: o.c.actor}) })
+	w.s.after(d, func() { w.s.record(trace.Record{Kind: trace.KResume, From: o.c.actor}) })
 }
 
 // ServerUp reports whether server i (0-based) is up: not crashed.
-func (w *World) ServerUp(i int) bool { return w.servers[i].role != roleDown }
+func (w *World) ServerUp(i int) bool { return w.servers[i].role != trace.RoleDown }
 
 // Note puts free text in the trace, from the world about client o (nil:
 // about none), now: what the front end did that the world cannot see (a
 // connection closed over a frame it could not read).
 func (w *World) Note(o *Outside, text string) {
-	to := WorldActor
+	to := trace.WorldActor
 	if o != nil {
 		to = o.c.actor
 	}
-	w.s.record(Record{Kind: KNote, From: WorldActor, To: to, Path: text})
+	w.s.record(trace.Record{Kind: trace.KNote, From: trace.WorldActor, To: to, Path: text})
 }
 
 // Clients are the names of the world's client processes, in order.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/trace"
 )
 
 // outsideRig is a stepped world with outside clients whose answers are
@@ -164,9 +165,9 @@ func TestOutsideRunsReplayFromTheSameCalls(t *testing.T) {
 	}
 }
 
-func hasNote(tr *Trace, part string) bool {
+func hasNote(tr *trace.Trace, part string) bool {
 	for _, r := range tr.Records() {
-		if r.Kind == KNote && strings.Contains(r.Path, part) {
+		if r.Kind == trace.KNote && strings.Contains(r.Path, part) {
 			return true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // Persistent watches, as ZooKeeper 3.6 and later keep them (addWatch): the
@@ -36,7 +37,7 @@ func (c *Client) AddWatch(ctx context.Context, path string, recursive bool) (cli
 	}
 	rep, err := c.do(ctx, &request{op: client.OpAddWatch, path: path, flags: int32(client.AddWatchModeOf(recursive))})
 	if err == nil {
-		err = errOf(rep.code)
+		err = trace.CodeError(rep.code)
 	}
 	if err != nil {
 		return nil, err
@@ -56,7 +57,7 @@ func (c *Client) RemoveWatches(ctx context.Context, path string) error {
 	}
 	rep, err := c.do(ctx, &request{op: client.OpRemoveWatches, path: path, flags: 3})
 	if err == nil {
-		err = errOf(rep.code)
+		err = trace.CodeError(rep.code)
 	}
 	if err != nil {
 		return err

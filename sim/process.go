@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // process is a client process: its tasks (the first runs the workload's
@@ -48,7 +49,7 @@ func (c *Client) Pause(d time.Duration) {
 	for _, t := range p.tasks {
 		t.freeze()
 	}
-	c.w.s.record(Record{Kind: KPause, From: c.actor, Arg: int64(d)})
+	c.w.s.record(trace.Record{Kind: trace.KPause, From: c.actor, Arg: int64(d)})
 	c.w.s.after(Time(d), func() { p.resume(c) })
 }
 
@@ -57,7 +58,7 @@ func (p *process) resume(c *Client) {
 		return
 	}
 	p.paused = false
-	c.w.s.record(Record{Kind: KResume, From: c.actor})
+	c.w.s.record(trace.Record{Kind: trace.KResume, From: c.actor})
 	for _, t := range p.tasks {
 		t.thaw()
 	}
@@ -126,7 +127,7 @@ func (c *Client) resumed() {
 	}
 	if c.cn != nil && c.state == zk.StateHasSession {
 		if idle := c.w.s.now - c.lastRecv; idle >= c.recvTO {
-			c.w.s.record(Record{Kind: KTimeout, From: c.actor, To: c.cn.srv.actor, Arg: int64(idle)})
+			c.w.s.record(trace.Record{Kind: trace.KTimeout, From: c.actor, To: c.cn.srv.actor, Arg: int64(idle)})
 			c.drop(zk.ErrConnectionClosed)
 			return
 		}
@@ -155,7 +156,7 @@ func (c *Client) end() {
 	}
 	if c.cn != nil && c.state == zk.StateHasSession {
 		c.xid++
-		c.w.s.record(Record{Kind: KSend, From: c.actor, To: c.cn.srv.actor, Op: client.OpCloseSession, Arg: int64(c.xid)})
+		c.w.s.record(trace.Record{Kind: trace.KSend, From: c.actor, To: c.cn.srv.actor, Op: client.OpCloseSession, Arg: int64(c.xid)})
 		c.cn.toServer(false, &request{op: client.OpCloseSession, xid: c.xid})
 	}
 	c.exited = true
@@ -191,7 +192,7 @@ func (c *Client) Close() {
 		}
 		cancel()
 	}
-	c.w.s.record(Record{Kind: KNote, From: c.actor, Path: "session closed by its process", Sess: c.sessionID})
+	c.w.s.record(trace.Record{Kind: trace.KNote, From: c.actor, Path: "session closed by its process", Sess: c.sessionID})
 	c.hangUp()
 	c.exited = true
 	c.invalidateWatches(zk.ErrClosing)
@@ -210,7 +211,7 @@ func (c *Client) NewSession(ctx context.Context) (client.Conn, error) {
 		return nil, err
 	}
 	n := c.w.newSession(c.p, c.idx, c.name, c.only)
-	c.w.s.record(Record{Kind: KNote, From: c.actor, Path: "opens a new session"})
+	c.w.s.record(trace.Record{Kind: trace.KNote, From: c.actor, Path: "opens a new session"})
 	n.start()
 	return n, nil
 }

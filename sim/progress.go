@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // Progress marks that a client made progress: the workload calls it when
@@ -20,7 +21,7 @@ func (w *World) Progress() { w.progressAt = w.s.now }
 // it changed the data tree: it succeeded, and is no session's opening or
 // closing.
 func (w *World) noteTreeChange(a *applied) {
-	if a.res.code == codeOK && a.t.op != client.OpCreateSession && a.t.op != client.OpCloseSession {
+	if a.res.code == trace.CodeOK && a.t.op != client.OpCreateSession && a.t.op != client.OpCloseSession {
 		w.progressAt = w.s.now
 	}
 }
@@ -37,7 +38,7 @@ func (w *World) watchProgress() {
 		}
 		if w.s.now-w.progressAt >= bound {
 			d := w.s.deadlock().(*DeadlockError)
-			w.s.record(Record{Kind: KNote, From: WorldActor,
+			w.s.record(trace.Record{Kind: trace.KNote, From: trace.WorldActor,
 				Path: fmt.Sprintf("no progress for %s: the run ends", strings.TrimSpace(bound.String()))})
 			w.s.failure = &NoProgressError{At: w.s.now, Since: w.progressAt, Bound: w.cfg.ProgressBound, Waits: d.Waits}
 			return

@@ -9,11 +9,9 @@ import (
 	"strings"
 
 	"github.com/go-zookeeper/zk"
-)
 
-// protectedPrefix starts the name of a protected node: go-zk's "_c_", then
-// a 32-hex-digit guid and a dash.
-const protectedPrefix = "_c_"
+	"github.com/zksim/zksim/client"
+)
 
 // CreateProtectedEphemeralSequential implements client.Conn, step for step
 // as go-zookeeper/zk v1.0.4 does, its weaknesses included: the last path
@@ -35,7 +33,7 @@ func (c *Client) CreateProtectedEphemeralSequential(ctx context.Context, path st
 	sum := sha1.Sum(fmt.Appendf(nil, "%s/%d", c.p.t.name, c.p.guids))
 	guid := hex.EncodeToString(sum[:16])
 	parts := strings.Split(path, "/")
-	parts[len(parts)-1] = protectedPrefix + guid + "-" + parts[len(parts)-1]
+	parts[len(parts)-1] = client.ProtectedPrefix + guid + "-" + parts[len(parts)-1]
 	root := strings.Join(parts[:len(parts)-1], "/")
 	protected := strings.Join(parts, "/")
 	var err error
@@ -52,7 +50,7 @@ func (c *Client) CreateProtectedEphemeralSequential(ctx context.Context, path st
 				return "", err
 			}
 			for _, k := range kids {
-				if strings.HasPrefix(k, protectedPrefix) && k[len(protectedPrefix):len(protectedPrefix)+32] == guid {
+				if strings.HasPrefix(k, client.ProtectedPrefix) && k[len(client.ProtectedPrefix):len(client.ProtectedPrefix)+32] == guid {
 					return root + "/" + k, nil
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // The leader's container manager, as ZooKeeper's: every
@@ -32,14 +33,14 @@ func (s *server) armReaper() {
 	at := ld.since + ((w.s.now-ld.since)/every+1)*every
 	gen := s.gen
 	w.s.background(at, func() {
-		if s.gen != gen || s.ld != ld || s.role != roleLeading {
+		if s.gen != gen || s.ld != ld || s.role != trace.RoleLeading {
 			return
 		}
 		ld.reapArmed = false
 		for i, p := range s.reapCandidates() {
 			p := p
 			w.s.background(w.s.now+Time(i)*reapSpacing, func() {
-				if s.gen == gen && s.ld == ld && s.role == roleLeading {
+				if s.gen == gen && s.ld == ld && s.role == trace.RoleLeading {
 					s.propose(&txn{op: client.OpDeleteContainer, req: &request{op: client.OpDeleteContainer, path: p}, origin: -1})
 				}
 			})

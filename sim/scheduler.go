@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/trace"
 )
 
 // Scheduler is the heart of a run: a virtual clock, the event queue, the
@@ -29,7 +30,7 @@ type Scheduler struct {
 	fg      int // pending foreground events
 
 	src   Source
-	trace *Trace
+	trace *trace.Trace
 
 	cancelable []*Task // parked tasks whose context can end
 
@@ -65,8 +66,8 @@ func (s *Scheduler) Progress() uint64 { return s.progress.Load() }
 // Busy implements stall.Probe.
 func (s *Scheduler) Busy() bool { return s.running.Load() != nil }
 
-func newScheduler(src Source, trace *Trace, maxSteps uint64, maxTime Time) *Scheduler {
-	return &Scheduler{src: src, trace: trace, maxSteps: maxSteps, maxTime: maxTime, lastExit: -1}
+func newScheduler(src Source, tr *trace.Trace, maxSteps uint64, maxTime Time) *Scheduler {
+	return &Scheduler{src: src, trace: tr, maxSteps: maxSteps, maxTime: maxTime, lastExit: -1}
 }
 
 // Now is the current virtual time.
@@ -82,7 +83,7 @@ func (s *Scheduler) choose(n int) int {
 	if v < 0 || v >= n {
 		panic(fmt.Sprintf("sim: source answered %d to a choice in [0,%d)", v, n))
 	}
-	s.trace.choice(n, v)
+	s.trace.Choice(n, v)
 	return v
 }
 
@@ -109,14 +110,14 @@ func (s *Scheduler) after(d Time, fn func()) { s.at(s.now+d, fn) }
 // background schedules housekeeping fn at t.
 func (s *Scheduler) background(t Time, fn func()) { s.schedule(t, funcHandler(fn), true) }
 
-func (s *Scheduler) record(r Record) {
+func (s *Scheduler) record(r trace.Record) {
 	r.At = s.now
-	s.trace.add(r)
+	s.trace.Add(r)
 }
 
 // recordFault records that f strikes now, printed as text.
 func (s *Scheduler) recordFault(f fault.Fault, text string) {
-	s.trace.add(s.trace.fault(s.now, f, text))
+	s.trace.AddFault(s.now, f, text)
 }
 
 // makeRunnable puts t at the end of the run queue.

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/trace"
 )
 
 func TestTreeSequentialNames(t *testing.T) {
@@ -39,9 +41,9 @@ func TestTreeSequentialNames(t *testing.T) {
 		acl   []zk.ACL
 		want  int32
 	}{
-		{"/q/plain", 0, acl, codeNodeExists},
-		{"/q/n-", zk.FlagSequence, nil, codeInvalidACL},
-		{"/q/n-\x01", zk.FlagSequence, acl, codeBadArguments},
+		{"/q/plain", 0, acl, trace.CodeNodeExists},
+		{"/q/n-", zk.FlagSequence, nil, trace.CodeInvalidACL},
+		{"/q/n-\x01", zk.FlagSequence, acl, trace.CodeBadArguments},
 	} {
 		if _, code := tr.create(bad.path, nil, bad.flags, bad.acl, sessB, next(), t2); code != bad.want {
 			t.Fatalf("create %q = %d, want %d", bad.path, code, bad.want)
@@ -65,7 +67,7 @@ func TestTreeSequentialNames(t *testing.T) {
 
 	for _, c := range sortedChildren(t, tr, "/q") {
 		if c == "plain" {
-			if code := tr.delete("/q/plain/x-0000000000", -1, next()); code != codeOK {
+			if code := tr.delete("/q/plain/x-0000000000", -1, next()); code != trace.CodeOK {
 				t.Fatalf("delete /q/plain/x-0000000000: %d", code)
 			}
 		}

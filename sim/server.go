@@ -7,6 +7,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // request is what a client sends a server. It travels as its own event
@@ -41,7 +42,7 @@ type request struct {
 	stage   stage
 	done    bool   // answered or failed; the caller may go on
 	ready   bool   // the server has its answer (in rep)
-	task    uint16 // which task of the client's process made the call (Record.Task)
+	task    uint16 // which task of the client's process made the call (trace.Record.Task)
 }
 
 // requestExtra holds what a connect, a setWatches or a multi carries
@@ -151,20 +152,6 @@ type session struct {
 	persistent *persistentHalves
 }
 
-// role is what a server is doing in the ensemble.
-type role uint8
-
-const (
-	roleDown      role = iota // crashed
-	roleLooking               // electing, or cut off from a quorum: serves no client
-	roleFollowing             // synced with a leader: serves clients
-	roleLeading               // orders writes: serves clients
-)
-
-func (r role) String() string {
-	return [...]string{"down", "looking", "following", "leading"}[r]
-}
-
 // server is one simulated ZooKeeper server.
 //
 // What survives a crash is its log of accepted proposals (up to durable,
@@ -174,8 +161,8 @@ func (r role) String() string {
 type server struct {
 	w     *World
 	idx   int
-	actor Actor
-	role  role
+	actor trace.Actor
+	role  trace.Role
 	gen   uint64 // bumps on every role change: messages of an older regime are ignored
 
 	// durable
@@ -209,7 +196,7 @@ type server struct {
 }
 
 func newServer(w *World, idx int) *server {
-	s := &server{w: w, idx: idx, actor: ServerActor(idx), role: roleLooking}
+	s := &server{w: w, idx: idx, actor: trace.ServerActor(idx), role: trace.RoleLooking}
 	s.reset()
 	return s
 }
@@ -235,7 +222,7 @@ func (s *server) reset() {
 	s.syncWaits = nil
 }
 
-func (s *server) serving() bool { return s.role == roleFollowing || s.role == roleLeading }
+func (s *server) serving() bool { return s.role == trace.RoleFollowing || s.role == trace.RoleLeading }
 
 // lastLogged is the zxid of the last proposal in the log.
 func (s *server) lastLogged() int64 {
@@ -269,7 +256,7 @@ func (s *server) negotiate(ms int32) Time {
 // touch notes that a session was heard from: the leader extends its life at
 // once, a follower reports it to the leader with its next ping answer.
 func (s *server) touch(id int64) {
-	if s.role == roleLeading {
+	if s.role == trace.RoleLeading {
 		s.ld.touch(id)
 		return
 	}
@@ -280,7 +267,7 @@ func (s *server) touch(id int64) {
 // the TCP connection; a server that is not serving accepts it and closes it
 // at once, as ZooKeeper does while it has no quorum.
 func (s *server) accept(c *conn) bool {
-	if s.role == roleDown {
+	if s.role == trace.RoleDown {
 		return false
 	}
 	c.open = true
@@ -290,7 +277,7 @@ func (s *server) accept(c *conn) bool {
 
 // receive handles a request arriving on c.
 func (s *server) receive(c *conn, req *request) {
-	if !c.open || s.role == roleDown {
+	if !c.open || s.role == trace.RoleDown {
 		return
 	}
 	if !s.serving() {
@@ -308,7 +295,7 @@ func (s *server) receive(c *conn, req *request) {
 	if n := req.frameSize(); n > maxFrame {
 		// Longer than jute.maxbuffer: the server closes the connection
 		// without reading it (frame.go).
-		s.w.s.record(Record{Kind: KNote, From: s.actor, To: c.client.actor,
+		s.w.s.record(trace.Record{Kind: trace.KNote, From: s.actor, To: c.client.actor,
 			Path: fmt.Sprintf("request #%d of %d bytes is over jute.maxbuffer (%d): connection closed", req.xid, n, maxFrame)})
 		s.closeConn(c)
 		return
@@ -319,7 +306,7 @@ func (s *server) receive(c *conn, req *request) {
 		return
 	}
 	if s.w.faults != nil && req.op != client.OpSetWatches {
-		if eff := s.w.faults.onReceive(s, req); eff.taken || !c.open || s.role == roleDown {
+		if eff := s.w.faults.onReceive(s, req); eff.taken || !c.open || s.role == trace.RoleDown {
 			return // lost with its connection, or the server went down
 		}
 	}
@@ -333,7 +320,7 @@ func (s *server) receive(c *conn, req *request) {
 	case req.op == client.OpSync:
 		s.submitSync(req)
 	default:
-		if req.op == client.OpCloseSession && s.role == roleLeading {
+		if req.op == client.OpCloseSession && s.role == trace.RoleLeading {
 			s.ld.closing(sess.id)
 		}
 		t := s.w.txns.get()
@@ -387,17 +374,17 @@ func (s *server) read(sess *session, req *request) {
 		}
 		_, rep.stat, rep.code = t.get(req.path)
 	case client.OpGetData:
-		if _, rep.code = t.readable(req.path, zk.PermRead, req.cn.auth); rep.code == codeOK {
+		if _, rep.code = t.readable(req.path, zk.PermRead, req.cn.auth); rep.code == trace.CodeOK {
 			rep.data, rep.stat, rep.code = t.get(req.path)
 		}
-		if req.watch && rep.code == codeOK {
+		if req.watch && rep.code == trace.CodeOK {
 			s.watches.addData(req.path, sess)
 		}
 	case client.OpGetChildren:
-		if _, rep.code = t.readable(req.path, zk.PermRead, req.cn.auth); rep.code == codeOK {
+		if _, rep.code = t.readable(req.path, zk.PermRead, req.cn.auth); rep.code == trace.CodeOK {
 			rep.children, rep.stat, rep.code = t.children(req.path)
 		}
-		if req.watch && rep.code == codeOK {
+		if req.watch && rep.code == trace.CodeOK {
 			s.watches.addChild(req.path, sess)
 		}
 	case client.OpGetACL:
@@ -405,14 +392,14 @@ func (s *server) read(sess *session, req *request) {
 	case client.OpGetEphemerals: // no check: the session's own
 		rep.children = t.ephemeralsUnder(sess.id, req.path)
 	case client.OpGetAllChildren:
-		if _, rep.code = t.readable(req.path, zk.PermRead, req.cn.auth); rep.code == codeOK {
+		if _, rep.code = t.readable(req.path, zk.PermRead, req.cn.auth); rep.code == trace.CodeOK {
 			rep.count = t.descendants(req.path)
 		}
 	case client.OpAddWatch: // no check: a watch may wait for a node to come
 		s.watches.addPersistent(req.path, sess, req.flags == int32(client.AddWatchPersistentRecursive))
 	case client.OpRemoveWatches:
 		if !s.watches.remove(req.path, sess) {
-			rep.code = codeNoWatcher
+			rep.code = trace.CodeNoWatcher
 		}
 	case client.OpSetWatches:
 		s.setWatches(req.cn, req)
@@ -427,15 +414,15 @@ func (s *server) answer(req *request) {
 		return
 	}
 	rep := &req.rep
-	if rep.code == codeSessionMoved {
+	if rep.code == trace.CodeSessionMoved {
 		// A connection-level error: ZooKeeper closes the connection rather
 		// than answer, so the client reconnects and the session follows it.
-		s.w.s.record(Record{Kind: KNote, From: s.actor, To: c.client.actor,
+		s.w.s.record(trace.Record{Kind: trace.KNote, From: s.actor, To: c.client.actor,
 			Path: fmt.Sprintf("request #%d refused: session moved; connection closed", req.xid)})
 		s.closeConn(c)
 		return
 	}
-	s.w.s.record(Record{Kind: KReply, From: s.actor, To: c.client.actor, Op: req.op, Path: rep.path, Code: rep.code, Arg: int64(req.xid), Zxid: rep.zxid})
+	s.w.s.record(trace.Record{Kind: trace.KReply, From: s.actor, To: c.client.actor, Op: req.op, Path: rep.path, Code: rep.code, Arg: int64(req.xid), Zxid: rep.zxid})
 	var eff effect
 	if s.w.faults != nil {
 		if eff = s.w.faults.onReply(s, req); eff.taken {
@@ -443,7 +430,7 @@ func (s *server) answer(req *request) {
 		}
 	}
 	c.answer(req, max(req.readyAt-s.w.s.now, 0)+eff.delay)
-	if req.op == client.OpSetAuth && rep.code == codeAuthFailed {
+	if req.op == client.OpSetAuth && rep.code == trace.CodeAuthFailed {
 		s.closeConn(c) // the server closes the connection; the session lives on
 	}
 }
@@ -463,7 +450,7 @@ func (s *server) setAuth(c *conn, req *request) {
 		}
 	case "ip":
 	default:
-		rep.code = codeAuthFailed
+		rep.code = trace.CodeAuthFailed
 	}
 	req.ready = true
 }
@@ -476,7 +463,7 @@ func (s *server) connect(c *conn, req *request) {
 	if req.lastZxid > s.lastApplied() {
 		// The client has seen more than this server has applied: it must
 		// not go back in time. ZooKeeper refuses it; the client moves on.
-		s.w.s.record(Record{Kind: KNote, From: s.actor, To: c.client.actor,
+		s.w.s.record(trace.Record{Kind: trace.KNote, From: s.actor, To: c.client.actor,
 			Path: fmt.Sprintf("refused: client has seen zxid %#x, server is at %#x", req.lastZxid, s.lastApplied())})
 		s.closeConn(c)
 		return
@@ -492,7 +479,7 @@ func (s *server) connect(c *conn, req *request) {
 		s.submit(&txn{op: client.OpCreateSession, sess: sess.id, timeout: timeout, req: req, origin: s.idx})
 		return
 	}
-	if s.role == roleLeading {
+	if s.role == trace.RoleLeading {
 		timeout, ok := s.ld.revalidate(req.sessionID, s.idx)
 		s.resumed(c, req.sessionID, timeout, ok)
 		return
@@ -591,7 +578,7 @@ func (s *server) applyUpTo(n int) {
 		}
 		t := s.log[s.applied]
 		s.applied++
-		s.tree.replica = s.role != roleLeading
+		s.tree.replica = s.role != trace.RoleLeading
 		a := applied{t: t, res: s.tree.apply(t), foreign: s.tree.foreign}
 		s.tree.foreign = s.tree.foreign[:0]
 		if t.req != nil {
@@ -611,7 +598,7 @@ func (s *server) answerApplied(a *applied) {
 	t, res := a.t, &a.res
 	switch t.op {
 	case client.OpCreateSession:
-		if s.role == roleLeading && s.ld.tracker[t.sess] == nil {
+		if s.role == trace.RoleLeading && s.ld.tracker[t.sess] == nil {
 			s.ld.track(t.sess, t.timeout, t.origin)
 		}
 		if t.origin == s.idx {
@@ -621,7 +608,7 @@ func (s *server) answerApplied(a *applied) {
 		}
 		return
 	case client.OpCloseSession:
-		if s.role == roleLeading {
+		if s.role == trace.RoleLeading {
 			s.ld.untrack(t.sess)
 		}
 		if sess := s.sessions[t.sess]; sess != nil {
@@ -640,7 +627,7 @@ func (s *server) answerApplied(a *applied) {
 		rep := &r.rep
 		rep.xid, rep.op, rep.zxid, rep.code = r.xid, r.op, t.zxid, res.code
 		rep.path, rep.stat, rep.multi = res.path, res.stat, res.multi
-		if rep.code != codeOK && (r.op == client.OpCreate || r.op == client.OpCreate2) {
+		if rep.code != trace.CodeOK && (r.op == client.OpCreate || r.op == client.OpCreate2) {
 			rep.path = ""
 		}
 		r.ready = true
@@ -684,7 +671,7 @@ func (s *server) notify(zxid int64) {
 // transaction that fired it, 0 for a watch re-registered by setWatches
 // that fired at once.
 func (s *server) sendNotification(c *conn, path string, typ zk.EventType, zxid int64) {
-	s.w.s.record(Record{Kind: KNotify, From: s.actor, To: c.client.actor, Path: path, Zxid: zxid, Arg: int64(typ)})
+	s.w.s.record(trace.Record{Kind: trace.KNotify, From: s.actor, To: c.client.actor, Path: path, Zxid: zxid, Arg: int64(typ)})
 	var eff effect
 	if s.w.faults != nil {
 		if eff = s.w.faults.onNotify(s, c); eff.taken || !c.open {

@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // The client's side of its session, as go-zookeeper/zk lives it: the
@@ -27,10 +28,10 @@ func (c *Client) setState(st zk.State) {
 		}
 	}
 	c.state = st
-	c.w.s.record(Record{Kind: KState, From: c.actor, Arg: int64(st), Sess: c.sessionID})
+	c.w.s.record(trace.Record{Kind: trace.KState, From: c.actor, Arg: int64(st), Sess: c.sessionID})
 	server := ""
 	if c.curr >= 0 {
-		server = c.w.trace.ActorName(ServerActor(c.hosts[c.curr]))
+		server = c.w.trace.ActorName(trace.ServerActor(c.hosts[c.curr]))
 	}
 	ev := zk.Event{Type: zk.EventSession, State: st, Server: server}
 	for _, s := range c.subs {
@@ -93,7 +94,7 @@ func (c *Client) dial() {
 			if c.exited || c.connGen != gen {
 				return
 			}
-			c.w.s.record(Record{Kind: KNote, From: c.actor, To: srv.actor, Path: "connection attempt timed out"})
+			c.w.s.record(trace.Record{Kind: trace.KNote, From: c.actor, To: srv.actor, Path: "connection attempt timed out"})
 			c.act(func() {
 				if c.connGen == gen {
 					c.connectNext()
@@ -112,7 +113,7 @@ func (c *Client) dial() {
 		}
 		cn := &conn{srv: srv, client: c, up: &lp.up, down: &lp.down, auth: c.connIDs()}
 		if !srv.accept(cn) {
-			c.w.s.record(Record{Kind: KNote, From: c.actor, To: srv.actor, Path: "connection refused"})
+			c.w.s.record(trace.Record{Kind: trace.KNote, From: c.actor, To: srv.actor, Path: "connection refused"})
 			c.connectNext()
 			return
 		}
@@ -187,7 +188,7 @@ func (c *Client) startPings() {
 }
 
 func (c *Client) ping() {
-	c.w.s.record(Record{Kind: KPing, From: c.actor, To: c.cn.srv.actor})
+	c.w.s.record(trace.Record{Kind: trace.KPing, From: c.actor, To: c.cn.srv.actor})
 	c.cn.toServer(true, &request{op: client.OpPing, xid: -2})
 }
 
@@ -202,7 +203,7 @@ func (c *Client) startReceiveDeadline() {
 			return
 		}
 		if idle := c.w.s.now - c.lastRecv; idle >= c.recvTO {
-			c.w.s.record(Record{Kind: KTimeout, From: c.actor, To: cn.srv.actor, Arg: int64(idle)})
+			c.w.s.record(trace.Record{Kind: trace.KTimeout, From: c.actor, To: cn.srv.actor, Arg: int64(idle)})
 			c.drop(zk.ErrConnectionClosed)
 			return
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // newWorld builds a world keeping its trace; the test spawns and runs.
@@ -82,7 +83,7 @@ func TestHeartbeatsKeepAnIdleSessionAlive(t *testing.T) {
 	}
 	pings := 0
 	for _, r := range w.Trace().Records() {
-		if r.Kind == KPing {
+		if r.Kind == trace.KPing {
 			pings++
 		}
 	}
@@ -275,7 +276,7 @@ func TestWatchesReRegisteredOnReconnect(t *testing.T) {
 	}
 	notifies := 0
 	for _, r := range w.Trace().Records() {
-		if r.Kind == KNotify && r.To == a.actor {
+		if r.Kind == trace.KNotify && r.To == a.actor {
 			notifies++
 		}
 	}
@@ -308,9 +309,9 @@ func TestShortPauseKeepsConnectionAndPingPace(t *testing.T) {
 	pings, lost := 0, 0
 	for _, r := range w.Trace().Records() {
 		switch r.Kind {
-		case KPing:
+		case trace.KPing:
 			pings++
-		case KTimeout, KExpire:
+		case trace.KTimeout, trace.KExpire:
 			lost++
 		}
 	}

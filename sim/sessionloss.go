@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/trace"
 )
 
 // armLocalLoss starts, for Config.LocalSessionLoss, the client's own clock
@@ -34,7 +36,7 @@ func (c *Client) armLocalLoss() {
 // their session timers).
 func (c *Client) declareLost() {
 	idle := c.w.s.now - c.lostAt
-	c.w.s.record(Record{Kind: KNote, From: c.actor, Sess: c.sessionID,
+	c.w.s.record(trace.Record{Kind: trace.KNote, From: c.actor, Sess: c.sessionID,
 		Path: fmt.Sprintf("declares its session lost after %s without a server (client-side policy); the servers still hold it",
 			strings.TrimSpace(idle.String()))})
 	c.hangUp()

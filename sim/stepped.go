@@ -65,6 +65,6 @@ func (w *World) NextAt() (Time, bool) {
 // world run to its end.
 func (w *World) Finish() Result {
 	w.s.shutdown()
-	return Result{Struck: w.struck, Hash: w.trace.hash, Records: w.trace.count, Ops: w.ops, Steps: w.s.steps,
+	return Result{Struck: w.struck, Hash: w.trace.Hash(), Records: w.trace.Len(), Ops: w.ops, Steps: w.s.steps,
 		Events: w.s.events, ClientSteps: w.s.clientSteps, End: w.s.now, Violations: w.violations}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/internal/stall"
+	"github.com/zksim/zksim/trace"
 )
 
 type taskState uint8
@@ -45,9 +46,9 @@ type Task struct {
 	s     *Scheduler
 	id    int
 	name  string
-	p     *process // nil for a task of no process (a benchmark's)
-	actor Actor    // its process's client, in the trace
-	ord   uint16   // which of its process's tasks (Record.Task): 0 the first
+	p     *process    // nil for a task of no process (a benchmark's)
+	actor trace.Actor // its process's client, in the trace
+	ord   uint16      // which of its process's tasks (trace.Record.Task): 0 the first
 	next  func() (struct{}, bool)
 	stop  func()
 	yield func(struct{}) bool
@@ -123,18 +124,18 @@ func (s *Scheduler) finish(t *Task) {
 		s.failure = &ClientError{Client: t.name, At: s.now, Err: fmt.Errorf("panic: %v", t.panicked), Stack: t.stack}
 	}
 	if t.p != nil && t != t.p.t {
-		s.record(Record{Kind: KNote, From: t.actor, Task: t.ord, Path: taskEnd(t)})
+		s.record(trace.Record{Kind: trace.KNote, From: t.actor, Task: t.ord, Path: taskEnd(t)})
 	} else {
 		switch {
 		case t.panicked != nil:
-			s.record(Record{Kind: KExit, From: t.actor, Code: 1, Path: fmt.Sprint("panic: ", t.panicked)})
+			s.record(trace.Record{Kind: trace.KExit, From: t.actor, Code: 1, Path: fmt.Sprint("panic: ", t.panicked)})
 		case t.result != nil:
-			s.record(Record{Kind: KExit, From: t.actor, Code: 1, Path: t.result.Error()})
+			s.record(trace.Record{Kind: trace.KExit, From: t.actor, Code: 1, Path: t.result.Error()})
 			if s.failure == nil {
 				s.failure = &ClientError{Client: t.name, At: s.now, Err: t.result}
 			}
 		default:
-			s.record(Record{Kind: KExit, From: t.actor})
+			s.record(trace.Record{Kind: trace.KExit, From: t.actor})
 		}
 		if t.p != nil {
 			t.p.endTasks()
@@ -173,7 +174,7 @@ func (s *Scheduler) kill(t *Task) {
 	if t.p != nil {
 		t.p.alive--
 	}
-	s.record(Record{Kind: KNote, From: t.actor, Task: t.ord, Path: fmt.Sprintf("task %s ended with its process", t.name)})
+	s.record(trace.Record{Kind: trace.KNote, From: t.actor, Task: t.ord, Path: fmt.Sprintf("task %s ended with its process", t.name)})
 }
 
 // shutdown unwinds every task still parked when the run ends.

@@ -1,27 +1,9 @@
 package sim
 
-import (
-	"time"
+import "github.com/zksim/zksim/trace"
 
-	"github.com/zksim/zksim/client"
-)
-
-// Time is virtual time: nanoseconds since the start of a run.
-type Time int64
-
-// Duration converts a time.Duration to virtual time.
-func Duration(d time.Duration) Time { return Time(d) }
-
-// Std is t as a time.Duration since the start of the run.
-func (t Time) Std() time.Duration { return time.Duration(t) }
-
-// Wall is the wall-clock instant t stands for.
-func (t Time) Wall() time.Time { return client.Epoch.Add(time.Duration(t)) }
-
-// Millis is t as milliseconds since the Unix epoch, as ZooKeeper stores ctime
-// and mtime.
-func (t Time) Millis() int64 { return t.Wall().UnixMilli() }
-
-// String renders t as the trace prints it: seconds truncated to the
-// microsecond, fixed width (client.FormatTimeColumn).
-func (t Time) String() string { return client.FormatTimeColumn(int64(t)) }
+// Time is virtual time, nanoseconds since the start of a run: the trace's
+// (trace.Time), which stamps every record. The world's clock, timers,
+// timeouts and events all speak it; an alias, so that they need not say
+// trace.Time each time.
+type Time = trace.Time

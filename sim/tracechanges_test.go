@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // A kept trace keeps what each transaction changed, by zxid: a multi's
@@ -33,10 +34,10 @@ func TestTraceKeepsEachTransactionsChanges(t *testing.T) {
 		if res := w.Run(); res.Err != nil {
 			t.Fatal(res.Err)
 		}
-		var got []NodeChange
+		var got []trace.NodeChange
 		seen := map[int64]bool{}
 		for r := range w.Trace().All() {
-			if r.Kind == KApply && !seen[r.Zxid] {
+			if r.Kind == trace.KApply && !seen[r.Zxid] {
 				seen[r.Zxid] = true
 				got = append(got, w.Trace().Changes(r.Zxid)...)
 			}
@@ -47,7 +48,7 @@ func TestTraceKeepsEachTransactionsChanges(t *testing.T) {
 			}
 			continue
 		}
-		paths := func(cs []NodeChange) (out []string) {
+		paths := func(cs []trace.NodeChange) (out []string) {
 			for _, c := range cs {
 				out = append(out, c.Event.String()+" "+c.Path+" "+string(c.Data))
 			}

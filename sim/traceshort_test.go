@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/trace"
 )
 
 // shortenByText is how a record's short form was once made: its printed
@@ -59,32 +60,19 @@ func TestShortSaysWhatTheTextSaid(t *testing.T) {
 	}
 }
 
-// A path's short form: its last element, a guid prefix dropped, a
-// sequence number without its leading zeros; free text keeps what is not
-// a path and loses what names a session.
-func TestShortPathAndText(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"/app/lock/0123456789abcdef-lock-0000000003", "/lock-3"},
-		{"/app/lock/lock-0000000000", "/lock-0"},
-		{"/app/lock/_c_4f1c0a6e9b2d4c8f8e1a7b3c5d9e0f12-lock-0000000003", "/lock-3"}, // go-zk's protected create
-		{"/app/_c_-x", "/_c_-x"},                                                     // no guid after _c_
-		{"/app/_c_0123456789ab", "/_c_0123456789ab"},                                 // a guid and nothing after it
-		{"/a/0123456789a-x", "/0123456789a-x"},                                       // eleven hex digits: no guid
-		{"/a/b", "/b"},
-		{"/", "/"},
-		{"/a/123456789", "/123456789"}, // nine digits: no sequence number
-	} {
-		if got := ShortPath(tc.in); got != tc.want {
-			t.Errorf("ShortPath(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
+// Free text (a note's, an error's, a fault's) in the short form keeps
+// what is not a path and loses what names a session, as the text parsed
+// back did.
+func TestShortFreeText(t *testing.T) {
+	tr := trace.New(true)
 	for _, in := range []string{
 		"session closed by its process (session 0x1f)", "a/b c", "x /a/b:c \"/d/e\" //", "(session 0x) /x", "no(session 0x3)",
 		"lost /q/item-0000000012 (session 0xabc) and /r", "tab\t(session 0x2)", "/\n/a",
 		"deleted /l/_c_c751deeb0235fdee5879d92336079fae-lock-0000000000 (session 0x2)",
 	} {
-		if got, want := shortText(in), shortenByText(in); got != want {
-			t.Errorf("shortText(%q) = %q, want %q", in, got, want)
+		r := trace.Record{Kind: trace.KNote, Path: in}
+		if got, want := tr.Short(&r), shortenByText(in); got != want {
+			t.Errorf("the short form of %q is %q, want %q", in, got, want)
 		}
 	}
 }
@@ -100,7 +88,7 @@ func TestFaultRecordsCarryTheirFault(t *testing.T) {
 		tr := w.Trace()
 		for _, r := range tr.Records() {
 			f, ok := tr.Fault(&r)
-			if ok != (r.Kind == KFault) {
+			if ok != (r.Kind == trace.KFault) {
 				t.Fatalf("seed %d: %s: a fault %v", seed, tr.Format(&r), ok)
 			}
 			if !ok {

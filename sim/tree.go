@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/go-zookeeper/zk"
+
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // znode is one node of the data tree.
@@ -231,16 +233,16 @@ type createArgs struct {
 // NodeChildrenChanged on the parent.
 func (t *Tree) createNode(op client.Op, c createArgs, zxid int64, now Time, named *string) (string, int32) {
 	kind, ephemeral, sequential, code := t.createMode(op, c.flags, c.ttl)
-	if code != codeOK {
+	if code != trace.CodeOK {
 		return "", code
 	}
 	path := c.path
 	parentPath, ok := parentForWrite(path)
 	if !ok {
-		return "", codeBadArguments
+		return "", trace.CodeBadArguments
 	}
 	acl, code := fixupACL(c.acl, t.ids)
-	if code != codeOK {
+	if code != trace.CodeOK {
 		return "", code
 	}
 	if t.replica {
@@ -248,10 +250,10 @@ func (t *Tree) createNode(op client.Op, c createArgs, zxid int64, now Time, name
 	}
 	parent := t.nodes[parentPath]
 	if parent == nil {
-		return "", codeNoNode
+		return "", trace.CodeNoNode
 	}
 	if !t.allowed(parent.acl, zk.PermCreate) {
-		return "", codeNoAuth
+		return "", trace.CodeNoAuth
 	}
 	if sequential {
 		if named != nil {
@@ -262,13 +264,13 @@ func (t *Tree) createNode(op client.Op, c createArgs, zxid int64, now Time, name
 		}
 	}
 	if !validServerPath(path, false) {
-		return "", codeBadArguments
+		return "", trace.CodeBadArguments
 	}
 	if t.nodes[path] != nil {
-		return "", codeNodeExists
+		return "", trace.CodeNodeExists
 	}
 	if parent.stat.EphemeralOwner != 0 {
-		return "", codeNoChildrenForEphemeral
+		return "", trace.CodeNoChildrenForEphemeral
 	}
 	owner := c.owner
 	if !ephemeral {
@@ -290,7 +292,7 @@ func (t *Tree) createNode(op client.Op, c createArgs, zxid int64, now Time, name
 	if len(t.quotas) > 0 || strings.HasPrefix(parentPath, quotaRoot) {
 		t.quotaCreated(path, len(c.data))
 	}
-	return path, codeOK
+	return path, trace.CodeOK
 }
 
 // nodeKind is what a create makes, besides an ephemeral or a sequential
@@ -317,24 +319,24 @@ const maxTTL = 1<<40 - 1
 // create a plain node, even with the container flag (4).
 func (t *Tree) createMode(op client.Op, flags int32, ttl int64) (kind nodeKind, ephemeral, sequential bool, code int32) {
 	if flags < 0 || flags > 6 {
-		return 0, false, false, codeBadArguments
+		return 0, false, false, trace.CodeBadArguments
 	}
 	isTTL := flags == zk.FlagTTL || flags == zk.FlagPersistentSequentialWithTTL
 	if isTTL && !t.extended {
-		return 0, false, false, codeUnimplemented
+		return 0, false, false, trace.CodeUnimplemented
 	}
 	if isTTL && (ttl <= 0 || ttl > maxTTL) || !isTTL && ttl >= 0 {
-		return 0, false, false, codeBadArguments
+		return 0, false, false, trace.CodeBadArguments
 	}
 	ephemeral = flags == zk.FlagEphemeral || flags == zk.FlagEphemeralSequential
 	sequential = flags == zk.FlagSequence || flags == zk.FlagEphemeralSequential || flags == zk.FlagPersistentSequentialWithTTL
 	switch op {
 	case client.OpCreateContainer:
-		return containerNode, false, sequential, codeOK
+		return containerNode, false, sequential, trace.CodeOK
 	case client.OpCreateTTL:
-		return ttlNode, false, sequential, codeOK
+		return ttlNode, false, sequential, trace.CodeOK
 	}
-	return plainNode, ephemeral, sequential, codeOK
+	return plainNode, ephemeral, sequential, trace.CodeOK
 }
 
 // track keeps n among the reapable nodes if it is a container or a TTL
@@ -366,7 +368,7 @@ func (t *Tree) untrack(n *znode) {
 func (t *Tree) delete(path string, version int32, zxid int64) int32 {
 	parentPath, ok := parentForWrite(path)
 	if !ok || specialPath(path) {
-		return codeBadArguments
+		return trace.CodeBadArguments
 	}
 	// A node's parent exists while it does: look the node up first, and
 	// its parent only if it has none.
@@ -378,25 +380,25 @@ func (t *Tree) delete(path string, version int32, zxid int64) int32 {
 		parent = t.nodes[parentPath]
 	}
 	if parent == nil {
-		return codeNoNode
+		return trace.CodeNoNode
 	}
 	if !t.allowed(parent.acl, zk.PermDelete) {
-		return codeNoAuth
+		return trace.CodeNoAuth
 	}
 	if n == nil {
-		return codeNoNode
+		return trace.CodeNoNode
 	}
 	if version != -1 && version != n.stat.Version {
-		return codeBadVersion
+		return trace.CodeBadVersion
 	}
 	if len(n.listing.names) > 0 {
-		return codeNotEmpty
+		return trace.CodeNotEmpty
 	}
 	if owner := n.stat.EphemeralOwner; owner != 0 && t.applying != 0 && owner != t.applying {
 		t.foreign = append(t.foreign, foreignDelete{path: path, owner: owner})
 	}
 	t.remove(n, parentPath, parent, zxid)
-	return codeOK
+	return trace.CodeOK
 }
 
 // deleteContainer is the leader's own delete of a container or TTL node it
@@ -407,20 +409,20 @@ func (t *Tree) delete(path string, version int32, zxid int64) int32 {
 func (t *Tree) deleteContainer(path string, zxid int64) int32 {
 	parentPath, ok := parentForWrite(path)
 	if !ok || specialPath(path) {
-		return codeBadArguments
+		return trace.CodeBadArguments
 	}
 	n := t.nodes[path]
 	if n == nil {
-		return codeNoNode
+		return trace.CodeNoNode
 	}
 	if len(n.listing.names) > 0 {
-		return codeNotEmpty
+		return trace.CodeNotEmpty
 	}
 	if n.stat.EphemeralOwner != 0 {
-		return codeBadVersion
+		return trace.CodeBadVersion
 	}
 	t.remove(n, parentPath, t.nodes[parentPath], zxid)
-	return codeOK
+	return trace.CodeOK
 }
 
 // remove takes n out of the tree: the parent's pzxid becomes zxid (if
@@ -464,11 +466,11 @@ func (t *Tree) newNode() *znode {
 // mzxid becomes zxid, mtime now. Fires NodeDataChanged.
 func (t *Tree) setData(path string, data []byte, version int32, zxid int64, now Time) (zk.Stat, int32) {
 	n, code := t.target(path, zk.PermWrite)
-	if code != codeOK {
+	if code != trace.CodeOK {
 		return zk.Stat{}, code
 	}
 	if version != -1 && version != n.stat.Version {
-		return zk.Stat{}, codeBadVersion
+		return zk.Stat{}, trace.CodeBadVersion
 	}
 	old := len(n.data)
 	n.data = data
@@ -481,7 +483,7 @@ func (t *Tree) setData(path string, data []byte, version int32, zxid int64, now 
 	if len(t.quotas) > 0 {
 		t.quotaChange(path, int64(len(data)-old), 0)
 	}
-	return st, codeOK
+	return st, trace.CodeOK
 }
 
 // check is a multi's version check: a valid path (BadArguments), the node
@@ -489,13 +491,13 @@ func (t *Tree) setData(path string, data []byte, version int32, zxid int64, now 
 // matching any (BadVersion).
 func (t *Tree) check(path string, version int32) int32 {
 	n, code := t.target(path, zk.PermRead)
-	if code != codeOK {
+	if code != trace.CodeOK {
 		return code
 	}
 	if version != -1 && version != n.stat.Version {
-		return codeBadVersion
+		return trace.CodeBadVersion
 	}
-	return codeOK
+	return trace.CodeOK
 }
 
 // target is the node a write on an existing node (setData, setACL, a
@@ -503,16 +505,16 @@ func (t *Tree) check(path string, version int32) int32 {
 // (BadArguments), the node exists (NoNode), its ACL grants perm (NoAuth).
 func (t *Tree) target(path string, perm int32) (*znode, int32) {
 	if !validServerPath(path, false) {
-		return nil, codeBadArguments
+		return nil, trace.CodeBadArguments
 	}
 	n := t.nodes[path]
 	if n == nil {
-		return nil, codeNoNode
+		return nil, trace.CodeNoNode
 	}
 	if !t.allowed(n.acl, perm) {
-		return nil, codeNoAuth
+		return nil, trace.CodeNoAuth
 	}
-	return n, codeOK
+	return n, trace.CodeOK
 }
 
 // setACL replaces a node's ACL, checking in the server's order: a valid
@@ -522,25 +524,25 @@ func (t *Tree) target(path string, perm int32) (*znode, int32) {
 // nothing else changes; no watch fires.
 func (t *Tree) setACL(path string, acl []zk.ACL, version int32) (zk.Stat, int32) {
 	if !validServerPath(path, false) {
-		return zk.Stat{}, codeBadArguments
+		return zk.Stat{}, trace.CodeBadArguments
 	}
 	acl, code := fixupACL(acl, t.ids)
-	if code != codeOK {
+	if code != trace.CodeOK {
 		return zk.Stat{}, code
 	}
 	if t.replica {
 		acl = wireACL(acl)
 	}
 	n, code := t.target(path, zk.PermAdmin)
-	if code != codeOK {
+	if code != trace.CodeOK {
 		return zk.Stat{}, code
 	}
 	if version != -1 && version != n.stat.Aversion {
-		return zk.Stat{}, codeBadVersion
+		return zk.Stat{}, trace.CodeBadVersion
 	}
 	n.acl = acl
 	n.stat.Aversion++
-	return n.visibleStat(), codeOK
+	return n.visibleStat(), trace.CodeOK
 }
 
 // readable is the node at path for a read by a connection with ids: NoNode
@@ -549,12 +551,12 @@ func (t *Tree) setACL(path string, acl []zk.ACL, version int32) (zk.Stat, int32)
 func (t *Tree) readable(path string, perms int32, ids []authID) (*znode, int32) {
 	n := t.nodes[path]
 	if n == nil {
-		return nil, codeNoNode
+		return nil, trace.CodeNoNode
 	}
 	if !permits(n.acl, perms, ids) {
-		return nil, codeNoAuth
+		return nil, trace.CodeNoAuth
 	}
-	return n, codeOK
+	return n, trace.CodeOK
 }
 
 // getACL returns a node's ACL and stat, for a connection with ids: NoNode,
@@ -563,14 +565,14 @@ func (t *Tree) readable(path string, perms int32, ids []authID) (*znode, int32) 
 // strings (javaEcho).
 func (t *Tree) getACL(path string, ids []authID) ([]zk.ACL, zk.Stat, int32) {
 	n, code := t.readable(path, zk.PermRead|zk.PermAdmin, ids)
-	if code != codeOK {
+	if code != trace.CodeOK {
 		return nil, zk.Stat{}, code
 	}
 	acl := n.acl
 	if !permits(n.acl, zk.PermAdmin, ids) {
 		acl = maskDigests(acl)
 	}
-	return echoACL(acl), n.visibleStat(), codeOK
+	return echoACL(acl), n.visibleStat(), trace.CodeOK
 }
 
 // echoACL is acl with each scheme and id as the server writes it back
@@ -582,9 +584,9 @@ func echoACL(acl []zk.ACL) []zk.ACL { return aclStrings(acl, javaEcho) }
 func (t *Tree) get(path string) ([]byte, zk.Stat, int32) {
 	n := t.nodes[path]
 	if n == nil {
-		return nil, zk.Stat{}, codeNoNode
+		return nil, zk.Stat{}, trace.CodeNoNode
 	}
-	return n.data, n.visibleStat(), codeOK
+	return n.data, n.visibleStat(), trace.CodeOK
 }
 
 // children returns a node's child names in the tree's listing order: not
@@ -594,9 +596,9 @@ func (t *Tree) get(path string) ([]byte, zk.Stat, int32) {
 func (t *Tree) children(path string) ([]string, zk.Stat, int32) {
 	n := t.nodes[path]
 	if n == nil {
-		return nil, zk.Stat{}, codeNoNode
+		return nil, zk.Stat{}, trace.CodeNoNode
 	}
-	return n.listing.snapshot(), n.visibleStat(), codeOK
+	return n.listing.snapshot(), n.visibleStat(), trace.CodeOK
 }
 
 // link lists n, named name, as a child of parent. n keeps its name's key
@@ -688,6 +690,12 @@ func (t *Tree) dropEphemeral(owner int64, n *znode) {
 	list[last] = nil
 	set.nodes = list[:last]
 }
+
+// FNV-1a's 64-bit offset basis and prime: nameHash's.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
 
 func nameHash(s string, salt uint64) uint64 {
 	h := uint64(fnvOffset) ^ salt

@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // The rules checked here are ZooKeeper 3.8's: PrepRequestProcessor's checks
@@ -38,7 +39,7 @@ const (
 func mustCreate(t *testing.T, tr *Tree, path, data string, flags int32, owner, zxid int64, now Time) string {
 	t.Helper()
 	p, code := tr.create(path, []byte(data), flags, acl, owner, zxid, now)
-	if code != codeOK {
+	if code != trace.CodeOK {
 		t.Fatalf("create %q: code %d", path, code)
 	}
 	return p
@@ -47,7 +48,7 @@ func mustCreate(t *testing.T, tr *Tree, path, data string, flags int32, owner, z
 func mustSet(t *testing.T, tr *Tree, path, data string, zxid int64, now Time) zk.Stat {
 	t.Helper()
 	st, code := tr.setData(path, []byte(data), -1, zxid, now)
-	if code != codeOK {
+	if code != trace.CodeOK {
 		t.Fatalf("setData %q: code %d", path, code)
 	}
 	return st
@@ -55,7 +56,7 @@ func mustSet(t *testing.T, tr *Tree, path, data string, zxid int64, now Time) zk
 
 func mustDelete(t *testing.T, tr *Tree, path string, zxid int64) {
 	t.Helper()
-	if code := tr.delete(path, -1, zxid); code != codeOK {
+	if code := tr.delete(path, -1, zxid); code != trace.CodeOK {
 		t.Fatalf("delete %q: code %d", path, code)
 	}
 }
@@ -63,7 +64,7 @@ func mustDelete(t *testing.T, tr *Tree, path string, zxid int64) {
 func statOf(t *testing.T, tr *Tree, path string) zk.Stat {
 	t.Helper()
 	_, st, code := tr.get(path)
-	if code != codeOK {
+	if code != trace.CodeOK {
 		t.Fatalf("get %q: code %d", path, code)
 	}
 	return st
@@ -72,7 +73,7 @@ func statOf(t *testing.T, tr *Tree, path string) zk.Stat {
 func sortedChildren(t *testing.T, tr *Tree, path string) []string {
 	t.Helper()
 	ch, _, code := tr.children(path)
-	if code != codeOK {
+	if code != trace.CodeOK {
 		t.Fatalf("children %q: code %d", path, code)
 	}
 	ch = slices.Clone(ch)
@@ -245,12 +246,12 @@ func TestTreeFresh(t *testing.T) {
 	}
 	for p, st := range want {
 		data, got, code := tr.get(p)
-		if code != codeOK || got != st || len(data) != 0 {
+		if code != trace.CodeOK || got != st || len(data) != 0 {
 			t.Errorf("get(%q) = (%q, %+v, %d), want (empty, %+v, 0)", p, data, got, code, st)
 		}
 	}
 	ch, st, code := tr.children("/")
-	if code != codeOK || !slices.Equal(ch, []string{"zookeeper"}) || st != want["/"] {
+	if code != trace.CodeOK || !slices.Equal(ch, []string{"zookeeper"}) || st != want["/"] {
 		t.Errorf(`children("/") = (%q, %+v, %d), want (["zookeeper"], %+v, 0)`, ch, st, code, want["/"])
 	}
 	if got := sortedChildren(t, tr, "/zookeeper"); !slices.Equal(got, []string{"config", "quota"}) {
@@ -289,7 +290,7 @@ func TestTreeCreateModes(t *testing.T) {
 			tr.fired = nil
 
 			p, code := tr.create(tc.path, []byte("data"), tc.flags, acl, sessB, zx(12), t2)
-			if code != codeOK || p != tc.wantPath {
+			if code != trace.CodeOK || p != tc.wantPath {
 				t.Fatalf("create = (%q, %d), want (%q, 0)", p, code, tc.wantPath)
 			}
 			// DataTree.createStat(zxid, time, owner).
@@ -333,39 +334,39 @@ func TestTreeCreateErrors(t *testing.T) {
 		acl   []zk.ACL
 		want  int32
 	}{
-		{"flags 7 is no CreateMode -> BadArguments (CreateMode.fromFlag)", "/x", 7, acl, codeBadArguments},
-		{"flags -1 is no CreateMode -> BadArguments (CreateMode.fromFlag)", "/x", -1, acl, codeBadArguments},
-		{"no '/' -> BadArguments (validatePathForCreate: lastIndexOf('/') == -1)", "x", 0, acl, codeBadArguments},
-		{"empty path -> BadArguments (validatePathForCreate)", "", 0, acl, codeBadArguments},
-		{"NUL -> BadArguments (validatePathForCreate: indexOf('\\0')), before the parent lookup", "/missing/x\x00", 0, acl, codeBadArguments},
-		{"no '/' -> BadArguments comes before InvalidACL (validatePathForCreate runs before fixupACL)", "x", 0, noACL, codeBadArguments},
-		{"empty ACL -> InvalidACL (fixupACL)", "/x", 0, noACL, codeInvalidACL},
-		{"nil ACL -> InvalidACL (fixupACL: null list)", "/x", 0, nil, codeInvalidACL},
-		{"InvalidACL comes before NoNode (fixupACL runs before getRecordForPath(parent))", "/missing/x", 0, noACL, codeInvalidACL},
-		{"create: parent missing -> NoNode (PrepRequestProcessor checks the parent before the node)", "/missing/x", 0, acl, codeNoNode},
-		{"sequential, parent missing -> NoNode", "/missing/x-", zk.FlagSequence, acl, codeNoNode},
-		{"'/a//b': parent \"/a/\" is looked up (NoNode) before validatePath", "/a//b", 0, acl, codeNoNode},
-		{"'/./a': parent \"/.\" is looked up (NoNode) before validatePath", "/./a", 0, acl, codeNoNode},
-		{"under /zookeeper/config (ACL world:anyone:r) -> NoAuth (checkACL CREATE on the parent)", "/zookeeper/config/x", 0, acl, codeNoAuth},
-		{"sequential under /zookeeper/config -> NoAuth", "/zookeeper/config/x-", zk.FlagSequence, acl, codeNoAuth},
-		{"trailing '/' without SEQUENTIAL -> BadArguments (validatePath on the full path)", "/a/", 0, acl, codeBadArguments},
-		{"'.' component -> BadArguments (validatePath: relative paths not allowed)", "/a/.", 0, acl, codeBadArguments},
-		{"'..' component -> BadArguments (validatePath: relative paths not allowed)", "/a/..", 0, acl, codeBadArguments},
-		{"control character -> BadArguments (validatePath: \\u0001-\\u001F)", "/a\x01", 0, acl, codeBadArguments},
-		{"U+0080 -> BadArguments (validatePath: \\u007F-\\u009F)", "/a\u0080", 0, acl, codeBadArguments},
-		{"U+E000 -> BadArguments (validatePath: \\uD800-\\uF8FF)", "/\ue000", 0, acl, codeBadArguments},
-		{"U+FFFF -> BadArguments (validatePath: \\uFFF0-\\uFFFF)", "/\uffff", 0, acl, codeBadArguments},
-		{"a character above U+FFFF -> BadArguments (its UTF-16 surrogates are refused)", "/\U0001F600", 0, acl, codeBadArguments},
-		{"invalid UTF-8 -> BadArguments (decoded as U+FFFD)", "/a\xff", 0, acl, codeBadArguments},
-		{"existing node -> NodeExists", "/a", 0, acl, codeNodeExists},
-		{"existing node, ephemeral flags -> NodeExists", "/a/b", zk.FlagEphemeral, acl, codeNodeExists},
-		{"'/' -> NodeExists (parent \"\" is the root; validatePath(\"/\") passes)", "/", 0, acl, codeNodeExists},
-		{"'/zookeeper' -> NodeExists", "/zookeeper", 0, acl, codeNodeExists},
-		{"'/zookeeper/config' -> NodeExists, not NoAuth (its parent /zookeeper is open)", "/zookeeper/config", 0, acl, codeNodeExists},
-		{"child of an ephemeral -> NoChildrenForEphemerals", "/e/x", 0, acl, codeNoChildrenForEphemeral},
-		{"ephemeral child of an ephemeral -> NoChildrenForEphemerals", "/e/x", zk.FlagEphemeral, acl, codeNoChildrenForEphemeral},
-		{"sequential child of an ephemeral -> NoChildrenForEphemerals", "/e/x-", zk.FlagEphemeralSequential, acl, codeNoChildrenForEphemeral},
-		{"'/e/' sequential under an ephemeral -> NoChildrenForEphemerals", "/e/", zk.FlagSequence, acl, codeNoChildrenForEphemeral},
+		{"flags 7 is no CreateMode -> BadArguments (CreateMode.fromFlag)", "/x", 7, acl, trace.CodeBadArguments},
+		{"flags -1 is no CreateMode -> BadArguments (CreateMode.fromFlag)", "/x", -1, acl, trace.CodeBadArguments},
+		{"no '/' -> BadArguments (validatePathForCreate: lastIndexOf('/') == -1)", "x", 0, acl, trace.CodeBadArguments},
+		{"empty path -> BadArguments (validatePathForCreate)", "", 0, acl, trace.CodeBadArguments},
+		{"NUL -> BadArguments (validatePathForCreate: indexOf('\\0')), before the parent lookup", "/missing/x\x00", 0, acl, trace.CodeBadArguments},
+		{"no '/' -> BadArguments comes before InvalidACL (validatePathForCreate runs before fixupACL)", "x", 0, noACL, trace.CodeBadArguments},
+		{"empty ACL -> InvalidACL (fixupACL)", "/x", 0, noACL, trace.CodeInvalidACL},
+		{"nil ACL -> InvalidACL (fixupACL: null list)", "/x", 0, nil, trace.CodeInvalidACL},
+		{"InvalidACL comes before NoNode (fixupACL runs before getRecordForPath(parent))", "/missing/x", 0, noACL, trace.CodeInvalidACL},
+		{"create: parent missing -> NoNode (PrepRequestProcessor checks the parent before the node)", "/missing/x", 0, acl, trace.CodeNoNode},
+		{"sequential, parent missing -> NoNode", "/missing/x-", zk.FlagSequence, acl, trace.CodeNoNode},
+		{"'/a//b': parent \"/a/\" is looked up (NoNode) before validatePath", "/a//b", 0, acl, trace.CodeNoNode},
+		{"'/./a': parent \"/.\" is looked up (NoNode) before validatePath", "/./a", 0, acl, trace.CodeNoNode},
+		{"under /zookeeper/config (ACL world:anyone:r) -> NoAuth (checkACL CREATE on the parent)", "/zookeeper/config/x", 0, acl, trace.CodeNoAuth},
+		{"sequential under /zookeeper/config -> NoAuth", "/zookeeper/config/x-", zk.FlagSequence, acl, trace.CodeNoAuth},
+		{"trailing '/' without SEQUENTIAL -> BadArguments (validatePath on the full path)", "/a/", 0, acl, trace.CodeBadArguments},
+		{"'.' component -> BadArguments (validatePath: relative paths not allowed)", "/a/.", 0, acl, trace.CodeBadArguments},
+		{"'..' component -> BadArguments (validatePath: relative paths not allowed)", "/a/..", 0, acl, trace.CodeBadArguments},
+		{"control character -> BadArguments (validatePath: \\u0001-\\u001F)", "/a\x01", 0, acl, trace.CodeBadArguments},
+		{"U+0080 -> BadArguments (validatePath: \\u007F-\\u009F)", "/a\u0080", 0, acl, trace.CodeBadArguments},
+		{"U+E000 -> BadArguments (validatePath: \\uD800-\\uF8FF)", "/\ue000", 0, acl, trace.CodeBadArguments},
+		{"U+FFFF -> BadArguments (validatePath: \\uFFF0-\\uFFFF)", "/\uffff", 0, acl, trace.CodeBadArguments},
+		{"a character above U+FFFF -> BadArguments (its UTF-16 surrogates are refused)", "/\U0001F600", 0, acl, trace.CodeBadArguments},
+		{"invalid UTF-8 -> BadArguments (decoded as U+FFFD)", "/a\xff", 0, acl, trace.CodeBadArguments},
+		{"existing node -> NodeExists", "/a", 0, acl, trace.CodeNodeExists},
+		{"existing node, ephemeral flags -> NodeExists", "/a/b", zk.FlagEphemeral, acl, trace.CodeNodeExists},
+		{"'/' -> NodeExists (parent \"\" is the root; validatePath(\"/\") passes)", "/", 0, acl, trace.CodeNodeExists},
+		{"'/zookeeper' -> NodeExists", "/zookeeper", 0, acl, trace.CodeNodeExists},
+		{"'/zookeeper/config' -> NodeExists, not NoAuth (its parent /zookeeper is open)", "/zookeeper/config", 0, acl, trace.CodeNodeExists},
+		{"child of an ephemeral -> NoChildrenForEphemerals", "/e/x", 0, acl, trace.CodeNoChildrenForEphemeral},
+		{"ephemeral child of an ephemeral -> NoChildrenForEphemerals", "/e/x", zk.FlagEphemeral, acl, trace.CodeNoChildrenForEphemeral},
+		{"sequential child of an ephemeral -> NoChildrenForEphemerals", "/e/x-", zk.FlagEphemeralSequential, acl, trace.CodeNoChildrenForEphemeral},
+		{"'/e/' sequential under an ephemeral -> NoChildrenForEphemerals", "/e/", zk.FlagSequence, acl, trace.CodeNoChildrenForEphemeral},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -396,11 +397,11 @@ func TestTreeCreateNodeExistsBeforeNoChildrenForEphemerals(t *testing.T) {
 	mustCreate(t, tr, "/p", "", 0, sessB, zx(10), t1)
 	mustCreate(t, tr, "/p/c", "", 0, sessB, zx(11), t1)
 	tr.nodes["/p"].stat.EphemeralOwner = sessA
-	if _, code := tr.create("/p/c", nil, 0, acl, sessB, zx(12), t2); code != codeNodeExists {
-		t.Errorf("create existing child of an ephemeral = %d, want NodeExists (%d)", code, codeNodeExists)
+	if _, code := tr.create("/p/c", nil, 0, acl, sessB, zx(12), t2); code != trace.CodeNodeExists {
+		t.Errorf("create existing child of an ephemeral = %d, want NodeExists (%d)", code, trace.CodeNodeExists)
 	}
-	if _, code := tr.create("/p/d", nil, 0, acl, sessB, zx(13), t2); code != codeNoChildrenForEphemeral {
-		t.Errorf("create new child of an ephemeral = %d, want NoChildrenForEphemerals (%d)", code, codeNoChildrenForEphemeral)
+	if _, code := tr.create("/p/d", nil, 0, acl, sessB, zx(13), t2); code != trace.CodeNoChildrenForEphemeral {
+		t.Errorf("create new child of an ephemeral = %d, want NoChildrenForEphemerals (%d)", code, trace.CodeNoChildrenForEphemeral)
 	}
 }
 
@@ -411,23 +412,23 @@ func TestTreeDeleteErrors(t *testing.T) {
 		version int32
 		want    int32
 	}{
-		{"'/' -> BadArguments (getParentPathAndValidate: isSpecialPath)", "/", -1, codeBadArguments},
-		{"'/zookeeper' -> BadArguments (isSpecialPath)", "/zookeeper", -1, codeBadArguments},
-		{"'/zookeeper/quota' -> BadArguments (isSpecialPath)", "/zookeeper/quota", -1, codeBadArguments},
-		{"'/zookeeper/config' -> BadArguments (isSpecialPath), whatever the version", "/zookeeper/config", 99, codeBadArguments},
-		{"no '/' -> BadArguments (getParentPathAndValidate)", "x", -1, codeBadArguments},
-		{"empty path -> BadArguments (getParentPathAndValidate)", "", -1, codeBadArguments},
-		{"NUL -> BadArguments (getParentPathAndValidate: indexOf('\\0'))", "/a\x00", -1, codeBadArguments},
-		{"parent missing -> NoNode (getRecordForPath(parent))", "/missing/x", -1, codeNoNode},
-		{"node missing -> NoNode", "/missing", -1, codeNoNode},
-		{"node missing, wrong version -> NoNode (node looked up before the version)", "/missing", 5, codeNoNode},
-		{"'/a/': no PathUtils on delete, the node \"/a/\" is not found -> NoNode", "/a/", -1, codeNoNode},
-		{"'/./a': parent \"/.\" missing -> NoNode", "/./a", -1, codeNoNode},
-		{"wrong version -> BadVersion (checkAndIncVersion)", "/v", 0, codeBadVersion},
-		{"version too high -> BadVersion", "/v", 2, codeBadVersion},
-		{"version -2 is not 'any' -> BadVersion", "/v", -2, codeBadVersion},
-		{"has children -> NotEmpty", "/a", -1, codeNotEmpty},
-		{"has children, wrong version -> BadVersion (version checked before NotEmpty)", "/a", 3, codeBadVersion},
+		{"'/' -> BadArguments (getParentPathAndValidate: isSpecialPath)", "/", -1, trace.CodeBadArguments},
+		{"'/zookeeper' -> BadArguments (isSpecialPath)", "/zookeeper", -1, trace.CodeBadArguments},
+		{"'/zookeeper/quota' -> BadArguments (isSpecialPath)", "/zookeeper/quota", -1, trace.CodeBadArguments},
+		{"'/zookeeper/config' -> BadArguments (isSpecialPath), whatever the version", "/zookeeper/config", 99, trace.CodeBadArguments},
+		{"no '/' -> BadArguments (getParentPathAndValidate)", "x", -1, trace.CodeBadArguments},
+		{"empty path -> BadArguments (getParentPathAndValidate)", "", -1, trace.CodeBadArguments},
+		{"NUL -> BadArguments (getParentPathAndValidate: indexOf('\\0'))", "/a\x00", -1, trace.CodeBadArguments},
+		{"parent missing -> NoNode (getRecordForPath(parent))", "/missing/x", -1, trace.CodeNoNode},
+		{"node missing -> NoNode", "/missing", -1, trace.CodeNoNode},
+		{"node missing, wrong version -> NoNode (node looked up before the version)", "/missing", 5, trace.CodeNoNode},
+		{"'/a/': no PathUtils on delete, the node \"/a/\" is not found -> NoNode", "/a/", -1, trace.CodeNoNode},
+		{"'/./a': parent \"/.\" missing -> NoNode", "/./a", -1, trace.CodeNoNode},
+		{"wrong version -> BadVersion (checkAndIncVersion)", "/v", 0, trace.CodeBadVersion},
+		{"version too high -> BadVersion", "/v", 2, trace.CodeBadVersion},
+		{"version -2 is not 'any' -> BadVersion", "/v", -2, trace.CodeBadVersion},
+		{"has children -> NotEmpty", "/a", -1, trace.CodeNotEmpty},
+		{"has children, wrong version -> BadVersion (version checked before NotEmpty)", "/a", 3, trace.CodeBadVersion},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -464,7 +465,7 @@ func TestTreeDelete(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := baseTree(t)
 			before := dumpTree(tr)
-			if code := tr.delete(tc.path, tc.version, zx(50)); code != codeOK {
+			if code := tr.delete(tc.path, tc.version, zx(50)); code != trace.CodeOK {
 				t.Fatalf("delete(%q, %d) = %d, want 0", tc.path, tc.version, code)
 			}
 			after := dumpTree(tr)
@@ -528,22 +529,22 @@ func TestTreeSetDataErrors(t *testing.T) {
 		version int32
 		want    int32
 	}{
-		{"no '/' -> BadArguments (validatePath)", "x", -1, codeBadArguments},
-		{"empty path -> BadArguments (validatePath)", "", -1, codeBadArguments},
-		{"trailing '/' -> BadArguments (validatePath)", "/a/", -1, codeBadArguments},
-		{"'//' -> BadArguments (validatePath: empty node name)", "/a//b", -1, codeBadArguments},
-		{"'.' component -> BadArguments (validatePath)", "/a/.", -1, codeBadArguments},
-		{"'/./a' -> BadArguments: setData validates before the lookup", "/./a", -1, codeBadArguments},
-		{"NUL -> BadArguments (validatePath)", "/a\x00", -1, codeBadArguments},
-		{"U+E000 -> BadArguments (validatePath)", "/\ue000", -1, codeBadArguments},
-		{"above U+FFFF -> BadArguments (validatePath: surrogates)", "/\U0001F600", -1, codeBadArguments},
-		{"missing -> NoNode", "/missing", -1, codeNoNode},
-		{"missing, wrong version -> NoNode (lookup before version)", "/missing", 5, codeNoNode},
-		{"/zookeeper/config -> NoAuth (checkACL WRITE; its ACL is world:anyone:r)", "/zookeeper/config", -1, codeNoAuth},
-		{"/zookeeper/config, wrong version -> NoAuth (ACL before version)", "/zookeeper/config", 5, codeNoAuth},
-		{"wrong version -> BadVersion (checkAndIncVersion)", "/v", 0, codeBadVersion},
-		{"version too high -> BadVersion", "/v", 2, codeBadVersion},
-		{"version -2 is not 'any' -> BadVersion", "/v", -2, codeBadVersion},
+		{"no '/' -> BadArguments (validatePath)", "x", -1, trace.CodeBadArguments},
+		{"empty path -> BadArguments (validatePath)", "", -1, trace.CodeBadArguments},
+		{"trailing '/' -> BadArguments (validatePath)", "/a/", -1, trace.CodeBadArguments},
+		{"'//' -> BadArguments (validatePath: empty node name)", "/a//b", -1, trace.CodeBadArguments},
+		{"'.' component -> BadArguments (validatePath)", "/a/.", -1, trace.CodeBadArguments},
+		{"'/./a' -> BadArguments: setData validates before the lookup", "/./a", -1, trace.CodeBadArguments},
+		{"NUL -> BadArguments (validatePath)", "/a\x00", -1, trace.CodeBadArguments},
+		{"U+E000 -> BadArguments (validatePath)", "/\ue000", -1, trace.CodeBadArguments},
+		{"above U+FFFF -> BadArguments (validatePath: surrogates)", "/\U0001F600", -1, trace.CodeBadArguments},
+		{"missing -> NoNode", "/missing", -1, trace.CodeNoNode},
+		{"missing, wrong version -> NoNode (lookup before version)", "/missing", 5, trace.CodeNoNode},
+		{"/zookeeper/config -> NoAuth (checkACL WRITE; its ACL is world:anyone:r)", "/zookeeper/config", -1, trace.CodeNoAuth},
+		{"/zookeeper/config, wrong version -> NoAuth (ACL before version)", "/zookeeper/config", 5, trace.CodeNoAuth},
+		{"wrong version -> BadVersion (checkAndIncVersion)", "/v", 0, trace.CodeBadVersion},
+		{"version too high -> BadVersion", "/v", 2, trace.CodeBadVersion},
+		{"version -2 is not 'any' -> BadVersion", "/v", -2, trace.CodeBadVersion},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -580,7 +581,7 @@ func TestTreeSetData(t *testing.T) {
 			tr := baseTree(t)
 			before := dumpTree(tr)
 			st, code := tr.setData(tc.path, []byte("hello"), tc.version, zx(50), t5)
-			if code != codeOK {
+			if code != trace.CodeOK {
 				t.Fatalf("setData = %d", code)
 			}
 			// DataTree.setData: data, mtime, mzxid, version (+1); dataLength
@@ -612,7 +613,7 @@ func TestTreeSetDataVersionWraps(t *testing.T) {
 	mustCreate(t, tr, "/v", "", 0, sessB, zx(10), t1)
 	tr.nodes["/v"].stat.Version = math.MaxInt32
 	st, code := tr.setData("/v", nil, math.MaxInt32, zx(11), t2)
-	if code != codeOK || st.Version != math.MinInt32 {
+	if code != trace.CodeOK || st.Version != math.MinInt32 {
 		t.Errorf("setData at MaxInt32 = (version %d, %d), want (%d, 0)", st.Version, code, int32(math.MinInt32))
 	}
 }
@@ -626,15 +627,15 @@ func TestTreeCheck(t *testing.T) {
 		version int32
 		want    int32
 	}{
-		{"version -1 matches any", "/v", -1, codeOK},
-		{"the exact version matches", "/v", 1, codeOK},
-		{"/zookeeper/config is readable (check needs READ only)", "/zookeeper/config", 0, codeOK},
-		{"no '/' -> BadArguments (validatePath)", "x", -1, codeBadArguments},
-		{"'/./a' -> BadArguments (validatePath before the lookup)", "/./a", -1, codeBadArguments},
-		{"trailing '/' -> BadArguments", "/v/", -1, codeBadArguments},
-		{"missing -> NoNode", "/missing", -1, codeNoNode},
-		{"missing, wrong version -> NoNode", "/missing", 3, codeNoNode},
-		{"wrong version -> BadVersion", "/v", 0, codeBadVersion},
+		{"version -1 matches any", "/v", -1, trace.CodeOK},
+		{"the exact version matches", "/v", 1, trace.CodeOK},
+		{"/zookeeper/config is readable (check needs READ only)", "/zookeeper/config", 0, trace.CodeOK},
+		{"no '/' -> BadArguments (validatePath)", "x", -1, trace.CodeBadArguments},
+		{"'/./a' -> BadArguments (validatePath before the lookup)", "/./a", -1, trace.CodeBadArguments},
+		{"trailing '/' -> BadArguments", "/v/", -1, trace.CodeBadArguments},
+		{"missing -> NoNode", "/missing", -1, trace.CodeNoNode},
+		{"missing, wrong version -> NoNode", "/missing", 3, trace.CodeNoNode},
+		{"wrong version -> BadVersion", "/v", 0, trace.CodeBadVersion},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -660,10 +661,10 @@ func TestTreeCheck(t *testing.T) {
 func TestTreeReadsNoValidation(t *testing.T) {
 	tr := baseTree(t)
 	for _, p := range []string{"x", "", "/a/", "/./a", "/a//b", "/\ue000"} {
-		if _, st, code := tr.get(p); code != codeNoNode || st != (zk.Stat{}) {
+		if _, st, code := tr.get(p); code != trace.CodeNoNode || st != (zk.Stat{}) {
 			t.Errorf("get(%q) = (%+v, %d), want (zero, NoNode)", p, st, code)
 		}
-		if ch, st, code := tr.children(p); code != codeNoNode || ch != nil || st != (zk.Stat{}) {
+		if ch, st, code := tr.children(p); code != trace.CodeNoNode || ch != nil || st != (zk.Stat{}) {
 			t.Errorf("children(%q) = (%q, %+v, %d), want (nil, zero, NoNode)", p, ch, st, code)
 		}
 	}

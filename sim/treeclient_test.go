@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // expectErr reports unless err is exactly want (go-zookeeper/zk returns its
@@ -440,7 +441,7 @@ func TestChildrenSnapshotUnchangedByLaterWrites(t *testing.T) {
 		t.Errorf("two listings with no write between them are separate copies")
 	}
 	mustCreate(t, tr, "/d/n-", "", zk.FlagSequence, 0, 8, 0)
-	if code := tr.delete("/d/n-0000000002", -1, 99); code != codeOK {
+	if code := tr.delete("/d/n-0000000002", -1, 99); code != trace.CodeOK {
 		t.Fatalf("delete: code %d", code)
 	}
 	if !slices.Equal(before, kept) {

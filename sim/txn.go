@@ -2,7 +2,9 @@ package sim
 
 import (
 	"github.com/go-zookeeper/zk"
+
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // txn is one proposal of the ensemble: a write the leader has ordered with a
@@ -60,11 +62,11 @@ func (tr *Tree) apply(t *txn) applyResult {
 		return res
 	}
 	if _, ok := tr.sessions[t.sess]; !ok {
-		res.code = codeSessionExpired
+		res.code = trace.CodeSessionExpired
 		return res
 	}
 	if t.moved {
-		res.code = codeSessionMoved
+		res.code = trace.CodeSessionMoved
 		return res
 	}
 	r := t.req
@@ -73,7 +75,7 @@ func (tr *Tree) apply(t *txn) applyResult {
 	switch t.op {
 	case client.OpCreate, client.OpCreate2:
 		res.path, res.code = tr.createLike(r.path, r.data, r.flags, r.acl, t.sess, t.zxid, t.time, &t.named)
-		if t.op == client.OpCreate2 && res.code == codeOK {
+		if t.op == client.OpCreate2 && res.code == trace.CodeOK {
 			res.stat = tr.nodes[res.path].visibleStat() // the new node's, as create2 answers
 			// with its data's length as created: the server copies the
 			// Stat before a quota's recount rewrites a stats node's data.

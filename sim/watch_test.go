@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // poll reports whether w has fired, without waiting.
@@ -170,7 +171,7 @@ func TestWatchesAreOneShot(t *testing.T) {
 func countNotify(w *World) int {
 	n := 0
 	for _, r := range w.Trace().Records() {
-		if r.Kind == KNotify {
+		if r.Kind == trace.KNotify {
 			n++
 		}
 	}

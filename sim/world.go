@@ -13,6 +13,7 @@ import (
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/internal/stall"
+	"github.com/zksim/zksim/trace"
 )
 
 // Config describes a run. The zero value of a field means its default.
@@ -122,7 +123,7 @@ type Config struct {
 	// either way.
 	KeepTrace bool
 	// KeepChanges, with KeepTrace, also keeps what each transaction
-	// changed in the tree (Trace.Changes), for a step-through of the run.
+	// changed in the tree (trace.Trace.Changes), for a step-through of the run.
 	// It allocates for every write applied: a run that keeps its trace
 	// only to count its traffic leaves it off.
 	KeepChanges bool
@@ -181,7 +182,7 @@ func (c *Config) defaults() {
 type World struct {
 	cfg      Config
 	s        *Scheduler
-	trace    *Trace
+	trace    *trace.Trace
 	struck   fault.Schedule // the faults that struck, in order
 	struckAt []Time         // when each of struck did
 	salt     uint64
@@ -232,8 +233,10 @@ func New(cfg Config) (*World, error) {
 	if src == nil {
 		src = NewSeeded(cfg.Seed)
 	}
-	tr := newTrace(cfg.KeepTrace)
-	tr.keepChanges = cfg.KeepTrace && cfg.KeepChanges
+	tr := trace.New(cfg.KeepTrace)
+	if cfg.KeepChanges {
+		tr.KeepChanges()
+	}
 	w := &World{cfg: cfg, trace: tr}
 	w.s = newScheduler(src, tr, cfg.MaxSteps, Time(cfg.MaxTime))
 	w.salt = cfg.Seed*0x9e3779b97f4a7c15 + 1
@@ -271,7 +274,7 @@ func (w *World) SpawnOn(name string, servers []int, body func(ctx context.Contex
 	}
 	p := &process{s: w.s, links: make([]linkPair, len(w.servers))}
 	c := w.newSession(p, idx, name, servers)
-	w.trace.names = append(w.trace.names, name)
+	w.trace.AddClient(name)
 	w.clients = append(w.clients, c)
 	p.t = w.s.spawn(name, func(t *Task) error {
 		return body(context.Background(), c)
@@ -289,7 +292,7 @@ func (w *World) SpawnOn(name string, servers []int, body func(ctx context.Contex
 // yet connecting.
 func (w *World) newSession(p *process, idx int, name string, servers []int) *Client {
 	c := &Client{
-		w: w, idx: idx, name: name, actor: ClientActor(idx), p: p,
+		w: w, idx: idx, name: name, actor: trace.ClientActor(idx), p: p,
 		curr: -1, last: -1, state: zk.StateDisconnected,
 		links:     p.links,
 		timeoutMs: int32(w.cfg.SessionTimeout / time.Millisecond),
@@ -316,7 +319,7 @@ func (c *Client) start() {
 		j := w.s.choose(i + 1)
 		c.hosts[i], c.hosts[j] = c.hosts[j], c.hosts[i]
 	}
-	w.s.record(Record{Kind: KSpawn, From: c.actor})
+	w.s.record(trace.Record{Kind: trace.KSpawn, From: c.actor})
 	c.connectNext()
 }
 
@@ -343,7 +346,7 @@ func (w *World) At(t time.Duration, fn func()) { w.s.at(Time(t), fn) }
 func (w *World) Now() Time { return w.s.now }
 
 // Trace is the run's trace.
-func (w *World) Trace() *Trace { return w.trace }
+func (w *World) Trace() *trace.Trace { return w.trace }
 
 // Result is what a run ends with.
 type Result struct {
@@ -381,7 +384,7 @@ func (w *World) recycle(rep *reply) {
 
 // violate records a broken self-check.
 func (w *World) violate(what string) {
-	w.s.record(Record{Kind: KNote, From: WorldActor, Path: "SELF-CHECK FAILED: " + what})
+	w.s.record(trace.Record{Kind: trace.KNote, From: trace.WorldActor, Path: "SELF-CHECK FAILED: " + what})
 	w.violations = append(w.violations, fmt.Sprintf("%s: %s", strings.TrimSpace(w.s.now.String()), what))
 }
 
@@ -410,7 +413,7 @@ func (w *World) Run() Result {
 	if _, stalled := err.(*StallError); !stalled {
 		w.s.shutdown()
 	}
-	return Result{Struck: w.struck, Err: err, Hash: w.trace.hash, Records: w.trace.count, Ops: w.ops, Steps: w.s.steps,
+	return Result{Struck: w.struck, Err: err, Hash: w.trace.Hash(), Records: w.trace.Len(), Ops: w.ops, Steps: w.s.steps,
 		Events: w.s.events, ClientSteps: w.s.clientSteps, End: w.s.now,
 		Violations: w.violations}
 }
@@ -490,19 +493,19 @@ func stallError(r stall.Report, limit time.Duration) *StallError {
 // without effect.
 func (w *World) quiet() bool {
 	for _, s := range w.servers {
-		if s.role == roleDown {
+		if s.role == trace.RoleDown {
 			continue // stays down until a fault restarts it
 		}
 		if !s.serving() {
 			return false
 		}
-		if s.role == roleFollowing && (s.leader.role != roleLeading || s.leader.gen != s.leaderGen) {
+		if s.role == trace.RoleFollowing && (s.leader.role != trace.RoleLeading || s.leader.gen != s.leaderGen) {
 			return false // it will give its lost leader up (SyncLimit ticks)
 		}
-		if s.role == roleLeading {
+		if s.role == trace.RoleLeading {
 			n := 1
 			for _, f := range s.ld.followers {
-				if f.role == roleFollowing && f.leader == s && f.leaderGen == s.gen {
+				if f.role == trace.RoleFollowing && f.leader == s && f.leaderGen == s.gen {
 					n++
 				}
 			}
@@ -530,7 +533,7 @@ func (w *World) quiet() bool {
 		}
 	}
 	for _, s := range w.servers {
-		if s.role != roleLeading {
+		if s.role != trace.RoleLeading {
 			continue
 		}
 		if s.willReap() {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/trace"
 )
 
 // peerKind is the type of a message between servers.
@@ -112,7 +113,7 @@ func (w *World) quorum() int { return len(w.servers)/2 + 1 }
 
 // submit sends a write (or a session's creation or close) to be ordered.
 func (s *server) submit(t *txn) {
-	if s.role == roleLeading {
+	if s.role == trace.RoleLeading {
 		s.propose(t)
 		return
 	}
@@ -133,7 +134,7 @@ func (s *server) propose(t *txn) {
 	if t.req != nil {
 		path = applyPath(t.req, "")
 	}
-	s.w.s.record(Record{Kind: KPropose, From: s.actor, Op: t.op, Path: path, Zxid: t.zxid, Sess: t.sess})
+	s.w.s.record(trace.Record{Kind: trace.KPropose, From: s.actor, Op: t.op, Path: path, Zxid: t.zxid, Sess: t.sess})
 	if t.op == client.OpCloseSession {
 		ld.closing(t.sess)
 	}
@@ -181,11 +182,11 @@ func (lw *logWrite) handle() {
 	s := lw.s
 	gen, n, zxid := lw.gen, lw.n, lw.zxid
 	s.w.writes.put(lw)
-	if s.gen != gen || s.role == roleDown {
+	if s.gen != gen || s.role == trace.RoleDown {
 		return
 	}
 	s.durable = max(s.durable, min(n, len(s.log)))
-	if s.role == roleLeading {
+	if s.role == trace.RoleLeading {
 		s.ackFrom(s, zxid)
 	} else {
 		s.toLeader(peerMsg{kind: pmAck, zxid: zxid})
@@ -214,7 +215,7 @@ func (s *server) indexOf(z int64) (int, bool) {
 
 // ackFrom records that server f logged z, and commits what a quorum has.
 func (s *server) ackFrom(f *server, z int64) {
-	if s.role != roleLeading {
+	if s.role != trace.RoleLeading {
 		return
 	}
 	i, ok := s.indexOf(z)
@@ -270,7 +271,7 @@ type leaderApply struct {
 func (a *leaderApply) handle() {
 	s, gen, n := a.s, a.gen, a.n
 	s.w.applys.put(a)
-	if s.gen != gen || s.role != roleLeading {
+	if s.gen != gen || s.role != trace.RoleLeading {
 		return
 	}
 	s.applyUpTo(n)
@@ -283,7 +284,7 @@ func (a *leaderApply) handle() {
 // waiting for the transactions it has committed and not yet applied:
 // Config.LeaderApplyJitter).
 func (s *server) submitSync(req *request) {
-	if s.role == roleLeading {
+	if s.role == trace.RoleLeading {
 		req.syncTo, req.readyAt = -1, s.w.s.now+Time(s.w.cfg.ReadDelay)
 		return // pump answers it at its turn, as a read
 	}
@@ -293,7 +294,7 @@ func (s *server) submitSync(req *request) {
 // releaseSyncs answers the syncs whose point is now committed (on a leader)
 // and applied (on the server the client asked).
 func (s *server) releaseSyncs() {
-	if s.role == roleLeading {
+	if s.role == trace.RoleLeading {
 		ld := s.ld
 		kept := ld.syncs[:0]
 		for _, p := range ld.syncs {
@@ -354,11 +355,11 @@ func (s *server) syncDone(r *request) {
 
 // onPeer handles a message from another server.
 func (s *server) onPeer(m *peerMsg) {
-	if s.role == roleDown {
+	if s.role == trace.RoleDown {
 		return
 	}
 	from := m.from
-	if s.role == roleLeading {
+	if s.role == trace.RoleLeading {
 		ld := s.ld
 		if !ld.joined[from.idx] || ld.gens[from.idx] != m.gen {
 			return // not one of this regime's followers
@@ -384,7 +385,7 @@ func (s *server) onPeer(m *peerMsg) {
 		}
 		return
 	}
-	if s.role != roleFollowing || from != s.leader || m.gen != s.leaderGen || m.toGen != s.gen {
+	if s.role != trace.RoleFollowing || from != s.leader || m.gen != s.leaderGen || m.toGen != s.gen {
 		return
 	}
 	s.heardLeader = s.w.s.now
@@ -465,7 +466,7 @@ func (ld *leaderState) scheduleCheck(t *tracked) {
 			ld.scheduleCheck(t)
 			return
 		}
-		w.s.record(Record{Kind: KExpire, From: s.actor, Sess: t.id})
+		w.s.record(trace.Record{Kind: trace.KExpire, From: s.actor, Sess: t.id})
 		t.closing = true
 		s.propose(&txn{op: client.OpCloseSession, sess: t.id, origin: -1})
 	})
@@ -499,7 +500,7 @@ func (s *server) startLeading() {
 	limit := Time(w.cfg.TickTime) * Time(w.cfg.SyncLimit)
 	var beat func()
 	beat = func() {
-		if s.gen != gen || s.role != roleLeading {
+		if s.gen != gen || s.role != trace.RoleLeading {
 			return
 		}
 		ld := s.ld
@@ -530,7 +531,7 @@ func (s *server) startFollowing() {
 	limit := Time(w.cfg.TickTime) * Time(w.cfg.SyncLimit)
 	var check func()
 	check = func() {
-		if s.gen != gen || s.role != roleFollowing {
+		if s.gen != gen || s.role != trace.RoleFollowing {
 			return
 		}
 		if w.s.now-s.heardLeader > limit {

@@ -1,4 +1,4 @@
-package sim
+package trace
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 type Actor uint32
 
 const (
-	// World is the simulator itself (faults, the end of a run).
+	// WorldActor is the simulator itself (faults, the end of a run).
 	WorldActor Actor = 0
 	// serverBase separates server actors from client actors.
 	serverBase Actor = 1 << 20
@@ -57,7 +57,7 @@ const (
 	KPing                    // client sends a heartbeat
 	KTimeout                 // client declares the connection lost
 	KNote                    // free text (Path holds the text)
-	KRole                    // a server's role changes (Arg=role, Path=why)
+	KRole                    // a server's role changes (Arg=Role, Path=why)
 	KPropose                 // the leader orders a write (Op, Path, Zxid, Sess)
 	KFault                   // a fault strikes (Path: its text; Arg: its place in Trace.Faults, 1-based)
 )
@@ -103,7 +103,7 @@ type Trace struct {
 	// (Fault): a fault is read by its fields, never back from its text.
 	faults []fault.Fault
 	// changes are, when keepChanges, what each applied transaction
-	// changed in the data tree, by zxid (tracechanges.go).
+	// changed in the data tree, by zxid (changes.go).
 	changes     map[int64][]NodeChange
 	keepChanges bool
 }
@@ -120,7 +120,9 @@ const (
 	fnvPrime  = 1099511628211
 )
 
-func newTrace(keep bool) *Trace { return &Trace{hash: fnvOffset, keep: keep} }
+// New is an empty trace, which keeps its records (for printing a
+// timeline) if keep.
+func New(keep bool) *Trace { return &Trace{hash: fnvOffset, keep: keep} }
 
 func (t *Trace) mix(v uint64) {
 	t.hash = (t.hash ^ v) * fnvPrime
@@ -140,8 +142,9 @@ func (t *Trace) mixString(s string) {
 	t.mix(w)
 }
 
-// add hashes r and keeps it if the trace keeps records.
-func (t *Trace) add(r Record) {
+// Add hashes r and keeps it if the trace keeps records. The world calls it
+// for every record of every run.
+func (t *Trace) Add(r Record) {
 	t.count++
 	t.mix(uint64(r.At))
 	t.mix(uint64(r.Kind) | uint64(r.Op)<<8 | uint64(r.Task)<<16 | uint64(uint32(r.Code))<<32)
@@ -171,12 +174,12 @@ func (t *Trace) add(r Record) {
 	}
 }
 
-// fault hashes and keeps a KFault record of f, its text text, striking
-// now: the text is what the trace prints (f's schedule form, or what
-// ended with a heal).
-func (t *Trace) fault(at Time, f fault.Fault, text string) Record {
+// AddFault adds a KFault record of f, its text text, striking at at: the
+// text is what the trace prints (f's schedule form, or what ended with a
+// heal), and f is what Fault gives back for the record.
+func (t *Trace) AddFault(at Time, f fault.Fault, text string) {
 	t.faults = append(t.faults, f)
-	return Record{At: at, Kind: KFault, From: WorldActor, Path: text, Arg: int64(len(t.faults))}
+	t.Add(Record{At: at, Kind: KFault, From: WorldActor, Path: text, Arg: int64(len(t.faults))})
 }
 
 // Fault is the fault a KFault record tells of; false for another record.
@@ -187,8 +190,9 @@ func (t *Trace) Fault(r *Record) (fault.Fault, bool) {
 	return t.faults[r.Arg-1], true
 }
 
-// choice hashes one decision drawn from the run's Source.
-func (t *Trace) choice(n, v int) {
+// Choice hashes one decision drawn from the run's source of choices: v
+// of n.
+func (t *Trace) Choice(n, v int) {
 	t.mix(0xc4 ^ uint64(n)<<8)
 	t.mix(uint64(v))
 }
@@ -239,9 +243,9 @@ func (t *Trace) TaskName(a Actor, k uint16) string {
 	return t.ActorName(a)
 }
 
-// addTask notes that client actor a's process started a task named name,
+// AddTask notes that client actor a's process started a task named name,
 // and returns its number (Record.Task).
-func (t *Trace) addTask(a Actor, name string) uint16 {
+func (t *Trace) AddTask(a Actor, name string) uint16 {
 	i := int(a) - 1
 	for len(t.tasks) <= i {
 		t.tasks = append(t.tasks, nil)
@@ -249,6 +253,10 @@ func (t *Trace) addTask(a Actor, name string) uint16 {
 	t.tasks[i] = append(t.tasks[i], name)
 	return uint16(len(t.tasks[i]))
 }
+
+// AddClient names the next client: the first added is client actor 1's
+// (ClientActor(0)), and so on.
+func (t *Trace) AddClient(name string) { t.names = append(t.names, name) }
 
 // ActorName renders an actor as the trace prints it: c1 is the first client
 // by its given name, s1 the first server.
@@ -338,7 +346,7 @@ func (t *Trace) Action(r *Record) string {
 	case KNote:
 		b.WriteString(r.Path)
 	case KRole:
-		fmt.Fprintf(&b, "%s: %s", role(r.Arg), r.Path)
+		fmt.Fprintf(&b, "%s: %s", Role(r.Arg), r.Path)
 	case KPropose:
 		fmt.Fprintf(&b, "propose zxid=%#x %s  (session %#x)", r.Zxid, opPath(r.Op, r.Path), r.Sess)
 	case KFault:

@@ -1,4 +1,4 @@
-package sim
+package trace
 
 import (
 	"strconv"
@@ -55,7 +55,7 @@ func ShortOp(op client.Op, path string) string { return opPath(op, shortPaths(pa
 // "/app/lock/_c_4f1c…9e-lock-0000000003".
 func ShortPath(path string) string {
 	last := path[strings.LastIndexByte(path, '/')+1:]
-	guid := strings.TrimPrefix(last, protectedPrefix)
+	guid := strings.TrimPrefix(last, client.ProtectedPrefix)
 	if n := hexRun(guid); n >= 12 && n < len(guid) && guid[n] == '-' {
 		last = guid[n+1:]
 	}

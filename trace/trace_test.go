@@ -1,4 +1,4 @@
-package sim
+package trace
 
 import "testing"
 
@@ -7,11 +7,11 @@ import "testing"
 // that keeps nothing gives back nothing but still counts and hashes.
 func TestTraceKeepsRecordsInOrder(t *testing.T) {
 	for _, n := range []int{0, 1, firstTraceChunk - 1, firstTraceChunk, firstTraceChunk + 1, 3*traceChunk + 17, 20000} {
-		kept, dropped := newTrace(true), newTrace(false)
+		kept, dropped := New(true), New(false)
 		for i := range n {
 			r := Record{At: Time(i), Kind: KNote, Arg: int64(i)}
-			kept.add(r)
-			dropped.add(r)
+			kept.Add(r)
+			dropped.Add(r)
 		}
 		recs := kept.Records()
 		if len(recs) != n || kept.Len() != uint64(n) || dropped.Len() != uint64(n) || len(dropped.Records()) != 0 ||
