@@ -239,13 +239,6 @@ func (d *diagram) rowAt(t int64) int {
 	return max(len(d.rows)-1, 0)
 }
 
-// The reply codes the diagram tells apart: ZooKeeper's NodeExists and
-// NoNode.
-const (
-	zkNodeExists = -110
-	zkNoNode     = -101
-)
-
 // event draws row i's record.
 func (d *diagram) event(i int, r trace.Record) {
 	from, to := d.x(r.From), d.x(r.To)
@@ -256,7 +249,7 @@ func (d *diagram) event(i int, r trace.Record) {
 	case trace.KReply:
 		class, color, label := "reply", "#393", ""
 		switch {
-		case r.Code == zkNodeExists, r.Code == zkNoNode && r.Op == client.OpExists:
+		case r.Code == trace.CodeNodeExists, r.Code == trace.CodeNoNode && r.Op == client.OpExists:
 			// The answers a recipe expects as often as not (its parent
 			// is there already; the node it watches is not): no error.
 			class, color, label = "reply-expected", "#777", shortCode(r.Code)

@@ -136,7 +136,7 @@ func (w *stepWorld) apply(r trace.Record) {
 		key := fmt.Sprintf("%s#%d", to, r.Arg)
 		if watch, ok := w.sent[key]; ok {
 			delete(w.sent, key)
-			if r.Code == 0 || r.Op == client.OpExists && r.Code == -101 {
+			if r.Code == 0 || r.Op == client.OpExists && r.Code == trace.CodeNoNode {
 				w.watches[to] = append(w.watches[to], watch)
 			}
 		}

@@ -3,7 +3,6 @@ package reports
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/zksim/zksim/client"
 	"github.com/zksim/zksim/scenarios"
-	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/trace"
 )
 
@@ -64,7 +62,7 @@ func (r *ViolationReport) render(fileName func(file string) string) string {
 		fmt.Fprintf(&b, "  %s\n", f)
 	}
 	if o.Result.Err != nil {
-		fmt.Fprintf(&b, "run ended: %s\n", runEnd(o.Result.Err))
+		fmt.Fprintf(&b, "run ended: %s\n", runEnd(o))
 	}
 	if t, err := NewTimeline(o); err == nil {
 		from, at := violationWindow(o)
@@ -139,18 +137,16 @@ func causeWindow(o *scenarios.Outcome, at int64) int64 {
 	return max(from, 0)
 }
 
-// runEnd is how a report says a run ended: a deadlock, or a run ended
-// for lack of progress, with what each task waited on, a line each; any
-// other end by its first line (a client's failure, without its stack).
-func runEnd(err error) string {
-	var (
-		dead  *sim.DeadlockError
-		still *sim.NoProgressError
-	)
-	if errors.As(err, &dead) || errors.As(err, &still) {
-		return err.Error()
+// runEnd is how a report says o's simulated run ended: a stuck run (a
+// deadlock, or a run ended for lack of progress: what the checks judged
+// as Stuck) by its whole error, with what each task waited on, a line
+// each; any other end by its first line (a client's failure, without its
+// stack).
+func runEnd(o *scenarios.Outcome) string {
+	if o.Input != nil && o.Input.Stuck {
+		return o.Result.Err.Error()
 	}
-	return firstLine(err.Error())
+	return firstLine(o.Result.Err.Error())
 }
 
 func firstLine(s string) string {

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/workload"
 )
@@ -136,5 +138,24 @@ func TestTimelineWrapsAndElides(t *testing.T) {
 	}
 	if strings.Contains(got, "event 2") || strings.Count(got, "time ") != 1 {
 		t.Errorf("elide:\n%s", got)
+	}
+}
+
+// A stuck run (a deadlock, or no progress: what the checks judged Stuck)
+// ends the report with its whole error, what each task waited on a line
+// each; any other end with its first line only (a client's failure,
+// without its stack).
+func TestRunEndSaysAStuckRunInFull(t *testing.T) {
+	err := errors.New("deadlock at 1.000000s: no client can run and nothing pending can wake one\n  c1: waiting for a reply")
+	for _, stuck := range []bool{true, false} {
+		o := &scenarios.Outcome{Input: &models.Input{Stuck: stuck}, Simulation: &scenarios.Simulation{}}
+		o.Result.Err = err
+		want := err.Error()
+		if !stuck {
+			want, _, _ = strings.Cut(want, "\n")
+		}
+		if got := runEnd(o); got != want {
+			t.Errorf("stuck %v: the run's end %q, want %q", stuck, got, want)
+		}
 	}
 }

@@ -87,7 +87,7 @@ func coverageOf(sched fault.Schedule, res sim.Result, recs iter.Seq[*trace.Recor
 			elections++
 		case r.Kind == trace.KTimeout:
 			c[CovDisconnects]++
-		case r.Kind == trace.KReply && r.Op == client.OpExists && r.Code == -101:
+		case r.Kind == trace.KReply && r.Op == client.OpExists && r.Code == trace.CodeNoNode:
 			c[CovGoneBefore]++
 		case r.Kind == trace.KReply && r.Op == client.OpExists && r.Code == 0:
 			c[CovWaitedBehind]++

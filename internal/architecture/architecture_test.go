@@ -35,7 +35,7 @@ var layers = map[string][]string{
 	"search":                {"client", "fault", "models", "workload", "scenarios"},
 	"differential":          {"client", "fault", "sim", "live", "recipes", "jute"},
 	"serve":                 {"client", "fault", "sim", "jute"},
-	"reports":               {"client", "fault", "trace", "sim", "recipes", "models", "scenarios", "search"},
+	"reports":               {"client", "fault", "trace", "recipes", "models", "scenarios", "search"},
 	"zksimtest":             {"client", "fault", "trace", "sim", "live", "recipes", "models", "workload", "scenarios", "search", "reports", "serve"},
 	"cmd/zksim":             {"client", "fault", "trace", "sim", "live", "recipes", "models", "workload", "scenarios", "search", "reports", "serve"},
 	"internal/stall":        {},
@@ -198,7 +198,7 @@ func TestNoFileOver800Lines(t *testing.T) {
 
 // runners are the functions that make runs: reports calls none of them
 // (it renders what search and scenarios made), though it reads their
-// types and the simulator's trace.
+// types and the run's trace (package trace; it imports no world).
 var runners = map[string]func(name string) bool{
 	"search": func(string) bool { return true },
 	"scenarios": func(name string) bool {
