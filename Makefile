@@ -84,11 +84,11 @@ lint: rules
 	$(STATICCHECK) ./...
 
 ## rules: gofmt, and no wall clock, global rand, goroutines or channels in
-## deterministic code (sim, fault, recipes, models, workload, jute; the
-## scheduler's hand-off and seeded sources excepted)
+## deterministic code (sim, trace, fault, recipes, models, workload, jute;
+## the scheduler's hand-off and seeded sources excepted)
 rules:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	@bad=$$(grep -rnE 'time\.(Now|Sleep|After|AfterFunc|Tick|NewTimer|NewTicker|Since|Until)\(|[^./a-zA-Z]rand\.[A-Z][a-zA-Z0-9]*\(|go func|make\(chan' \
-		--include='*.go' sim fault recipes models workload jute | grep -v '_test.go' \
+		--include='*.go' sim trace fault recipes models workload jute | grep -v '_test.go' \
 		| grep -vE 'sim/world.go:.*(go func|make\(chan)|sim/choice.go:.*rand\.New|workload/store.go:.*rand\.New\(rand\.NewPCG'); \
 	if [ -n "$$bad" ]; then echo "wall clock, global rand, goroutines or channels in deterministic code:"; echo "$$bad"; exit 1; fi
