@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zksim/zksim/models"
 )
 
 // Every malformed file in testdata/bad is refused with the message its
@@ -128,5 +130,31 @@ func TestRequireTheKindsOwnSituations(t *testing.T) {
 	}
 	if _, err := ParseScenario("x.yaml", []byte("kind: lock\nrequire: [transactions committed]\n")); err == nil {
 		t.Error("a lock scenario may require a 2pc situation")
+	}
+}
+
+// An expectation is met by its violation, whatever less serious ones show
+// beside it, and not when a more serious one shows too.
+func TestExpectationMetOnlyWithoutSomethingWorse(t *testing.T) {
+	stuck := models.Violation{Check: "liveness", Kind: models.Liveness}
+	twoHolders := models.Violation{Check: "mutex", Kind: models.Safety}
+	herd := models.Violation{Check: "herd", Kind: models.Herd}
+	e := Expectation{Check: "liveness", Kind: models.Liveness}
+	for _, c := range []struct {
+		vs   []models.Violation
+		want bool
+	}{
+		{[]models.Violation{stuck}, true},
+		{[]models.Violation{stuck, herd}, true},
+		{[]models.Violation{herd, stuck, twoHolders}, false},
+		{[]models.Violation{herd}, false},
+		{nil, false},
+	} {
+		if got := e.Met(c.vs); got != c.want {
+			t.Errorf("expecting %s, Met(%v) = %v, want %v", e, c.vs, got, c.want)
+		}
+	}
+	if !(Expectation{Check: "mutex", Kind: models.Safety}).Met([]models.Violation{twoHolders, stuck}) {
+		t.Error("a safety expectation was not met beside a liveness violation")
 	}
 }
