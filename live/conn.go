@@ -2,7 +2,6 @@ package live
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/jute"
 )
 
 // Conn is a session with a live ensemble through go-zookeeper/zk,
@@ -500,48 +500,53 @@ func (c *Conn) Sync(ctx context.Context, path string) (string, error) {
 // so the handle's wire sends a sync of prefix (the library checks the
 // path) as getEphemerals.
 func (c *Conn) GetEphemerals(ctx context.Context, prefix string) ([]string, error) {
-	body, err := c.rewritten(ctx, int32(client.OpGetEphemerals), prefix)
+	body, err := c.rewritten(ctx, client.OpGetEphemerals, prefix, func(p string) jute.Record {
+		return &jute.GetEphemeralsRequest{PrefixPath: p}
+	})
 	if err != nil {
 		return nil, err
 	}
-	paths, ok := jstrings(body)
+	r, ok := body.(*jute.GetEphemeralsResponse)
 	if !ok {
 		return nil, fmt.Errorf("live: getEphemerals %s: a malformed answer", prefix)
 	}
-	return paths, nil
+	return append([]string{}, r.Ephemerals...), nil
 }
 
 // GetAllChildrenNumber implements client.Conn, as GetEphemerals.
 func (c *Conn) GetAllChildrenNumber(ctx context.Context, path string) (int, error) {
-	body, err := c.rewritten(ctx, int32(client.OpGetAllChildren), path)
+	body, err := c.rewritten(ctx, client.OpGetAllChildren, path, func(p string) jute.Record {
+		return &jute.GetAllChildrenNumberRequest{Path: p}
+	})
 	if err != nil {
 		return 0, err
 	}
-	if len(body) < 4 {
+	r, ok := body.(*jute.GetAllChildrenNumberResponse)
+	if !ok {
 		return 0, fmt.Errorf("live: getAllChildrenNumber %s: a malformed answer", path)
 	}
-	return int(int32(binary.BigEndian.Uint32(body))), nil
+	return int(r.TotalNumber), nil
 }
 
-// rewritten sends a sync of path as a request of type op (wire.go) and
-// returns its answer's body.
-func (c *Conn) rewritten(ctx context.Context, op int32, path string) ([]byte, error) {
-	return call(ctx, c, func(h *handle) ([]byte, error) { return c.rewrite(h, op, path) })
+// rewritten sends a sync of path as a request of type op (wire.go), whose
+// body body makes of the path, and returns its answer's body.
+func (c *Conn) rewritten(ctx context.Context, op client.Op, path string, body func(string) jute.Record) (jute.Record, error) {
+	return call(ctx, c, func(h *handle) (jute.Record, error) { return c.rewrite(h, op, path, body) })
 }
 
-// rewrite sends, on handle h, a sync of path as a request of type op with
-// extra after the path, and returns its answer's body; the sync's error is
-// the request's ("unknown error: -121").
-func (c *Conn) rewrite(h *handle, op int32, path string, extra ...byte) ([]byte, error) {
+// rewrite sends, on handle h, a sync of path as a request of type op, whose
+// body body makes of the path, and returns its answer's body (nil for
+// none); the sync's error is the request's ("unknown error: -121").
+func (c *Conn) rewrite(h *handle, op client.Op, path string, body func(string) jute.Record) (jute.Record, error) {
 	c.syncMu.Lock()
 	defer c.syncMu.Unlock()
-	h.wire.armRewrite(op, extra...)
+	h.wire.armRewrite(op, body)
 	_, err := h.zk.Sync(path)
-	body, answered := h.wire.disarmRewrite()
+	resp, answered := h.wire.disarmRewrite()
 	if err == nil && !answered {
-		err = fmt.Errorf("live: request %d on %s: no answer came", op, path)
+		err = fmt.Errorf("live: request %s on %s: no answer came", jute.OpName(op), path)
 	}
-	return body, err
+	return resp, err
 }
 
 // Multi implements client.Conn.

@@ -1,10 +1,9 @@
 package live
 
 import (
-	"encoding/binary"
-
 	"github.com/go-zookeeper/zk"
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/jute"
 )
 
 // Notification is a watch notification as a client received it: what
@@ -41,15 +40,15 @@ type heldNote struct {
 }
 
 // holdNote notes frame, a notification just put at the end of c.out (its
-// length, then the reply header: xid, zxid, err; then the event: type,
-// state, path), to be told of once handed over: one held back with a
-// link cut off and lost with its connection never reached the client
-// (the server tells it again on reconnecting, Rewatched).
+// length, then the notification), to be told of once handed over: one
+// held back with a link cut off and lost with its connection never
+// reached the client (the server tells it again on reconnecting,
+// Rewatched).
 func (c *faultConn) holdNote(frame []byte) {
-	if len(frame) < 20 {
+	if len(frame) < 4 {
 		return
 	}
-	if ev, ok := notificationEvent(frame[20:]); ok {
+	if ev, ok := notificationEvent(frame[4:]); ok {
 		c.notes = append(c.notes, heldNote{end: len(c.out), n: Notification{Type: ev.Type, Path: ev.Path,
 			Addr: c.RemoteAddr().String(), Rewatched: c.rewatch.Load() != 0}})
 	}
@@ -97,15 +96,15 @@ func (c *faultConn) replied(xid int32) {
 	}
 }
 
-// notificationEvent reads the event of a notification's body (after the
-// reply header): type, state, path.
-func notificationEvent(body []byte) (zk.Event, bool) {
-	if len(body) < 8 {
+// notificationEvent reads the event of a notification frame (without
+// its length): type, state, path.
+func notificationEvent(frame []byte) (zk.Event, bool) {
+	_, body, err := jute.DecodeReply(frame, jute.OpNotification)
+	ev, ok := body.(*jute.WatcherEvent)
+	if err != nil || !ok {
 		return zk.Event{}, false
 	}
-	path, ok := jstring(body[8:])
-	return zk.Event{Type: zk.EventType(int32(binary.BigEndian.Uint32(body))),
-		State: zk.State(int32(binary.BigEndian.Uint32(body[4:]))), Path: path}, ok
+	return zk.Event{Type: ev.Type, State: ev.State, Path: ev.Path}, true
 }
 
 // Request is a request as a client sent it: its type in ZooKeeper's words
@@ -126,8 +125,8 @@ func (f *ClientFaults) OnRequest(fn func(Request)) {
 }
 
 // noteRequest tells OnRequest's fn of a request frame of type op (the
-// frame without its length: xid, type, then, for every type but multi,
-// the path) sent to addr.
+// frame without its length) sent to addr, with the path it names (none
+// for a multi).
 func (f *ClientFaults) noteRequest(op int32, frame []byte, addr string) {
 	f.mu.Lock()
 	fn := f.onRequest
@@ -136,8 +135,8 @@ func (f *ClientFaults) noteRequest(op int32, frame []byte, addr string) {
 		return
 	}
 	r := Request{Op: client.Op(op).String(), Addr: addr}
-	if op != int32(client.OpMulti) && len(frame) >= 8 {
-		r.Path, _ = jstring(frame[8:])
+	if _, body, err := jute.DecodeRequest(frame); err == nil {
+		r.Path = jute.PathOf(body)
 	}
 	fn(r)
 }

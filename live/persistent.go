@@ -2,12 +2,12 @@ package live
 
 import (
 	"context"
-	"encoding/binary"
 	"slices"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/jute"
 )
 
 // Persistent watches live. go-zookeeper/zk v1.0.4 has no addWatch; the
@@ -18,16 +18,6 @@ import (
 // connect), and hands their notifications to the Conn, which passes each
 // to the persistent watches that hear it, as sim.Client does.
 
-// The watch type of removeWatches (any), as ZooKeeper numbers it, and the
-// xid of a setWatches (the Java client's, which the library does not use:
-// the wire keeps the answer to itself). addWatch's modes are
-// client.AddWatchMode's.
-const (
-	removeAnyWatches int32 = 3
-	opSetWatches2    int32 = 105
-	setWatchesXid    int32 = -8
-)
-
 // persistentReg is one persistent watch the wire sets again.
 type persistentReg struct {
 	path      string
@@ -36,10 +26,12 @@ type persistentReg struct {
 
 // setPersistentAgain sends the session's persistent watches on a new
 // connection that resumed it, as one setWatches2 (no one-shot watches:
-// those are the library's own). The server sets them without firing for
-// what changed meanwhile. If the library then sets its one-shot watches
-// again, its setWatches goes out as a setWatches2 carrying the persistent
-// ones as well, after its own (outgoing), so that on a path with both the
+// those are the library's own), with the Java client's xid for it
+// (jute.XidSetWatches), which the library does not use: the wire keeps
+// the answer to itself. The server sets them without firing for what
+// changed meanwhile. If the library then sets its one-shot watches again,
+// its setWatches goes out as a setWatches2 carrying the persistent ones as
+// well, after its own (outgoing), so that on a path with both the
 // persistent mode wins, as with the Java client.
 func (c *wireConn) setPersistentAgain() {
 	c.w.mu.Lock()
@@ -48,70 +40,41 @@ func (c *wireConn) setPersistentAgain() {
 	if len(regs) == 0 {
 		return
 	}
-	xid := setWatchesXid
-	body := binary.BigEndian.AppendUint32(nil, uint32(xid))
-	body = binary.BigEndian.AppendUint32(body, uint32(opSetWatches2))
-	body = binary.BigEndian.AppendUint64(body, 0) // relative zxid: nothing fires for persistent watches
-	for range 3 {                                 // no data, exist or child watches: the library's own
-		body = appendJStrings(body, nil)
-	}
-	body = append(body, persistentLists(regs)...)
-	frame := binary.BigEndian.AppendUint32(nil, uint32(len(body)))
+	sw := &jute.SetWatches2{} // relative zxid 0: nothing fires for persistent watches
+	sw.PersistentWatches, sw.PersistentRecursiveWatches = persistentLists(regs)
+	frame := jute.AppendRequest(nil, jute.RequestHeader{Xid: jute.XidSetWatches, Type: jute.OpSetWatches2}, sw)
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	c.Conn.Write(append(frame, body...)) // a failed write is a lost connection: the next one sets them again
+	c.Conn.Write(jute.AppendFrame(nil, frame)) // a failed write is a lost connection: the next one sets them again
 }
 
-// opGetChildrenV1 is the first getChildren's opcode (the library sends
-// getChildren2, client.OpGetChildren).
-const opGetChildrenV1 int32 = 8
-
 // setWatchesOut is the library's setWatches (its one-shot watches set
-// again on a new connection: xid, opcode, relative zxid, three lists) as
-// it goes out: the paths whose watches RemoveWatches removed left out (the
+// again on a new connection), frame, header h and body sw, as it goes
+// out: the paths whose watches RemoveWatches removed left out (the
 // library, which has no removeWatches, still counts them); and the
 // session's persistent watches with the rest, after them, as one
 // setWatches2 (the Java client's), so that on a path with both the
 // persistent mode is the one the server keeps. w.mu is held.
-func (w *wire) setWatchesOut(frame []byte) []byte {
-	if len(frame) < 16 || len(w.removed) == 0 && len(w.persistent) == 0 {
+func (w *wire) setWatchesOut(h jute.RequestHeader, sw *jute.SetWatches, frame []byte) []byte {
+	if len(w.removed) == 0 && len(w.persistent) == 0 {
 		return frame
 	}
-	lists, ok := withoutRemoved(frame[16:], w.removed)
-	if !ok {
-		return frame
+	kept := func(paths []string) []string {
+		return slices.DeleteFunc(paths, func(p string) bool { return w.removed[p] })
 	}
-	out := append(slices.Clone(frame[:16]), lists...)
-	if len(w.persistent) > 0 {
-		binary.BigEndian.PutUint32(out[4:], uint32(opSetWatches2))
-		out = append(out, persistentLists(w.persistent)...)
+	sw.DataWatches, sw.ExistWatches, sw.ChildWatches = kept(sw.DataWatches), kept(sw.ExistWatches), kept(sw.ChildWatches)
+	if len(w.persistent) == 0 {
+		return jute.AppendRequest(nil, h, sw)
 	}
-	return out
-}
-
-// withoutRemoved is a setWatches' three lists of paths (data, exist,
-// child) without the paths removed.
-func withoutRemoved(b []byte, removed map[string]bool) ([]byte, bool) {
-	var out []byte
-	for range 3 {
-		paths, ok := jstrings(b)
-		if !ok {
-			return nil, false
-		}
-		n := 4
-		for _, p := range paths {
-			n += 4 + len(p)
-		}
-		b = b[n:]
-		out = appendJStrings(out, slices.DeleteFunc(paths, func(p string) bool { return removed[p] }))
-	}
-	return out, true
+	sw2 := &jute.SetWatches2{RelativeZxid: sw.RelativeZxid, DataWatches: sw.DataWatches, ExistWatches: sw.ExistWatches,
+		ChildWatches: sw.ChildWatches}
+	sw2.PersistentWatches, sw2.PersistentRecursiveWatches = persistentLists(w.persistent)
+	return jute.AppendRequest(nil, jute.RequestHeader{Xid: h.Xid, Type: jute.OpSetWatches2}, sw2)
 }
 
 // persistentLists are the two lists a setWatches2 ends with: the
 // persistent watches' paths, then the recursive ones'.
-func persistentLists(regs []persistentReg) []byte {
-	var persist, recursive []string
+func persistentLists(regs []persistentReg) (persist, recursive []string) {
 	for _, r := range regs {
 		if r.recursive {
 			recursive = append(recursive, r.path)
@@ -119,7 +82,7 @@ func persistentLists(regs []persistentReg) []byte {
 			persist = append(persist, r.path)
 		}
 	}
-	return appendJStrings(appendJStrings(nil, persist), recursive)
+	return persist, recursive
 }
 
 // persistentWatch is one AddWatch's stream of events.
@@ -149,7 +112,9 @@ func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) (clien
 	var on *handle
 	_, err := call(ctx, c, func(h *handle) (struct{}, error) {
 		on = h
-		_, err := c.rewrite(h, int32(client.OpAddWatch), path, withArg(int32(client.AddWatchModeOf(recursive)))...)
+		_, err := c.rewrite(h, client.OpAddWatch, path, func(p string) jute.Record {
+			return &jute.AddWatchRequest{Path: p, Mode: client.AddWatchModeOf(recursive)}
+		})
 		return struct{}{}, err
 	})
 	if err != nil {
@@ -173,7 +138,9 @@ func (c *Conn) RemoveWatches(ctx context.Context, path string) error {
 	var on *handle
 	_, err := call(ctx, c, func(h *handle) (struct{}, error) {
 		on = h
-		_, err := c.rewrite(h, int32(client.OpRemoveWatches), path, withArg(removeAnyWatches)...)
+		_, err := c.rewrite(h, client.OpRemoveWatches, path, func(p string) jute.Record {
+			return &jute.RemoveWatchesRequest{Path: p, Type: jute.WatcherAny}
+		})
 		return struct{}{}, err
 	})
 	if err != nil {
@@ -202,10 +169,6 @@ func (c *Conn) RemoveWatches(ctx context.Context, path string) error {
 	delete(c.oneShot, path)
 	return nil
 }
-
-// withArg is what addWatch and removeWatches carry after their path: an
-// int (the mode, the watch type).
-func withArg(arg int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(arg)) }
 
 // persistentEvent passes a notification of handle h to the persistent
 // watches that hear it.

@@ -1,13 +1,13 @@
 package live
 
 import (
-	"encoding/binary"
 	"net"
 	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/jute"
 )
 
 // wire is a handle's own view of the bytes on its connections, for what
@@ -128,38 +128,39 @@ func (w *wire) disarm() *zk.Stat {
 	return st
 }
 
-// rewrite is a request sent in place of a sync: its opcode, the xid it
-// went out with (0: not yet), and its answer's error code and body.
+// rewrite is a request sent in place of a sync: its opcode, its body
+// for the sync's path, the xid it went out with (0: not yet), and its
+// answer's error code and body.
 type rewrite struct {
-	op    int32
-	extra []byte // what the request has after the path (addWatch's mode)
-	path  string // the sync's, and the request's
-	xid   int32
-	code  int32
-	body  []byte
-	done  bool
+	op   client.Op
+	body func(path string) jute.Record
+	path string // the sync's, and the request's
+	xid  int32
+	code zk.ErrCode
+	resp jute.Record
+	done bool
 }
 
-// armRewrite has the next sync go out as a request of type op on the same
-// path, extra after the path.
-func (w *wire) armRewrite(op int32, extra ...byte) {
+// armRewrite has the next sync go out as a request of type op, whose body
+// body makes of the sync's path.
+func (w *wire) armRewrite(op client.Op, body func(path string) jute.Record) {
 	w.mu.Lock()
-	w.rw = &rewrite{op: op, extra: extra}
+	w.rw = &rewrite{op: op, body: body}
 	w.mu.Unlock()
 }
 
 // disarmRewrite ends what armRewrite began and returns the answer's body,
 // and whether an answer without an error came (not: the request failed,
-// or was never sent). An answer may have no body (addWatch's).
-func (w *wire) disarmRewrite() ([]byte, bool) {
+// or was never sent). An answer may have no body (removeWatches').
+func (w *wire) disarmRewrite() (jute.Record, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	rw := w.rw
 	w.rw = nil
-	if rw == nil || !rw.done || rw.code != 0 {
+	if rw == nil || !rw.done || rw.code != jute.CodeOK {
 		return nil, false
 	}
-	return rw.body, true
+	return rw.resp, true
 }
 
 // credentials are the session id and password of the last session the
@@ -192,25 +193,24 @@ func (c *wireConn) Write(p []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	c.wbuf = append(c.wbuf, p...)
-	whole := 0
 	var send []byte // the whole frames, as they go out
-	for len(c.wbuf[whole:]) >= 4 {
-		n := int(binary.BigEndian.Uint32(c.wbuf[whole:]))
-		if len(c.wbuf[whole:]) < 4+n {
+	rest := c.wbuf
+	for {
+		frame, after, ok := jute.CutFrame(rest)
+		if !ok {
 			break
 		}
-		frame := c.wbuf[whole+4 : whole+4+n : whole+4+n] // an append copies it
 		if !c.handshaken {
 			c.handshaken = true
-		} else if len(frame) >= 8 {
+		} else {
 			c.w.mu.Lock()
 			frame = c.w.outgoing(frame)
 			c.w.mu.Unlock()
 		}
-		send = binary.BigEndian.AppendUint32(send, uint32(len(frame)))
-		send = append(send, frame...)
-		whole += 4 + n
+		send = jute.AppendFrame(send, frame)
+		rest = after
 	}
+	whole := len(c.wbuf) - len(rest)
 	if whole == 0 {
 		return len(p), nil
 	}
@@ -222,39 +222,52 @@ func (c *wireConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// outgoing is a request frame (xid, opcode, body) as it goes out: the
-// opcode changed where the wire is armed for it (a create to create2, a
-// sync, whose body is its path as getEphemerals' and getAllChildrenNumber's
-// are, to the rewrite's, with its extra after the path), and the library's
-// setWatches rewritten (setWatchesOut). w.mu is held.
+// outgoing is a request frame (xid, opcode, body) as it goes out: a
+// create armed for create2 with its opcode changed (the body is the
+// same), a sync armed for a rewrite sent as the rewrite's request on its
+// path, and the library's setWatches rewritten (setWatchesOut). A frame
+// that does not decode goes out as it is. w.mu is held.
 func (w *wire) outgoing(frame []byte) []byte {
-	xid := int32(binary.BigEndian.Uint32(frame))
-	switch int32(binary.BigEndian.Uint32(frame[4:])) {
-	case int32(client.OpCreate):
-		if w.armed && w.xid == 0 {
-			w.xid = xid
-			binary.BigEndian.PutUint32(frame[4:], uint32(client.OpCreate2))
-		}
+	h, body, err := jute.DecodeRequest(frame)
+	if err != nil {
 		return frame
-	case int32(client.OpSync):
-		if w.rw != nil && w.rw.xid == 0 {
-			w.rw.xid = xid
-			w.rw.path, _ = jstring(frame[8:])
-			binary.BigEndian.PutUint32(frame[4:], uint32(w.rw.op))
-			return append(frame, w.rw.extra...)
+	}
+	switch h.Type {
+	case client.OpCreate:
+		if w.armed && w.xid == 0 {
+			w.xid = h.Xid
+			return jute.AppendRequest(nil, jute.RequestHeader{Xid: h.Xid, Type: client.OpCreate2}, body)
 		}
-	case int32(client.OpSetWatches):
-		return w.setWatchesOut(frame)
-	case int32(client.OpGetData), int32(client.OpExists), int32(client.OpGetChildren), opGetChildrenV1:
+	case client.OpSync:
+		if w.rw != nil && w.rw.xid == 0 {
+			w.rw.xid, w.rw.path = h.Xid, jute.PathOf(body)
+			return jute.AppendRequest(nil, jute.RequestHeader{Xid: h.Xid, Type: w.rw.op}, w.rw.body(w.rw.path))
+		}
+	case client.OpSetWatches:
+		return w.setWatchesOut(h, body.(*jute.SetWatches), frame)
+	default:
 		// A watching read of a path whose watches RemoveWatches removed:
 		// the library has a new one-shot watch there.
-		if len(w.removed) > 0 && frame[len(frame)-1] == 1 {
-			if p, ok := jstring(frame[8:]); ok {
-				delete(w.removed, p)
-			}
+		if len(w.removed) > 0 && watching(body) {
+			delete(w.removed, jute.PathOf(body))
 		}
 	}
 	return frame
+}
+
+// watching reports whether a request is a read that leaves a watch.
+func watching(body jute.Record) bool {
+	switch r := body.(type) {
+	case *jute.GetDataRequest:
+		return r.Watch
+	case *jute.ExistsRequest:
+		return r.Watch
+	case *jute.GetChildren2Request:
+		return r.Watch
+	case *jute.GetChildrenRequest:
+		return r.Watch
+	}
+	return false
 }
 
 // Read hands the library whole frames, after noting what the wire keeps
@@ -266,13 +279,13 @@ func (c *wireConn) Read(p []byte) (int, error) {
 		}
 		n, err := c.Conn.Read(c.rbuf)
 		c.in = append(c.in, c.rbuf[:n]...)
-		for len(c.in) >= 4 {
-			size := int(binary.BigEndian.Uint32(c.in))
-			if len(c.in) < 4+size {
+		for {
+			frame, rest, ok := jute.CutFrame(c.in)
+			if !ok {
 				break
 			}
-			c.out = c.note(c.out, c.in[:4+size])
-			c.in = c.in[4+size:]
+			c.out = c.note(c.out, frame)
+			c.in = rest
 		}
 		if len(c.out) == 0 && err != nil {
 			return 0, err
@@ -283,94 +296,82 @@ func (c *wireConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// note keeps what the wire wants of an incoming frame (its length, then
-// the rest): the connect answer's session and password; a notification,
+// note keeps what the wire wants of an incoming frame (without its
+// length): the connect answer's session and password; a notification,
 // told to OnNotification's fn; the Stat of the armed create2's answer; the
 // body of a rewritten request's answer. It appends the frame to out for
-// the library, a rewritten request's answer as the sync's.
+// the library (after its length), a rewritten request's answer as the
+// sync's, and the answer to the wire's own setWatches2 not at all.
 func (c *wireConn) note(out, frame []byte) []byte {
-	body := frame[4:]
 	if !c.answered {
 		c.answered = true
-		if c.noteConnect(body) {
+		if c.noteConnect(frame) {
 			c.setPersistentAgain()
 		}
-		return append(out, frame...)
+		return jute.AppendFrame(out, frame)
 	}
-	if len(body) < 16 { // xid, zxid, err
-		return append(out, frame...)
+	var h jute.ReplyHeader
+	if jute.Decode(frame, &h) != nil {
+		return jute.AppendFrame(out, frame)
 	}
-	xid := int32(binary.BigEndian.Uint32(body))
-	if xid == -1 {
-		c.noteNotification(body[16:])
-		return append(out, frame...)
-	}
-	if xid == setWatchesXid {
+	switch h.Xid {
+	case jute.XidNotification:
+		c.noteNotification(frame)
+		return jute.AppendFrame(out, frame)
+	case jute.XidSetWatches:
 		return out // the answer to the wire's own setWatches2: not the library's
 	}
 	c.w.mu.Lock()
 	defer c.w.mu.Unlock()
-	code := int32(binary.BigEndian.Uint32(body[12:]))
-	if rw := c.w.rw; rw != nil && xid == rw.xid {
-		rw.code, rw.body, rw.done = code, append([]byte(nil), body[16:]...), true
-		return append(out, syncAnswer(body[:16], code, rw.path)...)
+	if rw := c.w.rw; rw != nil && h.Xid == rw.xid {
+		_, rw.resp, _ = jute.DecodeReply(frame, rw.op)
+		rw.code, rw.done = h.Err, true
+		return jute.AppendFrame(out, syncAnswer(h, rw.path))
 	}
-	if c.w.armed && xid == c.w.xid && code == 0 {
-		// A create2's answer: the path, then the Stat.
-		if p, ok := jstring(body[16:]); ok {
-			c.w.stat = decodeStat(body[16+4+len(p):])
+	if c.w.armed && h.Xid == c.w.xid && h.Err == jute.CodeOK {
+		if _, r, err := jute.DecodeReply(frame, client.OpCreate2); err == nil {
+			st := r.(*jute.Create2Response).Stat
+			c.w.stat = &st
 		}
 	}
-	return append(out, frame...)
+	return jute.AppendFrame(out, frame)
 }
 
-// syncAnswer is the frame of a sync's answer: header (xid, zxid, error),
-// then, without an error, the path.
-func syncAnswer(header []byte, code int32, path string) []byte {
-	n := len(header)
-	if code == 0 {
-		n += 4 + len(path)
+// syncAnswer is the frame of a sync's answer with header h: without an
+// error, the path.
+func syncAnswer(h jute.ReplyHeader, path string) []byte {
+	if h.Err != jute.CodeOK {
+		return jute.AppendReply(nil, h, nil)
 	}
-	f := binary.BigEndian.AppendUint32(nil, uint32(n))
-	f = append(f, header...)
-	if code == 0 {
-		f = binary.BigEndian.AppendUint32(f, uint32(len(path)))
-		f = append(f, path...)
-	}
-	return f
+	return jute.AppendReply(nil, h, &jute.SyncResponse{Path: path})
 }
 
-// noteConnect keeps the session and password of a connect answer
-// (protocol version, timeout, session id, password); a timeout of 0 says
-// the session asked for has expired. It reports whether the answer
-// resumed the session the wire knew (a new session has no persistent
-// watches: the wire forgets them).
+// noteConnect keeps the session and password of a connect answer; a
+// timeout of 0 says the session asked for has expired. It reports whether
+// the answer resumed the session the wire knew (a new session has no
+// persistent watches: the wire forgets them).
 func (c *wireConn) noteConnect(frame []byte) bool {
-	if len(frame) < 20 || int32(binary.BigEndian.Uint32(frame[4:])) <= 0 {
-		return false
-	}
-	id := int64(binary.BigEndian.Uint64(frame[8:]))
-	pw, ok := jbuffer(frame[16:])
-	if !ok {
+	r, err := jute.DecodeConnectResponse(frame)
+	if err != nil || r.TimeOut <= 0 {
 		return false
 	}
 	c.w.mu.Lock()
 	defer c.w.mu.Unlock()
-	resumed := c.w.session == id
+	resumed := c.w.session == r.SessionID
 	if !resumed {
 		c.w.persistent = nil
 	}
-	c.w.session, c.w.passwd = id, pw
+	c.w.session, c.w.passwd = r.SessionID, r.Passwd
 	return resumed
 }
 
 // noteNotification tells OnNotification's fn of a notification's event
 // (type, state, path).
-func (c *wireConn) noteNotification(body []byte) {
+func (c *wireConn) noteNotification(frame []byte) {
 	c.w.mu.Lock()
 	fn, persistent := c.w.onNote, c.w.onPersistent
 	c.w.mu.Unlock()
-	ev, ok := notificationEvent(body)
+	ev, ok := notificationEvent(frame)
 	if !ok {
 		return
 	}
@@ -380,66 +381,4 @@ func (c *wireConn) noteNotification(body []byte) {
 	if persistent != nil {
 		persistent(ev)
 	}
-}
-
-// jbuffer reads a jute buffer (a length, then as many bytes) from b.
-func jbuffer(b []byte) ([]byte, bool) {
-	if len(b) < 4 {
-		return nil, false
-	}
-	n := int(int32(binary.BigEndian.Uint32(b)))
-	if n < 0 || 4+n > len(b) {
-		return nil, false
-	}
-	return append([]byte(nil), b[4:4+n]...), true
-}
-
-// jstring reads a jute string from b.
-func jstring(b []byte) (string, bool) {
-	buf, ok := jbuffer(b)
-	return string(buf), ok
-}
-
-// jstrings reads a jute vector of strings (a count, -1 for null, then
-// each string) from b.
-func jstrings(b []byte) ([]string, bool) {
-	if len(b) < 4 {
-		return nil, false
-	}
-	n := int(int32(binary.BigEndian.Uint32(b)))
-	out := []string{}
-	b = b[4:]
-	for i := 0; i < n; i++ {
-		s, ok := jstring(b)
-		if !ok {
-			return nil, false
-		}
-		out = append(out, s)
-		b = b[4+len(s):]
-	}
-	return out, true
-}
-
-// decodeStat reads a Stat as jute writes it (68 bytes), nil if b is too
-// short.
-func decodeStat(b []byte) *zk.Stat {
-	if len(b) < 68 {
-		return nil
-	}
-	u64 := func(i int) int64 { return int64(binary.BigEndian.Uint64(b[i:])) }
-	u32 := func(i int) int32 { return int32(binary.BigEndian.Uint32(b[i:])) }
-	return &zk.Stat{Czxid: u64(0), Mzxid: u64(8), Ctime: u64(16), Mtime: u64(24), Version: u32(32),
-		Cversion: u32(36), Aversion: u32(40), EphemeralOwner: u64(44), DataLength: u32(52),
-		NumChildren: u32(56), Pzxid: u64(60)}
-}
-
-// appendJStrings appends a jute vector of strings (a count, then each
-// string's length and bytes) to b.
-func appendJStrings(b []byte, list []string) []byte {
-	b = binary.BigEndian.AppendUint32(b, uint32(len(list)))
-	for _, p := range list {
-		b = binary.BigEndian.AppendUint32(b, uint32(len(p)))
-		b = append(b, p...)
-	}
-	return b
 }
