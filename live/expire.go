@@ -2,12 +2,13 @@ package live
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"time"
+
+	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/jute"
 )
 
 // Expire ends the Conn's session now, as its expiry would (ExpireSession),
@@ -59,53 +60,34 @@ func ExpireSession(ctx context.Context, addr string, id int64, passwd []byte) er
 	}
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
 	defer stop()
-	// The connect request: protocol version, last zxid seen, timeout,
-	// session id, password, read-only.
-	req := binary.BigEndian.AppendUint32(nil, 0)
-	req = binary.BigEndian.AppendUint64(req, 0)
-	req = binary.BigEndian.AppendUint32(req, 10000)
-	req = binary.BigEndian.AppendUint64(req, uint64(id))
-	req = binary.BigEndian.AppendUint32(req, uint32(len(passwd)))
-	req = append(req, passwd...)
-	req = append(req, 0)
-	answer, err := exchange(nc, req)
+	// The password never null (nil sends an empty one), the readOnly
+	// byte sent (false).
+	connect := &jute.ConnectRequest{TimeOut: 10000, SessionID: id, Passwd: append([]byte{}, passwd...)}
+	answer, err := exchange(nc, jute.Append(nil, connect))
 	if err != nil {
 		return fmt.Errorf("resuming the session: %w", err)
 	}
-	if len(answer) < 16 || int32(binary.BigEndian.Uint32(answer[4:])) <= 0 {
+	if r, err := jute.DecodeConnectResponse(answer); err != nil || r.TimeOut <= 0 {
 		return nil // the server says the session has expired already
 	}
-	// closeSession: xid 1, opcode -11, no body.
-	closeReq := binary.BigEndian.AppendUint32(nil, 1)
-	closeReq = binary.BigEndian.AppendUint32(closeReq, uint32(0xffffffff-10))
-	answer, err = exchange(nc, closeReq)
+	answer, err = exchange(nc, jute.AppendRequest(nil, jute.RequestHeader{Xid: 1, Type: client.OpCloseSession}, nil))
 	if err != nil {
 		return fmt.Errorf("closing the session: %w", err)
 	}
-	if len(answer) < 16 {
-		return fmt.Errorf("closing the session: a short answer (%d bytes)", len(answer))
+	h, _, err := jute.DecodeReply(answer, client.OpCloseSession)
+	if err != nil {
+		return fmt.Errorf("closing the session: %w", err)
 	}
-	if code := int32(binary.BigEndian.Uint32(answer[12:])); code != 0 {
-		return fmt.Errorf("closing the session: error %d", code)
+	if h.Err != jute.CodeOK {
+		return fmt.Errorf("closing the session: error %d", h.Err)
 	}
 	return nil
 }
 
-// exchange sends one frame (its length, then body) and reads the answer's.
-func exchange(nc net.Conn, body []byte) ([]byte, error) {
-	frame := binary.BigEndian.AppendUint32(nil, uint32(len(body)))
-	if _, err := nc.Write(append(frame, body...)); err != nil {
+// exchange sends one frame and reads the answer's.
+func exchange(nc net.Conn, frame []byte) ([]byte, error) {
+	if err := jute.WriteFrame(nc, frame); err != nil {
 		return nil, err
 	}
-	var n [4]byte
-	if _, err := io.ReadFull(nc, n[:]); err != nil {
-		return nil, err
-	}
-	size := binary.BigEndian.Uint32(n[:])
-	if size > 1<<20 {
-		return nil, fmt.Errorf("an answer of %d bytes", size)
-	}
-	answer := make([]byte, size)
-	_, err := io.ReadFull(nc, answer)
-	return answer, err
+	return jute.ReadFrame(nc, 1<<20)
 }
