@@ -1,7 +1,6 @@
 package live
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/jute"
 )
 
 // libraryOp reports whether go-zookeeper/zk sends requests of type op
@@ -377,26 +377,25 @@ func (c *faultConn) Write(p []byte) (int, error) {
 	earlier := len(c.wbuf) // bytes of earlier writes, not yet a whole frame
 	c.wbuf = append(c.wbuf, p...)
 	framed, lostAt := 0, -1
-	for len(c.wbuf) >= 4 {
-		n := int(binary.BigEndian.Uint32(c.wbuf))
-		if len(c.wbuf) < 4+n {
+	for {
+		frame, rest, ok := jute.CutFrame(c.wbuf)
+		if !ok {
 			break
 		}
-		frame := c.wbuf[4 : 4+n]
+		var h jute.RequestHeader
 		if !c.handshaken {
 			c.handshaken = true
-		} else if len(frame) >= 8 {
-			xid := int32(binary.BigEndian.Uint32(frame))
-			op := int32(binary.BigEndian.Uint32(frame[4:]))
+		} else if jute.Decode(frame, &h) == nil {
+			op := int32(h.Type)
 			c.f.noteRequest(op, frame, c.addr)
-			c.noteRewatch(xid, op)
-			if c.f.sent(xid, op) {
+			c.noteRewatch(h.Xid, op)
+			if c.f.sent(h.Xid, op) {
 				lostAt = framed
 				break
 			}
 		}
-		c.wbuf = c.wbuf[4+n:]
-		framed += 4 + n
+		framed += len(c.wbuf) - len(rest)
+		c.wbuf = rest
 	}
 	c.wmu.Unlock()
 	if lostAt >= 0 {
@@ -538,7 +537,8 @@ func (c *faultConn) Read(p []byte) (int, error) {
 // frameWaiting reports whether a whole frame waits in c.in (one held
 // back behind frames handed over first).
 func (c *faultConn) frameWaiting() bool {
-	return len(c.in) >= 4 && len(c.in) >= 4+int(binary.BigEndian.Uint32(c.in))
+	_, _, whole := jute.CutFrame(c.in)
+	return whole
 }
 
 // frameFate is what becomes of an incoming frame (ClientFaults.fate),
@@ -552,24 +552,24 @@ type frameFate struct {
 // fate once. A frame to be delayed with frames before it in c.out stays
 // in c.in, its fate kept, until those are handed over; one to be lost
 // drops the connection: lost is true when nothing came before it to hand
-// over first (the read fails now; else it fails next).
+// over first (the read fails now; else it fails next). A frame too short
+// for a reply's header is handed over as it is.
 func (c *faultConn) frames() (lost bool) {
-	for c.frameWaiting() {
-		size := int(binary.BigEndian.Uint32(c.in))
-		frame := c.in[:4+size]
+	for {
+		body, rest, whole := jute.CutFrame(c.in)
+		if !whole {
+			return false
+		}
+		frame := c.in[:len(c.in)-len(rest)] // with its length
 		note := false
-		if c.answered && size >= 4 {
-			xid := int32(binary.BigEndian.Uint32(frame[4:]))
-			note = xid == -1
+		var h jute.ReplyHeader
+		if c.answered && jute.Decode(body, &h) == nil {
+			note = h.Xid == jute.XidNotification
 			if c.head == nil {
-				var code int32 // a reply's error (after its xid and zxid)
-				if size >= 16 {
-					code = int32(binary.BigEndian.Uint32(frame[16:]))
-				}
-				l, d, cut := c.f.fate(xid, code)
+				l, d, cut := c.f.fate(h.Xid, int32(h.Err))
 				c.head = &frameFate{l, d, cut}
 				if !note {
-					c.replied(xid)
+					c.replied(h.Xid)
 				}
 			}
 			fate := *c.head
@@ -595,7 +595,6 @@ func (c *faultConn) frames() (lost bool) {
 		if note {
 			c.holdNote(frame)
 		}
-		c.in = c.in[4+size:]
+		c.in = rest
 	}
-	return false
 }
