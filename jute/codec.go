@@ -245,7 +245,8 @@ func (d *decoder) string() string {
 }
 
 // count reads a vector's count, -1 (null) as 0, checked against the bytes
-// left: each element takes at least least bytes.
+// left: each element takes at least `least` bytes, so a count the frame
+// cannot hold is an error before anything is made for it.
 func (d *decoder) count(least int, what string) int {
 	n := d.int()
 	switch {

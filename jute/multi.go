@@ -56,7 +56,9 @@ func (r *MultiRequest) encode(e *encoder) {
 	for _, op := range r.Ops {
 		h := MultiHeader{Type: op.Type, Err: -1}
 		h.encode(e)
-		op.Request.encode(e)
+		if op.Request != nil {
+			op.Request.encode(e)
+		}
 	}
 	closing.encode(e)
 }
