@@ -317,12 +317,3 @@ func multiCodes(codes ...zk.ErrCode) func(any) error {
 		return when(slices.Equal(got, codes), fmt.Sprintf("error results %v, got %v", codes, got))
 	}
 }
-
-// notified checks a notification's type and path.
-func notified(typ zk.EventType, path string) func(any) error {
-	return func(b any) error {
-		ev := b.(*WatcherEvent)
-		return when(ev.Type == typ && ev.Path == path && ev.State == zk.StateSyncConnected,
-			fmt.Sprintf("%v on %s", typ, path))
-	}
-}
