@@ -160,6 +160,13 @@ func multiCallOf(c *sim.Call, r *jute.MultiRequest) zk.ErrCode {
 	return jute.CodeOK
 }
 
+// unknownOp reports whether op is a request type ZooKeeper 3.8 does not
+// know (answered Unimplemented, then the connection closed).
+func unknownOp(op client.Op) bool {
+	_, _, err := jute.DecodeRequest(jute.AppendRequest(nil, jute.RequestHeader{Type: op}, nil))
+	return errors.Is(err, jute.ErrUnknownOp)
+}
+
 // encodeAnswer is the frame of an answer to a request of wire type op.
 func encodeAnswer(a *sim.Answer, op client.Op) []byte {
 	h := jute.ReplyHeader{Xid: a.Xid, Zxid: a.Zxid, Err: zk.ErrCode(a.Code)}
@@ -168,8 +175,14 @@ func encodeAnswer(a *sim.Answer, op client.Op) []byte {
 	case a.Xid == jute.XidNotification:
 		h.Zxid, h.Err = -1, 0
 		body = &jute.WatcherEvent{Type: a.Type, State: zk.StateSyncConnected, Path: a.Path}
-	case a.Code == 0 || op == client.OpMulti:
+	case op == client.OpMulti && len(a.Multi) > 0:
+		// A multi that failed op by op says so in its results: the
+		// header's code is 0.
+		h.Err, body = 0, answerBody(a, op)
+	case a.Code == 0:
 		body = answerBody(a, op)
+	case unknownOp(op):
+		h.Zxid = -1
 	}
 	return jute.AppendReply(nil, h, body)
 }
@@ -202,6 +215,8 @@ func answerBody(a *sim.Answer, op client.Op) jute.Record {
 		return &jute.GetEphemeralsResponse{Ephemerals: a.Children}
 	case client.OpSync:
 		return &jute.SyncResponse{Path: a.Path}
+	case client.OpAddWatch:
+		return &jute.ErrorResponse{Err: 0} // the server writes a code where the answer has nothing to say
 	case client.OpMulti:
 		return multiAnswer(a)
 	}

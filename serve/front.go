@@ -62,6 +62,9 @@ type Front struct {
 	nextPeer int
 	owners   map[int64]*sim.Outside // each session the servers opened, its client
 	named    []*sim.Outside         // Options.Clients, c1 first
+	// sessionPeer is, for each session, the connection it was last
+	// opened or resumed on.
+	sessionPeer map[int64]*peer
 
 	// replaying is set for a front end a tape drives (replay.go); written
 	// are the frames it wrote, not yet checked against the tape's.
@@ -107,7 +110,8 @@ func New(opts Options) (*Front, error) {
 		return nil, err
 	}
 	f := &Front{opts: opts, w: w, servers: cfg.ServerCount(), events: make(chan event, 64), done: make(chan struct{}),
-		peers: map[*sim.Wire]*peer{}, open: map[int]*peer{}, owners: map[int64]*sim.Outside{}, start: time.Now(), clientDials: map[int]int{}}
+		peers: map[*sim.Wire]*peer{}, open: map[int]*peer{}, owners: map[int64]*sim.Outside{}, start: time.Now(), clientDials: map[int]int{},
+		sessionPeer: map[int64]*peer{}}
 	for range opts.Clients {
 		f.named = append(f.named, f.newClient())
 	}

@@ -3,9 +3,11 @@ package serve
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
 	"time"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/jute"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -46,6 +48,19 @@ func (f *Front) arrived(p *peer, frame []byte) {
 		f.refuse(p, err)
 		return
 	}
+	switch {
+	case op == jute.OpSASL:
+		// A server without SASL answers a token at once, out of the
+		// session's order (it is not a request of the pipeline): OK, no
+		// token.
+		p.send(jute.AppendReply(nil, jute.ReplyHeader{Xid: call.Xid}, &jute.SASLResponse{}))
+		return
+	case op == client.OpCheck:
+		// check outside a multi: the server fails writing its answer (a
+		// null Stat) and never sends one; the session goes on.
+		f.w.Note(p.client, fmt.Sprintf("check #%d outside a multi: never answered, as by ZooKeeper", call.Xid))
+		return
+	}
 	if call.Xid != pingXid {
 		p.ops[call.Xid] = op
 	}
@@ -61,11 +76,8 @@ func (f *Front) connectRequest(p *peer, frame []byte) {
 		return
 	}
 	o := f.owners[req.SessionID]
-	if req.SessionID != 0 && o != nil && !passwordOK(req.SessionID, req.Passwd) {
-		// ZooKeeper answers a wrong password as it answers a session it
-		// no longer has (session id 0, no timeout), and closes.
-		p.send(encodeConnect(connectResp{Old: req.OldClient}))
-		p.close()
+	if req.SessionID != 0 && (o == nil || !passwordOK(req.SessionID, req.Passwd)) {
+		f.noSession(p, req)
 		return
 	}
 	switch {
@@ -83,6 +95,22 @@ func (f *Front) connectRequest(p *peer, frame []byte) {
 	p.wire, p.client, p.old = w, o, req.OldClient
 	f.peers[w] = p
 	w.Send(&sim.Call{Op: client.OpCreateSession, SessionID: req.SessionID, TimeoutMs: req.TimeOut, LastZxid: req.LastZxidSeen})
+}
+
+// noSession answers a connect request for a session that cannot be
+// resumed as ZooKeeper 3.8 does: a session it never opened, or one asked
+// with the wrong password. For a wrong password the session's own
+// connection is closed first (the session lives on: its client
+// reconnects); then the answer is session 0, timeout 0, a password of
+// zeros, and the connection is closed.
+func (f *Front) noSession(p *peer, req connectReq) {
+	if owner := f.sessionPeer[req.SessionID]; owner != nil && !owner.closed {
+		f.w.Note(owner.client, fmt.Sprintf("connection closed: a connect for its session %#x came with a wrong password", req.SessionID))
+		owner.wire.Close()
+		owner.close()
+	}
+	p.send(encodeConnect(connectResp{Old: req.OldClient}))
+	p.close()
 }
 
 // newClient adds the next client, cN.
@@ -109,6 +137,7 @@ func (f *Front) answered(w *sim.Wire, a *sim.Answer) {
 	case a.Op == client.OpCreateSession:
 		if a.SessionID != 0 {
 			f.owners[a.SessionID] = p.client
+			f.sessionPeer[a.SessionID] = p
 		}
 		p.send(encodeConnect(connectResp{TimeoutMs: a.TimeoutMs, SessionID: a.SessionID, Passwd: password(a.SessionID), Old: p.old}))
 		return
@@ -116,6 +145,12 @@ func (f *Front) answered(w *sim.Wire, a *sim.Answer) {
 	op := p.ops[a.Xid]
 	delete(p.ops, a.Xid)
 	p.send(encodeAnswer(a, op))
+	if a.Code == int32(jute.CodeUnimplemented) && unknownOp(op) {
+		// ZooKeeper answers a request of a type it does not know, then
+		// closes the connection; the session lives on.
+		p.wire.Close()
+		p.close()
+	}
 }
 
 // gone notes that the client closed p (or it broke): the server detaches
