@@ -92,7 +92,7 @@ bad input; 130 when interrupted, after writing the tape and the summary.`,
 // serveScenario is zksim serve: the front end listening, the command (if
 // any) run against it, and the summary once it ends.
 func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFlags) error {
-	sc, err := scenarios.LoadScenario(arg)
+	sc, err := scenarios.LoadServedScenario(arg)
 	if err != nil {
 		return usageError{err}
 	}
@@ -135,7 +135,13 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 	stopSignals := onSignals(func(os.Signal) { interrupted.Store(true); cancel() })
 	defer stopSignals()
 	if child != nil {
-		if err := child.start(command, connect, cmd.OutOrStdout(), cmd.ErrOrStderr(), cancel); err != nil {
+		// With --json, standard output is the summary's alone: the command
+		// writes to standard error.
+		childOut := cmd.OutOrStdout()
+		if fl.json {
+			childOut = cmd.ErrOrStderr()
+		}
+		if err := child.start(command, connect, childOut, cmd.ErrOrStderr(), cancel); err != nil {
 			cancel()
 			front.Run(ctx) //nolint:errcheck // nothing was served; the command's error is the one to tell
 			return runNotMadeError{err}
