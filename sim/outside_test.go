@@ -173,3 +173,13 @@ func hasNote(tr *trace.Trace, part string) bool {
 	}
 	return false
 }
+
+// An idle stepped world, with nothing but the servers' heartbeats
+// pending, waits for its outside clients rather than report a deadlock.
+func TestAnIdleSteppedWorldWaits(t *testing.T) {
+	r := newOutsideRig(t, 4, nil)
+	r.advance(time.Minute)
+	a := r.client()
+	r.connect(a, 1)
+	r.advance(time.Minute)
+}

@@ -265,11 +265,14 @@ func (s *Scheduler) loop() error {
 		if s.wakeCancelled() {
 			continue
 		}
-		if s.stepped && (s.q.len() == 0 || s.q.nextAt() > s.until) {
-			s.now = max(s.now, s.until)
-			return errReached
-		}
-		if s.q.len() == 0 || (s.fg == 0 && (s.quiet == nil || s.quiet())) {
+		if s.stepped {
+			// A stepped world has no deadlock: an idle ensemble waits for
+			// its outside clients.
+			if s.q.len() == 0 || s.q.nextAt() > s.until {
+				s.now = max(s.now, s.until)
+				return errReached
+			}
+		} else if s.q.len() == 0 || (s.fg == 0 && (s.quiet == nil || s.quiet())) {
 			return s.deadlock()
 		}
 		next := s.q.nextAt()
