@@ -64,7 +64,7 @@ func Served(r ServedRun) (*Outcome, error) {
 	}
 	w, res := r.World, r.Result
 	spec := Spec{Name: r.Name, Clients: len(w.Clients()), Checks: checks, Faults: r.Schedule}
-	out := &Outcome{Spec: spec, Schedule: r.Schedule, Simulation: &Simulation{Result: res, World: w}}
+	out := &Outcome{Spec: spec, Seed: w.Seed(), Schedule: r.Schedule, Simulation: &Simulation{Result: res, World: w}}
 	out.Input = &models.Input{Ops: r.Ops, End: int64(res.End), SessionTimeout: r.SessionTimeout}
 	worldEvidence(out.Input, w, slices.Contains(checks, "leaks"))
 	vs, err := judge(out, nil, nil)

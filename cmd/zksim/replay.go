@@ -39,7 +39,8 @@ there); --out writes the violation report's files.
 
 --tape FILE replays a run of zksim serve from its tape instead: the
 server side is rebuilt exactly, every frame the servers wrote checked
-against the tape's; --trace prints the run's trace, --hash its hash.
+against the tape's, and judged as zksim serve judged it; --trace prints
+its timeline, --hash its hash, --out the violation report's files.
 
 Exit status: 0 when the run held, 1 when a check found a violation, 2 for
 bad input.`,

@@ -13,6 +13,11 @@ import (
 // rebuilt from its tape, checked frame by frame; --trace prints its
 // trace and --hash its hash, last.
 func replayTape(w io.Writer, fl replayFlags) error {
+	if fl.out != "" {
+		if err := checkOutDir("--out", fl.out); err != nil {
+			return err
+		}
+	}
 	f, err := os.Open(fl.tape)
 	if err != nil {
 		return usageError{fmt.Errorf("--tape: %w", err)}
@@ -29,7 +34,7 @@ func replayTape(w io.Writer, fl replayFlags) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", fl.tape, err)
 	}
-	if err := printServedOutcome(w, o, r.World.Seed(), fl.trace); err != nil {
+	if err := printServedOutcome(w, o, r.World.Seed(), fl.trace, fl.out); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "replayed from %s: every frame the servers wrote is the tape's\n", fl.tape)

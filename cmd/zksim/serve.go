@@ -27,6 +27,7 @@ type serveFlags struct {
 	tape   string
 	faults string
 	checks string
+	out    string
 	trace  bool
 	json   bool
 }
@@ -34,7 +35,7 @@ type serveFlags struct {
 func serveCmd() *cobra.Command {
 	var fl serveFlags
 	cmd := &cobra.Command{
-		Use:   "serve SCENARIO [--seed N] [--faults F] [--checks C] [--tape FILE] [--trace] [--json] [-- COMMAND ARGS...]",
+		Use:   "serve SCENARIO [--seed N] [--faults F] [--checks C] [--tape FILE] [--trace] [--out DIR] [--json] [-- COMMAND ARGS...]",
 		Short: "Serve a scenario's simulated ensemble to real ZooKeeper clients, over the wire",
 		Long: `serve runs the simulated ensemble of a scenario (a built-in one or a file),
 with its faults but not its workload, and serves it to real ZooKeeper clients
@@ -57,8 +58,8 @@ interrupted.
 of the run exactly, without any client.
 
 The run is judged by the checks that need nothing from its clients (--checks:
-ownership, the default; leaks); --trace prints its timeline, --json one
-object.
+ownership, the default; leaks): a violation is shown with its report,
+whose files --out writes; --trace prints the timeline, --json one object.
 
 Exit status: the command's, if it failed; else 0 when the run held, 1 when
 a check found a violation (or the simulator's self-checks failed); 2 for
@@ -85,6 +86,7 @@ bad input; 130 when interrupted, after writing the tape and the summary.`,
 	f.StringVar(&fl.faults, "faults", "", "replace the scenario's faults (schedule syntax, '; '-separated; none: no faults)")
 	f.StringVar(&fl.checks, "checks", "", "the checks that judge the run, comma-separated: ownership (the default), leaks")
 	f.BoolVar(&fl.trace, "trace", false, "print the run's timeline (a column per client and server)")
+	f.StringVar(&fl.out, "out", "", "write a violation's report files (timeline, space-time diagram, history) into this directory")
 	f.BoolVar(&fl.json, "json", false, "print the summary as one JSON object")
 	return cmd
 }
@@ -100,6 +102,11 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 	opts.Config.Seed = fl.seed
 	if opts.Checks, err = servedChecks(fl.checks); err != nil {
 		return err
+	}
+	if fl.out != "" {
+		if err := checkOutDir("--out", fl.out); err != nil {
+			return err
+		}
 	}
 	if cmd.Flags().Changed("faults") {
 		if opts.Faults, err = fault.ParseSchedule(strings.TrimSpace(strings.TrimPrefix(fl.faults, "none"))); err != nil {
@@ -202,7 +209,7 @@ func printServedRun(w io.Writer, o *scenarios.Outcome, fl serveFlags, child *chi
 		}
 		return printJSON(w, v)
 	}
-	if err := printServedOutcome(w, o, fl.seed, fl.trace); err != nil {
+	if err := printServedOutcome(w, o, fl.seed, fl.trace, fl.out); err != nil {
 		return err
 	}
 	if fl.tape != "" {

@@ -43,9 +43,11 @@ func servedVerdict(o *scenarios.Outcome) string {
 	return "violation (" + strings.Join(checks, ", ") + ")"
 }
 
-// printServedOutcome prints a served run's summary, its violations, and
-// its timeline when asked.
-func printServedOutcome(w io.Writer, o *scenarios.Outcome, seed uint64, timeline bool) error {
+// printServedOutcome prints a served run's summary, its violations (their
+// report's files written into out, if set), and its timeline when asked.
+// An interrupt while the report is written ends it, once written, with
+// errInterrupted.
+func printServedOutcome(w io.Writer, o *scenarios.Outcome, seed uint64, timeline bool, out string) error {
 	res := o.Result
 	if timeline {
 		t, err := reports.NewTimeline(o)
@@ -57,11 +59,29 @@ func printServedOutcome(w io.Writer, o *scenarios.Outcome, seed uint64, timeline
 	fmt.Fprintf(w, "%s, seed %d: served %d client(s) for %s of virtual time; %d fault(s) struck; trace hash %s\n",
 		o.Spec.Name, seed, len(o.World.Clients()), res.End.Std().Round(time.Millisecond), len(res.Struck), scenarios.HashString(res.Hash))
 	fmt.Fprintf(w, "checks: %s (those that need nothing from the clients): %s\n", strings.Join(o.Spec.Checks, ", "), servedVerdict(o))
+	interrupted := false
+	if o.Failed() {
+		r := &reports.ViolationReport{Outcome: o}
+		if out != "" {
+			var err error
+			if interrupted, err = writeViolationReport(r, out); err != nil {
+				return err
+			}
+		}
+		if !timeline {
+			fmt.Fprint(w, r)
+		}
+	}
 	for _, v := range o.Violations {
-		fmt.Fprintf(w, "  %s %s: %s\n", v.Check, kindWord(v.Kind), v.Message)
+		if timeline {
+			fmt.Fprintf(w, "  %s %s: %s\n", v.Check, kindWord(v.Kind), v.Message)
+		}
 	}
 	for _, v := range res.Violations {
 		fmt.Fprintf(w, "  simulator self-check failed: %s\n", v)
+	}
+	if interrupted {
+		return errInterrupted
 	}
 	return nil
 }

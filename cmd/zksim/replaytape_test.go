@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/serve"
+	"github.com/zksim/zksim/sim"
+)
+
+// A served run whose second client deletes the first's ephemeral node:
+// its tape replays to the ownership violation, with its report's files.
+func TestReplayTapeReportsAServedViolation(t *testing.T) {
+	dir := t.TempDir()
+	tape := filepath.Join(dir, "run.tape")
+	opts := serve.Options{Config: sim.Config{Seed: 3}, Name: "stolen-node"}
+	var err error
+	if opts.Tape, err = serve.CreateTape(tape, opts); err != nil {
+		t.Fatal(err)
+	}
+	front, err := serve.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrs, err := front.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := front.Run(ctx); done <- err }()
+	owner, thief := goZKSession(t, addrs), goZKSession(t, addrs)
+	if _, err := owner.Create("/mine", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := thief.Sync("/mine"); err != nil {
+		t.Fatal(err)
+	}
+	if err := thief.Delete("/mine", -1); err != nil {
+		t.Fatal(err)
+	}
+	owner.Close()
+	thief.Close()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	out := filepath.Join(dir, "report")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"replay", "--tape", tape, "--out", out}, &stdout, &stderr); code != 1 {
+		t.Fatalf("replay --tape exited %d, want 1 (a violation)\n%s%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "stolen-node, seed 3: served 2 client(s)") ||
+		!strings.Contains(stdout.String(), "ownership (safety)") || !strings.Contains(stdout.String(), "deleted /mine") {
+		t.Fatalf("the replay's report does not tell the stolen node:\n%s", stdout.String())
+	}
+	for _, f := range []string{"report.txt", "timeline.txt", "spacetime.svg", "history.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("the report's %s: %v", f, err)
+		}
+	}
+}
+
+// goZKSession is a go-zk session to the front end's addresses.
+func goZKSession(t *testing.T, addrs []string) *zk.Conn {
+	t.Helper()
+	c, events, err := zk.Connect(addrs, 10*time.Second, zk.WithLogInfo(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ev := range events {
+		if ev.State == zk.StateHasSession {
+			return c
+		}
+	}
+	t.Fatal("no session")
+	return nil
+}
