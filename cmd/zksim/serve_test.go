@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zksim/zksim/live"
 )
@@ -55,5 +56,31 @@ cli ls /hello`
 	}
 	if last := strings.TrimSpace(replay.String()[strings.LastIndex(strings.TrimSpace(replay.String()), "\n")+1:]); last != hash {
 		t.Fatalf("the tape replays to hash %s, the served run's was %s", last, hash)
+	}
+}
+
+// "pause c1" stops the command's processes (SIGSTOP, then SIGCONT), as a
+// collection pause would: zkCli.sh, stopped right after its create was
+// applied, goes on four seconds later and reads its node back.
+func TestServePausesTheCommand(t *testing.T) {
+	if err := live.EnsureInstalled(os.Stderr); err != nil {
+		t.Fatal(err)
+	}
+	script := `exec 2>&1; { echo "create /p x"; sleep 1; echo "get /p"; echo quit; } | ` + zkCli + ` -server "$ZKSIM_CONNECT"`
+	var out, errOut bytes.Buffer
+	began := time.Now()
+	code := run([]string{"serve", "lock-contention", "--faults", "when c1 create#1 applied: pause c1 4s", "--json", "--", "sh", "-c", script},
+		&out, &errOut)
+	if code != 0 {
+		t.Fatalf("zksim serve exited %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	if took := time.Since(began); took < 4*time.Second {
+		t.Fatalf("the command ran %s in all, through a 4s pause", took)
+	}
+	if !strings.Contains(out.String(), `"when c1 create#1 applied: pause c1 4s"`) {
+		t.Fatalf("the pause never struck:\n%s", out.String())
+	}
+	if !strings.Contains(errOut.String(), "Created /p") || !strings.Contains(errOut.String(), "\nx\n") {
+		t.Fatalf("zkCli.sh did not create and read back its node across the pause:\n%s", errOut.String())
 	}
 }
