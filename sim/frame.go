@@ -60,14 +60,16 @@ func (r *request) frameSize() int {
 	return 0
 }
 
-// multiOps are a multi's ops as go-zookeeper/zk sends them.
+// multiOps are a multi's ops as a client sends them.
 func multiOps(ops []subOp) []jute.MultiOp {
 	out := make([]jute.MultiOp, len(ops))
 	for i, op := range ops {
 		out[i].Type = op.op
 		switch op.op {
-		case client.OpCreate:
+		case client.OpCreate, client.OpCreate2, client.OpCreateContainer:
 			out[i].Request = &jute.CreateRequest{Path: op.path, Data: op.data, ACL: op.acl, Flags: op.flags}
+		case client.OpCreateTTL:
+			out[i].Request = &jute.CreateTTLRequest{Path: op.path, Data: op.data, ACL: op.acl, Flags: op.flags, TTL: op.ttl}
 		case client.OpSetData:
 			out[i].Request = &jute.SetDataRequest{Path: op.path, Data: op.data, Version: op.version}
 		case client.OpCheck:

@@ -7,7 +7,7 @@ import (
 	"github.com/zksim/zksim/trace"
 )
 
-// subOp is one operation of a multi.
+// subOp is one operation of a multi, by its opcode on the wire.
 type subOp struct {
 	op      client.Op
 	path    string
@@ -15,9 +15,11 @@ type subOp struct {
 	flags   int32
 	acl     []zk.ACL
 	version int32
+	ttl     int64 // a createTTL's
 }
 
-// subResult is one op's outcome within a multi.
+// subResult is one op's outcome within a multi: op is the op the server
+// made of it (see createOpOf).
 type subResult struct {
 	op   client.Op
 	code int32
@@ -25,13 +27,15 @@ type subResult struct {
 	stat zk.Stat
 }
 
-// multi applies ops all or nothing, as one transaction with one zxid and one
-// time. A create with the container flag makes a container; one with a
-// TTL flag, once reached, fails the whole multi as unreadable
-// (MarshallingError, no results), as the 3.8.0 server does. Each op is checked against the tree as the earlier ops left it. If
-// one fails, every op is undone, no watch fires, and the results say what
-// ZooKeeper says of a failed multi: the ops before it 0 (ok), the failing op
-// its error, the ops after it runtime inconsistency (-2).
+// multi applies ops all or nothing, as one transaction with one zxid and
+// one time. A create becomes the create its flags make (createOpOf): a
+// container's and a TTL node's results carry the new node's Stat; a create
+// of a TTL mode by another opcode than createTTL, once reached, fails the
+// whole multi as unreadable (MarshallingError, no results), as the 3.8.0
+// server does. Each op is checked against the tree as the earlier ops left
+// it. If one fails, every op is undone, no watch fires, and the results
+// say what ZooKeeper says of a failed multi: the ops before it 0 (ok), the
+// failing op its error, the ops after it runtime inconsistency (-2).
 func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResult, int32) {
 	t.inMulti, t.multiUndo = true, t.multiUndo[:0]
 	defer func() { t.inMulti = false }()
@@ -44,22 +48,9 @@ func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResul
 		restore := t.snapshot(op.path)
 		var code int32
 		switch op.op {
-		case client.OpCreate:
+		case client.OpCreate, client.OpCreate2, client.OpCreateContainer, client.OpCreateTTL:
 			var p string
-			switch op.flags {
-			case zk.FlagContainer:
-				// A create with the container mode becomes a createContainer.
-				results[i].op = client.OpCreateContainer
-				p, code = t.createNode(client.OpCreateContainer, createArgs{path: op.path, data: op.data, flags: op.flags,
-					acl: op.acl, owner: owner, ttl: -1}, zxid, now, nil)
-			case zk.FlagTTL, zk.FlagPersistentSequentialWithTTL:
-				// One with a TTL mode becomes a createTTL op that carries
-				// no TTL, which the server fails to read when it reaches
-				// it: the whole multi fails (MarshallingError), undone.
-				code = trace.CodeMarshallingError
-			default:
-				p, code = t.create(op.path, op.data, op.flags, op.acl, owner, zxid, now)
-			}
+			p, code = t.multiCreate(op, &results[i], owner, zxid, now)
 			if code == trace.CodeOK {
 				results[i].path = p
 				// The parent was captured before; the node is new.
@@ -102,6 +93,52 @@ func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResul
 		}
 	}
 	return results, results[failed].code
+}
+
+// multiCreate applies a multi's create as the create its flags make
+// (createOpOf), setting res's op, and its Stat for a container or a TTL
+// node, whose results carry it.
+func (t *Tree) multiCreate(op subOp, res *subResult, owner, zxid int64, now Time) (string, int32) {
+	made := createOpOf(op.op, op.flags)
+	res.op = made
+	switch made {
+	case client.OpCreate:
+		return t.create(op.path, op.data, op.flags, op.acl, owner, zxid, now)
+	case client.OpCreateContainer, client.OpCreateTTL:
+		ttl := int64(-1)
+		if made == client.OpCreateTTL {
+			ttl = op.ttl
+		}
+		p, code := t.createNode(made, createArgs{path: op.path, data: op.data, flags: op.flags, acl: op.acl, owner: owner, ttl: ttl},
+			zxid, now, nil)
+		if code == trace.CodeOK {
+			res.stat = t.createdStat(p, op.data)
+		}
+		return p, code
+	}
+	return "", trace.CodeMarshallingError
+}
+
+// createOpOf is the create a multi's create op becomes on the server
+// (ZooKeeper's Op.create, as the server reads a multi): its flags decide
+// whatever its opcode, so that a create2 is a create and a
+// createContainer without the container flag a plain create, but for a
+// createTTL of a TTL mode, which stays a createTTL. The container flag
+// makes a createContainer; a TTL mode by any other opcode a createTTL
+// that carries no TTL, which the server fails to read (0 here: the whole
+// multi fails, MarshallingError); any other flags a create (one outside
+// the modes then fails as BadArguments).
+func createOpOf(op client.Op, flags int32) client.Op {
+	ttlMode := flags == zk.FlagTTL || flags == zk.FlagPersistentSequentialWithTTL
+	switch {
+	case ttlMode && op == client.OpCreateTTL:
+		return client.OpCreateTTL
+	case ttlMode:
+		return 0
+	case flags == zk.FlagContainer:
+		return client.OpCreateContainer
+	}
+	return client.OpCreate
 }
 
 // nodeSnapshot holds what a write can change about a node and its parent, so

@@ -42,8 +42,9 @@ type Call struct {
 	Refuse int32
 }
 
-// SubCall is one operation of a multi: a create, a delete, a setData or a
-// version check.
+// SubCall is one operation of a multi, by its opcode on the wire: a
+// create of any of the four opcodes, a delete, a setData or a version
+// check.
 type SubCall struct {
 	Op      client.Op
 	Path    string
@@ -51,6 +52,7 @@ type SubCall struct {
 	Flags   int32
 	ACL     []zk.ACL
 	Version int32
+	TTL     int64 // a createTTL's, in milliseconds
 }
 
 // request is the call as the servers take it.
@@ -73,7 +75,7 @@ func (c *Call) request() *request {
 	case client.OpMulti:
 		ops := make([]subOp, len(c.Ops))
 		for i, o := range c.Ops {
-			ops[i] = subOp{op: o.Op, path: o.Path, data: o.Data, flags: o.Flags, acl: o.ACL, version: o.Version}
+			ops[i] = subOp{op: o.Op, path: o.Path, data: o.Data, flags: o.Flags, acl: o.ACL, version: o.Version, ttl: o.TTL}
 		}
 		r.requestExtra = &requestExtra{ops: ops}
 	}
@@ -105,7 +107,10 @@ type Answer struct {
 	TimeoutMs int32
 }
 
-// SubAnswer is one operation's outcome within a multi's answer.
+// SubAnswer is one operation's outcome within a multi's answer: Op is
+// the op the server made of it (a create's by its flags: client.OpCreate,
+// client.OpCreateContainer or client.OpCreateTTL, the last two with the
+// new node's Stat), Code its error.
 type SubAnswer struct {
 	Op   client.Op
 	Code int32

@@ -76,10 +76,7 @@ func (tr *Tree) apply(t *txn) applyResult {
 	case client.OpCreate, client.OpCreate2:
 		res.path, res.code = tr.createLike(r.path, r.data, r.flags, r.acl, t.sess, t.zxid, t.time, &t.named)
 		if t.op == client.OpCreate2 && res.code == trace.CodeOK {
-			res.stat = tr.nodes[res.path].visibleStat() // the new node's, as create2 answers
-			// with its data's length as created: the server copies the
-			// Stat before a quota's recount rewrites a stats node's data.
-			res.stat.DataLength = int32(len(r.data))
+			res.stat = tr.createdStat(res.path, r.data)
 		}
 	case client.OpCreateContainer, client.OpCreateTTL:
 		ttl := int64(-1)
@@ -88,6 +85,9 @@ func (tr *Tree) apply(t *txn) applyResult {
 		}
 		res.path, res.code = tr.createNode(t.op, createArgs{path: r.path, data: r.data, flags: r.flags, acl: r.acl,
 			owner: t.sess, ttl: ttl}, t.zxid, t.time, &t.named)
+		if res.code == trace.CodeOK {
+			res.stat = tr.createdStat(res.path, r.data)
+		}
 	case client.OpDelete:
 		res.code = tr.delete(r.path, r.version, t.zxid)
 	case client.OpSetData:
@@ -98,4 +98,14 @@ func (tr *Tree) apply(t *txn) applyResult {
 		res.multi, res.code = tr.multi(r.ops, t.sess, t.zxid, t.time)
 	}
 	return res
+}
+
+// createdStat is the Stat a create2, a createContainer or a createTTL
+// answers with (alone, or as a multi's result): the new node's, with the
+// length of the data it was created with, as the server copies the Stat
+// before a quota's recount rewrites a stats node's data.
+func (tr *Tree) createdStat(path string, data []byte) zk.Stat {
+	st := tr.nodes[path].visibleStat()
+	st.DataLength = int32(len(data))
+	return st
 }
