@@ -50,6 +50,24 @@ func digestID(auth []byte) string {
 	return user + ":" + base64.StdEncoding.EncodeToString(sum[:])
 }
 
+// whoAmI is what whoAmI answers a connection with ids: each id as its
+// scheme and user (a digest's name, up to the first ':' of its id; an
+// ip's address), in the order the server's set of a connection's ids
+// iterates (javaSetOrder), both written as the server writes strings
+// (javaEcho). They travel as ACL entries' Scheme and ID (reply.acl).
+func whoAmI(ids []authID) []zk.ACL {
+	ordered := javaSetOrder(ids)
+	out := make([]zk.ACL, len(ordered))
+	for i, id := range ordered {
+		user := id.id
+		if id.scheme == "digest" {
+			user, _, _ = strings.Cut(user, ":")
+		}
+		out[i] = zk.ACL{Scheme: javaEcho(id.scheme), ID: javaEcho(user)}
+	}
+	return out
+}
+
 // permits reports whether a connection with ids has perm on a node with
 // acl: an empty ACL allows everything; otherwise an entry granting perm
 // must name world:anyone, or a digest id the connection has, or an ip

@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/jute"
 	"github.com/zksim/zksim/trace"
 )
 
@@ -80,7 +81,7 @@ func (c *Client) send(r *request) {
 }
 
 func sendPath(r *request) string {
-	if r.op == client.OpMulti && r.requestExtra != nil && len(r.ops) > 0 {
+	if (r.op == client.OpMulti || r.op == jute.OpMultiRead) && r.requestExtra != nil && len(r.ops) > 0 {
 		return multiPath(r)
 	}
 	return r.path

@@ -40,11 +40,13 @@ func (r *request) frameSize() int {
 		return jute.RequestSize(&jute.AddWatchRequest{Path: r.path})
 	case client.OpRemoveWatches:
 		return jute.RequestSize(&jute.RemoveWatchesRequest{Path: r.path})
+	case jute.OpCheckWatches:
+		return jute.RequestSize(&jute.CheckWatchesRequest{Path: r.path})
 	case client.OpGetACL, client.OpSync, client.OpGetAllChildren, client.OpGetEphemerals:
 		return jute.RequestSize(&jute.SyncRequest{Path: r.path}) // the path alone, as the others'
 	case client.OpSetAuth:
 		return jute.RequestSize(&jute.AuthPacket{Scheme: r.path, Auth: r.data})
-	case client.OpPing, client.OpCloseSession:
+	case client.OpPing, client.OpCloseSession, jute.OpWhoAmI:
 		return jute.Size(&jute.RequestHeader{}) // the header alone
 	case client.OpCreate, client.OpCreate2, client.OpCreateContainer:
 		return jute.RequestSize(&jute.CreateRequest{Path: r.path, Data: r.data, ACL: r.acl, Flags: r.flags})
@@ -54,13 +56,13 @@ func (r *request) frameSize() int {
 		return jute.RequestSize(&jute.SetDataRequest{Path: r.path, Data: r.data, Version: r.version})
 	case client.OpSetACL:
 		return jute.RequestSize(&jute.SetACLRequest{Path: r.path, ACL: r.acl, Version: r.version})
-	case client.OpMulti:
+	case client.OpMulti, jute.OpMultiRead:
 		return jute.RequestSize(&jute.MultiRequest{Ops: multiOps(r.ops)})
 	}
 	return 0
 }
 
-// multiOps are a multi's ops as a client sends them.
+// multiOps are a multi's or a multiRead's ops as a client sends them.
 func multiOps(ops []subOp) []jute.MultiOp {
 	out := make([]jute.MultiOp, len(ops))
 	for i, op := range ops {
@@ -70,6 +72,10 @@ func multiOps(ops []subOp) []jute.MultiOp {
 			out[i].Request = &jute.CreateRequest{Path: op.path, Data: op.data, ACL: op.acl, Flags: op.flags}
 		case client.OpCreateTTL:
 			out[i].Request = &jute.CreateTTLRequest{Path: op.path, Data: op.data, ACL: op.acl, Flags: op.flags, TTL: op.ttl}
+		case client.OpGetData:
+			out[i].Request = &jute.GetDataRequest{Path: op.path}
+		case jute.OpGetChildrenV1:
+			out[i].Request = &jute.GetChildrenRequest{Path: op.path}
 		case client.OpSetData:
 			out[i].Request = &jute.SetDataRequest{Path: op.path, Data: op.data, Version: op.version}
 		case client.OpCheck:

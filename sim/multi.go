@@ -4,10 +4,12 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/jute"
 	"github.com/zksim/zksim/trace"
 )
 
-// subOp is one operation of a multi, by its opcode on the wire.
+// subOp is one operation of a multi or a multiRead, by its opcode on the
+// wire.
 type subOp struct {
 	op      client.Op
 	path    string
@@ -18,13 +20,15 @@ type subOp struct {
 	ttl     int64 // a createTTL's
 }
 
-// subResult is one op's outcome within a multi: op is the op the server
-// made of it (see createOpOf).
+// subResult is one op's outcome within a multi or a multiRead: op is the
+// op the server made of it (see createOpOf).
 type subResult struct {
-	op   client.Op
-	code int32
-	path string
-	stat zk.Stat
+	op       client.Op
+	code     int32
+	path     string
+	stat     zk.Stat
+	data     []byte   // a multiRead's getData's
+	children []string // a multiRead's getChildren's
 }
 
 // multi applies ops all or nothing, as one transaction with one zxid and
@@ -32,10 +36,12 @@ type subResult struct {
 // container's and a TTL node's results carry the new node's Stat; a create
 // of a TTL mode by another opcode than createTTL, once reached, fails the
 // whole multi as unreadable (MarshallingError, no results), as the 3.8.0
-// server does. Each op is checked against the tree as the earlier ops left
-// it. If one fails, every op is undone, no watch fires, and the results
-// say what ZooKeeper says of a failed multi: the ops before it 0 (ok), the
-// failing op its error, the ops after it runtime inconsistency (-2).
+// server does, and so does a read (getData, getChildren), which the server
+// cannot make a transaction of. Each op is checked against the tree as the
+// earlier ops left it. If one fails, every op is undone, no watch fires,
+// and the results say what ZooKeeper says of a failed multi: the ops
+// before it 0 (ok), the failing op its error, the ops after it runtime
+// inconsistency (-2).
 func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResult, int32) {
 	t.inMulti, t.multiUndo = true, t.multiUndo[:0]
 	defer func() { t.inMulti = false }()
@@ -62,6 +68,8 @@ func (t *Tree) multi(ops []subOp, owner int64, zxid int64, now Time) ([]subResul
 			results[i].stat, code = t.setData(op.path, op.data, op.version, zxid, now)
 		case client.OpCheck:
 			code = t.check(op.path, op.version)
+		case client.OpGetData, jute.OpGetChildrenV1:
+			code = trace.CodeMarshallingError
 		default:
 			code = trace.CodeBadArguments
 		}

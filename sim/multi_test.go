@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 
@@ -42,7 +43,7 @@ func TestTreeMulti(t *testing.T) {
 		{op: client.OpDelete},
 		{op: client.OpCreate, path: "/v"},
 	}
-	if !slices.Equal(res, want) {
+	if !reflect.DeepEqual(res, want) {
 		t.Errorf("results\n  %+v\nwant\n  %+v", res, want)
 	}
 	for p, st := range map[string]zk.Stat{

@@ -4,6 +4,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/jute"
 )
 
 // Call is a request an outside client sent, as the front end decoded it
@@ -15,11 +16,11 @@ type Call struct {
 	Path    string // a node's path; AddAuth's scheme
 	Data    []byte // a write's data; AddAuth's credentials
 	ACL     []zk.ACL
-	Flags   int32 // create's flags; addWatch's mode; removeWatches' watcher type
+	Flags   int32 // create's flags; addWatch's mode; removeWatches' and checkWatches' watcher type
 	Version int32
 	Watch   bool
 	TTL     int64     // createTTL's, in milliseconds
-	Ops     []SubCall // a multi's
+	Ops     []SubCall // a multi's or a multiRead's
 
 	// The connect request's (Op client.OpCreateSession): the session to
 	// resume (0: a new one), the timeout asked for, the last zxid the
@@ -42,9 +43,10 @@ type Call struct {
 	Refuse int32
 }
 
-// SubCall is one operation of a multi, by its opcode on the wire: a
-// create of any of the four opcodes, a delete, a setData or a version
-// check.
+// SubCall is one operation of a multi (a create of any of the four
+// opcodes, a delete, a setData or a version check) or of a multiRead (a
+// getData or a first getChildren, jute.OpGetChildrenV1), by its opcode on
+// the wire.
 type SubCall struct {
 	Op      client.Op
 	Path    string
@@ -72,7 +74,7 @@ func (c *Call) request() *request {
 			childW: c.ChildWatches, persistW: c.PersistentWatches, recursiveW: c.RecursiveWatches}
 	case client.OpCreateTTL:
 		r.requestExtra = &requestExtra{ttl: c.TTL}
-	case client.OpMulti:
+	case client.OpMulti, jute.OpMultiRead:
 		ops := make([]subOp, len(c.Ops))
 		for i, o := range c.Ops {
 			ops[i] = subOp{op: o.Op, path: o.Path, data: o.Data, flags: o.Flags, acl: o.ACL, version: o.Version, ttl: o.TTL}
@@ -99,23 +101,32 @@ type Answer struct {
 	Stat     zk.Stat
 	Children []string // getChildren's; getEphemerals' paths
 	ACL      []zk.ACL
-	Count    int32 // getAllChildrenNumber's
-	Multi    []SubAnswer
+	Count    int32        // getAllChildrenNumber's
+	Multi    []SubAnswer  // a multi's or a multiRead's, one per op
+	Who      []Identity   // whoAmI's
 	Type     zk.EventType // a notification's
 
 	SessionID int64
 	TimeoutMs int32
 }
 
-// SubAnswer is one operation's outcome within a multi's answer: Op is
-// the op the server made of it (a create's by its flags: client.OpCreate,
-// client.OpCreateContainer or client.OpCreateTTL, the last two with the
-// new node's Stat), Code its error.
+// SubAnswer is one operation's outcome within a multi's or a multiRead's
+// answer: Op is the op the server made of it (a create's by its flags:
+// client.OpCreate, client.OpCreateContainer or client.OpCreateTTL, the last
+// two with the new node's Stat), Code its error.
 type SubAnswer struct {
-	Op   client.Op
-	Code int32
-	Path string
-	Stat zk.Stat
+	Op       client.Op
+	Code     int32
+	Path     string
+	Stat     zk.Stat
+	Data     []byte   // a multiRead's getData's
+	Children []string // a multiRead's getChildren's
+}
+
+// Identity is one of the ids a connection is authenticated as, as whoAmI
+// tells it: its scheme and its user (a digest's name, an ip's address).
+type Identity struct {
+	Scheme, User string
 }
 
 // answerOf is rep as the front end is told of it.
@@ -129,8 +140,14 @@ func answerOf(rep *reply) *Answer {
 	if rep.xid == -1 {
 		a.Code, a.Type = 0, zk.EventType(rep.code)
 	}
+	if rep.op == jute.OpWhoAmI {
+		a.ACL = nil
+		for _, id := range rep.acl { // whoAmI's ids travel as ACL entries (server.read)
+			a.Who = append(a.Who, Identity{Scheme: id.Scheme, User: id.ID})
+		}
+	}
 	for _, m := range rep.multi {
-		a.Multi = append(a.Multi, SubAnswer{Op: m.op, Code: m.code, Path: m.path, Stat: m.stat})
+		a.Multi = append(a.Multi, SubAnswer{Op: m.op, Code: m.code, Path: m.path, Stat: m.stat, Data: m.data, Children: m.children})
 	}
 	return a
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/client"
+	"github.com/zksim/zksim/jute"
 	"github.com/zksim/zksim/trace"
 )
 
@@ -90,7 +91,7 @@ func (r *request) handle() {
 func (r *request) isRead() bool {
 	switch r.op {
 	case client.OpExists, client.OpGetData, client.OpGetChildren, client.OpGetACL, client.OpSetWatches, client.OpSetAuth, client.OpAddWatch, client.OpRemoveWatches,
-		client.OpGetEphemerals, client.OpGetAllChildren:
+		client.OpGetEphemerals, client.OpGetAllChildren, jute.OpMultiRead, jute.OpCheckWatches, jute.OpWhoAmI:
 		return true
 	case client.OpSync:
 		return r.syncTo < 0 // the leader's (submitSync)
@@ -119,7 +120,7 @@ type reply struct {
 	stat     zk.Stat
 	children []string
 	multi    []subResult
-	acl      []zk.ACL // getACL
+	acl      []zk.ACL // getACL's; whoAmI's ids, each scheme and user as an entry's Scheme and ID
 	count    int32    // getAllChildrenNumber
 
 	// connect
@@ -374,17 +375,11 @@ func (s *server) read(sess *session, req *request) {
 		}
 		_, rep.stat, rep.code = t.get(req.path)
 	case client.OpGetData:
-		if _, rep.code = t.readable(req.path, zk.PermRead, req.cn.auth); rep.code == trace.CodeOK {
-			rep.data, rep.stat, rep.code = t.get(req.path)
-		}
-		if req.watch && rep.code == trace.CodeOK {
+		if rep.data, rep.stat, rep.code = t.getData(req.path, req.cn.auth); req.watch && rep.code == trace.CodeOK {
 			s.watches.addData(req.path, sess)
 		}
 	case client.OpGetChildren:
-		if _, rep.code = t.readable(req.path, zk.PermRead, req.cn.auth); rep.code == trace.CodeOK {
-			rep.children, rep.stat, rep.code = t.children(req.path)
-		}
-		if req.watch && rep.code == trace.CodeOK {
+		if rep.children, rep.stat, rep.code = t.getChildren(req.path, req.cn.auth); req.watch && rep.code == trace.CodeOK {
 			s.watches.addChild(req.path, sess)
 		}
 	case client.OpGetACL:
@@ -398,9 +393,13 @@ func (s *server) read(sess *session, req *request) {
 	case client.OpAddWatch: // no check: a watch may wait for a node to come
 		s.watches.addPersistent(req.path, sess, req.flags == int32(client.AddWatchPersistentRecursive))
 	case client.OpRemoveWatches:
-		if !s.watches.remove(req.path, sess) {
-			rep.code = trace.CodeNoWatcher
-		}
+		rep.code = s.watches.removeKind(req.path, sess, req.flags)
+	case jute.OpCheckWatches:
+		rep.code = s.watches.check(req.path, req.flags)
+	case jute.OpMultiRead:
+		rep.multi, rep.code = t.multiRead(req.ops, req.cn.auth)
+	case jute.OpWhoAmI:
+		rep.acl = whoAmI(req.cn.auth)
 	case client.OpSetWatches:
 		s.setWatches(req.cn, req)
 	}

@@ -2,8 +2,12 @@ package sim
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/jute"
+	"github.com/zksim/zksim/trace"
 )
 
 // watchTable is a server's record of who watches what: data watches (set by
@@ -135,6 +139,101 @@ func (w *watchTable) remove(path string, s *session) bool {
 		removed = w.drop1(pair.table, pair.own, path, s) || removed
 	}
 	return removed
+}
+
+// removeKind removes s's watches of watcher type typ on path, as
+// removeWatches asks (jute.WatcherType): its child half (children), its
+// data half (data) or both (any), whatever their mode; a persistent or
+// recursive watch that loses one half goes on with the other. It answers
+// NoWatcher when s had none of that type there, and MarshallingError for
+// a type that is none (the server fails reading it).
+func (w *watchTable) removeKind(path string, s *session, typ int32) int32 {
+	var removed bool
+	switch jute.WatcherType(typ) {
+	case jute.WatcherChildren, jute.WatcherData:
+		data := jute.WatcherType(typ) == jute.WatcherData
+		for _, pair := range w.halfTables(s, data) {
+			removed = w.drop1(pair.table, pair.own, path, s) || removed
+		}
+	case jute.WatcherAny:
+		removed = w.remove(path, s)
+	default:
+		return trace.CodeMarshallingError
+	}
+	if !removed {
+		return trace.CodeNoWatcher
+	}
+	return trace.CodeOK
+}
+
+// halfTables are the tables of one half (the data half, or the child
+// half) and s's own record of its entries in each: one-shot, persistent,
+// recursive.
+func (w *watchTable) halfTables(s *session, data bool) []ownedTable {
+	if data {
+		out := []ownedTable{{w.data, s.dataWatches}}
+		if h := s.persistent; h != nil {
+			out = append(out, ownedTable{w.persistData, h.persistData}, ownedTable{w.recData, h.recData})
+		}
+		return out
+	}
+	out := []ownedTable{{w.child, s.childWatches}}
+	if h := s.persistent; h != nil {
+		out = append(out, ownedTable{w.persistChild, h.persistChild}, ownedTable{w.recChild, h.recChild})
+	}
+	return out
+}
+
+// check is checkWatches' answer for watcher type typ on path, as
+// ZooKeeper 3.8's server gives it: for children or data, that half's
+// (holds); for any, OK if either half holds a watch, MarshallingError if
+// either fails; for a type that is none, MarshallingError.
+func (w *watchTable) check(path string, typ int32) int32 {
+	switch jute.WatcherType(typ) {
+	case jute.WatcherChildren:
+		return w.holds(path, false)
+	case jute.WatcherData:
+		return w.holds(path, true)
+	case jute.WatcherAny:
+		c, d := w.holds(path, false), w.holds(path, true)
+		switch {
+		case c == trace.CodeMarshallingError || d == trace.CodeMarshallingError:
+			return trace.CodeMarshallingError
+		case c == trace.CodeOK || d == trace.CodeOK:
+			return trace.CodeOK
+		}
+		return trace.CodeNoWatcher
+	}
+	return trace.CodeMarshallingError
+}
+
+// holds is what the server's watch manager of one half (the data
+// watches, or the child watches) answers when asked whether a session
+// watches path (WatchManager.containsWatcher, 3.8.0): OK when any session
+// of this server has a watch of that half on path, of any mode: it looks
+// for the path's list of watchers, not for the session in it. It walks
+// from path up to the root while it finds none, taking each step's
+// parent as it goes, and fails (MarshallingError) where a step has no
+// '/' to cut at: at once for a path without '/' (but "", which it does
+// not walk: NoWatcher), and for a path not beginning with '/' it holds no
+// watch on while the half has a recursive watch anywhere on this server
+// (without one, it looks at the path alone).
+func (w *watchTable) holds(path string, data bool) int32 {
+	one, persist, rec := w.child, w.persistChild, w.recChild
+	if data {
+		one, persist, rec = w.data, w.persistData, w.recData
+	}
+	switch {
+	case path == "":
+		return trace.CodeNoWatcher
+	case !strings.Contains(path, "/"):
+		return trace.CodeMarshallingError
+	case len(one[path])+len(persist[path])+len(rec[path]) > 0:
+		return trace.CodeOK
+	case len(rec) > 0 && path[0] != '/':
+		return trace.CodeMarshallingError
+	}
+	return trace.CodeNoWatcher
 }
 
 // tables are the tables and s's own record of its entries in each.
