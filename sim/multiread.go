@@ -26,9 +26,9 @@ func (t *Tree) multiRead(ops []subOp, ids []authID) ([]subResult, int32) {
 		r.op = op.op
 		switch op.op {
 		case client.OpGetData:
-			r.data, r.stat, r.code = t.getData(op.path, ids)
+			r.data, r.stat, r.code = t.getData(readKey(op.path), ids)
 		case jute.OpGetChildrenV1:
-			r.children, _, r.code = t.getChildren(op.path, ids)
+			r.children, _, r.code = t.getChildren(readKey(op.path), ids)
 		default:
 			return nil, trace.CodeMarshallingError
 		}

@@ -133,6 +133,17 @@ func plainPath(path string) bool {
 	return true
 }
 
+// readKey is the node a read of path looks up: the server's tree keys its
+// root both as "/" and as "" (ZooKeeper's DataTree), so a read of "" reads
+// the root. go-zookeeper/zk never sends "" (no path to the library); a
+// client over the wire may.
+func readKey(path string) string {
+	if path == "" {
+		return "/"
+	}
+	return path
+}
+
 // parentOf splits a path into its parent and last component: a child of the
 // root has the parent "/"; a path without '/' has the parent "".
 func parentOf(path string) (parent, name string) {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/go-zookeeper/zk"
 
@@ -359,7 +360,8 @@ func (s *server) pump(sess *session) {
 }
 
 // read serves a read from this server's tree, as it stands: possibly behind
-// the leader.
+// the leader. The server checks no read's path but exists' for a NUL, and
+// reads the root for "" (readKey); a watch is set on the path as sent.
 func (s *server) read(sess *session, req *request) {
 	t := s.tree
 	rep := &req.rep
@@ -368,26 +370,31 @@ func (s *server) read(sess *session, req *request) {
 		rep.code, req.ready = req.refuse, true
 		return
 	}
+	key := readKey(req.path)
 	switch req.op {
 	case client.OpExists: // no ACL check (the server's exists has none)
+		if strings.IndexByte(req.path, 0) >= 0 {
+			rep.code = trace.CodeBadArguments // and no watch
+			break
+		}
 		if req.watch {
 			s.watches.addData(req.path, sess)
 		}
-		_, rep.stat, rep.code = t.get(req.path)
+		_, rep.stat, rep.code = t.get(key)
 	case client.OpGetData:
-		if rep.data, rep.stat, rep.code = t.getData(req.path, req.cn.auth); req.watch && rep.code == trace.CodeOK {
+		if rep.data, rep.stat, rep.code = t.getData(key, req.cn.auth); req.watch && rep.code == trace.CodeOK {
 			s.watches.addData(req.path, sess)
 		}
 	case client.OpGetChildren:
-		if rep.children, rep.stat, rep.code = t.getChildren(req.path, req.cn.auth); req.watch && rep.code == trace.CodeOK {
+		if rep.children, rep.stat, rep.code = t.getChildren(key, req.cn.auth); req.watch && rep.code == trace.CodeOK {
 			s.watches.addChild(req.path, sess)
 		}
 	case client.OpGetACL:
-		rep.acl, rep.stat, rep.code = t.getACL(req.path, req.cn.auth)
+		rep.acl, rep.stat, rep.code = t.getACL(key, req.cn.auth)
 	case client.OpGetEphemerals: // no check: the session's own
 		rep.children = t.ephemeralsUnder(sess.id, req.path)
 	case client.OpGetAllChildren:
-		if _, rep.code = t.readable(req.path, zk.PermRead, req.cn.auth); rep.code == trace.CodeOK {
+		if _, rep.code = t.readable(key, zk.PermRead, req.cn.auth); rep.code == trace.CodeOK {
 			rep.count = t.descendants(req.path)
 		}
 	case client.OpAddWatch: // no check: a watch may wait for a node to come

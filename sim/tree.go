@@ -720,8 +720,13 @@ func (t *Tree) ephemeralsUnder(owner int64, prefix string) []string {
 
 // descendants counts the nodes below path, at every depth (below "/":
 // every node but the root, /zookeeper's included): the server's
-// getAllChildrenNumber.
+// getAllChildrenNumber. Below "" it counts every node, the root too: the
+// server counts its keys that begin with path + "/", and its tree keys the
+// root as "/" besides "" (readKey).
 func (t *Tree) descendants(path string) int32 {
+	if path == "" {
+		return int32(len(t.nodes))
+	}
 	n := int32(0)
 	for p := range t.nodes {
 		if p != "/" && (path == "/" || strings.HasPrefix(p, path+"/")) {

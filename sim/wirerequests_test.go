@@ -15,8 +15,10 @@ import (
 
 // The requests go-zookeeper/zk cannot send, from an outside client:
 // multiRead, checkWatches, removeWatches of one watcher type, whoAmI, a
-// multi's create2, createTTL and createContainer. Each want is what
-// Debian's ZooKeeper 3.8.0 answered to the same requests.
+// multi's create2, createTTL and createContainer, and paths no library
+// lets through. Each want is what Debian's ZooKeeper 3.8.0 answered to
+// the same requests (serve's TestFrontAnswersAsTheRealServer sends them to
+// both).
 
 // wireRig is an outside rig whose calls are sent one at a time and
 // answered before the next.
@@ -84,8 +86,9 @@ func TestMultiReadAnswersEachReadOnItsOwn(t *testing.T) {
 	read := func(ops ...SubCall) *Answer { return r.ask(x, &Call{Op: jute.OpMultiRead, Ops: ops}) }
 	got := read(SubCall{Op: client.OpGetData, Path: "/p/a"}, SubCall{Op: jute.OpGetChildrenV1, Path: "/p"},
 		SubCall{Op: client.OpGetData, Path: "/p/none"}, SubCall{Op: jute.OpGetChildrenV1, Path: "/p/none"},
-		SubCall{Op: client.OpGetData, Path: "/p/sec"}, SubCall{Op: jute.OpGetChildrenV1, Path: "/p/sec"})
-	if got.Code != 0 || len(got.Multi) != 6 {
+		SubCall{Op: client.OpGetData, Path: "/p/sec"}, SubCall{Op: jute.OpGetChildrenV1, Path: "/p/sec"},
+		SubCall{Op: client.OpGetData, Path: ""})
+	if got.Code != 0 || len(got.Multi) != 7 {
 		t.Fatalf("multiRead answered %+v", got)
 	}
 	m := got.Multi
@@ -99,6 +102,9 @@ func TestMultiReadAnswersEachReadOnItsOwn(t *testing.T) {
 		if m[2+i].Code != want {
 			t.Errorf("op %d: code %d, want %d (NoNode before NoAuth, each op on its own)", 2+i, m[2+i].Code, want)
 		}
+	}
+	if m[6].Code != 0 || m[6].Stat.NumChildren < 2 {
+		t.Errorf(`getData "" reads the root, whose other key "" is: %+v`, m[6])
 	}
 	if empty := read(); empty.Code != 0 || len(empty.Multi) != 0 {
 		t.Errorf("an empty multiRead: %+v", empty)
@@ -331,6 +337,37 @@ func TestCreateContainerAndTTLAnswerTheirStat(t *testing.T) {
 		if got.Code != 0 || st.Czxid != got.Zxid || st.Mzxid != got.Zxid || st.Pzxid != got.Zxid || st.Ctime == 0 ||
 			st.Mtime != st.Ctime || st.DataLength != int32(len(c.Data)) || st.EphemeralOwner != 0 {
 			t.Errorf("%s %s answered %+v", c.Op, c.Path, got)
+		}
+	}
+}
+
+// The server checks no read's path but exists' for a NUL (BadArguments,
+// and no watch), and reads the root for "".
+func TestOutsideReadsOfPathsNoLibrarySends(t *testing.T) {
+	r := newWireRig(t)
+	x := r.connect(r.client(), 0)
+	r.create(x, "/p", openToAll)
+	if got := r.ask(x, &Call{Op: client.OpExists, Path: "/p\x00", Watch: true}); got.Code != trace.CodeBadArguments {
+		t.Errorf("exists of a path with a NUL: %d, want BadArguments", got.Code)
+	}
+	if got := r.ask(x, &Call{Op: jute.OpCheckWatches, Path: "/p\x00", Flags: int32(jute.WatcherAny)}); got.Code != trace.CodeNoWatcher {
+		t.Errorf("the refused exists set a watch: checkWatches %d", got.Code)
+	}
+	for _, op := range []client.Op{client.OpExists, client.OpGetData, client.OpGetChildren, client.OpGetACL} {
+		if got := r.ask(x, &Call{Op: op, Path: ""}); got.Code != 0 || got.Stat.NumChildren != 2 {
+			t.Errorf(`%s "": %+v, want the root's`, op, got)
+		}
+	}
+	root := r.ask(x, &Call{Op: client.OpGetAllChildren, Path: "/"}).Count
+	if got := r.ask(x, &Call{Op: client.OpGetAllChildren, Path: ""}); got.Code != 0 || got.Count != root+1 {
+		t.Errorf(`getAllChildrenNumber "": %+v, want %d (the root's count, and its key "/")`, got, root+1)
+	}
+	for _, p := range []string{"a/b", "/p/", "/p//q", "/p/./q", "a"} {
+		if got := r.ask(x, &Call{Op: client.OpGetData, Path: p}); got.Code != trace.CodeNoNode {
+			t.Errorf("getData %q: %d, want NoNode", p, got.Code)
+		}
+		if got := r.ask(x, &Call{Op: client.OpSetData, Path: p, Version: -1}); got.Code != trace.CodeBadArguments {
+			t.Errorf("setData %q: %d, want BadArguments", p, got.Code)
 		}
 	}
 }
