@@ -50,23 +50,24 @@ func encodeConnect(r connectResp) []byte {
 // connection is closed.
 var errRefused = errors.New("unreadable request")
 
-// decodeCall reads a request frame into the
-// call the world takes, and the request's wire type. A request the world
-// refuses (a type it does not know, a body it cannot read) is a call
-// answered with the code ZooKeeper answers it with, in its turn.
+// decodeCall reads a request frame into the call the world takes, and the
+// wire type its answer is written for. A request the world refuses (a
+// type it does not know, a body it cannot read) is a call answered with
+// the code ZooKeeper answers it with, in its turn, and with no body: its
+// wire type is then none (0).
 func decodeCall(frame []byte) (*sim.Call, client.Op, error) {
 	h, body, err := jute.DecodeRequest(frame)
 	switch {
 	case err != nil && h.Type == 0 && h.Xid == 0:
 		return nil, 0, fmt.Errorf("%w: %v", errRefused, err)
 	case errors.Is(err, jute.ErrUnknownOp):
-		return refused(h, jute.CodeUnimplemented), h.Type, nil
+		return refused(h, jute.CodeUnimplemented), 0, nil
 	case err != nil:
-		return refused(h, jute.CodeMarshallingError), h.Type, nil
+		return refused(h, jute.CodeMarshallingError), 0, nil
 	}
 	c := &sim.Call{Xid: h.Xid, Op: h.Type}
 	if refuse := callOf(c, body); refuse != jute.CodeOK {
-		return refused(h, refuse), h.Type, nil
+		return refused(h, refuse), 0, nil
 	}
 	return c, h.Type, nil
 }
@@ -80,10 +81,7 @@ func refused(h jute.RequestHeader, code zk.ErrCode) *sim.Call {
 // refuse the request with when the world does not model it.
 func callOf(c *sim.Call, body jute.Record) zk.ErrCode {
 	switch r := body.(type) {
-	case nil: // ping, closeSession
-		if c.Op == jute.OpWhoAmI {
-			return jute.CodeUnimplemented
-		}
+	case nil: // ping, closeSession, whoAmI
 	case *jute.CreateRequest:
 		c.Path, c.Data, c.ACL, c.Flags = r.Path, r.Data, r.ACL, r.Flags
 	case *jute.CreateTTLRequest:
@@ -122,11 +120,13 @@ func callOf(c *sim.Call, body jute.Record) zk.ErrCode {
 		c.Path, c.Flags = r.Path, int32(r.Mode)
 	case *jute.RemoveWatchesRequest:
 		c.Path, c.Flags = r.Path, int32(r.Type)
+	case *jute.CheckWatchesRequest:
+		c.Path, c.Flags = r.Path, int32(r.Type)
 	case *jute.MultiRequest:
 		return multiCallOf(c, r)
 	default:
 		// reconfig (disabled, as on a server without reconfigEnabled),
-		// checkWatches, SASL: not modelled by the world.
+		// a check outside a multi, SASL: not modelled by the world.
 		if c.Op == jute.OpReconfig {
 			return jute.CodeReconfigDisabled
 		}
@@ -135,29 +135,48 @@ func callOf(c *sim.Call, body jute.Record) zk.ErrCode {
 	return jute.CodeOK
 }
 
-// multiCallOf fills a multi's call from its ops; a multiRead is not
-// modelled.
+// multiCallOf fills a multi's or a multiRead's call from its ops, each by
+// its opcode on the wire (the world makes of a multi's create what its
+// flags make; a multiRead's getData sets no watch). One that mixes reads
+// and writes is refused as the server refuses it: it cannot read it
+// (MarshallingError).
 func multiCallOf(c *sim.Call, r *jute.MultiRequest) zk.ErrCode {
-	if c.Op != client.OpMulti {
-		return jute.CodeUnimplemented
-	}
+	reads, writes := false, false
 	for _, op := range r.Ops {
 		s := sim.SubCall{Op: op.Type}
+		read := false
 		switch q := op.Request.(type) {
 		case *jute.CreateRequest:
-			s.Op, s.Path, s.Data, s.ACL, s.Flags = client.OpCreate, q.Path, q.Data, q.ACL, q.Flags
+			s.Path, s.Data, s.ACL, s.Flags = q.Path, q.Data, q.ACL, q.Flags
+		case *jute.CreateTTLRequest:
+			s.Path, s.Data, s.ACL, s.Flags, s.TTL = q.Path, q.Data, q.ACL, q.Flags, q.TTL
 		case *jute.DeleteRequest:
 			s.Path, s.Version = q.Path, q.Version
 		case *jute.SetDataRequest:
 			s.Path, s.Data, s.Version = q.Path, q.Data, q.Version
 		case *jute.CheckVersionRequest:
 			s.Path, s.Version = q.Path, q.Version
+		case *jute.GetDataRequest:
+			s.Path, read = q.Path, true
+		case *jute.GetChildrenRequest:
+			s.Path, read = q.Path, true
 		default:
-			return jute.CodeUnimplemented
+			return jute.CodeMarshallingError
 		}
+		reads, writes = reads || read, writes || !read
 		c.Ops = append(c.Ops, s)
 	}
+	if reads && writes {
+		return jute.CodeMarshallingError
+	}
 	return jute.CodeOK
+}
+
+// requestType is the type a request frame's header names (0 when it has
+// no readable header).
+func requestType(frame []byte) client.Op {
+	h, _, _ := jute.DecodeRequest(frame)
+	return h.Type
 }
 
 // unknownOp reports whether op is a request type ZooKeeper 3.8 does not
@@ -176,13 +195,13 @@ func encodeAnswer(a *sim.Answer, op client.Op) []byte {
 		h.Zxid, h.Err = -1, 0
 		body = &jute.WatcherEvent{Type: a.Type, State: zk.StateSyncConnected, Path: a.Path}
 	case op == client.OpMulti && len(a.Multi) > 0:
-		// A multi that failed op by op says so in its results: the
+		// A multi whose op failed says so in its results alone: its
 		// header's code is 0.
-		h.Err, body = 0, answerBody(a, op)
-	case a.Code == 0:
+		h.Err, body = 0, multiAnswer(a)
+	case a.Code == 0 || op == jute.OpMultiRead:
+		// A multiRead the server read has its results even when it failed
+		// (an op that is no read): none then.
 		body = answerBody(a, op)
-	case unknownOp(op):
-		h.Zxid = -1
 	}
 	return jute.AppendReply(nil, h, body)
 }
@@ -217,18 +236,20 @@ func answerBody(a *sim.Answer, op client.Op) jute.Record {
 		return &jute.SyncResponse{Path: a.Path}
 	case client.OpAddWatch:
 		return &jute.ErrorResponse{Err: 0} // the server writes a code where the answer has nothing to say
-	case client.OpMulti:
+	case client.OpMulti, jute.OpMultiRead:
 		return multiAnswer(a)
+	case jute.OpWhoAmI:
+		return whoAmIAnswer(a)
 	}
 	return nil
 }
 
-// multiAnswer is a multi's answer body: each op's result, or, when the
-// multi failed, each op's code.
+// multiAnswer is a multi's or a multiRead's answer body: each op's
+// result, or each failed op's code (in a multi that failed, every op's).
 func multiAnswer(a *sim.Answer) jute.Record {
 	r := &jute.MultiResponse{}
 	for _, m := range a.Multi {
-		if a.Code != 0 {
+		if a.Code != 0 || m.Code != 0 {
 			r.Results = append(r.Results, jute.MultiResult{Type: jute.OpError, Response: &jute.ErrorResponse{Err: zk.ErrCode(m.Code)}})
 			continue
 		}
@@ -240,8 +261,21 @@ func multiAnswer(a *sim.Answer) jute.Record {
 			res.Type, res.Response = client.OpCreate2, &jute.Create2Response{Path: m.Path, Stat: m.Stat}
 		case client.OpSetData:
 			res.Response = &jute.SetDataResponse{Stat: m.Stat}
+		case client.OpGetData:
+			res.Response = &jute.GetDataResponse{Data: m.Data, Stat: m.Stat}
+		case jute.OpGetChildrenV1:
+			res.Response = &jute.GetChildrenResponse{Children: m.Children}
 		}
 		r.Results = append(r.Results, res)
+	}
+	return r
+}
+
+// whoAmIAnswer is whoAmI's answer body: the connection's ids.
+func whoAmIAnswer(a *sim.Answer) jute.Record {
+	r := &jute.WhoAmIResponse{}
+	for _, id := range a.Who {
+		r.ClientInfo = append(r.ClientInfo, jute.ClientInfo{AuthScheme: id.Scheme, User: id.User})
 	}
 	return r
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -106,6 +108,32 @@ func TestGoZKCreatesReadsWatchesAndDeletesThroughTheFrontEnd(t *testing.T) {
 		}
 		if ok, _, err := a.Exists("/app/x"); err != nil || !ok {
 			t.Fatalf("exists after the multi: %v %v", ok, err)
+		}
+	})
+}
+
+// A multi that failed is answered as the real server answers it: code 0
+// in its header, every op's code in its results (jute/testdata/frames.txt,
+// step multi-fails), so that go-zk returns a response per op, each with
+// its error.
+func TestGoZKFailedMultiHasItsResults(t *testing.T) {
+	served(t, Options{Config: sim.Config{Seed: 2}}, func(addrs []string) {
+		c := connectGoZK(t, addrs)
+		defer c.Close()
+		if _, err := c.Create("/a", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.Multi(&zk.CreateRequest{Path: "/n", Acl: zk.WorldACL(zk.PermAll)},
+			&zk.CheckVersionRequest{Path: "/a", Version: 99}, &zk.DeleteRequest{Path: "/a", Version: -1})
+		if !errors.Is(err, zk.ErrBadVersion) {
+			t.Fatalf("multi: %v, want zk.ErrBadVersion", err)
+		}
+		var got []string
+		for _, r := range res {
+			got = append(got, fmt.Sprint(r.Error))
+		}
+		if want := []string{"<nil>", zk.ErrBadVersion.Error(), "unknown error: -2"}; !slices.Equal(got, want) {
+			t.Fatalf("the multi's results: %q, want %q", got, want)
 		}
 	})
 }

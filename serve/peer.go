@@ -31,6 +31,9 @@ type peer struct {
 	// both reach the servers as getChildren, answered with or without
 	// the Stat).
 	ops map[int32]client.Op
+	// closeAfter are the requests after whose answer the connection
+	// closes (a type the server does not know).
+	closeAfter map[int32]bool
 
 	mu      sync.Mutex
 	queue   [][]byte
@@ -40,7 +43,7 @@ type peer struct {
 }
 
 func newPeer(f *Front, nc net.Conn, server int) *peer {
-	return &peer{f: f, nc: nc, server: server, ops: map[int32]client.Op{},
+	return &peer{f: f, nc: nc, server: server, ops: map[int32]client.Op{}, closeAfter: map[int32]bool{},
 		wake: make(chan struct{}, 1), stopped: make(chan struct{})}
 }
 

@@ -14,14 +14,14 @@ import (
 	"github.com/zksim/zksim/sim"
 )
 
-// rawClient speaks the wire protocol frame by frame, for what go-zk
+// frameClient speaks the wire protocol frame by frame, for what go-zk
 // cannot send.
-type rawClient struct {
+type frameClient struct {
 	t  *testing.T
 	nc net.Conn
 }
 
-func dialRaw(t *testing.T, addr string) *rawClient {
+func dialFrames(t *testing.T, addr string) *frameClient {
 	t.Helper()
 	nc, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -29,10 +29,10 @@ func dialRaw(t *testing.T, addr string) *rawClient {
 	}
 	t.Cleanup(func() { nc.Close() })
 	nc.SetDeadline(time.Now().Add(10 * time.Second))
-	return &rawClient{t: t, nc: nc}
+	return &frameClient{t: t, nc: nc}
 }
 
-func (c *rawClient) write(frame []byte) {
+func (c *frameClient) write(frame []byte) {
 	c.t.Helper()
 	if err := jute.WriteFrame(c.nc, frame); err != nil {
 		c.t.Fatal(err)
@@ -40,7 +40,7 @@ func (c *rawClient) write(frame []byte) {
 }
 
 // read reads the next frame; nil once the server closed the connection.
-func (c *rawClient) read() []byte {
+func (c *frameClient) read() []byte {
 	c.t.Helper()
 	frame, err := jute.ReadFrame(c.nc, jute.MaxBuffer)
 	if errors.Is(err, io.EOF) {
@@ -53,7 +53,7 @@ func (c *rawClient) read() []byte {
 }
 
 // connect opens a session (id 0: a new one) and returns the answer.
-func (c *rawClient) connect(id int64, passwd []byte) jute.ConnectResponse {
+func (c *frameClient) connect(id int64, passwd []byte) jute.ConnectResponse {
 	c.t.Helper()
 	c.write(jute.Append(nil, &jute.ConnectRequest{TimeOut: 10000, SessionID: id, Passwd: passwd}))
 	frame := c.read()
@@ -68,7 +68,7 @@ func (c *rawClient) connect(id int64, passwd []byte) jute.ConnectResponse {
 }
 
 // ask sends a request and reads its answer (nil: the connection closed).
-func (c *rawClient) ask(xid int32, op client.Op, body jute.Record) (jute.ReplyHeader, jute.Record) {
+func (c *frameClient) ask(xid int32, op client.Op, body jute.Record) (jute.ReplyHeader, jute.Record) {
 	c.t.Helper()
 	c.write(jute.AppendRequest(nil, jute.RequestHeader{Xid: xid, Type: op}, body))
 	frame := c.read()
@@ -86,7 +86,7 @@ func (c *rawClient) ask(xid int32, op client.Op, body jute.Record) (jute.ReplyHe
 // oddly, as Debian's ZooKeeper 3.8.0 does (jute/testdata/frames.txt).
 func TestTheFrontEndRefusesAsZooKeeperDoes(t *testing.T) {
 	served(t, Options{Config: sim.Config{Seed: 8}}, func(addrs []string) {
-		c := dialRaw(t, addrs[0])
+		c := dialFrames(t, addrs[0])
 		c.connect(0, nil)
 
 		// SASL on a server without it: OK, no token; the connection stays.
@@ -129,9 +129,9 @@ func TestTheFrontEndRefusesAsZooKeeperDoes(t *testing.T) {
 // answered so too.
 func TestAWrongPasswordIsAnsweredAsZooKeeperDoes(t *testing.T) {
 	served(t, Options{Config: sim.Config{Seed: 9}}, func(addrs []string) {
-		owner := dialRaw(t, addrs[0])
+		owner := dialFrames(t, addrs[0])
 		r := owner.connect(0, nil)
-		thief := dialRaw(t, addrs[1])
+		thief := dialFrames(t, addrs[1])
 		if got := thief.connect(r.SessionID, make([]byte, 16)); got.SessionID != 0 || got.TimeOut != 0 {
 			t.Fatalf("a wrong password was answered %+v", got)
 		}
@@ -141,11 +141,11 @@ func TestAWrongPasswordIsAnsweredAsZooKeeperDoes(t *testing.T) {
 		if owner.read() != nil {
 			t.Fatal("the session's own connection stayed open after a wrong password for it")
 		}
-		back := dialRaw(t, addrs[2])
+		back := dialFrames(t, addrs[2])
 		if got := back.connect(r.SessionID, r.Passwd); got.SessionID != r.SessionID {
 			t.Fatalf("the session, resumed with its password, answered %+v", got)
 		}
-		stranger := dialRaw(t, addrs[0])
+		stranger := dialFrames(t, addrs[0])
 		if got := stranger.connect(0x7777, make([]byte, 16)); got.SessionID != 0 {
 			t.Fatalf("an unknown session was answered %+v", got)
 		}

@@ -48,18 +48,21 @@ func (f *Front) arrived(p *peer, frame []byte) {
 		f.refuse(p, err)
 		return
 	}
-	switch {
-	case op == jute.OpSASL:
+	switch typ := requestType(frame); {
+	case typ == jute.OpSASL:
 		// A server without SASL answers a token at once, out of the
 		// session's order (it is not a request of the pipeline): OK, no
 		// token.
 		p.send(jute.AppendReply(nil, jute.ReplyHeader{Xid: call.Xid}, &jute.SASLResponse{}))
 		return
-	case op == client.OpCheck:
+	case typ == client.OpCheck:
 		// check outside a multi: the server fails writing its answer (a
 		// null Stat) and never sends one; the session goes on.
 		f.w.Note(p.client, fmt.Sprintf("check #%d outside a multi: never answered, as by ZooKeeper", call.Xid))
 		return
+	case unknownOp(typ):
+		// Answered Unimplemented in its turn, then the connection closes.
+		p.closeAfter[call.Xid] = true
 	}
 	if call.Xid != pingXid {
 		p.ops[call.Xid] = op
@@ -144,13 +147,17 @@ func (f *Front) answered(w *sim.Wire, a *sim.Answer) {
 	}
 	op := p.ops[a.Xid]
 	delete(p.ops, a.Xid)
-	p.send(encodeAnswer(a, op))
-	if a.Code == int32(jute.CodeUnimplemented) && unknownOp(op) {
-		// ZooKeeper answers a request of a type it does not know, then
-		// closes the connection; the session lives on.
-		p.wire.Close()
-		p.close()
+	if !p.closeAfter[a.Xid] {
+		p.send(encodeAnswer(a, op))
+		return
 	}
+	// ZooKeeper answers a request of a type it does not know with no
+	// zxid (-1), then closes the connection; the session lives on.
+	delete(p.closeAfter, a.Xid)
+	a.Zxid = -1
+	p.send(encodeAnswer(a, op))
+	p.wire.Close()
+	p.close()
 }
 
 // gone notes that the client closed p (or it broke): the server detaches
