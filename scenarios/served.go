@@ -7,7 +7,9 @@ import (
 
 	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/models"
+	"github.com/zksim/zksim/serve"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/workload"
 )
 
 // A served run (zksim serve, its tape replayed, or go-zookeeper code run
@@ -45,15 +47,48 @@ type ServedRun struct {
 	// SessionTimeout is what the clients asked for, for the checks that
 	// allow for it.
 	SessionTimeout time.Duration
+	// Kind, with Ops, is the recipe kind the clients ran: its checks
+	// judge the run when Checks names none, with its settings (how many
+	// may proceed at once, a semaphore's permits, the liveness bound).
+	Kind string
+}
+
+// spec is the spec a served run is judged as: its clients, its schedule,
+// its checks (DefaultServedChecks without recorded operations; with them
+// and a kind, the kind's by default), and the kind (nil without one).
+func (r ServedRun) spec() (Spec, *workload.Kind, error) {
+	spec := Spec{Name: r.Name, Clients: len(r.World.Clients()), Checks: r.Checks, Faults: r.Schedule}
+	spec.Ensemble.SessionTimeout = r.SessionTimeout
+	if r.Kind == "" || len(r.Ops) == 0 {
+		if len(spec.Checks) == 0 {
+			spec.Checks = DefaultServedChecks
+		}
+		return spec, nil, nil
+	}
+	spec.Kind = r.Kind
+	if spec.Clients == 0 {
+		spec.Clients = 1
+	}
+	k, err := workload.Lookup(r.Kind)
+	if err != nil {
+		return spec, nil, err
+	}
+	if spec.Clients < k.MinClients() {
+		spec.Clients = k.MinClients() // the checks count none that did not come
+	}
+	d, k, err := spec.withDefaults()
+	d.Clients = len(r.World.Clients()) // the clients that came, as the timeline draws them
+	return d, k, err
 }
 
 // Served judges a served run. The Outcome's Spec names the run and
 // counts the clients that came.
 func Served(r ServedRun) (*Outcome, error) {
-	checks := r.Checks
-	if len(checks) == 0 {
-		checks = DefaultServedChecks
+	spec, k, err := r.spec()
+	if err != nil {
+		return nil, err
 	}
+	checks := spec.Checks
 	for _, c := range checks {
 		if _, err := models.Lookup(c); err != nil {
 			return nil, fmt.Errorf("checks: %w", err)
@@ -63,9 +98,14 @@ func Served(r ServedRun) (*Outcome, error) {
 		}
 	}
 	w, res := r.World, r.Result
-	spec := Spec{Name: r.Name, Clients: len(w.Clients()), Checks: checks, Faults: r.Schedule}
 	out := &Outcome{Spec: spec, Seed: w.Seed(), Schedule: r.Schedule, Simulation: &Simulation{Result: res, World: w}}
-	out.Input = &models.Input{Ops: r.Ops, End: int64(res.End), SessionTimeout: r.SessionTimeout}
+	out.Input = &models.Input{Ops: r.Ops, End: int64(res.End), SessionTimeout: r.SessionTimeout, Bound: spec.Bound}
+	if k != nil {
+		k.Input(out.Input, spec.plan())
+	}
+	if out.Input.Bound == 0 {
+		out.Input.Bound = 3 * spec.SessionTimeout()
+	}
 	worldEvidence(out.Input, w, slices.Contains(checks, "leaks"))
 	vs, err := judge(out, nil, nil)
 	if err != nil {
@@ -73,5 +113,29 @@ func Served(r ServedRun) (*Outcome, error) {
 	}
 	explainFromTrace(w, res.Err, vs)
 	settle(out, vs)
+	return out, nil
+}
+
+// RecordedOps are the operations a served run's clients recorded (recipe
+// events), as a history holds them: one still awaiting its return when
+// the run ended is pending, to end. An operation of a kind no history
+// knows is an error naming it.
+func RecordedOps(ops []serve.RecipeOp, end sim.Time) ([]models.Operation, error) {
+	out := make([]models.Operation, 0, len(ops))
+	for i, r := range ops {
+		op := models.Operation{Client: r.Client, Kind: models.OpKind(r.Kind), Path: r.Path, Data: r.Data, Token: r.Token,
+			Shared: r.Shared, Priority: r.Priority, Result: models.Result(r.Result), Error: r.Error, OutData: r.Out,
+			Call: int64(r.Call), Return: int64(r.Return)}
+		if !op.Kind.Known() {
+			return nil, fmt.Errorf("recipe event %d (c%d): operation %q is none a history knows", i+1, r.Client+1, r.Kind)
+		}
+		if r.Result == "" {
+			op.Result, op.Return = models.Pending, int64(end)
+		}
+		if !op.Result.Known() {
+			return nil, fmt.Errorf("recipe event %d (c%d): result %q is none a history knows", i+1, r.Client+1, r.Result)
+		}
+		out = append(out, op)
+	}
 	return out, nil
 }

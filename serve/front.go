@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"net"
 	"slices"
 	"sync"
@@ -27,9 +28,10 @@ type Options struct {
 	// Pause carries out "pause cN" on the real process of client name
 	// (nil: a pause fault is noted and does nothing).
 	Pause func(client string, d time.Duration)
-	// Name and Checks say what the run is served as and will be judged
-	// by; the front end only keeps them on the tape.
+	// Name, Kind and Checks say what the run is served as and will be
+	// judged by; the front end only keeps them on the tape.
 	Name   string
+	Kind   string
 	Checks []string
 	// Clients are made at once, c1 to cN, for connections that say whose
 	// they are (PipeAs): an in-process program's clients connect at the
@@ -71,6 +73,9 @@ type Front struct {
 	replaying bool
 	written   []writtenFrame
 
+	// recipeOps are what the clients recorded (events.go).
+	recipeOps []RecipeOp
+
 	mu        sync.Mutex
 	listeners []net.Listener
 	// dials count the connections made, in all and by client (PipeAs).
@@ -82,9 +87,10 @@ type Front struct {
 type eventKind uint8
 
 const (
-	evOpen  eventKind = iota + 1 // a client connected to a server
-	evFrame                      // a frame arrived whole
-	evGone                       // the client closed the connection, or it broke
+	evOpen   eventKind = iota + 1 // a client connected to a server
+	evFrame                       // a frame arrived whole
+	evGone                        // the client closed the connection, or it broke
+	evRecipe                      // a line of recipe events (events.go)
 )
 
 // event is one thing that happened on a connection, for the loop to hand
@@ -92,8 +98,10 @@ const (
 type event struct {
 	kind  eventKind
 	p     *peer
-	frame []byte
+	frame []byte // a frame; a recipe event's line
 	err   error
+	// answer is where a recipe event's answer goes.
+	answer chan []byte
 }
 
 // New builds the front end of a simulated ensemble; it serves nothing
@@ -285,9 +293,20 @@ func (f *Front) instant(ev event) []event {
 		}
 	}
 	slices.SortStableFunc(batch, func(a, b event) int {
-		return cmp.Or(cmp.Compare(a.p.as, b.p.as), cmp.Compare(a.p.dial, b.p.dial))
+		ka, kb := a.order(), b.order()
+		return cmp.Or(cmp.Compare(ka[0], kb[0]), cmp.Compare(ka[1], kb[1]))
 	})
 	return batch
+}
+
+// order is where ev goes among the events of one instant: by its
+// connection's client and place among that client's connections; a recipe
+// event, which has no connection, after them, in the order it came.
+func (ev event) order() [2]int {
+	if ev.p == nil {
+		return [2]int{math.MaxInt, 0}
+	}
+	return [2]int{ev.p.as, ev.p.dial}
 }
 
 // step runs the world up to the clock's time (virtual time never goes
@@ -309,5 +328,8 @@ func (f *Front) take(ev event) {
 	case evGone:
 		f.opts.Tape.gone(f.now, ev.p)
 		f.gone(ev.p)
+	case evRecipe:
+		f.opts.Tape.recipe(f.now, ev.frame)
+		ev.answer <- f.recipe(ev.frame)
 	}
 }

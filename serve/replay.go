@@ -58,6 +58,8 @@ func (r *replayer) take(ev tapeEvent) error {
 		f.arrived(p, frame)
 	case "out":
 		return r.check(ev)
+	case "recipe":
+		f.recipe([]byte(ev.Line))
 	case "end":
 		h, err := strconv.ParseUint(ev.Hash, 16, 64)
 		if err != nil {

@@ -47,6 +47,7 @@ type tapeHeader struct {
 	// Name and Checks are what the run was served as and judged by, for
 	// the replay to judge it again (the front end does not judge).
 	Name    string   `json:"name,omitempty"`
+	Kind    string   `json:"kind,omitempty"`
 	Checks  []string `json:"checks,omitempty"`
 	Clients int      `json:"clients,omitempty"`
 }
@@ -59,6 +60,7 @@ type tapeEvent struct {
 	As     int      `json:"as,omitempty"`
 	Ev     string   `json:"ev"`
 	Frame  string   `json:"frame,omitempty"`
+	Line   string   `json:"line,omitempty"` // a recipe event's
 	Hash   string   `json:"hash,omitempty"`
 }
 
@@ -85,7 +87,7 @@ func CreateTape(path string, opts Options) (*TapeWriter, error) {
 	cfg := opts.Config
 	cfg.Source = nil
 	t.put(tapeHeader{Version: tapeVersion, Config: cfg, Faults: opts.Faults.String(), Pause: opts.Pause != nil,
-		Name: opts.Name, Checks: opts.Checks, Clients: opts.Clients})
+		Name: opts.Name, Kind: opts.Kind, Checks: opts.Checks, Clients: opts.Clients})
 	return t, t.err
 }
 
@@ -111,6 +113,12 @@ func (t *TapeWriter) in(at sim.Time, p *peer, frame []byte) {
 func (t *TapeWriter) out(at sim.Time, p *peer, frame []byte) {
 	if t != nil {
 		t.put(tapeEvent{T: at, Conn: p.id, Ev: "out", Frame: hex.EncodeToString(frame)})
+	}
+}
+
+func (t *TapeWriter) recipe(at sim.Time, line []byte) {
+	if t != nil {
+		t.put(tapeEvent{T: at, Ev: "recipe", Line: string(line)})
 	}
 }
 
@@ -162,8 +170,12 @@ type Replayed struct {
 	// Name, Checks and Faults are what the run was served as, judged by
 	// and struck with (Options').
 	Name   string
+	Kind   string
 	Checks []string
 	Faults fault.Schedule
+	// Ops are what the clients recorded (recipe events), as the run had
+	// them.
+	Ops []RecipeOp
 }
 
 // Replay rebuilds a served run's server side from its tape: the same
@@ -205,7 +217,8 @@ func Replay(r io.Reader) (*Replayed, error) {
 		return nil, fmt.Errorf("tape: no end line after line %d (the run was not finished)", line)
 	}
 	res := f.w.Finish()
-	out := &Replayed{World: f.w, Result: res, Hash: rp.hash, Name: h.Name, Checks: h.Checks, Faults: f.opts.Faults}
+	out := &Replayed{World: f.w, Result: res, Hash: rp.hash, Name: h.Name, Kind: h.Kind, Checks: h.Checks, Faults: f.opts.Faults,
+		Ops: f.recipeOps}
 	if res.Hash != rp.hash {
 		return out, fmt.Errorf("tape: the replay's hash is %x, the tape's %x", res.Hash, rp.hash)
 	}

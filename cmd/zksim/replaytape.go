@@ -30,7 +30,12 @@ func replayTape(w io.Writer, fl replayFlags) error {
 		}
 		return fmt.Errorf("%s: %w", fl.tape, err)
 	}
-	o, err := scenarios.Served(scenarios.ServedRun{Name: r.Name, World: r.World, Result: r.Result, Schedule: r.Faults, Checks: r.Checks})
+	ops, err := scenarios.RecordedOps(r.Ops, r.Result.End)
+	if err != nil {
+		return fmt.Errorf("%s: %w", fl.tape, err)
+	}
+	o, err := scenarios.Served(scenarios.ServedRun{Name: r.Name, World: r.World, Result: r.Result, Schedule: r.Faults,
+		Checks: r.Checks, Kind: r.Kind, Ops: ops})
 	if err != nil {
 		return fmt.Errorf("%s: %w", fl.tape, err)
 	}

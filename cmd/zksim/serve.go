@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zksim/zksim/fault"
+	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/serve"
 )
@@ -98,7 +98,7 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 	if err != nil {
 		return usageError{err}
 	}
-	opts := serve.Options{Config: sc.Spec.Ensemble, Faults: sc.Spec.Faults, Name: sc.Name}
+	opts := serve.Options{Config: sc.Spec.Ensemble, Faults: sc.Spec.Faults, Name: sc.Name, Kind: sc.Spec.Kind}
 	opts.Config.Seed = fl.seed
 	if opts.Checks, err = servedChecks(fl.checks); err != nil {
 		return err
@@ -133,8 +133,12 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 	if err != nil {
 		return runNotMadeError{err}
 	}
+	events, err := front.ListenEvents()
+	if err != nil {
+		return runNotMadeError{err}
+	}
 	connect := strings.Join(addrs, ",")
-	fmt.Fprintf(cmd.OutOrStdout(), "connect: %s\n", connect)
+	fmt.Fprintf(cmd.OutOrStdout(), "connect: %s\nevents: %s\n", connect, events)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -148,7 +152,7 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 		if fl.json {
 			childOut = cmd.ErrOrStderr()
 		}
-		if err := child.start(command, connect, childOut, cmd.ErrOrStderr(), cancel); err != nil {
+		if err := child.start(command, connect, events, childOut, cmd.ErrOrStderr(), cancel); err != nil {
 			cancel()
 			front.Run(ctx) //nolint:errcheck // nothing was served; the command's error is the one to tell
 			return runNotMadeError{err}
@@ -161,7 +165,12 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 	if err != nil {
 		return err
 	}
-	o, err := scenarios.Served(scenarios.ServedRun{Name: sc.Name, World: front.World(), Result: res, Schedule: opts.Faults, Checks: opts.Checks})
+	ops, err := scenarios.RecordedOps(front.RecipeOps(), res.End)
+	if err != nil {
+		return err
+	}
+	o, err := scenarios.Served(scenarios.ServedRun{Name: sc.Name, World: front.World(), Result: res, Schedule: opts.Faults,
+		Checks: opts.Checks, Kind: opts.Kind, Ops: ops})
 	if err != nil {
 		return err
 	}
@@ -179,17 +188,17 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 	return nil
 }
 
-// servedChecks reads --checks.
+// servedChecks reads --checks: none for the defaults (the kind's when the
+// clients record their operations, else scenarios.DefaultServedChecks).
 func servedChecks(list string) ([]string, error) {
 	if list == "" {
-		return scenarios.DefaultServedChecks, nil
+		return nil, nil
 	}
 	var checks []string
 	for _, c := range strings.Split(list, ",") {
 		c = strings.TrimSpace(c)
-		if !slices.Contains(scenarios.ServedChecks, c) {
-			return nil, usageError{fmt.Errorf("--checks: %q cannot judge a served run (its clients record nothing); want some of %s",
-				c, strings.Join(scenarios.ServedChecks, ", "))}
+		if _, err := models.Lookup(c); err != nil {
+			return nil, usageError{fmt.Errorf("--checks: %w", err)}
 		}
 		checks = append(checks, c)
 	}
@@ -243,9 +252,9 @@ type childProcess struct {
 // start starts the command, in a process group of its own (so that a
 // pause stops all of it), with ZKSIM_CONNECT set; cancel is called when
 // it exits.
-func (c *childProcess) start(command []string, connect string, stdout, stderr io.Writer, cancel func()) error {
+func (c *childProcess) start(command []string, connect, events string, stdout, stderr io.Writer, cancel func()) error {
 	c.cmd = exec.Command(command[0], command[1:]...)
-	c.cmd.Env = append(os.Environ(), "ZKSIM_CONNECT="+connect)
+	c.cmd.Env = append(os.Environ(), "ZKSIM_CONNECT="+connect, "ZKSIM_EVENTS="+events)
 	c.cmd.Stdout, c.cmd.Stderr = stdout, stderr
 	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := c.cmd.Start(); err != nil {

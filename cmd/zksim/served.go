@@ -58,7 +58,11 @@ func printServedOutcome(w io.Writer, o *scenarios.Outcome, seed uint64, timeline
 	}
 	fmt.Fprintf(w, "%s, seed %d: served %d client(s) for %s of virtual time; %d fault(s) struck; trace hash %s\n",
 		o.Spec.Name, seed, len(o.World.Clients()), res.End.Std().Round(time.Millisecond), len(res.Struck), scenarios.HashString(res.Hash))
-	fmt.Fprintf(w, "checks: %s (those that need nothing from the clients): %s\n", strings.Join(o.Spec.Checks, ", "), servedVerdict(o))
+	judged := "those that need nothing from the clients"
+	if n := len(o.Input.Ops); n > 0 {
+		judged = fmt.Sprintf("on the %d operations the clients recorded and what the servers saw", n)
+	}
+	fmt.Fprintf(w, "checks: %s (%s): %s\n", strings.Join(o.Spec.Checks, ", "), judged, servedVerdict(o))
 	interrupted := false
 	if o.Failed() {
 		r := &reports.ViolationReport{Outcome: o}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/live"
 )
 
@@ -31,7 +32,16 @@ func TestTutorialCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(t.TempDir())
+	// The commands run as from the repository's root, where README's
+	// serve example finds the harness's programs.
+	if err := os.Symlink(filepath.Join(repo, "harness"), "harness"); err != nil {
+		t.Fatal(err)
+	}
 	commands := runDocCommands(t, "docs/tutorial.md", string(doc))
 	if commands < 8 {
 		t.Fatalf("%d commands in the tutorial", commands)
@@ -40,8 +50,11 @@ func TestTutorialCommands(t *testing.T) {
 	// counterexample: long under the race detector (make test's -race
 	// -short pass); the full pass runs it.
 	if !testing.Short() {
-		// README's zksim serve example runs Debian's zkCli.sh.
+		// README's zksim serve examples run Debian's zkCli.sh and kazoo.
 		if err := live.EnsureInstalled(os.Stderr); err != nil {
+			t.Fatal(err)
+		}
+		if err := harness.EnsureInstalled(os.Stderr); err != nil {
 			t.Fatal(err)
 		}
 		if n := runDocCommands(t, "README.md", string(readme)); n < 1 {

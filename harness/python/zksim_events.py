@@ -1,0 +1,94 @@
+"""Recipe events for zksim: what a client believed, recorded as it happened.
+
+A client run by `zksim serve SCENARIO -- COMMAND` finds the simulated
+ensemble in ZKSIM_CONNECT and this recorder's socket in ZKSIM_EVENTS. It
+records each operation's call before it calls the recipe and its return
+after; zksim answers each line before the client goes on, so the history
+zksim judges holds the operations in the order they happened, on the
+simulated ensemble's clock:
+
+    rec = Recorder(session=lambda: zk.client_id and zk.client_id[0])
+    with rec.op("acquire", "/zksim/lock") as op:
+        lock.acquire()
+    rec.instant("use", "/zksim/lock")
+    with rec.op("release", "/zksim/lock"):
+        lock.release()
+
+An operation whose call raised is recorded "failed" (the client knows it
+did not happen) or, for a connection lost in flight, "unknown"; see op().
+The protocol is documented in zksim's serve/events.go.
+"""
+
+import json
+import os
+import socket
+import threading
+from contextlib import contextmanager
+
+
+class Recorder:
+    """A connection to zksim's recipe events socket, shared by threads."""
+
+    def __init__(self, session, addr=None):
+        # session: a function returning the client's ZooKeeper session id.
+        host, port = (addr or os.environ["ZKSIM_EVENTS"]).rsplit(":", 1)
+        self._sock = socket.create_connection((host, int(port)))
+        self._file = self._sock.makefile("rw", encoding="utf-8", newline="\n")
+        self._lock = threading.Lock()
+        self._session = session
+        self._last = None
+
+    def _send(self, line):
+        with self._lock:
+            self._file.write(json.dumps(line) + "\n")
+            self._file.flush()
+            answer = json.loads(self._file.readline())
+        if "error" in answer:
+            raise RuntimeError("zksim refused a recipe event: " + answer["error"])
+        return answer
+
+    def _sid(self):
+        # The client's session, or, while it has none (disconnected), the
+        # last it had: the operation is still that client's.
+        sid = self._session()
+        if sid:
+            self._last = sid
+        return self._last
+
+    def call(self, kind, path, **fields):
+        """Records the call of an operation; returns its id for ret()."""
+        line = {"call": kind, "session": self._sid(), "path": path}
+        line.update(fields)
+        return self._send(line)["id"]
+
+    def ret(self, op_id, result="ok", **fields):
+        """Records the return of the operation op_id."""
+        line = {"return": op_id, "result": result}
+        line.update(fields)
+        self._send(line)
+
+    def instant(self, kind, path, **fields):
+        """Records an operation of one instant (a use of the resource)."""
+        line = {"instant": kind, "session": self._sid(), "path": path}
+        line.update(fields)
+        self._send(line)
+
+    @contextmanager
+    def op(self, kind, path, unknown=(), **fields):
+        """Records the call, runs the block, records its return: ok, or
+        "unknown" for an exception of the types in unknown (the outcome
+        cannot be known: a connection lost in flight), else "failed"."""
+        op_id = self.call(kind, path, **fields)
+        try:
+            yield op_id
+        except unknown as e:
+            self.ret(op_id, "unknown", error=repr(e))
+            raise
+        except Exception as e:
+            self.ret(op_id, "failed", error=repr(e))
+            raise
+        self.ret(op_id)
+
+    def close(self):
+        self._file.close()
+        self._sock.close()
