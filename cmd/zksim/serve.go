@@ -19,10 +19,12 @@ import (
 	"github.com/zksim/zksim/models"
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/serve"
+	"github.com/zksim/zksim/sim"
 )
 
 // serveFlags are zksim serve's options.
 type serveFlags struct {
+	runs   int
 	seed   uint64
 	tape   string
 	faults string
@@ -35,7 +37,7 @@ type serveFlags struct {
 func serveCmd() *cobra.Command {
 	var fl serveFlags
 	cmd := &cobra.Command{
-		Use:   "serve SCENARIO [--seed N] [--faults F] [--checks C] [--tape FILE] [--trace] [--out DIR] [--json] [-- COMMAND ARGS...]",
+		Use:   "serve SCENARIO [--seed N] [--runs K] [--faults F] [--checks C] [--tape FILE] [--trace] [--out DIR] [--json] [-- COMMAND ARGS...]",
 		Short: "Serve a scenario's simulated ensemble to real ZooKeeper clients, over the wire",
 		Long: `serve runs the simulated ensemble of a scenario (a built-in one or a file),
 with its faults but not its workload, and serves it to real ZooKeeper clients
@@ -52,6 +54,11 @@ With a COMMAND after --, serve starts it with ZKSIM_CONNECT set to that
 string, and ends when it exits; "pause cN" then stops the command's
 processes (SIGSTOP, then SIGCONT). Without one, it serves until
 interrupted.
+
+--runs K serves it K times, the command run against each fresh ensemble,
+and says in how many runs a check broke: real clients do not replay, so a
+counterexample is a reproduction rate (the tape kept is the first breaking
+run's).
 
 --tape FILE writes every frame in and out, with its virtual time, to FILE
 (whole, or not at all): zksim replay --tape FILE rebuilds the server side
@@ -82,6 +89,7 @@ bad input; 130 when interrupted, after writing the tape and the summary.`,
 	}
 	f := cmd.Flags()
 	f.Uint64Var(&fl.seed, "seed", 1, "the seed of the simulated ensemble's choices")
+	f.IntVar(&fl.runs, "runs", 1, "serve the scenario this many times, the command run against each, and say in how many a check broke")
 	f.StringVar(&fl.tape, "tape", "", "write the run's tape (every frame, with its virtual time) to this file")
 	f.StringVar(&fl.faults, "faults", "", "replace the scenario's faults (schedule syntax, '; '-separated; none: no faults)")
 	f.StringVar(&fl.checks, "checks", "", "the checks that judge the run, comma-separated: ownership (the default), leaks")
@@ -91,71 +99,116 @@ bad input; 130 when interrupted, after writing the tape and the summary.`,
 	return cmd
 }
 
-// serveScenario is zksim serve: the front end listening, the command (if
-// any) run against it, and the summary once it ends.
+// serveScenario is zksim serve: the scenario served --runs times (each a
+// fresh ensemble of the same seed and schedule, the command run against
+// it), each run's summary, and with several runs how many broke a check.
 func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFlags) error {
+	sc, opts, err := servedOptions(cmd, arg, fl)
+	if err != nil {
+		return err
+	}
+	runs := max(fl.runs, 1)
+	var broke []int
+	var last servedRun
+	for i := 1; i <= runs; i++ {
+		if last, err = serveOnce(cmd, sc, opts, command, fl, tapeOf(fl.tape, i, runs)); err != nil {
+			return err
+		}
+		if last.broke() {
+			broke = append(broke, i)
+		}
+		if last.interrupted || last.childErr != nil {
+			break
+		}
+	}
+	if runs > 1 {
+		keepTape(fl.tape, broke, runs)
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: a check broke in %d of %d runs %v (real clients do not replay: their threads, "+
+			"GC and retries are their own; the servers' side of each run replays from its tape)\n", sc.Name, len(broke), runs, broke)
+	}
+	switch {
+	case last.interrupted:
+		return interruptedError{errors.New("interrupted")}
+	case last.childErr != nil:
+		return childFailed{last.childErr}
+	case len(broke) > 0:
+		return errViolations
+	}
+	return nil
+}
+
+// servedOptions reads the scenario and the flags into what to serve,
+// refusing bad input before any work starts.
+func servedOptions(cmd *cobra.Command, arg string, fl serveFlags) (*scenarios.Scenario, serve.Options, error) {
 	sc, err := scenarios.LoadServedScenario(arg)
 	if err != nil {
-		return usageError{err}
+		return nil, serve.Options{}, usageError{err}
 	}
 	opts := serve.Options{Config: sc.Spec.Ensemble, Faults: sc.Spec.Faults, Name: sc.Name, Kind: sc.Spec.Kind}
 	opts.Config.Seed = fl.seed
 	if opts.Checks, err = servedChecks(fl.checks); err != nil {
-		return err
+		return nil, opts, err
+	}
+	if fl.runs < 0 {
+		return nil, opts, usageError{fmt.Errorf("--runs %d: want 1 or more", fl.runs)}
 	}
 	if fl.out != "" {
 		if err := checkOutDir("--out", fl.out); err != nil {
-			return err
+			return nil, opts, err
 		}
 	}
 	if cmd.Flags().Changed("faults") {
 		if opts.Faults, err = fault.ParseSchedule(strings.TrimSpace(strings.TrimPrefix(fl.faults, "none"))); err != nil {
-			return usageError{fmt.Errorf("--faults: %w", err)}
+			return nil, opts, usageError{fmt.Errorf("--faults: %w", err)}
 		}
 	} else if sc.Spec.Rates != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "zksim serve: %s's random faults are not served (its schedule is); give a schedule with --faults\n", sc.Name)
 	}
+	return sc, opts, nil
+}
+
+// servedRun is how one served run went.
+type servedRun struct {
+	o           *scenarios.Outcome
+	interrupted bool
+	childErr    error
+}
+
+func (r servedRun) broke() bool {
+	return r.o != nil && (r.o.Failed() || len(r.o.Result.Violations) > 0)
+}
+
+// serveOnce serves one run: the front end listening, the command (if any)
+// run against it, the run judged and its summary printed.
+func serveOnce(cmd *cobra.Command, sc *scenarios.Scenario, opts serve.Options, command []string, fl serveFlags, tape string) (servedRun, error) {
 	var child *childProcess
 	if len(command) > 0 {
 		child = &childProcess{}
 		opts.Pause = child.pause
 	}
-	if fl.tape != "" {
-		if opts.Tape, err = serve.CreateTape(fl.tape, opts); err != nil {
-			return usageError{err}
+	var err error
+	if tape != "" {
+		if opts.Tape, err = serve.CreateTape(tape, opts); err != nil {
+			return servedRun{}, usageError{err}
 		}
 	}
 	front, err := serve.New(opts)
 	if err != nil {
-		return usageError{fmt.Errorf("%s: %w", sc.Name, err)}
+		return servedRun{}, usageError{fmt.Errorf("%s: %w", sc.Name, err)}
 	}
-	addrs, err := front.Listen()
+	connect, events, err := listen(cmd.OutOrStdout(), front)
 	if err != nil {
-		return runNotMadeError{err}
+		return servedRun{}, err
 	}
-	events, err := front.ListenEvents()
-	if err != nil {
-		return runNotMadeError{err}
-	}
-	connect := strings.Join(addrs, ",")
-	fmt.Fprintf(cmd.OutOrStdout(), "connect: %s\nevents: %s\n", connect, events)
-
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var interrupted atomic.Bool
 	stopSignals := onSignals(func(os.Signal) { interrupted.Store(true); cancel() })
 	defer stopSignals()
 	if child != nil {
-		// With --json, standard output is the summary's alone: the command
-		// writes to standard error.
-		childOut := cmd.OutOrStdout()
-		if fl.json {
-			childOut = cmd.ErrOrStderr()
-		}
-		if err := child.start(command, connect, events, childOut, cmd.ErrOrStderr(), cancel); err != nil {
-			cancel()
+		if err := startChild(cmd, child, command, connect, events, fl, cancel); err != nil {
 			front.Run(ctx) //nolint:errcheck // nothing was served; the command's error is the one to tell
-			return runNotMadeError{err}
+			return servedRun{}, err
 		}
 	}
 	res, err := front.Run(ctx)
@@ -163,29 +216,85 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 		child.stop()
 	}
 	if err != nil {
-		return err
+		return servedRun{}, err
 	}
-	ops, err := scenarios.RecordedOps(front.RecipeOps(), res.End)
+	o, err := judgeServed(sc, opts, front, res)
 	if err != nil {
-		return err
+		return servedRun{}, err
 	}
-	o, err := scenarios.Served(scenarios.ServedRun{Name: sc.Name, World: front.World(), Result: res, Schedule: opts.Faults,
-		Checks: opts.Checks, Kind: opts.Kind, Ops: ops})
+	run := servedRun{o: o, interrupted: interrupted.Load()}
+	if child != nil {
+		run.childErr = child.err
+	}
+	return run, printServedRun(cmd.OutOrStdout(), o, fl, tape, child)
+}
+
+// listen opens the front end's ports and its events socket, and prints
+// the connect string first and the events' address second.
+func listen(w io.Writer, front *serve.Front) (connect, events string, err error) {
+	addrs, err := front.Listen()
 	if err != nil {
-		return err
+		return "", "", runNotMadeError{err}
 	}
-	if err := printServedRun(cmd.OutOrStdout(), o, fl, child); err != nil {
-		return err
+	if events, err = front.ListenEvents(); err != nil {
+		return "", "", runNotMadeError{err}
 	}
-	switch {
-	case interrupted.Load():
-		return interruptedError{errors.New("interrupted")}
-	case child != nil && child.err != nil:
-		return childFailed{child.err}
-	case o.Failed() || len(res.Violations) > 0:
-		return errViolations
+	connect = strings.Join(addrs, ",")
+	fmt.Fprintf(w, "connect: %s\nevents: %s\n", connect, events)
+	return connect, events, nil
+}
+
+// startChild starts the command; with --json its output goes to standard
+// error, so that standard output is the summary's alone.
+func startChild(cmd *cobra.Command, child *childProcess, command []string, connect, events string, fl serveFlags, cancel func()) error {
+	childOut := cmd.OutOrStdout()
+	if fl.json {
+		childOut = cmd.ErrOrStderr()
+	}
+	if err := child.start(command, connect, events, childOut, cmd.ErrOrStderr(), cancel); err != nil {
+		cancel()
+		return runNotMadeError{err}
 	}
 	return nil
+}
+
+// judgeServed judges a served run by what its clients recorded and what
+// its servers saw.
+func judgeServed(sc *scenarios.Scenario, opts serve.Options, front *serve.Front, res sim.Result) (*scenarios.Outcome, error) {
+	ops, err := scenarios.RecordedOps(front.RecipeOps(), res.End)
+	if err != nil {
+		return nil, err
+	}
+	return scenarios.Served(scenarios.ServedRun{Name: sc.Name, World: front.World(), Result: res, Schedule: opts.Faults,
+		Checks: opts.Checks, Kind: opts.Kind, Ops: ops})
+}
+
+// tapeOf is where run i of runs writes its tape: the --tape file itself
+// for one run, else beside it, numbered (keepTape keeps one).
+func tapeOf(tape string, i, runs int) string {
+	if tape == "" || runs == 1 {
+		return tape
+	}
+	return fmt.Sprintf("%s.run%d", tape, i)
+}
+
+// keepTape keeps, of several runs' tapes, the first run's that broke a
+// check (else the last run's) as the --tape file, and removes the others.
+func keepTape(tape string, broke []int, runs int) {
+	if tape == "" {
+		return
+	}
+	keep := runs
+	if len(broke) > 0 {
+		keep = broke[0]
+	}
+	for i := 1; i <= runs; i++ {
+		if i == keep {
+			os.Rename(tapeOf(tape, i, runs), tape) //nolint:errcheck // a run cut short wrote none
+			continue
+		}
+		os.Remove(tapeOf(tape, i, runs)) //nolint:errcheck
+	}
 }
 
 // servedChecks reads --checks: none for the defaults (the kind's when the
@@ -207,11 +316,11 @@ func servedChecks(list string) ([]string, error) {
 
 // printServedRun prints what a served run came to: the summary, or one
 // JSON object (--json), and where its tape is.
-func printServedRun(w io.Writer, o *scenarios.Outcome, fl serveFlags, child *childProcess) error {
+func printServedRun(w io.Writer, o *scenarios.Outcome, fl serveFlags, tape string, child *childProcess) error {
 	if fl.json {
 		v := servedSummary(o, fl.seed)
-		if fl.tape != "" {
-			v["tape"] = fl.tape
+		if tape != "" {
+			v["tape"] = tape
 		}
 		if child != nil {
 			v["command_exit"] = child.exitCode()
@@ -221,8 +330,8 @@ func printServedRun(w io.Writer, o *scenarios.Outcome, fl serveFlags, child *chi
 	if err := printServedOutcome(w, o, fl.seed, fl.trace, fl.out); err != nil {
 		return err
 	}
-	if fl.tape != "" {
-		fmt.Fprintf(w, "tape: %s (zksim replay --tape %s --hash)\n", fl.tape, fl.tape)
+	if tape != "" {
+		fmt.Fprintf(w, "tape: %s (zksim replay --tape %s --hash)\n", tape, tape)
 	}
 	return nil
 }

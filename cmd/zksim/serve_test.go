@@ -42,14 +42,14 @@ cli ls /hello`
 	if !strings.HasPrefix(lines[0], "connect: 127.0.0.1:") || strings.Count(lines[0], ",") != 2 {
 		t.Fatalf("first line %q, want the connect string of three 127.0.0.1 ports", lines[0])
 	}
-	got := strings.Join(lines[1:6], "|")
+	got := strings.Join(lines[2:7], "|")
 	if want := "Created /hello|world|Created /hello/kid|[kid]|[]"; got != want {
 		t.Fatalf("zkCli printed %q, want %q\nwhole output:\n%s", got, want, out.String())
 	}
 	if !strings.Contains(out.String(), "served 6 client(s)") {
 		t.Fatalf("the summary does not say six clients (one per zkCli.sh):\n%s", out.String())
 	}
-	hash := lines[6][strings.LastIndex(lines[6], " ")+1:]
+	hash := lines[7][strings.LastIndex(lines[7], " ")+1:]
 	var replay bytes.Buffer
 	if code := run([]string{"replay", "--tape", tape, "--hash"}, &replay, &errOut); code != 0 {
 		t.Fatalf("replay --tape exited %d: %s", code, errOut.String())
@@ -82,5 +82,38 @@ func TestServePausesTheCommand(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "Created /p") || !strings.Contains(errOut.String(), "\nx\n") {
 		t.Fatalf("zkCli.sh did not create and read back its node across the pause:\n%s", errOut.String())
+	}
+}
+
+// --runs serves the scenario again and again, the command run against
+// each, and says in how many a check broke; the tape kept is the first
+// breaking run's.
+func TestServeRunsCountsTheRunsThatBroke(t *testing.T) {
+	if err := live.EnsureInstalled(os.Stderr); err != nil {
+		t.Fatal(err)
+	}
+	// The second client deletes the first's ephemeral node while its
+	// session lives: an ownership violation in every run.
+	script := `exec 2>/dev/null; { echo "create -e /e x"; sleep 2; } | ` + zkCli + ` -server "$ZKSIM_CONNECT" >/dev/null & sleep 1.5; ` +
+		zkCli + ` -server "$ZKSIM_CONNECT" delete /e >/dev/null; wait`
+	tape := filepath.Join(t.TempDir(), "run.tape")
+	var out, errOut bytes.Buffer
+	code := run([]string{"serve", "lock-contention", "--runs", "2", "--tape", tape, "--", "sh", "-c", script}, &out, &errOut)
+	if code != 1 || !strings.Contains(out.String(), "lock-contention: a check broke in 2 of 2 runs [1 2]") {
+		t.Fatalf("exit %d, want 1 and both runs broken:\n%s%s", code, out.String(), errOut.String())
+	}
+	if strings.Count(out.String(), "connect: 127.0.0.1:") != 2 {
+		t.Fatalf("not two runs served:\n%s", out.String())
+	}
+	if _, err := os.Stat(tape); err != nil {
+		t.Fatalf("the first breaking run's tape: %v", err)
+	}
+	if left, _ := filepath.Glob(tape + ".run*"); len(left) > 0 {
+		t.Fatalf("runs' tapes left beside it: %v", left)
+	}
+	out.Reset()
+	if code := run([]string{"serve", "lock-contention", "--runs", "2", "--", "true"}, &out, &errOut); code != 0 ||
+		!strings.Contains(out.String(), "a check broke in 0 of 2 runs []") {
+		t.Fatalf("exit %d, want 0 and no run broken:\n%s", code, out.String())
 	}
 }
