@@ -37,11 +37,12 @@ explore:
 	$(GO) test -count=1 -timeout 2h ./search -run '^TestExploreRecipes$$' -v -explore
 
 ## differential: 1,000 random programs of 50 steps, by one to three clients,
-## in the simulator and on a local ensemble, compared field by field; prints
-## the divergences counted by the operation at which each program first
-## diverged (`make test` runs 30 of 60 steps)
+## in the simulator and on a local ensemble, compared field by field, then
+## the same programs with go-zk through zksim serve's front end against the
+## ensemble; prints the divergences counted by the operation at which each
+## program first diverged (`make test` runs 30 of 60 steps each way)
 differential:
-	$(GO) test -count=1 -timeout 2h ./differential -run '^TestDifferentialSimAgainstLive$$' -v -diff.programs 1000 -diff.steps 50
+	$(GO) test -count=1 -timeout 3h ./differential -run '^TestDifferential(SimAgainstLive|FrontEndAgainstLive)$$' -v -diff.programs 1000 -diff.steps 50
 
 ## live: every built-in scenario the live world can run, on local ensembles
 ## with its faults (the others listed with the reason), and each pause

@@ -28,35 +28,65 @@ func TestDifferentialSimAgainstLive(t *testing.T) {
 		t.Log("-short: the differential runs are in the full test")
 		return
 	}
+	e := startEnsemble(t)
+	var tl tally
+	for seed := uint64(1); seed <= uint64(*diffPrograms); seed++ {
+		clients := 1 + int(seed%3)
+		root := fmt.Sprintf("/diff-%d", seed)
+		tl.add(seed, clients, diffProgram(t, e, root, Program(root, seed, clients, *diffSteps), seed, clients))
+	}
+	tl.report(t)
+}
+
+// startEnsemble starts a local ensemble of three, with the differential's
+// settings, stopped when t ends.
+func startEnsemble(t *testing.T) *live.Ensemble {
+	t.Helper()
 	e, err := live.StartEnsemble(3, EnsembleOptions)
 	if err != nil {
 		t.Fatalf("a local ensemble: %v", err)
 	}
 	t.Cleanup(func() { e.Stop() })
-	byOp := map[string]int{}
-	var first []string
-	for seed := uint64(1); seed <= uint64(*diffPrograms); seed++ {
-		clients := 1 + int(seed%3)
-		root := fmt.Sprintf("/diff-%d", seed)
-		d := diffProgram(t, e, root, Program(root, seed, clients, *diffSteps), seed, clients)
-		if d == nil {
-			continue
-		}
-		byOp[d.Op]++
-		if len(first) < 5 {
-			first = append(first, fmt.Sprintf("seed %d, %d clients, %s", seed, clients, d))
-		}
+	return e
+}
+
+// tally counts the programs that diverged by the operation at which each
+// first did, and keeps the first few divergences.
+type tally struct {
+	programs int
+	byOp     map[string]int
+	first    []string
+}
+
+// add counts one program's outcome (d nil: it agreed throughout).
+func (tl *tally) add(seed uint64, clients int, d *Divergence) {
+	tl.programs++
+	if d == nil {
+		return
 	}
+	if tl.byOp == nil {
+		tl.byOp = map[string]int{}
+	}
+	tl.byOp[d.Op]++
+	if len(tl.first) < 5 {
+		tl.first = append(tl.first, fmt.Sprintf("seed %d, %d clients, %s", seed, clients, d))
+	}
+}
+
+// report logs the count of divergences by operation, and fails t with
+// the first few when there are any.
+func (tl *tally) report(t *testing.T) {
+	t.Helper()
 	n := 0
-	for _, c := range byOp {
+	for _, c := range tl.byOp {
 		n += c
 	}
-	t.Logf("%d programs of %d steps: %d diverged", *diffPrograms, *diffSteps, n)
-	for _, op := range slices.Sorted(maps.Keys(byOp)) {
-		t.Logf("  first divergence at %s: %d", op, byOp[op])
+	t.Logf("%d programs of %d steps: %d diverged", tl.programs, *diffSteps, n)
+	for _, op := range slices.Sorted(maps.Keys(tl.byOp)) {
+		t.Logf("  first divergence at %s: %d", op, tl.byOp[op])
 	}
 	if n > 0 {
-		t.Errorf("%d of %d programs diverged; the first:\n%s", n, *diffPrograms, strings.Join(first, "\n"))
+		t.Errorf("%d of %d programs diverged; the first:\n%s", n, tl.programs, strings.Join(tl.first, "\n"))
 	}
 }
 
@@ -68,9 +98,16 @@ func diffProgram(t *testing.T, e *live.Ensemble, root string, prog []Op, seed ui
 	if err != nil {
 		t.Fatalf("seed %d in the simulator: %v", seed, err)
 	}
+	return Compare(prog, simRun, runGoZK(t, e.ConnectString(), root, prog, seed, clients))
+}
+
+// runGoZK runs prog (under root) with go-zk sessions (live.Dial), one per
+// client, on the servers at addrs, and returns what each step answered.
+func runGoZK(t *testing.T, addrs []string, root string, prog []Op, seed uint64, clients int) Run {
+	t.Helper()
 	conns := make([]client.Conn, clients)
 	for i := range conns {
-		c, err := live.Dial(e.ConnectString(), live.Options{})
+		c, err := live.Dial(addrs, live.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,11 +123,11 @@ func diffProgram(t *testing.T, e *live.Ensemble, root string, prog []Op, seed ui
 	// A fresh root for each program (a run of the test before may have
 	// left one).
 	cleanTree(t, ctx, conns[0], root)
-	liveRun, err := RunProgram(ctx, root, prog, conns)
+	run, err := RunProgram(ctx, root, prog, conns)
 	if err != nil {
-		t.Fatalf("seed %d live: %v", seed, err)
+		t.Fatalf("seed %d on %v: %v", seed, addrs, err)
 	}
-	return Compare(prog, simRun, liveRun)
+	return run
 }
 
 // cleanTree deletes path and everything below it.

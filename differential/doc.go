@@ -11,7 +11,9 @@
 // test.
 //
 // program.go is the program; run.go runs it in either world; compare.go
-// renders and compares the answers. The package must never change what
+// renders and compares the answers. The tests run the programs in the
+// simulator and, with go-zk, through zksim serve's front end, each against
+// a live ensemble. The package must never change what
 // either world does to make them agree: a fix belongs in the simulator.
 //
 // The files are listed in docs/ARCHITECTURE.md.
