@@ -16,7 +16,7 @@ import (
 
 // served runs a front end of opts on 127.0.0.1 while body runs against
 // its addresses, and returns how the run went.
-func served(t *testing.T, opts Options, body func(addrs []string)) sim.Result {
+func served(t testing.TB, opts Options, body func(addrs []string)) sim.Result {
 	t.Helper()
 	f, err := New(opts)
 	if err != nil {
@@ -45,7 +45,7 @@ func served(t *testing.T, opts Options, body func(addrs []string)) sim.Result {
 	return r.res
 }
 
-func connectGoZK(t *testing.T, addrs []string) *zk.Conn {
+func connectGoZK(t testing.TB, addrs []string) *zk.Conn {
 	t.Helper()
 	c, events, err := zk.Connect(addrs, 10*time.Second, zk.WithLogInfo(false))
 	if err != nil {
