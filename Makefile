@@ -64,7 +64,10 @@ fuzz:
 
 ## bench: every performance figure measured in one run, printed as one
 ## table against its target (zksim bench; the live figure starts a local
-## ensemble). The Go benchmarks: go test -run '^$$' -bench . ./search
+## ensemble). The Go benchmarks: go test -run '^$$' -bench . ./search; the
+## front end's (frames a second, a request's latency beside a local live
+## ensemble's): go test -run '^$$' -bench . ./serve; the go-zk mode's time
+## compression: go test -run '^$$' -bench GoZKLockTimeCompression ./zksimtest
 bench:
 	$(GO) run ./cmd/zksim bench
 
