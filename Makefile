@@ -2,7 +2,7 @@
 GO          ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: demo test soak shrink-sizes explore differential live fuzz bench pgo lint rules
+.PHONY: demo test soak shrink-sizes explore differential live libraries fuzz bench pgo lint rules
 
 ## demo: the main job, on the embedded simulator (no server needed)
 demo:
@@ -49,6 +49,12 @@ differential:
 ## scenario 10 times, every run reaching its verdict (tens of minutes)
 live:
 	$(GO) test -count=1 -timeout 3h ./scenarios -run '^Test(EveryScenarioLive|PauseVerdictsLive)$$' -v -live.all -live.repeat 10
+
+## libraries: every library recipe (kazoo, Curator), unmodified, under every
+## trial of harness/table.go, each run three times through zksim serve, and the
+## table README holds (written to libraries.md too; progress as it goes)
+libraries:
+	$(GO) test -count=1 -timeout 3h ./cmd/zksim -run '^TestLibraryTable$$' -v -libraries -libraries.out libraries.md
 
 ## fuzz: the scenario decoder, the fault-schedule parser and the wire
 ## protocol's decoders under Go's fuzzing, a minute each (make test runs

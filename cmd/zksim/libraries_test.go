@@ -2,55 +2,129 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/live"
 )
 
-// servedLibrary runs zksim serve on a lock scenario with faults, the
-// command running clients processes of a library's lock program.
-func servedLibrary(t *testing.T, faults string, clients int, program string) (int, string) {
-	t.Helper()
-	script := fmt.Sprintf(`cd %s; for i in $(seq %d); do %s & sleep 0.3; done; wait`, filepath.Join(harness.Dir(), "python"), clients, program)
-	var out, errOut bytes.Buffer
-	code := run([]string{"serve", "lock-contention", "--faults", faults, "--", "sh", "-c", script}, &out, &errOut)
-	return code, out.String() + errOut.String()
-}
+var (
+	libraries     = flag.Bool("libraries", false, "TestLibraryTable: run every library recipe under every trial (make libraries)")
+	librariesRuns = flag.Int("libraries.runs", 3, "TestLibraryTable: the runs of each trial")
+	librariesOut  = flag.String("libraries.out", "", "TestLibraryTable: write the table (Markdown) to this file too")
+)
 
-// kazoo's Lock and Curator's InterProcessMutex, unmodified, judged through
-// zksim serve by the lock's checks on what their clients recorded: both
-// hold under contention; kazoo's holder, cut off past its session
-// timeout, goes on using what the lock protects after the servers gave
-// the lock to the next client (the lock does not watch its session).
-func TestServeJudgesKazooAndCurator(t *testing.T) {
+// librariesReady installs what the library recipes need and compiles the
+// Java; it fails, saying what is missing and how to get it, rather than
+// skip.
+func librariesReady(t *testing.T) string {
+	t.Helper()
 	for _, ensure := range []func() error{func() error { return live.EnsureInstalled(os.Stderr) },
 		func() error { return harness.EnsureInstalled(os.Stderr) }} {
 		if err := ensure(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	const judged = "checks: mutex, ownership, liveness, herd (on the"
-	code, out := servedLibrary(t, "none", 3, harness.Python+" kazoo_lock.py 2 1 0.25")
-	if code != 0 || !strings.Contains(out, judged) || !strings.Contains(out, "): held") {
-		t.Fatalf("kazoo's Lock under contention: exit %d\n%s", code, out)
-	}
-
 	classes := t.TempDir()
 	if err := harness.CompileJava(classes); err != nil {
 		t.Fatal(err)
 	}
-	code, out = servedLibrary(t, "none", 3, fmt.Sprintf("java -cp %s CuratorMutex 2 1000 250", harness.Classpath(classes)))
-	if code != 0 || !strings.Contains(out, judged) || !strings.Contains(out, "): held") {
-		t.Fatalf("Curator's InterProcessMutex under contention: exit %d\n%s", code, out)
-	}
+	return classes
+}
 
-	code, out = servedLibrary(t, "at 1s disconnect c1 for 14s", 2, harness.Python+" kazoo_lock.py 1 14 1")
+// serveRecipe serves r's scenario under faults, runs times, its clients
+// run with args, and returns zksim serve's exit status and output.
+func serveRecipe(r harness.Recipe, classes, faults, args string, runs int) (int, string) {
+	var out bytes.Buffer
+	code := run([]string{"serve", r.Scenario, "--faults", faults, "--runs", fmt.Sprint(runs), "--", "sh", "-c", r.Command(classes, args)},
+		&out, &out)
+	return code, out.String()
+}
+
+// Every library recipe of the table, unmodified, judged through zksim
+// serve by its kind's checks on what its clients recorded, without
+// faults: each holds. And kazoo's Lock under a schedule that breaks it:
+// its holder, cut off past its session timeout, goes on using what the
+// lock protects after the servers gave the lock to the next client (the
+// lock does not watch its session).
+func TestServeJudgesKazooAndCurator(t *testing.T) {
+	classes := librariesReady(t)
+	for _, r := range harness.Recipes() {
+		code, out := serveRecipe(r, classes, "none", r.Args, 1)
+		if code != 0 || !strings.Contains(out, "(on the ") || !strings.Contains(out, "): held") {
+			t.Errorf("%s %s under no fault: exit %d, want its kind's checks held on what its clients recorded\n%s", r.Library, r.Name, code, out)
+		}
+	}
+	kazoo := harness.Recipes()[0]
+	code, out := serveRecipe(kazoo, classes, "at 1s disconnect c1 for 14s", "1 14 1", 1)
 	if code != 1 || !strings.Contains(out, "mutex (safety)") || !strings.Contains(out, "c1 and c2 held it at once") {
 		t.Fatalf("kazoo's Lock, its holder cut off past its session timeout: exit %d, want a mutex violation\n%s", code, out)
 	}
+}
+
+// brokeIn reads "a check broke in k of K runs" and the checks that broke.
+var brokeIn = regexp.MustCompile(`a check broke in (\d+) of (\d+) runs`)
+
+// TestLibraryTable runs every library recipe under every trial, each
+// --libraries.runs times, and prints the table README holds (make
+// libraries; not part of make test, where TestServeJudgesKazooAndCurator
+// runs each recipe once).
+func TestLibraryTable(t *testing.T) {
+	if !*libraries {
+		t.Log("the library table runs with -libraries (make libraries)")
+		return
+	}
+	classes := librariesReady(t)
+	var table strings.Builder
+	table.WriteString("| library | recipe | promises | scenario | faults | clients | runs | verdict |\n|---|---|---|---|---|---|---|---|\n")
+	for _, r := range harness.Recipes() {
+		for _, trial := range r.Trials {
+			began := time.Now()
+			_, out := serveRecipe(r, classes, trial.Faults, trial.Args, *librariesRuns)
+			verdict := tableVerdict(out)
+			t.Logf("%s %s, %s (%s): %s [%s]", r.Library, r.Name, trial.Faults, trial.Why, verdict, time.Since(began).Round(time.Second))
+			fmt.Fprintf(&table, "| %s | %s | %s | %s | `%s` (%s) | %d | %d | %s |\n", r.Library, r.Name, r.Promise, r.Scenario,
+				trial.Faults, trial.Why, r.Clients, *librariesRuns, verdict)
+		}
+	}
+	t.Logf("the table:\n%s", table.String())
+	if *librariesOut != "" {
+		if err := os.WriteFile(*librariesOut, []byte(table.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// tableVerdict is a trial's verdict as the table says it: held in every
+// run, or broke in k of K with the checks that broke.
+func tableVerdict(out string) string {
+	m := brokeIn.FindStringSubmatch(out)
+	if m == nil {
+		return "did not run: " + lastLine(out)
+	}
+	if m[1] == "0" {
+		return fmt.Sprintf("held in %s of %s", m[2], m[2])
+	}
+	checks := map[string]bool{}
+	var names []string
+	for _, c := range regexp.MustCompile(`violation \(([a-z0-9, -]+)\)`).FindAllStringSubmatch(out, -1) {
+		for _, name := range strings.Split(c[1], ", ") {
+			if !checks[name] {
+				checks[name] = true
+				names = append(names, name)
+			}
+		}
+	}
+	return fmt.Sprintf("**broke** in %s of %s (%s)", m[1], m[2], strings.Join(names, ", "))
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
 }
