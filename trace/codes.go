@@ -4,31 +4,34 @@ import (
 	"fmt"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/jute"
 )
 
 // Error codes as ZooKeeper numbers them: what a reply or an apply carries
 // (Record.Code). The simulator speaks codes inside the world and turns
 // them into go-zookeeper's error values at the client (CodeError); a
-// trace prints them by those values' text.
+// trace prints them by those values' text. The numbers are the wire's
+// (package jute): here they are the int32 a record carries.
 const (
-	CodeOK                     int32 = 0
-	CodeRuntimeInconsistency   int32 = -2
-	CodeConnectionLoss         int32 = -4
-	CodeMarshallingError       int32 = -5
-	CodeUnimplemented          int32 = -6
-	CodeBadArguments           int32 = -8
-	CodeNoNode                 int32 = -101
-	CodeNoAuth                 int32 = -102
-	CodeBadVersion             int32 = -103
-	CodeNoChildrenForEphemeral int32 = -108
-	CodeNodeExists             int32 = -110
-	CodeNotEmpty               int32 = -111
-	CodeSessionExpired         int32 = -112
-	CodeInvalidACL             int32 = -114
-	CodeAuthFailed             int32 = -115
-	CodeSessionMoved           int32 = -118
-	CodeNoWatcher              int32 = -121
-	CodeInvalidFlags           int32 = -1000 // client side only
+	CodeOK                           = int32(jute.CodeOK)
+	CodeRuntimeInconsistency         = int32(jute.CodeRuntimeInconsistency)
+	CodeConnectionLoss               = int32(jute.CodeConnectionLoss)
+	CodeMarshallingError             = int32(jute.CodeMarshallingError)
+	CodeUnimplemented                = int32(jute.CodeUnimplemented)
+	CodeBadArguments                 = int32(jute.CodeBadArguments)
+	CodeNoNode                       = int32(jute.CodeNoNode)
+	CodeNoAuth                       = int32(jute.CodeNoAuth)
+	CodeBadVersion                   = int32(jute.CodeBadVersion)
+	CodeNoChildrenForEphemeral       = int32(jute.CodeNoChildrenForEphemerals)
+	CodeNodeExists                   = int32(jute.CodeNodeExists)
+	CodeNotEmpty                     = int32(jute.CodeNotEmpty)
+	CodeSessionExpired               = int32(jute.CodeSessionExpired)
+	CodeInvalidACL                   = int32(jute.CodeInvalidACL)
+	CodeAuthFailed                   = int32(jute.CodeAuthFailed)
+	CodeSessionMoved                 = int32(jute.CodeSessionMoved)
+	CodeNoWatcher                    = int32(jute.CodeNoWatcher)
+	CodeInvalidFlags           int32 = -1000 // client side only: go-zk's, no server sends it
 	CodeInvalidPath            int32 = -1001 // client side only
 )
 

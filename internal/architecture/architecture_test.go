@@ -24,7 +24,7 @@ const module = "github.com/zksim/zksim/"
 var layers = map[string][]string{
 	"client":                {},
 	"fault":                 {"client"},
-	"trace":                 {"client", "fault"},
+	"trace":                 {"client", "fault", "jute"},
 	"sim":                   {"client", "fault", "trace", "jute", "internal/stall"},
 	"live":                  {"client", "fault", "jute"},
 	"jute":                  {"client"},
