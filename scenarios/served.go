@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -51,6 +52,16 @@ type ServedRun struct {
 	// judge the run when Checks names none, with its settings (how many
 	// may proceed at once, a semaphore's permits, the liveness bound).
 	Kind string
+	// Workload and Bound are the served scenario's workload settings and
+	// liveness bound, as its file sets them: the kind's settings are read
+	// from them (a semaphore's permits are its Size, a double barrier's
+	// Size the processes it waits for), the kind's defaults filling in
+	// the rest. Workload.Fenced is set aside: the fence is the resource
+	// of zksim's own workload, which a served run's clients never use
+	// (theirs is their own; a client that fences it asks for the
+	// fenced-mutex check by Checks).
+	Workload workload.Shape
+	Bound    time.Duration
 }
 
 // spec is the spec a served run is judged as: its clients, its schedule,
@@ -65,7 +76,8 @@ func (r ServedRun) spec() (Spec, *workload.Kind, error) {
 		}
 		return spec, nil, nil
 	}
-	spec.Kind = r.Kind
+	spec.Kind, spec.Workload, spec.Bound = r.Kind, r.Workload, r.Bound
+	spec.Workload.Fenced = false
 	if spec.Clients == 0 {
 		spec.Clients = 1
 	}
@@ -118,8 +130,10 @@ func Served(r ServedRun) (*Outcome, error) {
 
 // RecordedOps are the operations a served run's clients recorded (recipe
 // events), as a history holds them: one still awaiting its return when
-// the run ended is pending, to end. An operation of a kind no history
-// knows is an error naming it.
+// the run ended is pending, to end; one of unknown outcome may take
+// effect at any time after its call, so its Return is the end of time and
+// Ended when it returned (as zksim's own workloads record it). An
+// operation of a kind no history knows is an error naming it.
 func RecordedOps(ops []serve.RecipeOp, end sim.Time) ([]models.Operation, error) {
 	out := make([]models.Operation, 0, len(ops))
 	for i, r := range ops {
@@ -129,8 +143,11 @@ func RecordedOps(ops []serve.RecipeOp, end sim.Time) ([]models.Operation, error)
 		if !op.Kind.Known() {
 			return nil, fmt.Errorf("recipe event %d (c%d): operation %q is none a history knows", i+1, r.Client+1, r.Kind)
 		}
-		if r.Result == "" {
+		switch op.Result {
+		case "":
 			op.Result, op.Return = models.Pending, int64(end)
+		case models.Unknown:
+			op.Ended, op.Return = op.Return, math.MaxInt64
 		}
 		if !op.Result.Known() {
 			return nil, fmt.Errorf("recipe event %d (c%d): result %q is none a history knows", i+1, r.Client+1, r.Result)

@@ -266,7 +266,7 @@ func judgeServed(sc *scenarios.Scenario, opts serve.Options, front *serve.Front,
 		return nil, err
 	}
 	return scenarios.Served(scenarios.ServedRun{Name: sc.Name, World: front.World(), Result: res, Schedule: opts.Faults,
-		Checks: opts.Checks, Kind: opts.Kind, Ops: ops})
+		Checks: opts.Checks, Kind: opts.Kind, Ops: ops, Workload: sc.Spec.Workload, Bound: sc.Spec.Bound})
 }
 
 // tapeOf is where run i of runs writes its tape: the --tape file itself
