@@ -3,6 +3,7 @@ package serve
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net"
@@ -29,10 +30,13 @@ type Options struct {
 	// (nil: a pause fault is noted and does nothing).
 	Pause func(client string, d time.Duration)
 	// Name, Kind and Checks say what the run is served as and will be
-	// judged by; the front end only keeps them on the tape.
-	Name   string
-	Kind   string
-	Checks []string
+	// judged by, and Judging the scenario's settings it is judged with
+	// (its workload and bound, as JSON: serve never reads them); the
+	// front end only keeps them on the tape.
+	Name    string
+	Kind    string
+	Checks  []string
+	Judging json.RawMessage
 	// Clients are made at once, c1 to cN, for connections that say whose
 	// they are (PipeAs): an in-process program's clients connect at the
 	// same instant, and their names must not hang on which goroutine

@@ -46,10 +46,11 @@ type tapeHeader struct {
 	Pause bool `json:"pause,omitempty"`
 	// Name and Checks are what the run was served as and judged by, for
 	// the replay to judge it again (the front end does not judge).
-	Name    string   `json:"name,omitempty"`
-	Kind    string   `json:"kind,omitempty"`
-	Checks  []string `json:"checks,omitempty"`
-	Clients int      `json:"clients,omitempty"`
+	Name    string          `json:"name,omitempty"`
+	Kind    string          `json:"kind,omitempty"`
+	Checks  []string        `json:"checks,omitempty"`
+	Judging json.RawMessage `json:"judging,omitempty"`
+	Clients int             `json:"clients,omitempty"`
 }
 
 // tapeEvent is one line after the header.
@@ -87,7 +88,7 @@ func CreateTape(path string, opts Options) (*TapeWriter, error) {
 	cfg := opts.Config
 	cfg.Source = nil
 	t.put(tapeHeader{Version: tapeVersion, Config: cfg, Faults: opts.Faults.String(), Pause: opts.Pause != nil,
-		Name: opts.Name, Kind: opts.Kind, Checks: opts.Checks, Clients: opts.Clients})
+		Name: opts.Name, Kind: opts.Kind, Checks: opts.Checks, Judging: opts.Judging, Clients: opts.Clients})
 	return t, t.err
 }
 
@@ -167,12 +168,13 @@ type Replayed struct {
 	Result sim.Result
 	// Hash is the hash the tape recorded; Result.Hash is the replay's.
 	Hash uint64
-	// Name, Checks and Faults are what the run was served as, judged by
-	// and struck with (Options').
-	Name   string
-	Kind   string
-	Checks []string
-	Faults fault.Schedule
+	// Name, Checks, Judging and Faults are what the run was served as,
+	// judged by and with, and struck with (Options').
+	Name    string
+	Kind    string
+	Checks  []string
+	Judging json.RawMessage
+	Faults  fault.Schedule
 	// Ops are what the clients recorded (recipe events), as the run had
 	// them.
 	Ops []RecipeOp
@@ -217,8 +219,8 @@ func Replay(r io.Reader) (*Replayed, error) {
 		return nil, fmt.Errorf("tape: no end line after line %d (the run was not finished)", line)
 	}
 	res := f.w.Finish()
-	out := &Replayed{World: f.w, Result: res, Hash: rp.hash, Name: h.Name, Kind: h.Kind, Checks: h.Checks, Faults: f.opts.Faults,
-		Ops: f.recipeOps}
+	out := &Replayed{World: f.w, Result: res, Hash: rp.hash, Name: h.Name, Kind: h.Kind, Checks: h.Checks, Judging: h.Judging,
+		Faults: f.opts.Faults, Ops: f.recipeOps}
 	if res.Hash != rp.hash {
 		return out, fmt.Errorf("tape: the replay's hash is %x, the tape's %x", res.Hash, rp.hash)
 	}

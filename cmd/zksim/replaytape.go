@@ -34,8 +34,12 @@ func replayTape(w io.Writer, fl replayFlags) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", fl.tape, err)
 	}
+	judging, err := decodeJudging(r.Judging)
+	if err != nil {
+		return fmt.Errorf("%s: its judging settings: %w", fl.tape, err)
+	}
 	o, err := scenarios.Served(scenarios.ServedRun{Name: r.Name, World: r.World, Result: r.Result, Schedule: r.Faults,
-		Checks: r.Checks, Kind: r.Kind, Ops: ops})
+		Checks: r.Checks, Kind: r.Kind, Ops: ops, Workload: judging.Workload, Bound: judging.Bound})
 	if err != nil {
 		return fmt.Errorf("%s: %w", fl.tape, err)
 	}

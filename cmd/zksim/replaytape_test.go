@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +16,7 @@ import (
 
 	"github.com/zksim/zksim/serve"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/workload"
 )
 
 // A served run whose second client deletes the first's ephemeral node:
@@ -83,4 +87,80 @@ func goZKSession(t *testing.T, addrs []string) *zk.Conn {
 	}
 	t.Fatal("no session")
 	return nil
+}
+
+// A served run's tape keeps the scenario's settings it was judged with:
+// three holders at once of a semaphore served with three leases replay
+// as held, as they were served; judged with the kind's default of two,
+// they would not be.
+func TestReplayTapeJudgesWithTheServedScenariosWorkload(t *testing.T) {
+	tape := filepath.Join(t.TempDir(), "run.tape")
+	for _, c := range []struct {
+		size int
+		want string
+	}{{3, "): held"}, {0, "): violation (semaphore)"}} {
+		opts := serve.Options{Config: sim.Config{Seed: 3}, Name: "three-leases", Kind: "semaphore",
+			Judging: servedJudging{Workload: workload.Shape{Size: c.size}}.encode()}
+		var err error
+		if opts.Tape, err = serve.CreateTape(tape, opts); err != nil {
+			t.Fatal(err)
+		}
+		front, err := serve.New(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addrs, err := front.Listen()
+		if err != nil {
+			t.Fatal(err)
+		}
+		events, err := front.ListenEvents()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { _, err := front.Run(ctx); done <- err }()
+		var sessions []*zk.Conn
+		for range 3 {
+			sessions = append(sessions, goZKSession(t, addrs))
+		}
+		ev, err := net.Dial("tcp", events)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answers := bufio.NewScanner(ev)
+		send := func(line string) {
+			time.Sleep(10 * time.Millisecond) // each at its own instant of the world's clock
+			if _, err := fmt.Fprintln(ev, line); err != nil || !answers.Scan() {
+				t.Fatalf("recipe event %s: %v", line, err)
+			}
+		}
+		for i, s := range sessions {
+			send(fmt.Sprintf(`{"call": "acquire", "session": %d, "path": "/s"}`, s.SessionID()))
+			send(fmt.Sprintf(`{"return": %d}`, i+1))
+		}
+		for _, s := range sessions { // all three hold
+			send(fmt.Sprintf(`{"instant": "use", "session": %d, "path": "/s"}`, s.SessionID()))
+		}
+		for _, s := range sessions {
+			send(fmt.Sprintf(`{"call": "release", "session": %d, "path": "/s"}`, s.SessionID()))
+		}
+		for i := range sessions {
+			send(fmt.Sprintf(`{"return": %d}`, 7+i))
+		}
+		ev.Close()
+		for _, s := range sessions {
+			s.Close()
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		run([]string{"replay", "--tape", tape}, &stdout, &stderr)
+		if !strings.Contains(stdout.String(), "checks: semaphore, ownership, liveness, herd (on the 9 operations") ||
+			!strings.Contains(stdout.String(), c.want) {
+			t.Fatalf("three holders of a semaphore served with size %d replay as\n%s%s\nwant %q", c.size, stdout.String(), stderr.String(), c.want)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 	"github.com/zksim/zksim/scenarios"
 	"github.com/zksim/zksim/serve"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/workload"
 )
 
 // serveFlags are zksim serve's options.
@@ -144,7 +146,9 @@ func servedOptions(cmd *cobra.Command, arg string, fl serveFlags) (*scenarios.Sc
 	if err != nil {
 		return nil, serve.Options{}, usageError{err}
 	}
-	opts := serve.Options{Config: sc.Spec.Ensemble, Faults: sc.Spec.Faults, Name: sc.Name, Kind: sc.Spec.Kind}
+	judging := servedJudging{Workload: sc.Spec.Workload, Bound: sc.Spec.Bound}
+	opts := serve.Options{Config: sc.Spec.Ensemble, Faults: sc.Spec.Faults, Name: sc.Name, Kind: sc.Spec.Kind,
+		Judging: judging.encode()}
 	opts.Config.Seed = fl.seed
 	if opts.Checks, err = servedChecks(fl.checks); err != nil {
 		return nil, opts, err
@@ -265,8 +269,12 @@ func judgeServed(sc *scenarios.Scenario, opts serve.Options, front *serve.Front,
 	if err != nil {
 		return nil, err
 	}
+	judging, err := decodeJudging(opts.Judging)
+	if err != nil {
+		return nil, err
+	}
 	return scenarios.Served(scenarios.ServedRun{Name: sc.Name, World: front.World(), Result: res, Schedule: opts.Faults,
-		Checks: opts.Checks, Kind: opts.Kind, Ops: ops, Workload: sc.Spec.Workload, Bound: sc.Spec.Bound})
+		Checks: opts.Checks, Kind: opts.Kind, Ops: ops, Workload: judging.Workload, Bound: judging.Bound})
 }
 
 // tapeOf is where run i of runs writes its tape: the --tape file itself
@@ -295,6 +303,30 @@ func keepTape(tape string, broke []int, runs int) {
 		}
 		os.Remove(tapeOf(tape, i, runs)) //nolint:errcheck
 	}
+}
+
+// servedJudging is what of the served scenario the run is judged with
+// (scenarios.ServedRun's Workload and Bound), kept on the tape so that
+// zksim replay --tape judges the run as serve did.
+type servedJudging struct {
+	Workload workload.Shape `json:"workload"`
+	Bound    time.Duration  `json:"bound,omitempty"`
+}
+
+func (j servedJudging) encode() json.RawMessage {
+	b, _ := json.Marshal(j) // plain fields: it cannot fail
+	return b
+}
+
+// decodeJudging reads a tape's judging settings (none on a tape written
+// before they were kept).
+func decodeJudging(raw json.RawMessage) (servedJudging, error) {
+	var j servedJudging
+	if len(raw) == 0 {
+		return j, nil
+	}
+	err := json.Unmarshal(raw, &j)
+	return j, err
 }
 
 // servedChecks reads --checks: none for the defaults (the kind's when the
