@@ -26,20 +26,22 @@ import (
 
 // serveFlags are zksim serve's options.
 type serveFlags struct {
-	runs   int
-	seed   uint64
-	tape   string
-	faults string
-	checks string
-	out    string
-	trace  bool
-	json   bool
+	runs     int
+	shrink   bool
+	minFails int
+	seed     uint64
+	tape     string
+	faults   string
+	checks   string
+	out      string
+	trace    bool
+	json     bool
 }
 
 func serveCmd() *cobra.Command {
 	var fl serveFlags
 	cmd := &cobra.Command{
-		Use:   "serve SCENARIO [--seed N] [--runs K] [--faults F] [--checks C] [--tape FILE] [--trace] [--out DIR] [--json] [-- COMMAND ARGS...]",
+		Use:   "serve SCENARIO [--seed N] [--runs K [--shrink --min-fails M]] [--faults F] [--checks C] [--tape FILE] [--trace] [--out DIR] [--json] [-- COMMAND ARGS...]",
 		Short: "Serve a scenario's simulated ensemble to real ZooKeeper clients, over the wire",
 		Long: `serve runs the simulated ensemble of a scenario (a built-in one or a file),
 with its faults but not its workload, and serves it to real ZooKeeper clients
@@ -61,6 +63,10 @@ interrupted.
 and says in how many runs a check broke: real clients do not replay, so a
 counterexample is a reproduction rate (the tape kept is the first breaking
 run's).
+
+--shrink (with a command and faults) leaves out each fault whose schedule
+still breaks a check in --min-fails of --runs runs, and prints the smallest
+schedule found and its rate.
 
 --tape FILE writes every frame in and out, with its virtual time, to FILE
 (whole, or not at all): zksim replay --tape FILE rebuilds the server side
@@ -92,6 +98,8 @@ bad input; 130 when interrupted, after writing the tape and the summary.`,
 	f := cmd.Flags()
 	f.Uint64Var(&fl.seed, "seed", 1, "the seed of the simulated ensemble's choices")
 	f.IntVar(&fl.runs, "runs", 1, "serve the scenario this many times, the command run against each, and say in how many a check broke")
+	f.BoolVar(&fl.shrink, "shrink", false, "leave out each fault whose schedule still breaks a check in --min-fails of --runs runs, and print the smallest")
+	f.IntVar(&fl.minFails, "min-fails", 1, "with --shrink: how many of the --runs runs must still break a check")
 	f.StringVar(&fl.tape, "tape", "", "write the run's tape (every frame, with its virtual time) to this file")
 	f.StringVar(&fl.faults, "faults", "", "replace the scenario's faults (schedule syntax, '; '-separated; none: no faults)")
 	f.StringVar(&fl.checks, "checks", "", "the checks that judge the run, comma-separated: ownership (the default), leaks")
@@ -109,11 +117,21 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 	if err != nil {
 		return err
 	}
+	if fl.shrink {
+		if len(command) == 0 || len(opts.Faults) == 0 || fl.minFails > max(fl.runs, 1) {
+			return usageError{errors.New("--shrink needs a command after --, a schedule of faults, and --min-fails at most --runs")}
+		}
+		broke, err := shrinkServed(servedOut{cmd.OutOrStdout(), cmd.ErrOrStderr()}, sc, opts, command, fl)
+		if err == nil && broke {
+			err = errViolations
+		}
+		return err
+	}
 	runs := max(fl.runs, 1)
 	var broke []int
 	var last servedRun
 	for i := 1; i <= runs; i++ {
-		if last, err = serveOnce(cmd, sc, opts, command, fl, tapeOf(fl.tape, i, runs)); err != nil {
+		if last, err = serveOnce(servedOut{cmd.OutOrStdout(), cmd.ErrOrStderr()}, sc, opts, command, fl, tapeOf(fl.tape, i, runs)); err != nil {
 			return err
 		}
 		if last.broke() {
@@ -171,6 +189,10 @@ func servedOptions(cmd *cobra.Command, arg string, fl serveFlags) (*scenarios.Sc
 	return sc, opts, nil
 }
 
+// servedOut is where a served run writes: zksim's lines and the
+// command's output (w), and the command's errors (errW).
+type servedOut struct{ w, errW io.Writer }
+
 // servedRun is how one served run went.
 type servedRun struct {
 	o           *scenarios.Outcome
@@ -184,7 +206,7 @@ func (r servedRun) broke() bool {
 
 // serveOnce serves one run: the front end listening, the command (if any)
 // run against it, the run judged and its summary printed.
-func serveOnce(cmd *cobra.Command, sc *scenarios.Scenario, opts serve.Options, command []string, fl serveFlags, tape string) (servedRun, error) {
+func serveOnce(out servedOut, sc *scenarios.Scenario, opts serve.Options, command []string, fl serveFlags, tape string) (servedRun, error) {
 	var child *childProcess
 	if len(command) > 0 {
 		child = &childProcess{}
@@ -200,7 +222,7 @@ func serveOnce(cmd *cobra.Command, sc *scenarios.Scenario, opts serve.Options, c
 	if err != nil {
 		return servedRun{}, usageError{fmt.Errorf("%s: %w", sc.Name, err)}
 	}
-	connect, events, err := listen(cmd.OutOrStdout(), front)
+	connect, events, err := listen(out.w, front)
 	if err != nil {
 		return servedRun{}, err
 	}
@@ -210,7 +232,7 @@ func serveOnce(cmd *cobra.Command, sc *scenarios.Scenario, opts serve.Options, c
 	stopSignals := onSignals(func(os.Signal) { interrupted.Store(true); cancel() })
 	defer stopSignals()
 	if child != nil {
-		if err := startChild(cmd, child, command, connect, events, fl, cancel); err != nil {
+		if err := startChild(out, child, command, connect, events, fl, cancel); err != nil {
 			front.Run(ctx) //nolint:errcheck // nothing was served; the command's error is the one to tell
 			return servedRun{}, err
 		}
@@ -230,7 +252,7 @@ func serveOnce(cmd *cobra.Command, sc *scenarios.Scenario, opts serve.Options, c
 	if child != nil {
 		run.childErr = child.err
 	}
-	return run, printServedRun(cmd.OutOrStdout(), o, fl, tape, child)
+	return run, printServedRun(out.w, o, fl, tape, child)
 }
 
 // listen opens the front end's ports and its events socket, and prints
@@ -250,12 +272,12 @@ func listen(w io.Writer, front *serve.Front) (connect, events string, err error)
 
 // startChild starts the command; with --json its output goes to standard
 // error, so that standard output is the summary's alone.
-func startChild(cmd *cobra.Command, child *childProcess, command []string, connect, events string, fl serveFlags, cancel func()) error {
-	childOut := cmd.OutOrStdout()
+func startChild(out servedOut, child *childProcess, command []string, connect, events string, fl serveFlags, cancel func()) error {
+	childOut := out.w
 	if fl.json {
-		childOut = cmd.ErrOrStderr()
+		childOut = out.errW
 	}
-	if err := child.start(command, connect, events, childOut, cmd.ErrOrStderr(), cancel); err != nil {
+	if err := child.start(command, connect, events, childOut, out.errW, cancel); err != nil {
 		cancel()
 		return runNotMadeError{err}
 	}

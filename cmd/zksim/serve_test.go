@@ -117,3 +117,24 @@ func TestServeRunsCountsTheRunsThatBroke(t *testing.T) {
 		t.Fatalf("exit %d, want 0 and no run broken:\n%s", code, out.String())
 	}
 }
+
+// --shrink leaves out each fault whose schedule still breaks a check in
+// --min-fails of --runs runs: faults that have nothing to do with the
+// broken check (here the command's own mistake, a client deleting
+// another's ephemeral node) all go.
+func TestServeShrinksTheSchedule(t *testing.T) {
+	if err := live.EnsureInstalled(os.Stderr); err != nil {
+		t.Fatal(err)
+	}
+	script := `exec 2>/dev/null; { echo "create -e /e x"; sleep 2; } | ` + zkCli + ` -server "$ZKSIM_CONNECT" >/dev/null & sleep 1.5; ` +
+		zkCli + ` -server "$ZKSIM_CONNECT" delete /e >/dev/null; wait`
+	var out, errOut bytes.Buffer
+	code := run([]string{"serve", "lock-contention", "--faults", "at 100ms spike 1ms for 10ms; at 200ms lag s2 for 10ms", "--shrink",
+		"--", "sh", "-c", script}, &out, &errOut)
+	if code != 1 || !strings.Contains(out.String(), "shrink: smallest schedule found (0 fault(s)), broke a check in 1 of 1 runs: none") {
+		t.Fatalf("exit %d, want 1 and the schedule shrunk to none:\n%s%s", code, out.String(), errOut.String())
+	}
+	if code := run([]string{"serve", "lock-contention", "--shrink", "--", "true"}, &out, &errOut); code != 2 {
+		t.Fatalf("--shrink without a schedule: exit %d, want 2", code)
+	}
+}
