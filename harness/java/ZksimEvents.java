@@ -64,13 +64,46 @@ public final class ZksimEvents implements AutoCloseable {
         return answer;
     }
 
+    /** s as a JSON string. */
     private static String quote(String s) {
-        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+        StringBuilder b = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                b.append('\\').append(c);
+            } else if (c < 0x20) {
+                b.append(String.format("\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.append('"').toString();
     }
 
-    /** Records the call of an operation; returns its id for ret. */
-    public long call(String kind, String path) throws IOException {
-        String answer = send("{\"call\":" + quote(kind) + ",\"session\":" + sid() + ",\"path\":" + quote(path) + "}");
+    /**
+     * A line's fields, names and values in turn: a String is written quoted, a number or a
+     * boolean as it is; a null, a 0 or a false is left out, as zksim reads a missing field.
+     */
+    private static String fields(Object... kv) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i + 1 < kv.length; i += 2) {
+            Object v = kv[i + 1];
+            if (v == null || Boolean.FALSE.equals(v) || (v instanceof Number && ((Number) v).longValue() == 0)) {
+                continue;
+            }
+            b.append(',').append(quote(String.valueOf(kv[i]))).append(':');
+            b.append(v instanceof String ? quote((String) v) : String.valueOf(v));
+        }
+        return b.toString();
+    }
+
+    /**
+     * Records the call of an operation, with more of its fields if it has them ("data", the
+     * item or the delta or the member; "token"; "shared", for a read lock); returns its id for
+     * ret.
+     */
+    public long call(String kind, String path, Object... more) throws IOException {
+        String answer = send("{\"call\":" + quote(kind) + ",\"session\":" + sid() + ",\"path\":" + quote(path)
+                + fields(more) + "}");
         int i = answer.indexOf("\"id\":") + 5;
         int j = i;
         while (j < answer.length() && Character.isDigit(answer.charAt(j))) {
@@ -79,19 +112,27 @@ public final class ZksimEvents implements AutoCloseable {
         return Long.parseLong(answer.substring(i, j));
     }
 
-    /** Records the return of the operation id: ok, failed or unknown. */
-    public void ret(long id, String result) throws IOException {
-        send("{\"return\":" + id + ",\"result\":" + quote(result) + "}");
+    /**
+     * Records the return of the operation id: ok, failed or unknown, with more of its fields if
+     * it has them ("out", what it read or took or made; "token", the fencing token granted).
+     */
+    public void ret(long id, String result, Object... more) throws IOException {
+        send("{\"return\":" + id + ",\"result\":" + quote(result) + fields(more) + "}");
     }
 
-    /** Records the return of the operation id, which failed with e. */
+    /** Records the return of the operation id, which ended with e: failed, or unknown. */
     public void ret(long id, String result, Throwable e) throws IOException {
-        send("{\"return\":" + id + ",\"result\":" + quote(result) + ",\"error\":" + quote(String.valueOf(e)) + "}");
+        ret(id, result, "error", String.valueOf(e));
     }
 
-    /** Records an operation of one instant (a use of the resource). */
-    public void instant(String kind, String path) throws IOException {
-        send("{\"instant\":" + quote(kind) + ",\"session\":" + sid() + ",\"path\":" + quote(path) + "}");
+    /**
+     * Records an operation of one instant (a use of the resource, with its "token"; a view of a
+     * group, with its "out"; a process's failure, with its "data"), ok unless a "result" says
+     * otherwise.
+     */
+    public void instant(String kind, String path, Object... more) throws IOException {
+        send("{\"instant\":" + quote(kind) + ",\"session\":" + sid() + ",\"path\":" + quote(path) + fields(more)
+                + "}");
     }
 
     @Override
