@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/zksim/zksim/fault"
@@ -132,7 +131,7 @@ func (t *TapeWriter) gone(at sim.Time, p *peer) {
 // end writes the end line, with the run's hash.
 func (t *TapeWriter) end(at sim.Time, hash uint64) {
 	if t != nil {
-		t.put(tapeEvent{T: at, Ev: "end", Hash: strconv.FormatUint(hash, 16)})
+		t.put(tapeEvent{T: at, Ev: "end", Hash: fmt.Sprintf("%016x", hash)}) // as zksim replay --hash prints it
 	}
 }
 
@@ -147,6 +146,9 @@ func (t *TapeWriter) close() error {
 	}
 	if t.err == nil {
 		t.err = t.tmp.Sync()
+	}
+	if t.err == nil {
+		t.err = t.tmp.Chmod(0o644) // a temporary file is made 0600; a tape is to be read
 	}
 	if err := t.tmp.Close(); t.err == nil {
 		t.err = err

@@ -3,6 +3,7 @@ package serve
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -102,4 +103,30 @@ func TestAMalformedFrameClosesItsConnectionAlone(t *testing.T) {
 			t.Fatalf("another session after the bad frame: %v", err)
 		}
 	})
+}
+
+// A tape is readable by others (0644, not a temporary file's 0600), and
+// its end line's hash is written as zksim replay --hash prints one.
+func TestATapeIsReadableAndItsHashPrintedWhole(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.tape")
+	opts := Options{Config: sim.Config{Seed: 1}}
+	var err error
+	if opts.Tape, err = CreateTape(path, opts); err != nil {
+		t.Fatal(err)
+	}
+	res := served(t, opts, func([]string) {})
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o644 {
+		t.Fatalf("the tape's mode is %v, want -rw-r--r--", fi.Mode().Perm())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf(`"hash":"%016x"`, res.Hash); !strings.Contains(string(data), want) {
+		t.Fatalf("the tape's end line has no %s:\n%s", want, data)
+	}
 }

@@ -171,7 +171,7 @@ func servedOptions(cmd *cobra.Command, arg string, fl serveFlags) (*scenarios.Sc
 	if opts.Checks, err = servedChecks(fl.checks); err != nil {
 		return nil, opts, err
 	}
-	if fl.runs < 0 {
+	if fl.runs < 1 {
 		return nil, opts, usageError{fmt.Errorf("--runs %d: want 1 or more", fl.runs)}
 	}
 	if fl.out != "" {
