@@ -43,7 +43,7 @@ func (r Recipe) Command(classes, args string) string { return r.command(classes,
 // python runs clients processes of a Python program of this package.
 func python(program string, clients int) func(string, string) string {
 	return func(_, args string) string {
-		return fmt.Sprintf(`cd %s && for i in $(seq %d); do %s %s %s & sleep 0.3; done; wait`,
+		return fmt.Sprintf(`cd %s && export PYTHONDONTWRITEBYTECODE=1 && for i in $(seq %d); do ZKSIM_CLIENT=$i %s %s %s & sleep 0.3; done; wait`,
 			filepath.Join(Dir(), "python"), clients, Python, program, args)
 	}
 }
