@@ -40,12 +40,36 @@ type Trial struct {
 // compiled Java (CompileJava) in classes.
 func (r Recipe) Command(classes, args string) string { return r.command(classes, args) }
 
-// python runs clients processes of a Python program of this package.
+// python runs clients processes of a Python program of this package,
+// each its number in ZKSIM_CLIENT and ended after giveUp seconds if it
+// still runs (a recipe whose clients wait for each other for ever).
 func python(program string, clients int) func(string, string) string {
 	return func(_, args string) string {
-		return fmt.Sprintf(`cd %s && export PYTHONDONTWRITEBYTECODE=1 && for i in $(seq %d); do ZKSIM_CLIENT=$i %s %s %s & sleep 0.3; done; wait`,
-			filepath.Join(Dir(), "python"), clients, Python, program, args)
+		return fmt.Sprintf(`cd %s && export PYTHONDONTWRITEBYTECODE=1 && for i in $(seq %d); do ZKSIM_CLIENT=$i timeout %d %s %s %s & sleep 0.3; done; wait`,
+			filepath.Join(Dir(), "python"), clients, giveUp, Python, program, args)
 	}
+}
+
+// giveUp is how long, in seconds, a library's client may run.
+const giveUp = 120
+
+// jvm runs a Java program of this package whose clients are the JVM's
+// threads (CuratorClients), ended after giveUp seconds if it still runs.
+func jvm(class string) func(string, string) string {
+	return func(classes, args string) string {
+		return fmt.Sprintf(`timeout %d java -cp %s %s %s`, giveUp, Classpath(classes), class, args)
+	}
+}
+
+// failover tries a recipe across a leader's crash and the election after
+// it, while its clients work.
+var failover = Trial{Faults: "at 1s crash leader for 3s", Why: "the leader crashes while the clients work"}
+
+// kinds are, for a recipe of each other kind, its row: what it promises,
+// its scenario and clients, and its arguments (one set, for every trial).
+func kinds(lib, name, promise, scenario string, clients int, command func(string, string) string, args string) Recipe {
+	return Recipe{Library: lib, Name: name, Promise: promise, Scenario: scenario, Clients: clients, command: command, Args: args,
+		Trials: []Trial{{Faults: "none", Args: args, Why: "contention"}, {Faults: failover.Faults, Args: args, Why: failover.Why}}}
 }
 
 // java runs clients JVMs of a Java program of this package.
@@ -76,5 +100,28 @@ func Recipes() []Recipe {
 			command: java("CuratorMutex", 3), Args: "2 1000 250",
 			Trials: []Trial{{Faults: "none", Args: "3 1000 250", Why: "contention"},
 				{Faults: curatorCutOff.Faults, Args: "1 48000 2000", Why: curatorCutOff.Why}}},
+		kinds("kazoo 2.8", "Semaphore", "at most N holders", "semaphore-contention", 5, python("kazoo_semaphore.py", 5), "2 1 0.25 3"),
+		kinds("kazoo 2.8", "ReadLock/WriteLock", "readers share, a writer alone", "shared-lock-faults", 4,
+			python("kazoo_rwlock.py", 4), "2 2 1 0.25"),
+		kinds("kazoo 2.8", "Election", "one leader at a time", "election-faults", 3, python("kazoo_election.py", 3), "2 1 0.25"),
+		kinds("kazoo 2.8", "Counter", "every add counted once", "counter-faults", 3, python("kazoo_counter.py", 3), "4 0.1"),
+		kinds("kazoo 2.8", "Queue", "every item taken once, in order", "queue-faults", 4, python("kazoo_queue.py", 4), "2 8 0.05 1 2"),
+		kinds("kazoo 2.8", "LockingQueue", "every item taken once, in order", "queue-faults", 4,
+			python("kazoo_locking_queue.py", 4), "2 8 0.05 1 2"),
+		kinds("kazoo 2.8", "DoubleBarrier", "all enter together, all leave together", "double-barrier-faults", 3,
+			python("kazoo_double_barrier.py", 3), "3 3 0.1 1"),
+		kinds("kazoo 2.8", "Party", "every view converges on the members", "membership-faults", 4, python("kazoo_party.py", 4),
+			"4 1 2 0.05 0.5 1 30"),
+		kinds("Curator 5.4", "InterProcessSemaphoreV2", "at most N holders", "semaphore-contention", 5, jvm("CuratorSemaphore"), "5 3 3 3 50"),
+		kinds("Curator 5.4", "InterProcessReadWriteLock", "readers share, a writer alone", "shared-lock-faults", 4,
+			jvm("CuratorReadWriteLock"), "4 3 3 50"),
+		kinds("Curator 5.4", "LeaderLatch", "one leader at a time", "election-faults", 4, jvm("CuratorLeaderLatch"), "4 4 3 50"),
+		kinds("Curator 5.4", "LeaderSelector", "one leader at a time", "election-faults", 4, jvm("CuratorLeaderSelector"), "4 4 3 50"),
+		kinds("Curator 5.4", "SharedCount", "every add counted once", "counter-faults", 4, jvm("CuratorSharedCount"), "4 4 10"),
+		kinds("Curator 5.4", "DistributedAtomicLong", "every add counted once", "counter-faults", 4, jvm("CuratorAtomicLong"), "4 4 10"),
+		kinds("Curator 5.4", "DistributedQueue", "every item taken once, in order", "queue-faults", 4, jvm("CuratorQueue"), "4 8"),
+		kinds("Curator 5.4", "DistributedDoubleBarrier", "all enter together, all leave together", "double-barrier-faults", 5,
+			jvm("CuratorDoubleBarrier"), "5 3 10"),
+		kinds("Curator 5.4", "GroupMember", "every view converges on the members", "membership-faults", 6, jvm("CuratorGroupMember"), "6"),
 	}
 }
