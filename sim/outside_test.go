@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -182,4 +183,29 @@ func TestAnIdleSteppedWorldWaits(t *testing.T) {
 	a := r.client()
 	r.connect(a, 1)
 	r.advance(time.Minute)
+}
+
+// A client outside the simulator may number its requests afresh on each
+// connection of a session (kazoo does): the servers' session-order
+// self-check holds it to its order within a connection only.
+func TestOutsideClientsMayNumberRequestsAfreshOnANewConnection(t *testing.T) {
+	r := newOutsideRig(t, 5, nil)
+	a := r.client()
+	x := r.connect(a, 0)
+	for i := int32(1); i <= 3; i++ {
+		x.Send(&Call{Xid: i, Op: client.OpCreate, Path: fmt.Sprintf("/n%d", i), ACL: zk.WorldACL(zk.PermAll)})
+	}
+	r.advance(50 * time.Millisecond)
+	x.Close()
+	y, _ := a.Dial(1)
+	y.Send(&Call{Op: client.OpCreateSession, SessionID: a.SessionID(), TimeoutMs: 10000})
+	r.advance(50 * time.Millisecond)
+	y.Send(&Call{Xid: 1, Op: client.OpCreate, Path: "/again", ACL: zk.WorldACL(zk.PermAll)})
+	r.advance(50 * time.Millisecond)
+	if got := r.last(a); got.Code != 0 || got.Path != "/again" {
+		t.Fatalf("the create on the new connection answered %+v", got)
+	}
+	if v := r.w.Finish().Violations; len(v) > 0 {
+		t.Fatalf("self-checks failed: %v", v)
+	}
 }

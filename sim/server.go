@@ -183,9 +183,9 @@ type server struct {
 	sessions    map[int64]*session
 	conns       []*conn
 	watches     watchTable
-	touched     []int64         // sessions heard from since the last report to the leader
-	lastXid     map[int64]int32 // per session, the last request applied (a self-check)
-	diskAt      Time            // when the last log write finishes
+	touched     []int64              // sessions heard from since the last report to the leader
+	lastXid     map[int64]appliedXid // per session, the last request applied (a self-check)
+	diskAt      Time                 // when the last log write finishes
 	// applyAt, applyTo: when the leader's last scheduled apply runs, and
 	// how far it applies (applyCommitted).
 	applyAt   Time
@@ -213,7 +213,7 @@ func (s *server) reset() {
 		}
 		s.tree.writeConfig(s.w.config, s.w.s.now)
 	}
-	s.lastXid = map[int64]int32{}
+	s.lastXid = map[int64]appliedXid{}
 	s.applied, s.commit = 0, 0
 	s.applyAt, s.applyTo = 0, 0
 	s.leader, s.ld = nil, nil
