@@ -2,9 +2,11 @@
 // for real libraries, and what it takes to run them: the Python recorder
 // (python/zksim_events.py, for kazoo) and the Java one
 // (java/ZksimEvents.java, for Curator), each beside the programs that run
-// a library's recipe under zksim serve (python/kazoo_lock.py; for Curator
-// java/Curator<Recipe>.java, one per recipe, whose clients run as threads
-// of one JVM: java/CuratorClients.java). Go's recorder lives in zksimtest.
+// a library's recipe, unmodified, under zksim serve (python/kazoo_<recipe>.py,
+// a process per client; java/Curator<Recipe>.java, one per recipe, whose
+// clients run as threads of one JVM: java/CuratorClients.java), and the
+// table of them make libraries runs (table.go). Go's recorder lives in
+// zksimtest.
 //
 // Its Go code finds Debian's packages (python3-kazoo, libcurator-recipes-java
 // and a JDK), installing them with apt-get when they are missing and the
