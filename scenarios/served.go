@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -46,7 +47,9 @@ type ServedRun struct {
 	// world's clock, client i as cN+1 (none: nothing recorded).
 	Ops []models.Operation
 	// SessionTimeout is what the clients asked for, for the checks that
-	// allow for it.
+	// allow for it (the liveness bound is three of them); 0 takes the
+	// longest the servers granted a session of the run (a served run's
+	// clients ask for their own: kazoo 10s, Curator 60s, capped at 40s).
 	SessionTimeout time.Duration
 	// Kind, with Ops, is the recipe kind the clients ran: its checks
 	// judge the run when Checks names none, with its settings (how many
@@ -69,7 +72,7 @@ type ServedRun struct {
 // and a kind, the kind's by default), and the kind (nil without one).
 func (r ServedRun) spec() (Spec, *workload.Kind, error) {
 	spec := Spec{Name: r.Name, Clients: len(r.World.Clients()), Checks: r.Checks, Faults: r.Schedule}
-	spec.Ensemble.SessionTimeout = r.SessionTimeout
+	spec.Ensemble.SessionTimeout = cmp.Or(r.SessionTimeout, r.World.LongestSessionTimeout())
 	if r.Kind == "" || len(r.Ops) == 0 {
 		if len(spec.Checks) == 0 {
 			spec.Checks = DefaultServedChecks
@@ -111,7 +114,7 @@ func Served(r ServedRun) (*Outcome, error) {
 	}
 	w, res := r.World, r.Result
 	out := &Outcome{Spec: spec, Seed: w.Seed(), Schedule: r.Schedule, Simulation: &Simulation{Result: res, World: w}}
-	out.Input = &models.Input{Ops: r.Ops, End: int64(res.End), SessionTimeout: r.SessionTimeout, Bound: spec.Bound}
+	out.Input = &models.Input{Ops: r.Ops, End: int64(res.End), SessionTimeout: spec.SessionTimeout(), Bound: spec.Bound}
 	if k != nil {
 		k.Input(out.Input, spec.plan())
 	}

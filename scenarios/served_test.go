@@ -152,3 +152,27 @@ func TestServedUnknownOutcomesMayTakeEffectLater(t *testing.T) {
 		t.Fatalf("an add in doubt that never took effect: %v; want the counter held", o.Violations)
 	}
 }
+
+// A served run's liveness bound allows for the longest session timeout
+// the servers granted its clients, which ask for their own.
+func TestServedRunsAllowForTheirClientsSessionTimeouts(t *testing.T) {
+	w, err := sim.New(sim.Config{Seed: 1, Outside: true, KeepTrace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Begin()
+	r := &outsideRun{t: t, w: w}
+	o := w.NewOutside("")
+	o.OnAnswer = func(*sim.Wire, *sim.Answer) {}
+	x, _ := o.Dial(0)
+	x.Send(&sim.Call{Op: client.OpCreateSession, TimeoutMs: 60000}) // Curator's: capped at 40s
+	r.advance(50 * time.Millisecond)
+	ops := []models.Operation{{Client: 0, Kind: models.Acquire, Path: "/lock", Result: models.OK, Call: 1, Return: 2}}
+	out, err := Served(ServedRun{Name: "t", World: w, Result: w.Finish(), Kind: "lock", Ops: ops})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Input.SessionTimeout != 40*time.Second || out.Input.Bound != 120*time.Second {
+		t.Fatalf("session timeout %s, bound %s; want 40s and 2m0s", out.Input.SessionTimeout, out.Input.Bound)
+	}
+}

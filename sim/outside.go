@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -169,3 +170,15 @@ func (w *World) Clients() []string {
 
 // Seed is the seed the world's choices are drawn from.
 func (w *World) Seed() uint64 { return w.cfg.Seed }
+
+// LongestSessionTimeout is the longest session timeout the servers
+// granted any session of the run (0 before any): a served run's clients
+// ask for their own (kazoo 10s, Curator 60s, which the servers cap), and
+// the checks' liveness bound allows for the longest.
+func (w *World) LongestSessionTimeout() time.Duration {
+	var longest Time
+	for _, o := range w.owners {
+		longest = max(longest, o.timeout)
+	}
+	return longest.Std()
+}

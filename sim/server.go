@@ -479,7 +479,7 @@ func (s *server) connect(c *conn, req *request) {
 		s.w.nextSession++
 		sess := &session{id: int64(s.idx+1)<<56 | s.w.nextSession, timeout: timeout, conn: c,
 			dataWatches: map[string]bool{}, childWatches: map[string]bool{}}
-		s.w.owners = append(s.w.owners, sessionOwner{id: sess.id, client: c.client.idx})
+		s.w.owners = append(s.w.owners, sessionOwner{id: sess.id, client: c.client.idx, timeout: timeout})
 		c.sess = sess
 		s.sessions[sess.id] = sess
 		s.submit(&txn{op: client.OpCreateSession, sess: sess.id, timeout: timeout, req: req, origin: s.idx})

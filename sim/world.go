@@ -573,6 +573,7 @@ func (w *World) jitter(j time.Duration) Time {
 
 // sessionOwner ties a session the servers created to its client process.
 type sessionOwner struct {
-	id     int64
-	client int
+	id      int64
+	client  int
+	timeout Time // as the server negotiated it
 }
