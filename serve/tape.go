@@ -224,7 +224,7 @@ func Replay(r io.Reader) (*Replayed, error) {
 	out := &Replayed{World: f.w, Result: res, Hash: rp.hash, Name: h.Name, Kind: h.Kind, Checks: h.Checks, Judging: h.Judging,
 		Faults: f.opts.Faults, Ops: f.recipeOps}
 	if res.Hash != rp.hash {
-		return out, fmt.Errorf("tape: the replay's hash is %x, the tape's %x", res.Hash, rp.hash)
+		return out, fmt.Errorf("tape: the replay's hash is %016x, the tape's %016x (a tape replays exactly on the zksim that wrote it: was it another version?)", res.Hash, rp.hash)
 	}
 	return out, nil
 }

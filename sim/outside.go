@@ -125,10 +125,24 @@ func (o *Outside) deliver(cn *conn, rep *reply) {
 		return
 	}
 	a := answerOf(rep)
-	if rep.op == client.OpCreateSession && rep.sessionID != 0 {
-		o.c.sessionID = rep.sessionID
+	if rep.op == client.OpCreateSession {
+		o.sessionAnswered(cn, rep.sessionID)
 	}
 	o.OnAnswer(cn.wire, a)
+}
+
+// sessionAnswered notes a connect answer that reached the client: the
+// session it has now (its state, as the trace tells a simulated client's,
+// so that a timeline and an explanation know whose session it is), or
+// that the session it asked for is gone (Expired).
+func (o *Outside) sessionAnswered(cn *conn, id int64) {
+	state := zk.StateHasSession
+	if id == 0 {
+		state = zk.StateExpired
+	} else {
+		o.c.sessionID = id
+	}
+	o.c.w.s.record(trace.Record{Kind: trace.KState, From: o.c.actor, To: cn.srv.actor, Sess: id, Arg: int64(state)})
 }
 
 // pause carries out a pause fault on the real process, or notes that it
