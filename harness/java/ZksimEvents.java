@@ -28,7 +28,7 @@ public final class ZksimEvents implements AutoCloseable {
     private final BufferedReader in;
     private final Writer out;
     private final LongSupplier session;
-    private long last;
+    private long first;
 
     /** Connects to ZKSIM_EVENTS; session gives the client's ZooKeeper session id. */
     public ZksimEvents(LongSupplier session) throws IOException {
@@ -40,18 +40,22 @@ public final class ZksimEvents implements AutoCloseable {
         this.session = session;
     }
 
-    /** The client's session, or while it has none the last it had. */
+    /**
+     * The client's first session: every line names it. zksim names each new session a new
+     * client (cN), since the servers cannot tell whose it is; the recorder can: a client whose
+     * session expired and that opened another is still the one process, believing what it
+     * believed, and its operations stay one client's (an acquire called in its first session and
+     * returned in the next, the uses and the release after it).
+     */
     private long sid() {
-        long s;
-        try {
-            s = session.getAsLong();
-        } catch (RuntimeException e) {
-            s = 0;
+        if (first == 0) {
+            try {
+                first = session.getAsLong();
+            } catch (RuntimeException e) {
+                first = 0;
+            }
         }
-        if (s != 0) {
-            last = s;
-        }
-        return last;
+        return first;
     }
 
     private synchronized String send(String line) throws IOException {
