@@ -48,11 +48,12 @@ class Recorder:
         return answer
 
     def _sid(self):
-        # The client's session, or, while it has none (disconnected), the
-        # last it had: the operation is still that client's.
-        sid = self._session()
-        if sid:
-            self._last = sid
+        # The client's first session, on every line: zksim names each new
+        # session a new client, and a process whose session expired and
+        # which opened another is still one client, whose operations are
+        # the first session's client's. Until it has one, none.
+        if not self._last:
+            self._last = self._session()
         return self._last
 
     def call(self, kind, path, **fields):
