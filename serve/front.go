@@ -254,7 +254,7 @@ func (f *Front) loop(ctx context.Context) error {
 		wait := time.Hour
 		if next, ok := f.w.NextAt(); ok {
 			wait = max(next.Std()-time.Since(f.start), 0)
-			if wait > 0 && wait < timerFloor && f.nothingWaiting() {
+			if wait > 0 && wait < timerFloor && f.opts.Settle == nil && f.nothingWaiting() {
 				// Sooner than a timer can wake the loop: the world's next
 				// event runs now, virtual time that much ahead of the
 				// clock (never more than timerFloor).
@@ -323,7 +323,10 @@ func (ev event) order() [2]int {
 // timerFloor is about the shortest wait a Go timer keeps on Linux: one
 // set for less fires about a millisecond late. Each answer waiting on it
 // made a request through the front end take a millisecond where the
-// simulated servers took a quarter of one.
+// simulated servers took a quarter of one. Inside a synctest bubble
+// (Options.Settle) timers are exact, and the loop must wait on one for
+// the bubble's other goroutines to settle before virtual time moves: it
+// never runs ahead there.
 const timerFloor = time.Millisecond
 
 // nothingWaiting reports whether no connection has brought anything the

@@ -76,11 +76,21 @@ func TestGoZKCreatesReadsWatchesAndDeletesThroughTheFrontEnd(t *testing.T) {
 		if err != nil || seq != "/app/n-0000000000" {
 			t.Fatalf("sequential create: %q, %v", seq, err)
 		}
-		// b may be on another server, behind a's writes until it syncs.
-		if _, err := b.Sync("/app"); err != nil {
-			t.Fatal(err)
+		// b may be on another server, behind a's writes until it syncs;
+		// and a sync answered by the leader is answered as a read, before
+		// what the leader has committed but not yet applied (as
+		// ZooKeeper's is: docs/fidelity.md): b asks again until it sees.
+		var data []byte
+		var st *zk.Stat
+		for try := 0; try < 100; try++ {
+			if _, err := b.Sync("/app"); err != nil {
+				t.Fatal(err)
+			}
+			if data, st, err = b.Get("/app"); err != nil || st.NumChildren == 1 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
-		data, st, err := b.Get("/app")
 		if err != nil || !bytes.Equal(data, []byte("v1")) || st.NumChildren != 1 {
 			t.Fatalf("get /app: %q %+v %v", data, st, err)
 		}
