@@ -65,6 +65,21 @@ func jvm(class string) func(string, string) string {
 // it, while its clients work.
 var failover = Trial{Faults: "at 1s crash leader for 3s", Why: "the leader crashes while the clients work"}
 
+// also is r with more trials, each with r's arguments: the schedules
+// found to break it (README explains each).
+func (r Recipe) also(trials ...Trial) Recipe {
+	for _, t := range trials {
+		t.Args = r.Args
+		r.Trials = append(r.Trials, t)
+	}
+	return r
+}
+
+// lostReply is the trial of a lost reply to a client's request.
+func lostReply(when string) Trial {
+	return Trial{Faults: "when " + when + " applied: lose-reply", Why: "the reply to " + when + " lost"}
+}
+
 // kinds are, for a recipe of each other kind, its row: what it promises,
 // its scenario and clients, and its arguments (one set, for every trial).
 func kinds(lib, name, promise, scenario string, clients int, command func(string, string) string, args string) Recipe {
@@ -104,24 +119,27 @@ func Recipes() []Recipe {
 		kinds("kazoo 2.8", "ReadLock/WriteLock", "readers share, a writer alone", "shared-lock-faults", 4,
 			python("kazoo_rwlock.py", 4), "2 2 1 0.25"),
 		kinds("kazoo 2.8", "Election", "one leader at a time", "election-faults", 3, python("kazoo_election.py", 3), "2 1 0.25"),
-		kinds("kazoo 2.8", "Counter", "every add counted once", "counter-faults", 3, python("kazoo_counter.py", 3), "4 0.1"),
+		kinds("kazoo 2.8", "Counter", "every add counted once", "counter-faults", 3, python("kazoo_counter.py", 3), "4 0.1").
+			also(lostReply("c1 setData#1")),
 		kinds("kazoo 2.8", "Queue", "every item taken once, in order", "queue-faults", 4, python("kazoo_queue.py", 4), "2 8 0.05 1 2"),
 		kinds("kazoo 2.8", "LockingQueue", "every item taken once, in order", "queue-faults", 4,
 			python("kazoo_locking_queue.py", 4), "2 8 0.05 1 2"),
 		kinds("kazoo 2.8", "DoubleBarrier", "all enter together, all leave together", "double-barrier-faults", 3,
-			python("kazoo_double_barrier.py", 3), "3 3 0.1 1"),
+			python("kazoo_double_barrier.py", 3), "3 3 0.1 1").also(lostReply("c2 delete#2")),
 		kinds("kazoo 2.8", "Party", "every view converges on the members", "membership-faults", 4, python("kazoo_party.py", 4),
-			"4 1 2 0.05 0.5 1 30"),
+			"4 1 2 0.05 0.5 1 30").also(Trial{Faults: "at 2s expire c2", Why: "c2's session expires"}),
 		kinds("Curator 5.4", "InterProcessSemaphoreV2", "at most N holders", "semaphore-contention", 5, jvm("CuratorSemaphore"), "5 3 3 3 50"),
 		kinds("Curator 5.4", "InterProcessReadWriteLock", "readers share, a writer alone", "shared-lock-faults", 4,
 			jvm("CuratorReadWriteLock"), "4 3 3 50"),
 		kinds("Curator 5.4", "LeaderLatch", "one leader at a time", "election-faults", 4, jvm("CuratorLeaderLatch"), "4 4 3 50"),
 		kinds("Curator 5.4", "LeaderSelector", "one leader at a time", "election-faults", 4, jvm("CuratorLeaderSelector"), "4 4 3 50"),
-		kinds("Curator 5.4", "SharedCount", "every add counted once", "counter-faults", 4, jvm("CuratorSharedCount"), "4 4 10"),
-		kinds("Curator 5.4", "DistributedAtomicLong", "every add counted once", "counter-faults", 4, jvm("CuratorAtomicLong"), "4 4 10"),
+		kinds("Curator 5.4", "SharedCount", "every add counted once", "counter-faults", 4, jvm("CuratorSharedCount"), "4 4 10").
+			also(lostReply("c1 setData#1")),
+		kinds("Curator 5.4", "DistributedAtomicLong", "every add counted once", "counter-faults", 4, jvm("CuratorAtomicLong"), "4 4 10").
+			also(lostReply("c1 setData#1")),
 		kinds("Curator 5.4", "DistributedQueue", "every item taken once, in order", "queue-faults", 4, jvm("CuratorQueue"), "4 8"),
 		kinds("Curator 5.4", "DistributedDoubleBarrier", "all enter together, all leave together", "double-barrier-faults", 5,
-			jvm("CuratorDoubleBarrier"), "5 3 10"),
+			jvm("CuratorDoubleBarrier"), "5 3 10").also(lostReply("c1 create2#2")),
 		kinds("Curator 5.4", "GroupMember", "every view converges on the members", "membership-faults", 6, jvm("CuratorGroupMember"), "6"),
 	}
 }
