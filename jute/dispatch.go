@@ -40,6 +40,13 @@ func DecodeRequest(frame []byte) (RequestHeader, Record, error) {
 	return h, body, nil
 }
 
+// KnownRequest reports whether ZooKeeper 3.8 knows requests of type op
+// (one it does not is answered Unimplemented and its connection closed).
+func KnownRequest(op client.Op) bool {
+	_, known := requestBody(op)
+	return known
+}
+
 // requestBody is a new body for a request of type op (nil for the types
 // without one), and whether ZooKeeper 3.8 knows the type.
 func requestBody(op client.Op) (Record, bool) {

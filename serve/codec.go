@@ -172,20 +172,6 @@ func multiCallOf(c *sim.Call, r *jute.MultiRequest) zk.ErrCode {
 	return jute.CodeOK
 }
 
-// requestType is the type a request frame's header names (0 when it has
-// no readable header).
-func requestType(frame []byte) client.Op {
-	h, _, _ := jute.DecodeRequest(frame)
-	return h.Type
-}
-
-// unknownOp reports whether op is a request type ZooKeeper 3.8 does not
-// know (answered Unimplemented, then the connection closed).
-func unknownOp(op client.Op) bool {
-	_, _, err := jute.DecodeRequest(jute.AppendRequest(nil, jute.RequestHeader{Type: op}, nil))
-	return errors.Is(err, jute.ErrUnknownOp)
-}
-
 // encodeAnswer is the frame of an answer to a request of wire type op.
 func encodeAnswer(a *sim.Answer, op client.Op) []byte {
 	h := jute.ReplyHeader{Xid: a.Xid, Zxid: a.Zxid, Err: zk.ErrCode(a.Code)}

@@ -48,7 +48,7 @@ func (f *Front) arrived(p *peer, frame []byte) {
 		f.refuse(p, err)
 		return
 	}
-	switch typ := requestType(frame); {
+	switch typ := call.Op; { // the header's type, refused or not
 	case typ == jute.OpSASL:
 		// A server without SASL answers a token at once, out of the
 		// session's order (it is not a request of the pipeline): OK, no
@@ -60,7 +60,7 @@ func (f *Front) arrived(p *peer, frame []byte) {
 		// null Stat) and never sends one; the session goes on.
 		f.w.Note(p.client, fmt.Sprintf("check #%d outside a multi: never answered, as by ZooKeeper", call.Xid))
 		return
-	case unknownOp(typ):
+	case !jute.KnownRequest(typ):
 		// Answered Unimplemented in its turn, then the connection closes.
 		p.closeAfter[call.Xid] = true
 	}
