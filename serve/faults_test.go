@@ -19,12 +19,13 @@ import (
 // faultRun is go-zk against the front end in a synctest bubble, under a
 // schedule: each client's connections go to s1, then s2, then s3.
 type faultRun struct {
-	mu     sync.Mutex // events and paused are written by other goroutines
-	t      *testing.T
-	front  *Front
-	conns  []*zk.Conn
-	events [][]zk.Event
-	paused []time.Duration
+	mu          sync.Mutex // events and paused are written by other goroutines
+	t           *testing.T
+	front       *Front
+	conns       []*zk.Conn
+	events      [][]zk.Event
+	paused      []time.Duration
+	pausedConns []int // how many open connections each pause was given
 }
 
 // inBubble runs body against n go-zk clients of a front end serving
@@ -39,7 +40,11 @@ func inBubble(t *testing.T, sched string, n int, body func(r *faultRun)) sim.Res
 		}
 		r := &faultRun{t: t, events: make([][]zk.Event, n)}
 		r.front, err = New(Options{Config: sim.Config{Seed: 1}, Faults: s, Clients: n, Settle: synctest.Wait,
-			Pause: func(_ string, d time.Duration) { r.mu.Lock(); r.paused = append(r.paused, d); r.mu.Unlock() }})
+			Pause: func(_ string, ends []Ends, d time.Duration) {
+				r.mu.Lock()
+				r.paused, r.pausedConns = append(r.paused, d), append(r.pausedConns, len(ends))
+				r.mu.Unlock()
+			}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,8 +150,8 @@ func TestEveryFaultKindStrikesAnExternalSession(t *testing.T) {
 			time.Sleep(time.Second)
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			if len(r.paused) != 1 || r.paused[0] != 2*time.Second {
-				r.t.Fatalf("pauses carried out: %v", r.paused)
+			if len(r.paused) != 1 || r.paused[0] != 2*time.Second || r.pausedConns[0] != 1 {
+				r.t.Fatalf("pauses carried out: %v, given %v open connections (want c1's one)", r.paused, r.pausedConns)
 			}
 		}},
 		{"pause a server", "at 100ms pause s1 3s", func(r *faultRun) { time.Sleep(4 * time.Second) }},

@@ -26,9 +26,11 @@ type Options struct {
 	Faults fault.Schedule
 	// Tape, when set, is told every event of the run (tape.go).
 	Tape *TapeWriter
-	// Pause carries out "pause cN" on the real process of client name
-	// (nil: a pause fault is noted and does nothing).
-	Pause func(client string, d time.Duration)
+	// Pause carries out "pause cN" on the real process of client name,
+	// the one at the client's end of its open connections (conns; none
+	// when it has none open), for d (nil: a pause fault is noted and does
+	// nothing).
+	Pause func(client string, conns []Ends, d time.Duration)
 	// Name, Kind and Checks say what the run is served as and will be
 	// judged by, and Judging the scenario's settings it is judged with
 	// (its workload and bound, as JSON: serve never reads them); the
@@ -49,6 +51,10 @@ type Options struct {
 	// order their goroutines happened to run.
 	Settle func()
 }
+
+// Ends are a connection's two ends as the operating system names them:
+// the client's, and the front end's listener.
+type Ends struct{ Client, Front net.Addr }
 
 // Front is the front end: the world, its listeners and its connections.
 // Its loop (Run) owns the world; everything else reaches the world

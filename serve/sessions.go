@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/zksim/zksim/client"
@@ -122,9 +123,26 @@ func (f *Front) newClient() *sim.Outside {
 	o.OnAnswer = f.answered
 	if f.opts.Pause != nil {
 		name := o.Name()
-		o.OnPause = func(d sim.Time) { f.opts.Pause(name, time.Duration(d)) }
+		o.OnPause = func(d sim.Time) { f.opts.Pause(name, f.openEnds(o), time.Duration(d)) }
 	}
 	return o
+}
+
+// openEnds are the ends of client o's open connections, in the order
+// they were taken.
+func (f *Front) openEnds(o *sim.Outside) []Ends {
+	var open []*peer
+	for _, p := range f.peers {
+		if p.client == o && !p.closed {
+			open = append(open, p)
+		}
+	}
+	sort.Slice(open, func(i, j int) bool { return open[i].id < open[j].id })
+	ends := make([]Ends, len(open))
+	for i, p := range open {
+		ends[i] = Ends{Client: p.nc.RemoteAddr(), Front: p.nc.LocalAddr()}
+	}
+	return ends
 }
 
 // answered writes what reached a client's end of a connection.

@@ -238,7 +238,7 @@ func replayFront(h tapeHeader) (*Front, error) {
 	}
 	opts := Options{Config: h.Config, Faults: sched, Clients: h.Clients}
 	if h.Pause {
-		opts.Pause = func(string, time.Duration) {}
+		opts.Pause = func(string, []Ends, time.Duration) {}
 	}
 	f, err := New(opts)
 	if err != nil {

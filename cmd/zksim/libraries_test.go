@@ -133,3 +133,42 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
 }
+
+// "pause c1" stops c1's process alone, as a collection pause stops one
+// process: of two kazoo clients, each its own process, the first stops
+// for 2s while the second goes on (each prints the longest it went
+// without waking from a 50ms sleep).
+func TestServePausesOneProcessOfTheCommand(t *testing.T) {
+	librariesReady(t)
+	program := `import os, sys, time
+from kazoo.client import KazooClient
+zk = KazooClient(hosts=os.environ["ZKSIM_CONNECT"], timeout=10)
+zk.start(timeout=30)
+longest, last, end = 0, time.monotonic(), time.monotonic() + 6
+while time.monotonic() < end:
+    time.sleep(0.05)
+    now = time.monotonic()
+    longest, last = max(longest, now - last), now
+print(sys.argv[1], "%.1f" % longest, flush=True)
+zk.stop()`
+	script := fmt.Sprintf(`%s -c '%s' first & sleep 1; %s -c '%s' second & wait`, harness.Python, program, harness.Python, program)
+	// zksim serve writes what it paused while the command's errors are
+	// copied into the same writer.
+	var out, errOut syncBuffer
+	code := run([]string{"serve", "lock-contention", "--faults", "at 2s pause c1 2s", "--", "sh", "-c", script}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("zksim serve exited %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	gaps := map[string]float64{}
+	for _, m := range regexp.MustCompile(`(?m)^(first|second) ([0-9.]+)$`).FindAllStringSubmatch(out.String(), -1) {
+		var g float64
+		fmt.Sscan(m[2], &g)
+		gaps[m[1]] = g
+	}
+	if len(gaps) != 2 || gaps["first"] < 1.5 || gaps["second"] > 1 {
+		t.Fatalf("longest waits %v, want the first client's process stopped about 2s and the second's not\n%s\n%s", gaps, out.String(), errOut.String())
+	}
+	if !regexp.MustCompile(`zksim serve: pause c1 for 2s, process \d+ \(\S*python3 -c import os`).MatchString(errOut.String()) {
+		t.Fatalf("zksim serve did not say which process it stopped:\n%s\n%s", out.String(), errOut.String())
+	}
+}

@@ -55,9 +55,10 @@ go-zookeeper). Clients are named c1, c2, ... in the order their first
 session connects; the scenario's faults name them so ("at 3s expire c1").
 
 With a COMMAND after --, serve starts it with ZKSIM_CONNECT set to that
-string, and ends when it exits; "pause cN" then stops the command's
-processes (SIGSTOP, then SIGCONT). Without one, it serves until
-interrupted.
+string, and ends when it exits; "pause cN" then stops cN's process
+(SIGSTOP, then SIGCONT): the one at the client's end of its connection,
+found in /proc, with every client it holds, or the command's every
+process when none is found. Without one, it serves until interrupted.
 
 --runs K serves it K times, the command run against each fresh ensemble,
 and says in how many runs a check broke: real clients do not replay, so a
@@ -209,7 +210,7 @@ func (r servedRun) broke() bool {
 func serveOnce(out servedOut, sc *scenarios.Scenario, opts serve.Options, command []string, fl serveFlags, tape string) (servedRun, error) {
 	var child *childProcess
 	if len(command) > 0 {
-		child = &childProcess{}
+		child = &childProcess{report: out.errW}
 		opts.Pause = child.pause
 	}
 	var err error
@@ -406,10 +407,11 @@ func (c childFailed) exitCode() int {
 
 // childProcess is the command zksim serve runs against the front end.
 type childProcess struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error
-	mu   sync.Mutex
+	cmd    *exec.Cmd
+	done   chan struct{}
+	err    error
+	mu     sync.Mutex
+	report io.Writer // what a pause stopped, for the person running it
 }
 
 // start starts the command, in a process group of its own (so that a
@@ -435,17 +437,32 @@ func (c *childProcess) start(command []string, connect, events string, stdout, s
 	return nil
 }
 
-// pause stops the command's processes for d, as a pause fault on any of
-// its clients asks: its clients share its process (or its group).
-func (c *childProcess) pause(_ string, d time.Duration) {
+// pause stops client's process for d, as a collection pause stops one
+// process: the one at the client's end of its open connections
+// (sockowner.go), with every client it holds (a JVM's threads are all
+// stopped). When none can be found (the client has no connection open
+// just then), the command's whole group is stopped, and it says so.
+func (c *childProcess) pause(client string, conns []serve.Ends, d time.Duration) {
 	if c.cmd == nil || c.cmd.Process == nil {
 		return
 	}
-	pgid := -c.cmd.Process.Pid
-	if syscall.Kill(pgid, syscall.SIGSTOP) != nil {
-		return
+	pgid := c.cmd.Process.Pid
+	targets, what := socketOwners(conns, pgid), ""
+	for _, pid := range targets {
+		what += fmt.Sprintf(", process %d (%s)", pid, processName(pid))
 	}
-	time.AfterFunc(d, func() { syscall.Kill(pgid, syscall.SIGCONT) }) //nolint:errcheck // the group may be gone
+	if len(targets) == 0 {
+		targets, what = []int{-pgid}, ", no process found at its end: every process of the command"
+	}
+	fmt.Fprintf(c.report, "zksim serve: pause %s for %s%s\n", client, d, what)
+	for _, pid := range targets {
+		syscall.Kill(pid, syscall.SIGSTOP) //nolint:errcheck // it may have ended
+	}
+	time.AfterFunc(d, func() {
+		for _, pid := range targets {
+			syscall.Kill(pid, syscall.SIGCONT) //nolint:errcheck // it may have ended
+		}
+	})
 }
 
 // stop ends the command, if it still runs (zksim serve was interrupted):

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/zksim/zksim/serve"
+)
+
+// The process at a client's end of a connection, so that "pause cN"
+// stops that client's process alone, as a collection pause stops one
+// process, not every process zksim serve started. Linux tells it in
+// /proc: the connection's socket is a line of /proc/net/tcp (or tcp6)
+// whose local port is the client's and whose remote port is the front
+// end's, and the process holding it has "socket:[inode]" among its open
+// files. Only the processes of the command's group are looked at.
+
+// socketOwners returns the processes of group pgid holding the client's
+// end of any of conns, sorted, and none when /proc cannot tell (not
+// Linux, or the connections are gone).
+func socketOwners(conns []serve.Ends, pgid int) []int {
+	inodes := map[string]bool{}
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		for _, inode := range socketInodes(table, conns) {
+			inodes[inode] = true
+		}
+	}
+	if len(inodes) == 0 {
+		return nil
+	}
+	var owners []int
+	for _, pid := range groupProcesses(pgid) {
+		if holdsSocket(pid, inodes) {
+			owners = append(owners, pid)
+		}
+	}
+	sort.Ints(owners)
+	return owners
+}
+
+// socketInodes reads a /proc/net/tcp table for the sockets at the
+// client's end of conns: local port the client's, remote port the
+// front end's.
+func socketInodes(table string, conns []serve.Ends) []string {
+	want := map[[2]int]bool{}
+	for _, c := range conns {
+		client, front := tcpPort(c.Client), tcpPort(c.Front)
+		if client != 0 && front != 0 {
+			want[[2]int{client, front}] = true
+		}
+	}
+	f, err := os.Open(table)
+	if err != nil || len(want) == 0 {
+		return nil
+	}
+	defer f.Close()
+	var inodes []string
+	lines := bufio.NewScanner(f)
+	lines.Scan() // the heading
+	for lines.Scan() {
+		fields := strings.Fields(lines.Text())
+		if len(fields) < 10 || fields[9] == "0" {
+			continue
+		}
+		if want[[2]int{hexPort(fields[1]), hexPort(fields[2])}] {
+			inodes = append(inodes, fields[9])
+		}
+	}
+	return inodes
+}
+
+// tcpPort is addr's port, 0 for an address that is not TCP.
+func tcpPort(addr net.Addr) int {
+	if a, ok := addr.(*net.TCPAddr); ok {
+		return a.Port
+	}
+	return 0
+}
+
+// hexPort reads the port of a /proc/net/tcp address, "0100007F:1F90".
+func hexPort(addr string) int {
+	i := strings.LastIndexByte(addr, ':')
+	port, err := strconv.ParseUint(addr[i+1:], 16, 16)
+	if i < 0 || err != nil {
+		return 0
+	}
+	return int(port)
+}
+
+// groupProcesses are the processes whose process group is pgid.
+func groupProcesses(pgid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces and
+		// parentheses, so the fields are read after its last ')'.
+		rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
+		if f := strings.Fields(rest); len(f) > 2 && f[2] == strconv.Itoa(pgid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// holdsSocket reports whether process pid has one of the sockets open.
+func holdsSocket(pid int, inodes map[string]bool) bool {
+	fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
+	for _, fd := range fds {
+		link, err := os.Readlink(fd)
+		if err == nil && strings.HasPrefix(link, "socket:[") && inodes[strings.TrimSuffix(link[len("socket:["):], "]")] {
+			return true
+		}
+	}
+	return false
+}
+
+// processName is pid's command line, shortened, for a person.
+func processName(pid int) string {
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return "?"
+	}
+	name := strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " "))
+	if len(name) > 60 {
+		name = name[:57] + "..."
+	}
+	return name
+}
