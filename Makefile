@@ -52,9 +52,12 @@ live:
 
 ## libraries: every library recipe (kazoo, Curator), unmodified, under every
 ## trial of harness/table.go, each run three times through zksim serve, and the
-## table README holds (written to libraries.md too; progress as it goes)
+## table README holds (written to libraries.md too; progress as it goes; two
+## trials at once). ONLY='kazoo.*Lock' runs the trials whose "library recipe:
+## faults" it matches.
+ONLY ?=
 libraries:
-	$(GO) test -count=1 -timeout 3h ./cmd/zksim -run '^TestLibraryTable$$' -v -libraries -libraries.out libraries.md
+	$(GO) test -count=1 -timeout 3h ./cmd/zksim -run '^TestLibraryTable$$' -v -libraries -libraries.out libraries.md -libraries.only '$(ONLY)'
 
 ## fuzz: the scenario decoder, the fault-schedule parser and the wire
 ## protocol's decoders under Go's fuzzing, a minute each (make test runs

@@ -61,30 +61,57 @@ func jvm(class string) func(string, string) string {
 	}
 }
 
-// failover tries a recipe across a leader's crash and the election after
-// it, while its clients work.
-var failover = Trial{Faults: "at 1s crash leader for 3s", Why: "the leader crashes while the clients work"}
+// The trials, by what they try. A trial without arguments runs with its
+// recipe's (Recipe.Args).
+var (
+	contention = Trial{Faults: "none", Why: "contention"}
+	failover   = Trial{Faults: "at 1s crash leader for 3s", Why: "the leader crashes while the clients work"}
+	// lagging leaves a follower applying nothing for 5s, serving reads
+	// from what it had, while the clients work.
+	lagging = Trial{Faults: "at 1s lag s2 for 5s", Why: "a follower lags 5s behind"}
+)
 
-// also is r with more trials, each with r's arguments: the schedules
-// found to break it (README explains each).
+// cutOff tries a holder cut off from the ensemble past its session
+// timeout (kazoo's programs and CuratorClients ask for 10s) while it holds
+// (args: a hold long enough): the servers expire its session, and the
+// next client takes over.
+func cutOff(args string) Trial {
+	return Trial{Faults: "at 1s disconnect c1 for 14s", Args: args, Why: "c1 cut off past its session timeout (10s) while it holds"}
+}
+
+// paused tries a holder's process stopped past its session timeout while
+// it holds, as a long collection pause stops it (zksim serve stops c1's
+// process alone): the servers expire its session, the next client takes
+// over, and c1 goes on where it stopped.
+func paused(args string) Trial {
+	return Trial{Faults: "at 1s pause c1 12s", Args: args, Why: "c1's process paused past its session timeout (10s) while it holds"}
+}
+
+// expired tries a member's session expiring under it.
+var expired = Trial{Faults: "at 2s expire c2", Why: "c2's session expires"}
+
+// lostReply is the trial of a lost reply to a client's request, args
+// the program's ("": the recipe's).
+func lostReply(when, args string) Trial {
+	return Trial{Faults: "when " + when + " applied: lose-reply", Args: args, Why: "the reply to " + when + " lost"}
+}
+
+// also is r with more trials, those without arguments given r's.
 func (r Recipe) also(trials ...Trial) Recipe {
 	for _, t := range trials {
-		t.Args = r.Args
+		if t.Args == "" {
+			t.Args = r.Args
+		}
 		r.Trials = append(r.Trials, t)
 	}
 	return r
 }
 
-// lostReply is the trial of a lost reply to a client's request.
-func lostReply(when string) Trial {
-	return Trial{Faults: "when " + when + " applied: lose-reply", Why: "the reply to " + when + " lost"}
-}
-
-// kinds are, for a recipe of each other kind, its row: what it promises,
-// its scenario and clients, and its arguments (one set, for every trial).
-func kinds(lib, name, promise, scenario string, clients int, command func(string, string) string, args string) Recipe {
-	return Recipe{Library: lib, Name: name, Promise: promise, Scenario: scenario, Clients: clients, command: command, Args: args,
-		Trials: []Trial{{Faults: "none", Args: args, Why: "contention"}, {Faults: failover.Faults, Args: args, Why: failover.Why}}}
+// kind is a recipe's row, tried under contention and across a leader's
+// crash with args (its other trials added with also).
+func kind(lib, name, promise, scenario string, clients int, command func(string, string) string, args string) Recipe {
+	r := Recipe{Library: lib, Name: name, Promise: promise, Scenario: scenario, Clients: clients, command: command, Args: args}
+	return r.also(contention, failover)
 }
 
 // java runs clients JVMs of a Java program of this package.
@@ -94,52 +121,57 @@ func java(class string, clients int) func(string, string) string {
 	}
 }
 
-// cutOff is the schedule that tries a holder cut off from the ensemble
-// past its session timeout (kazoo asks for 10s) while it holds: the
-// session expires on the servers, and the next client takes over.
-// Curator asks for 60s, which the servers cap at 40s (twenty ticks):
-// curatorCutOff outlasts that.
-var (
-	cutOff        = Trial{Faults: "at 1s disconnect c1 for 14s", Why: "c1 cut off past its session timeout (10s) while it holds"}
-	curatorCutOff = Trial{Faults: "at 1s disconnect c1 for 45s", Why: "c1 cut off past its session timeout (40s) while it holds"}
-)
-
-// Recipes is the table.
+// Recipes is the table: every recipe under contention and across a
+// leader's crash, and under its kind's other trials: a holder (of a lock,
+// a lease, leadership) cut off and paused past its session timeout; a
+// counter's and a membership's reads from a lagging follower; a
+// membership's member expiring; lost replies where a retry must tell its
+// own earlier write (every schedule README explains a break under).
+// Curator's holders other than the mutex are threads of one JVM, which a
+// pause stops whole: they are tried cut off, not paused.
 func Recipes() []Recipe {
+	const kz, cu = "kazoo 2.8", "Curator 5.4"
 	return []Recipe{
-		{Library: "kazoo 2.8", Name: "Lock", Promise: "one holder at a time", Scenario: "lock-contention", Clients: 3,
-			command: python("kazoo_lock.py", 3), Args: "2 1 0.25",
-			Trials: []Trial{{Faults: "none", Args: "3 1 0.25", Why: "contention"},
-				{Faults: cutOff.Faults, Args: "1 14 1", Why: cutOff.Why}}},
-		{Library: "Curator 5.4", Name: "InterProcessMutex", Promise: "one holder at a time", Scenario: "lock-contention", Clients: 3,
-			command: java("CuratorMutex", 3), Args: "2 1000 250",
-			Trials: []Trial{{Faults: "none", Args: "3 1000 250", Why: "contention"},
-				{Faults: curatorCutOff.Faults, Args: "1 48000 2000", Why: curatorCutOff.Why}}},
-		kinds("kazoo 2.8", "Semaphore", "at most N holders", "semaphore-contention", 5, python("kazoo_semaphore.py", 5), "2 1 0.25 3"),
-		kinds("kazoo 2.8", "ReadLock/WriteLock", "readers share, a writer alone", "shared-lock-faults", 4,
-			python("kazoo_rwlock.py", 4), "2 2 1 0.25"),
-		kinds("kazoo 2.8", "Election", "one leader at a time", "election-faults", 3, python("kazoo_election.py", 3), "2 1 0.25"),
-		kinds("kazoo 2.8", "Counter", "every add counted once", "counter-faults", 3, python("kazoo_counter.py", 3), "4 0.1").
-			also(lostReply("c1 setData#1")),
-		kinds("kazoo 2.8", "Queue", "every item taken once, in order", "queue-faults", 4, python("kazoo_queue.py", 4), "2 8 0.05 1 2"),
-		kinds("kazoo 2.8", "LockingQueue", "every item taken once, in order", "queue-faults", 4,
-			python("kazoo_locking_queue.py", 4), "2 8 0.05 1 2"),
-		kinds("kazoo 2.8", "DoubleBarrier", "all enter together, all leave together", "double-barrier-faults", 3,
-			python("kazoo_double_barrier.py", 3), "3 3 0.1 1").also(lostReply("c2 delete#2")),
-		kinds("kazoo 2.8", "Party", "every view converges on the members", "membership-faults", 4, python("kazoo_party.py", 4),
-			"4 1 2 0.05 0.5 1 30").also(Trial{Faults: "at 2s expire c2", Why: "c2's session expires"}),
-		kinds("Curator 5.4", "InterProcessSemaphoreV2", "at most N holders", "semaphore-contention", 5, jvm("CuratorSemaphore"), "5 3 3 3 50"),
-		kinds("Curator 5.4", "InterProcessReadWriteLock", "readers share, a writer alone", "shared-lock-faults", 4,
-			jvm("CuratorReadWriteLock"), "4 3 3 50"),
-		kinds("Curator 5.4", "LeaderLatch", "one leader at a time", "election-faults", 4, jvm("CuratorLeaderLatch"), "4 4 3 50"),
-		kinds("Curator 5.4", "LeaderSelector", "one leader at a time", "election-faults", 4, jvm("CuratorLeaderSelector"), "4 4 3 50"),
-		kinds("Curator 5.4", "SharedCount", "every add counted once", "counter-faults", 4, jvm("CuratorSharedCount"), "4 4 10").
-			also(lostReply("c1 setData#1")),
-		kinds("Curator 5.4", "DistributedAtomicLong", "every add counted once", "counter-faults", 4, jvm("CuratorAtomicLong"), "4 4 10").
-			also(lostReply("c1 setData#1")),
-		kinds("Curator 5.4", "DistributedQueue", "every item taken once, in order", "queue-faults", 4, jvm("CuratorQueue"), "4 8"),
-		kinds("Curator 5.4", "DistributedDoubleBarrier", "all enter together, all leave together", "double-barrier-faults", 5,
-			jvm("CuratorDoubleBarrier"), "5 3 10").also(lostReply("c1 create2#2")),
-		kinds("Curator 5.4", "GroupMember", "every view converges on the members", "membership-faults", 6, jvm("CuratorGroupMember"), "6"),
+		kind(kz, "Lock", "one holder at a time", "lock-contention", 3, python("kazoo_lock.py", 3), "3 1 0.25").
+			also(cutOff("1 14 1"), paused("1 14 1")),
+		kind(cu, "InterProcessMutex", "one holder at a time", "lock-contention", 3, java("CuratorMutex", 3), "3 1000 250").
+			also(Trial{Faults: "at 1s disconnect c1 for 45s", Args: "1 48000 2000",
+				Why: "c1 cut off past its session timeout (it asks 60s, the servers grant 40s) while it holds"},
+				Trial{Faults: "at 1s pause c1 45s", Args: "1 48000 2000",
+					Why: "c1's process paused past its session timeout (40s granted) while it holds"}),
+		kind(kz, "Semaphore", "at most N holders", "semaphore-contention", 5, python("kazoo_semaphore.py", 5), "2 1 0.25 3").
+			also(cutOff("1 14 1 3"), paused("1 14 1 3")),
+		kind(kz, "ReadLock/WriteLock", "readers share, a writer alone", "shared-lock-faults", 4,
+			python("kazoo_rwlock.py", 4), "2 2 1 0.25").also(cutOff("2 1 14 1"), paused("2 1 14 1")),
+		kind(kz, "Election", "one leader at a time", "election-faults", 3, python("kazoo_election.py", 3), "2 1 0.25").
+			also(cutOff("1 14 1"), paused("1 14 1"), lostReply("c1 create#1", ""), lostReply("c2 delete#1", "")),
+		kind(kz, "Counter", "every add counted once", "counter-faults", 3, python("kazoo_counter.py", 3), "4 0.1").
+			also(lagging, lostReply("c1 setData#1", "")),
+		kind(kz, "Queue", "every item taken once, in order", "queue-faults", 4, python("kazoo_queue.py", 4), "2 8 0.05 1 2").
+			also(lostReply("c1 delete#1", "1 8 0.05 1 2")),
+		kind(kz, "LockingQueue", "every item taken once, in order", "queue-faults", 4,
+			python("kazoo_locking_queue.py", 4), "2 8 0.05 1 2").also(lostReply("c1 create#5", "")),
+		kind(kz, "DoubleBarrier", "all enter together, all leave together", "double-barrier-faults", 3,
+			python("kazoo_double_barrier.py", 3), "3 3 0.1 1").also(lostReply("c2 delete#2", "")),
+		kind(kz, "Party", "every view converges on the members", "membership-faults", 4, python("kazoo_party.py", 4),
+			"4 1 2 0.05 0.5 1 30").also(lagging, expired),
+		kind(cu, "InterProcessSemaphoreV2", "at most N holders", "semaphore-contention", 5, jvm("CuratorSemaphore"), "5 3 3 3 50").
+			also(cutOff("5 3 1 16 1000")),
+		kind(cu, "InterProcessReadWriteLock", "readers share, a writer alone", "shared-lock-faults", 4,
+			jvm("CuratorReadWriteLock"), "4 3 3 50").also(cutOff("4 1 16 1000")),
+		kind(cu, "LeaderLatch", "one leader at a time", "election-faults", 4, jvm("CuratorLeaderLatch"), "4 4 3 50").
+			also(cutOff("4 1 16 1000")),
+		kind(cu, "LeaderSelector", "one leader at a time", "election-faults", 4, jvm("CuratorLeaderSelector"), "4 4 3 50").
+			also(cutOff("4 1 16 1000")),
+		kind(cu, "SharedCount", "every add counted once", "counter-faults", 4, jvm("CuratorSharedCount"), "4 4 10").
+			also(lagging, lostReply("c1 setData#1", "")),
+		kind(cu, "DistributedAtomicLong", "every add counted once", "counter-faults", 4, jvm("CuratorAtomicLong"), "4 4 10").
+			also(lagging, lostReply("c1 setData#1", "")),
+		kind(cu, "DistributedQueue", "every item taken once, in order", "queue-faults", 4, jvm("CuratorQueue"), "4 8").
+			also(lostReply("c1 delete#1", ""), lostReply("c3 create2#4", "")),
+		kind(cu, "DistributedDoubleBarrier", "all enter together, all leave together", "double-barrier-faults", 5,
+			jvm("CuratorDoubleBarrier"), "5 3 10").also(lostReply("c1 create2#2", "")),
+		kind(cu, "GroupMember", "every view converges on the members", "membership-faults", 6, jvm("CuratorGroupMember"), "6").
+			also(lagging, expired),
 	}
 }

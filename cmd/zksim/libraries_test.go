@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +19,10 @@ var (
 	libraries     = flag.Bool("libraries", false, "TestLibraryTable: run every library recipe under every trial (make libraries)")
 	librariesRuns = flag.Int("libraries.runs", 3, "TestLibraryTable: the runs of each trial")
 	librariesOut  = flag.String("libraries.out", "", "TestLibraryTable: write the table (Markdown) to this file too")
+	// Two at once suit two cores: a trial's clients mostly wait on the
+	// simulated ensemble's clock.
+	librariesOnly     = flag.String("libraries.only", "", "TestLibraryTable: only the trials whose \"library recipe: faults\" this regular expression matches")
+	librariesParallel = flag.Int("libraries.parallel", 2, "TestLibraryTable: the trials run at once")
 )
 
 // librariesReady installs what the library recipes need and compiles the
@@ -77,26 +82,57 @@ func TestServeJudgesKazooAndCurator(t *testing.T) {
 var brokeIn = regexp.MustCompile(`a check broke in (\d+) of (\d+) runs`)
 
 // TestLibraryTable runs every library recipe under every trial, each
-// --libraries.runs times, and prints the table README holds (make
-// libraries; not part of make test, where TestServeJudgesKazooAndCurator
-// runs each recipe once).
+// --libraries.runs times, --libraries.parallel trials at once, and prints
+// the table README holds (make libraries; not part of make test, where
+// TestServeJudgesKazooAndCurator, kazoo_test and curator_test run each
+// recipe once). Each trial's verdict is logged as it comes.
 func TestLibraryTable(t *testing.T) {
 	if !*libraries {
 		t.Log("the library table runs with -libraries (make libraries)")
 		return
 	}
 	classes := librariesReady(t)
-	var table strings.Builder
-	table.WriteString("| library | recipe | promises | scenario | faults | clients | runs | verdict |\n|---|---|---|---|---|---|---|---|\n")
+	type row struct {
+		r       harness.Recipe
+		trial   harness.Trial
+		verdict string
+	}
+	only, err := regexp.Compile(*librariesOnly)
+	if err != nil {
+		t.Fatalf("-libraries.only: %v", err)
+	}
+	var rows []*row
 	for _, r := range harness.Recipes() {
 		for _, trial := range r.Trials {
-			began := time.Now()
-			_, out := serveRecipe(r, classes, trial.Faults, trial.Args, *librariesRuns)
-			verdict := tableVerdict(out)
-			t.Logf("%s %s, %s (%s): %s [%s]", r.Library, r.Name, trial.Faults, trial.Why, verdict, time.Since(began).Round(time.Second))
-			fmt.Fprintf(&table, "| %s | %s | %s | %s | `%s` (%s) | %d | %d | %s |\n", r.Library, r.Name, r.Promise, r.Scenario,
-				trial.Faults, trial.Why, r.Clients, *librariesRuns, verdict)
+			if only.MatchString(fmt.Sprintf("%s %s: %s", r.Library, r.Name, trial.Faults)) {
+				rows = append(rows, &row{r: r, trial: trial})
+			}
 		}
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	slots, done, began := make(chan struct{}, max(*librariesParallel, 1)), 0, time.Now()
+	for _, w := range rows {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			start := time.Now()
+			_, out := serveRecipe(w.r, classes, w.trial.Faults, w.trial.Args, *librariesRuns)
+			w.verdict = tableVerdict(out)
+			mu.Lock()
+			done++
+			t.Logf("[%d/%d, %s in all] %s %s, %s (%s): %s [%s]", done, len(rows), time.Since(began).Round(time.Second),
+				w.r.Library, w.r.Name, w.trial.Faults, w.trial.Why, w.verdict, time.Since(start).Round(time.Second))
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	var table strings.Builder
+	table.WriteString("| library | recipe | promises | scenario | faults | clients | runs | verdict |\n|---|---|---|---|---|---|---|---|\n")
+	for _, w := range rows {
+		fmt.Fprintf(&table, "| %s | %s | %s | %s | `%s` (%s) | %d | %d | %s |\n", w.r.Library, w.r.Name, w.r.Promise, w.r.Scenario,
+			w.trial.Faults, w.trial.Why, w.r.Clients, *librariesRuns, w.verdict)
 	}
 	t.Logf("the table:\n%s", table.String())
 	if *librariesOut != "" {
