@@ -33,7 +33,13 @@ import (
 // unknown, no-node, node-exists, bad-version, not-empty, rejected),
 // "error", "out" (the data read or taken) and "token". An answer with
 // "error" refuses the line (a session the servers never opened, a return
-// of no call). The events go on the tape with the frames, so a replay
+// of no call). A return may say what the call turned out to be, "as": a
+// candidate's acquire given up after a while is a withdrawal,
+//
+//	→ {"return": 4, "result": "ok", "as": "withdraw"}
+//
+// as zksim's own election workload records one (it left, and comes back
+// later; not an acquire that failed). The events go on the tape with the frames, so a replay
 // rebuilds them too.
 
 // RecipeOp is one operation a client recorded, on the world's clock.
@@ -66,6 +72,7 @@ type eventLine struct {
 	Result   string          `json:"result,omitempty"`
 	Error    string          `json:"error,omitempty"`
 	Out      string          `json:"out,omitempty"`
+	As       string          `json:"as,omitempty"`
 }
 
 // eventAnswer is the line a client is answered with.
@@ -147,6 +154,9 @@ func (f *Front) recordEvent(line []byte) eventAnswer {
 		}
 		if l.Token != 0 {
 			op.Token = l.Token
+		}
+		if l.As != "" {
+			op.Kind = l.As
 		}
 		return eventAnswer{}
 	}

@@ -37,7 +37,8 @@ func (c *eventsClient) send(line string) eventAnswer {
 }
 
 // A client's recorded operations are its session's client's, on the
-// world's clock; a line the front end cannot take is answered with why;
+// world's clock; a return may say what its call became (a withdrawal);
+// a line the front end cannot take is answered with why;
 // the tape keeps them, and its replay rebuilds them.
 func TestRecipeEventsAreRecordedAndReplayed(t *testing.T) {
 	tape := filepath.Join(t.TempDir(), "run.tape")
@@ -61,6 +62,11 @@ func TestRecipeEventsAreRecordedAndReplayed(t *testing.T) {
 		if a := ev.send(`{"return": 1, "result": "ok", "token": 7}`); a.Error != "" || a.At < call.At {
 			t.Fatalf("a return answered %+v (the call at %s)", a, call.At)
 		}
+		// c1's acquire given up: a withdrawal, as its return says.
+		ev.send(fmt.Sprintf(`{"call": "acquire", "session": %d, "path": "/lock"}`, c1.SessionID()))
+		if a := ev.send(`{"return": 2, "result": "ok", "as": "withdraw"}`); a.Error != "" {
+			t.Fatalf("a withdrawal's return answered %+v", a)
+		}
 		for line, why := range map[string]string{
 			`{"return": 1}`: "a second return", `{"call": "acquire", "session": 12345, "path": "/lock"}`: "an unknown session",
 			`{"instant": "use"}`: "no session", `not json`: "not JSON",
@@ -70,8 +76,9 @@ func TestRecipeEventsAreRecordedAndReplayed(t *testing.T) {
 			}
 		}
 	})
-	if len(ops) != 1 || ops[0].Client != 1 || ops[0].Kind != "acquire" || ops[0].Result != "ok" || ops[0].Token != 7 {
-		t.Fatalf("recorded %+v; want c2's acquire, ok, token 7", ops)
+	if len(ops) != 2 || ops[0].Client != 1 || ops[0].Kind != "acquire" || ops[0].Result != "ok" || ops[0].Token != 7 ||
+		ops[1].Client != 0 || ops[1].Kind != "withdraw" || ops[1].Result != "ok" {
+		t.Fatalf("recorded %+v; want c2's acquire, ok, token 7, and c1's withdrawal", ops)
 	}
 	fh, err := os.Open(tape)
 	if err != nil {
@@ -82,7 +89,7 @@ func TestRecipeEventsAreRecordedAndReplayed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Ops) != 1 || r.Ops[0] != ops[0] {
+	if len(r.Ops) != 2 || r.Ops[0] != ops[0] || r.Ops[1] != ops[1] {
 		t.Fatalf("the replay rebuilt %+v; the run recorded %+v", r.Ops, ops)
 	}
 }

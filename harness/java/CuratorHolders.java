@@ -12,9 +12,10 @@
  * the resource is behind a fence, shared by the clients as threads of one JVM: it remembers the
  * highest token it accepted and refuses lower ones, and a holder refused stops acting.
  *
- * <p>Recorded: acquire (with the token, or failed, with the error; a wait given up is a failed
- * acquire too, "withdrew", as the recipe took its node away), use, release (failed, with the
- * error, when the recipe's release threw: the holder let go all the same).
+ * <p>Recorded: acquire (with the token, or failed, with the error; a wait given up returns "as"
+ * a withdrawal, as zksim's election workload records one: the recipe took its node away, and
+ * the candidate comes back next round), use, release (failed, with the error, when the recipe's
+ * release threw: the holder let go all the same).
  */
 public final class CuratorHolders {
     /** What a client holds in turn, as a recipe gives it. */
@@ -105,7 +106,7 @@ public final class CuratorHolders {
             }
             failures = 0;
             if (token == null) {
-                rec.ret(a, "failed", "error", "withdrew: gave up waiting after one tenure");
+                rec.ret(a, "ok", "as", "withdraw"); // it went, and comes back next round
                 round++;
                 continue;
             }

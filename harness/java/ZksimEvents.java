@@ -118,7 +118,8 @@ public final class ZksimEvents implements AutoCloseable {
 
     /**
      * Records the return of the operation id: ok, failed or unknown, with more of its fields if
-     * it has them ("out", what it read or took or made; "token", the fencing token granted).
+     * it has them ("out", what it read or took or made; "token", the fencing token granted; "as",
+     * what the call turned out to be: "withdraw" for a candidate's wait given up).
      */
     public void ret(long id, String result, Object... more) throws IOException {
         send("{\"return\":" + id + ",\"result\":" + quote(result) + fields(more) + "}");

@@ -63,7 +63,9 @@ class Recorder:
         return self._send(line)["id"]
 
     def ret(self, op_id, result="ok", **fields):
-        """Records the return of the operation op_id."""
+        """Records the return of the operation op_id; fields may say what
+        the call turned out to be: ret(op, **{"as": "withdraw"}) for a
+        candidate's acquire given up (serve/events.go)."""
         line = {"return": op_id, "result": result}
         line.update(fields)
         self._send(line)
