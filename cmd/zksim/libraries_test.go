@@ -54,10 +54,14 @@ func serveRecipe(r harness.Recipe, classes, faults, args string, runs int) (int,
 
 // kazoo's Lock and Curator's InterProcessMutex, the table's first rows,
 // unmodified, judged through zksim serve by the lock's checks on what
-// their clients recorded, without faults: each holds. And kazoo's Lock under a schedule that breaks it:
-// its holder, cut off past its session timeout, goes on using what the
-// lock protects after the servers gave the lock to the next client (the
-// lock does not watch its session).
+// their clients recorded, without faults: each holds. Curator's
+// DistributedAtomicLong under a short schedule that breaks it: the reply
+// to its setData lost, the retried setData fails on its own write's
+// version and the increment is applied again. And, in the full run,
+// kazoo's Lock under a schedule that breaks it: its holder, cut off past
+// its session timeout, goes on using what the lock protects after the
+// servers gave the lock to the next client (the lock does not watch its
+// session).
 func TestServeJudgesKazooAndCurator(t *testing.T) {
 	classes := librariesReady(t)
 	// The two locks; the other recipes are kazoo_test's and curator_test's.
@@ -67,15 +71,32 @@ func TestServeJudgesKazooAndCurator(t *testing.T) {
 			t.Errorf("%s %s under no fault: exit %d, want its kind's checks held on what its clients recorded\n%s", r.Library, r.Name, code, out)
 		}
 	}
+	atomic := recipeNamed(t, "DistributedAtomicLong")
+	code, out := serveRecipe(atomic, classes, "when c1 setData#1 applied: lose-reply", "1 4 10", 1)
+	if code != 1 || !strings.Contains(out, "counter (safety)") || !strings.Contains(out, "an increment was applied twice") {
+		t.Errorf("Curator's DistributedAtomicLong, its setData's reply lost: exit %d, want a counter violation\n%s", code, out)
+	}
 	if testing.Short() {
 		t.Log("-short (the race run): kazoo's Lock under the cut-off runs in the full run")
 		return
 	}
 	kazoo := harness.Recipes()[0]
-	code, out := serveRecipe(kazoo, classes, "at 1s disconnect c1 for 14s", "1 14 1", 1)
+	code, out = serveRecipe(kazoo, classes, "at 1s disconnect c1 for 14s", "1 14 1", 1)
 	if code != 1 || !strings.Contains(out, "mutex (safety)") || !strings.Contains(out, "c1 and c2 held it at once") {
 		t.Fatalf("kazoo's Lock, its holder cut off past its session timeout: exit %d, want a mutex violation\n%s", code, out)
 	}
+}
+
+// recipeNamed is the table's recipe of that name.
+func recipeNamed(t *testing.T, name string) harness.Recipe {
+	t.Helper()
+	for _, r := range harness.Recipes() {
+		if r.Name == name {
+			return r
+		}
+	}
+	t.Fatalf("no recipe %s in the table", name)
+	return harness.Recipe{}
 }
 
 // brokeIn reads "a check broke in k of K runs" and the checks that broke.
