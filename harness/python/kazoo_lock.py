@@ -8,12 +8,11 @@ seconds while it holds the lock for HOLD_S seconds, and a release
 
 import os
 import sys
-import time
 
 from kazoo.client import KazooClient
 from kazoo.exceptions import ConnectionLoss, SessionExpiredError
 
-from zksim_events import Recorder
+from zksim_events import Recorder, hold_rounds
 
 PATH = "/zksim/lock"
 
@@ -26,22 +25,7 @@ def main():
     zk.start(timeout=30)
     rec = Recorder(session=lambda: zk.client_id and zk.client_id[0])
     lock = zk.Lock(PATH, str(os.getpid()))
-    for _ in range(rounds):
-        try:
-            with rec.op("acquire", PATH):
-                lock.acquire()
-        except (ConnectionLoss, SessionExpiredError):
-            continue
-        held = 0.0
-        while held < hold:
-            time.sleep(step)
-            held += step
-            rec.instant("use", PATH)
-        try:
-            with rec.op("release", PATH):
-                lock.release()
-        except (ConnectionLoss, SessionExpiredError):
-            pass
+    hold_rounds(rec, PATH, lock, rounds, hold, step, (ConnectionLoss, SessionExpiredError))
     rec.close()
     zk.stop()
     zk.close()

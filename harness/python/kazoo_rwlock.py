@@ -13,12 +13,11 @@ shared lock's checks (rwlock: one writer, or any number of readers).
 
 import os
 import sys
-import time
 
 from kazoo.client import KazooClient
 from kazoo.exceptions import KazooException
 
-from zksim_events import Recorder
+from zksim_events import Recorder, hold_rounds
 
 PATH = "/zksim/shared-lock"
 
@@ -33,22 +32,7 @@ def main():
     zk.start(timeout=30)
     rec = Recorder(session=lambda: zk.client_id and zk.client_id[0])
     lock = (zk.ReadLock if reads else zk.WriteLock)(PATH, str(os.getpid()))
-    for _ in range(rounds):
-        try:
-            with rec.op("acquire", PATH, shared=reads):
-                lock.acquire()
-        except KazooException:
-            continue
-        held = 0.0
-        while held < hold:
-            time.sleep(step)
-            held += step
-            rec.instant("use", PATH)
-        try:
-            with rec.op("release", PATH):
-                lock.release()
-        except KazooException:
-            pass
+    hold_rounds(rec, PATH, lock, rounds, hold, step, KazooException, shared=reads)
     rec.close()
     zk.stop()
     zk.close()

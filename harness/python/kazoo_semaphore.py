@@ -13,12 +13,11 @@ check allows.
 
 import os
 import sys
-import time
 
 from kazoo.client import KazooClient
 from kazoo.exceptions import KazooException
 
-from zksim_events import Recorder
+from zksim_events import Recorder, hold_rounds
 
 PATH = "/zksim/semaphore"
 
@@ -32,22 +31,7 @@ def main():
     zk.start(timeout=30)
     rec = Recorder(session=lambda: zk.client_id and zk.client_id[0])
     sem = zk.Semaphore(PATH, str(os.getpid()), max_leases=leases)
-    for _ in range(rounds):
-        try:
-            with rec.op("acquire", PATH):
-                sem.acquire()
-        except KazooException:
-            continue
-        held = 0.0
-        while held < hold:
-            time.sleep(step)
-            held += step
-            rec.instant("use", PATH)
-        try:
-            with rec.op("release", PATH):
-                sem.release()
-        except KazooException:
-            pass
+    hold_rounds(rec, PATH, sem, rounds, hold, step, KazooException)
     rec.close()
     zk.stop()
     zk.close()

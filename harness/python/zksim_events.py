@@ -23,6 +23,7 @@ import json
 import os
 import socket
 import threading
+import time
 from contextlib import contextmanager
 
 
@@ -95,3 +96,28 @@ class Recorder:
     def close(self):
         self._file.close()
         self._sock.close()
+
+
+def hold_rounds(rec, path, lock, rounds, hold, step, errors, **fields):
+    """Takes lock (a recipe's object with acquire() and release()) rounds
+    times, as zksim's holding workloads do: each round records an acquire
+    (with fields: shared=True for a reader), a use every step seconds while
+    it holds for hold seconds, and a release. A round whose acquire raised
+    one of errors holds nothing and ends there; a release that raised one
+    let go all the same."""
+    for _ in range(rounds):
+        try:
+            with rec.op("acquire", path, **fields):
+                lock.acquire()
+        except errors:
+            continue
+        held = 0.0
+        while held < hold:
+            time.sleep(step)
+            held += step
+            rec.instant("use", path)
+        try:
+            with rec.op("release", path):
+                lock.release()
+        except errors:
+            pass
