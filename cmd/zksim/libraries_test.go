@@ -208,7 +208,9 @@ while time.monotonic() < end:
     longest, last = max(longest, now - last), now
 print(sys.argv[1], "%.1f" % longest, flush=True)
 zk.stop()`
-	script := fmt.Sprintf(`%s -c '%s' first & sleep 1; %s -c '%s' second & wait`, harness.Python, program, harness.Python, program)
+	// The first runs under GNU timeout, as the table's programs do, which
+	// puts it in a process group of its own.
+	script := fmt.Sprintf(`timeout 60 %s -c '%s' first & sleep 1; %s -c '%s' second & wait`, harness.Python, program, harness.Python, program)
 	// zksim serve writes what it paused while the command's errors are
 	// copied into the same writer.
 	var out, errOut syncBuffer

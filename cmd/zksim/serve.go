@@ -441,32 +441,34 @@ func (c *childProcess) start(command []string, connect, events string, stdout, s
 // process: the one at the client's end of its open connections
 // (sockowner.go), with every client it holds (a JVM's threads are all
 // stopped). When none can be found (the client has no connection open
-// just then), the command's whole group is stopped, and it says so.
+// just then), every process of the command is stopped, and it says so.
 func (c *childProcess) pause(client string, conns []serve.Ends, d time.Duration) {
 	if c.cmd == nil || c.cmd.Process == nil {
 		return
 	}
-	pgid := c.cmd.Process.Pid
-	targets, what := socketOwners(conns, pgid), ""
+	root := c.cmd.Process.Pid
+	targets, what := socketOwners(conns, root), ""
 	for _, pid := range targets {
 		what += fmt.Sprintf(", process %d (%s)", pid, processName(pid))
 	}
 	if len(targets) == 0 {
-		targets, what = []int{-pgid}, ", no process found at its end: every process of the command"
+		targets, what = processTree(root), ", no process found at its end: every process of the command"
 	}
 	fmt.Fprintf(c.report, "zksim serve: pause %s for %s%s\n", client, d, what)
-	for _, pid := range targets {
-		syscall.Kill(pid, syscall.SIGSTOP) //nolint:errcheck // it may have ended
+	signalAll(targets, syscall.SIGSTOP)
+	time.AfterFunc(d, func() { signalAll(targets, syscall.SIGCONT) })
+}
+
+// signalAll sends sig to each process of pids that still runs.
+func signalAll(pids []int, sig syscall.Signal) {
+	for _, pid := range pids {
+		syscall.Kill(pid, sig) //nolint:errcheck // it may have ended
 	}
-	time.AfterFunc(d, func() {
-		for _, pid := range targets {
-			syscall.Kill(pid, syscall.SIGCONT) //nolint:errcheck // it may have ended
-		}
-	})
 }
 
 // stop ends the command, if it still runs (zksim serve was interrupted):
-// SIGTERM to its group, then SIGKILL after a grace.
+// SIGTERM to its group and to every process it started (some leave its
+// group: GNU timeout's command does), then SIGKILL after a grace.
 func (c *childProcess) stop() {
 	if c.cmd == nil || c.cmd.Process == nil {
 		return
@@ -476,13 +478,13 @@ func (c *childProcess) stop() {
 		return
 	default:
 	}
-	pgid := -c.cmd.Process.Pid
-	syscall.Kill(pgid, syscall.SIGCONT) //nolint:errcheck
-	syscall.Kill(pgid, syscall.SIGTERM) //nolint:errcheck
+	all := append(processTree(c.cmd.Process.Pid), -c.cmd.Process.Pid)
+	signalAll(all, syscall.SIGCONT)
+	signalAll(all, syscall.SIGTERM)
 	select {
 	case <-c.done:
 	case <-time.After(3 * time.Second):
-		syscall.Kill(pgid, syscall.SIGKILL) //nolint:errcheck
+		signalAll(all, syscall.SIGKILL)
 		<-c.done
 	}
 }

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -137,4 +142,54 @@ func TestServeShrinksTheSchedule(t *testing.T) {
 	if code := run([]string{"serve", "lock-contention", "--shrink", "--", "true"}, &out, &errOut); code != 2 {
 		t.Fatalf("--shrink without a schedule: exit %d, want 2", code)
 	}
+}
+
+// An interrupted zksim serve ends its command and every process the
+// command started, also those that left its process group (GNU timeout
+// puts its command in a group of its own), and exits 130.
+func TestServeInterruptedEndsEveryProcessOfItsCommand(t *testing.T) {
+	cmd := exec.Command(zksimBinary(t), "serve", "lock-contention", "--", "sh", "-c", "timeout 60 sleep 60 & wait")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill() //nolint:errcheck
+	if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+		t.Fatalf("no connect line: %v", err)
+	}
+	var tree []int
+	for range 200 { // zksim, sh, timeout, sleep
+		if tree = processTree(cmd.Process.Pid); len(tree) == 4 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(tree) != 4 {
+		t.Fatalf("zksim serve's process tree %v, want zksim, sh, timeout and sleep", tree)
+	}
+	cmd.Process.Signal(os.Interrupt) //nolint:errcheck
+	go io.Copy(io.Discard, stdout)   //nolint:errcheck
+	if err := cmd.Wait(); cmd.ProcessState.ExitCode() != 130 {
+		t.Fatalf("zksim serve, interrupted: %v, want exit 130", err)
+	}
+	for _, pid := range tree[1:] {
+		for range 100 { // a signalled process takes a moment to go
+			if running(pid) {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		if running(pid) {
+			syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck
+			t.Errorf("process %d (%s) outlived zksim serve", pid, processName(pid))
+		}
+	}
+}
+
+// running reports whether process pid runs (is neither gone nor a zombie).
+func running(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return err == nil && !strings.Contains(string(stat[strings.LastIndexByte(string(stat), ')')+1:]), " Z ")
 }

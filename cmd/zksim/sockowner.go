@@ -19,12 +19,14 @@ import (
 // /proc: the connection's socket is a line of /proc/net/tcp (or tcp6)
 // whose local port is the client's and whose remote port is the front
 // end's, and the process holding it has "socket:[inode]" among its open
-// files. Only the processes of the command's group are looked at.
+// files. Only the command's process and its descendants are looked at
+// (not its process group: GNU timeout, which the library table runs each
+// client under, puts its command in a group of its own).
 
-// socketOwners returns the processes of group pgid holding the client's
-// end of any of conns, sorted, and none when /proc cannot tell (not
-// Linux, or the connections are gone).
-func socketOwners(conns []serve.Ends, pgid int) []int {
+// socketOwners returns the processes among the command's (root and its
+// descendants) holding the client's end of any of conns, sorted, and none
+// when /proc cannot tell (not Linux, or the connections are gone).
+func socketOwners(conns []serve.Ends, root int) []int {
 	inodes := map[string]bool{}
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		for _, inode := range socketInodes(table, conns) {
@@ -35,7 +37,7 @@ func socketOwners(conns []serve.Ends, pgid int) []int {
 		return nil
 	}
 	var owners []int
-	for _, pid := range groupProcesses(pgid) {
+	for _, pid := range processTree(root) {
 		if holdsSocket(pid, inodes) {
 			owners = append(owners, pid)
 		}
@@ -93,10 +95,10 @@ func hexPort(addr string) int {
 	return int(port)
 }
 
-// groupProcesses are the processes whose process group is pgid.
-func groupProcesses(pgid int) []int {
+// processTree is root and its descendants, root first.
+func processTree(root int) []int {
 	entries, _ := os.ReadDir("/proc")
-	var pids []int
+	children := map[int][]int{}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -106,14 +108,20 @@ func groupProcesses(pgid int) []int {
 		if err != nil {
 			continue
 		}
-		// pid (comm) state ppid pgrp ...: comm may hold spaces and
+		// pid (comm) state ppid ...: comm may hold spaces and
 		// parentheses, so the fields are read after its last ')'.
 		rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
-		if f := strings.Fields(rest); len(f) > 2 && f[2] == strconv.Itoa(pgid) {
-			pids = append(pids, pid)
+		if f := strings.Fields(rest); len(f) > 1 {
+			if ppid, err := strconv.Atoi(f[1]); err == nil {
+				children[ppid] = append(children[ppid], pid)
+			}
 		}
 	}
-	return pids
+	tree := []int{root}
+	for i := 0; i < len(tree); i++ {
+		tree = append(tree, children[tree[i]]...)
+	}
+	return tree
 }
 
 // holdsSocket reports whether process pid has one of the sockets open.
