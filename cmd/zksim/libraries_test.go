@@ -117,6 +117,7 @@ func TestLibraryTable(t *testing.T) {
 		r       harness.Recipe
 		trial   harness.Trial
 		verdict string
+		took    time.Duration
 	}
 	only, err := regexp.Compile(*librariesOnly)
 	if err != nil {
@@ -140,20 +141,20 @@ func TestLibraryTable(t *testing.T) {
 			defer func() { <-slots; wg.Done() }()
 			start := time.Now()
 			_, out := serveRecipe(w.r, classes, w.trial.Faults, w.trial.Args, *librariesRuns)
-			w.verdict = tableVerdict(out)
+			w.verdict, w.took = tableVerdict(out), time.Since(start).Round(time.Second)
 			mu.Lock()
 			done++
 			t.Logf("[%d/%d, %s in all] %s %s, %s (%s): %s [%s]", done, len(rows), time.Since(began).Round(time.Second),
-				w.r.Library, w.r.Name, w.trial.Faults, w.trial.Why, w.verdict, time.Since(start).Round(time.Second))
+				w.r.Library, w.r.Name, w.trial.Faults, w.trial.Why, w.verdict, w.took)
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
 	var table strings.Builder
-	table.WriteString("| library | recipe | promises | scenario | faults | clients | runs | verdict |\n|---|---|---|---|---|---|---|---|\n")
+	table.WriteString("| library | recipe | promises | scenario | faults | clients | runs | time | verdict |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, w := range rows {
-		fmt.Fprintf(&table, "| %s | %s | %s | %s | `%s` (%s) | %d | %d | %s |\n", w.r.Library, w.r.Name, w.r.Promise, w.r.Scenario,
-			w.trial.Faults, w.trial.Why, w.r.Clients, *librariesRuns, w.verdict)
+		fmt.Fprintf(&table, "| %s | %s | %s | %s | `%s` (%s) | %d | %d | %s | %s |\n", w.r.Library, w.r.Name, w.r.Promise, w.r.Scenario,
+			w.trial.Faults, w.trial.Why, w.r.Clients, *librariesRuns, w.took, w.verdict)
 	}
 	t.Logf("the table:\n%s", table.String())
 	if *librariesOut != "" {
