@@ -87,6 +87,18 @@ func paused(args string) Trial {
 	return Trial{Faults: "at 1s pause c1 12s", Args: args, Why: "c1's process paused past its session timeout (10s) while it holds"}
 }
 
+// curatorCutOff and curatorPaused are cutOff and paused for Curator's
+// mutex, whose session asks Curator's default, 60s, which the servers cap
+// at 40s (twenty ticks).
+func curatorCutOff(args string) Trial {
+	return Trial{Faults: "at 1s disconnect c1 for 45s", Args: args,
+		Why: "c1 cut off past its session timeout (it asks 60s, the servers grant 40s) while it holds"}
+}
+
+func curatorPaused(args string) Trial {
+	return Trial{Faults: "at 1s pause c1 45s", Args: args, Why: "c1's process paused past its session timeout (40s granted) while it holds"}
+}
+
 // expired tries a member's session expiring under it.
 var expired = Trial{Faults: "at 2s expire c2", Why: "c2's session expires"}
 
@@ -135,10 +147,18 @@ func Recipes() []Recipe {
 		kind(kz, "Lock", "one holder at a time", "lock-contention", 3, python("kazoo_lock.py", 3), "3 1 0.25").
 			also(cutOff("1 14 1"), paused("1 14 1")),
 		kind(cu, "InterProcessMutex", "one holder at a time", "lock-contention", 3, java("CuratorMutex", 3), "3 1000 250").
-			also(Trial{Faults: "at 1s disconnect c1 for 45s", Args: "1 48000 2000",
-				Why: "c1 cut off past its session timeout (it asks 60s, the servers grant 40s) while it holds"},
-				Trial{Faults: "at 1s pause c1 45s", Args: "1 48000 2000",
-					Why: "c1's process paused past its session timeout (40s granted) while it holds"}),
+			also(curatorCutOff("1 48000 2000"), curatorPaused("1 48000 2000")),
+		// The locks' holders as their documentation asks them to be:
+		// listening for the connection's state, they stop using what the
+		// lock protects once SUSPENDED or LOST is reported. That helps
+		// when the holder is cut off, not when its process is paused: it
+		// uses the resource again before it hears of anything.
+		{Library: kz, Name: "Lock, its holder listening (careful)", Promise: "one holder at a time", Scenario: "lock-contention",
+			Clients: 3, command: python("kazoo_lock.py", 3), Args: "1 14 1 careful",
+			Trials: []Trial{cutOff("1 14 1 careful"), paused("1 14 1 careful")}},
+		{Library: cu, Name: "InterProcessMutex, its holder listening (careful)", Promise: "one holder at a time",
+			Scenario: "lock-contention", Clients: 3, command: java("CuratorMutex", 3), Args: "1 48000 2000 careful",
+			Trials: []Trial{curatorCutOff("1 48000 2000 careful"), curatorPaused("1 48000 2000 careful")}},
 		kind(kz, "Semaphore", "at most N holders", "semaphore-contention", 5, python("kazoo_semaphore.py", 5), "2 1 0.25 3").
 			also(cutOff("1 14 1 3"), paused("1 14 1 3")),
 		kind(kz, "ReadLock/WriteLock", "readers share, a writer alone", "shared-lock-faults", 4,

@@ -98,23 +98,30 @@ class Recorder:
         self._sock.close()
 
 
-def hold_rounds(rec, path, lock, rounds, hold, step, errors, **fields):
+def hold_rounds(rec, path, lock, rounds, hold, step, errors, holds=None, **fields):
     """Takes lock (a recipe's object with acquire() and release()) rounds
     times, as zksim's holding workloads do: each round records an acquire
     (with fields: shared=True for a reader), a use every step seconds while
     it holds for hold seconds, and a release. A round whose acquire raised
     one of errors holds nothing and ends there; a release that raised one
-    let go all the same."""
+    let go all the same. holds, when given, is the holder's own word that
+    it still holds, asked before each use (holds.acquired() is called once
+    the lock is granted): once it says no, the holder stops using and
+    releases."""
     for _ in range(rounds):
         try:
             with rec.op("acquire", path, **fields):
                 lock.acquire()
         except errors:
             continue
+        if holds:
+            holds.acquired()
         held = 0.0
         while held < hold:
             time.sleep(step)
             held += step
+            if holds and not holds():
+                break
             rec.instant("use", path)
         try:
             with rec.op("release", path):
