@@ -75,6 +75,11 @@ func counterStep(v int64, op Operation) (bool, int64) {
 //     unknown outcome too): some increment was applied twice;
 //   - two adds that returned OK and made the same value: one of them
 //     overwrote the other, which was lost;
+//   - a count below the value an add made that returned before the count
+//     was called, where an operation after the count saw that add's
+//     effect: the count was a stale read (its server had not applied the
+//     add yet; ZooKeeper's reads are not linearizable, and a count must
+//     follow a sync to see every add that returned);
 //   - a count, called after every add of known outcome returned, below
 //     the sum of their deltas: an increment was lost.
 func counterExplain(ops []Operation) (string, []Operation) {
@@ -111,6 +116,9 @@ func counterExplain(ops []Operation) (string, []Operation) {
 		}
 		made[v] = op
 	}
+	if why, involved := staleCount(ops); why != "" {
+		return why, involved
+	}
 	var lastAdd int64
 	for _, op := range Of(okOps(ops), Add) {
 		lastAdd = max(lastAdd, op.Return)
@@ -119,6 +127,39 @@ func counterExplain(ops []Operation) (string, []Operation) {
 		if op.Call > lastAdd && number(op.OutData) < known {
 			return fmt.Sprintf("c%d's %s, after every add had returned, is below the %d they added: an increment was lost",
 				op.Client+1, Describe(op), known), []Operation{op}
+		}
+	}
+	return "", nil
+}
+
+// staleCount finds a count below the value made by an add that returned
+// before the count was called, that add's effect seen after the count
+// (so it was not lost): the count read a server that had not applied it.
+// It names the highest such add.
+func staleCount(ops []Operation) (string, []Operation) {
+	adds, counts := Of(okOps(ops), Add), Of(okOps(ops), Count)
+	seenAfter := func(v, t int64) bool {
+		for _, op := range okOps(ops) {
+			if (op.Kind == Add || op.Kind == Count) && op.Call > t && number(op.OutData) >= v {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range counts {
+		var before *Operation
+		for i, a := range adds {
+			made := number(a.OutData)
+			if a.Return < c.Call && number(c.OutData) < made && seenAfter(made, c.Return) &&
+				(before == nil || made > number(before.OutData)) {
+				before = &adds[i]
+			}
+		}
+		if before != nil {
+			return fmt.Sprintf("c%d's %s was called after c%d's %s had returned, and later operations saw that add: "+
+				"a stale read (c%d's server had not applied the add yet: ZooKeeper's reads are not linearizable, "+
+				"and a count sees every add that returned only after a sync)",
+				c.Client+1, Describe(c), before.Client+1, Describe(*before), c.Client+1), []Operation{*before, c}
 		}
 	}
 	return "", nil

@@ -56,6 +56,11 @@ func TestCounterModel(t *testing.T) {
 		{"a lost increment beside an unknown add", []Operation{
 			add(0, "1", "", 0, secs(1), Unknown), add(1, "10", "10", secs(2), secs(3), OK), add(2, "10", "10", secs(2), secs(4), OK)},
 			"both made 10"},
+		{"a stale count: below an add that returned before it, which later reads see", []Operation{
+			add(0, "1", "1", 0, secs(1), OK), add(1, "10", "11", secs(2), secs(3), OK), count(2, "1", secs(4), secs(5)),
+			count(2, "11", secs(6), secs(7))},
+			"c3's count /app/counter → ok 1 was called after c2's add /app/counter +10 → ok 11 had returned, and later " +
+				"operations saw that add: a stale read"},
 		{"a count gone back", []Operation{
 			add(0, "1", "1", 0, secs(1), OK), count(1, "1", secs(2), secs(3)), count(1, "0", secs(4), secs(5))},
 			"an increment was lost"},
