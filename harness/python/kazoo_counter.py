@@ -11,6 +11,12 @@ that. An add is recorded with its delta and the value it made
 been applied, or not; it is not made again); a read with the value read,
 or failed when it raised (then the client reads again). zksim judges them
 with the counter's checks.
+
+A read syncs first, as zksim's own counter does: Counter.value reads the
+client's server, which may not have applied an add another client saw
+return (ZooKeeper's reads are not linearizable), and the counter check
+asks a count to be no older than every add that returned before it.
+Without the sync, one run in three under contention read a stale count.
 """
 
 import os
@@ -46,6 +52,7 @@ def main():
         while True:
             op = rec.call("count", PATH)
             try:
+                zk.sync(PATH)  # the client's server brought up to date
                 value = counter.value
             except KazooException as e:
                 rec.ret(op, "failed", error=repr(e))
