@@ -99,8 +99,9 @@ func recipeNamed(t *testing.T, name string) harness.Recipe {
 	return harness.Recipe{}
 }
 
-// brokeIn reads "a check broke in k of K runs" and the checks that broke.
-var brokeIn = regexp.MustCompile(`a check broke in (\d+) of (\d+) runs`)
+// brokeIn reads "a check broke in k of K runs [...]" and its caveats (the
+// runs stopped, faults that did not strike in every run).
+var brokeIn = regexp.MustCompile(`a check broke in (\d+) of (\d+) runs \[[0-9 ]*\]((?:; [^;(]+)*)`)
 
 // TestLibraryTable runs every library recipe under every trial, each
 // --libraries.runs times, --libraries.parallel trials at once, and prints
@@ -171,8 +172,12 @@ func tableVerdict(out string) string {
 	if m == nil {
 		return "did not run: " + lastLine(out)
 	}
+	caveats := strings.ReplaceAll(strings.TrimSpace(m[3]), "; ", ", ")
+	if caveats != "" {
+		caveats = " (" + strings.TrimPrefix(strings.TrimSpace(caveats), ", ") + ")"
+	}
 	if m[1] == "0" {
-		return fmt.Sprintf("held in %s of %s", m[2], m[2])
+		return fmt.Sprintf("held in %s of %s%s", m[2], m[2], caveats)
 	}
 	checks := map[string]bool{}
 	var names []string
@@ -184,7 +189,7 @@ func tableVerdict(out string) string {
 			}
 		}
 	}
-	return fmt.Sprintf("**broke** in %s of %s (%s)", m[1], m[2], strings.Join(names, ", "))
+	return fmt.Sprintf("**broke** in %s of %s (%s)%s", m[1], m[2], strings.Join(names, ", "), caveats)
 }
 
 func lastLine(s string) string {

@@ -131,9 +131,14 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 	runs := max(fl.runs, 1)
 	var broke []int
 	var last servedRun
+	ran, struckAll := 0, 0 // the runs served, and those in which every fault struck
 	for i := 1; i <= runs; i++ {
 		if last, err = serveOnce(servedOut{cmd.OutOrStdout(), cmd.ErrOrStderr()}, sc, opts, command, fl, tapeOf(fl.tape, i, runs)); err != nil {
 			return err
+		}
+		ran++
+		if last.o != nil && len(last.o.Result.Struck) >= len(opts.Faults) {
+			struckAll++
 		}
 		if last.broke() {
 			broke = append(broke, i)
@@ -144,8 +149,9 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 	}
 	if runs > 1 {
 		keepTape(fl.tape, broke, runs)
-		fmt.Fprintf(cmd.OutOrStdout(), "%s: a check broke in %d of %d runs %v (real clients do not replay: their threads, "+
-			"GC and retries are their own; the servers' side of each run replays from its tape)\n", sc.Name, len(broke), runs, broke)
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: a check broke in %d of %d runs %v%s (real clients do not replay: their threads, "+
+			"GC and retries are their own; the servers' side of each run replays from its tape)\n", sc.Name, len(broke), ran, broke,
+			runsCaveats(ran, runs, struckAll, len(opts.Faults)))
 	}
 	switch {
 	case last.interrupted:
@@ -156,6 +162,24 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 		return errViolations
 	}
 	return nil
+}
+
+// runsCaveats says what makes a count of broken runs weaker than it
+// reads: runs not served (the command failed, or an interrupt), and runs
+// that ended before every fault of the schedule struck (a hold there
+// tried less than the schedule).
+func runsCaveats(ran, runs, struckAll, faults int) string {
+	var c []string
+	if ran < runs {
+		c = append(c, fmt.Sprintf("stopped after run %d of %d", ran, runs))
+	}
+	if faults > 0 && struckAll < ran {
+		c = append(c, fmt.Sprintf("every fault struck in only %d of %d runs", struckAll, ran))
+	}
+	if len(c) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(c, "; ")
 }
 
 // servedOptions reads the scenario and the flags into what to serve,
