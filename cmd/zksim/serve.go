@@ -63,7 +63,9 @@ process when none is found. Without one, it serves until interrupted.
 --runs K serves it K times, the command run against each fresh ensemble,
 and says in how many runs a check broke: real clients do not replay, so a
 counterexample is a reproduction rate (the tape kept is the first breaking
-run's).
+run's). It says too in which runs the command failed (the runs go on) and
+in how many every fault struck (a run over before its faults struck tried
+less than its schedule).
 
 --shrink (with a command and faults) leaves out each fault whose schedule
 still breaks a check in --min-fails of --runs runs, and prints the smallest
@@ -129,8 +131,9 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 		return err
 	}
 	runs := max(fl.runs, 1)
-	var broke []int
+	var broke, failed []int // the runs a check broke in, and those whose command failed
 	var last servedRun
+	var lastFailure error
 	ran, struckAll := 0, 0 // the runs served, and those in which every fault struck
 	for i := 1; i <= runs; i++ {
 		if last, err = serveOnce(servedOut{cmd.OutOrStdout(), cmd.ErrOrStderr()}, sc, opts, command, fl, tapeOf(fl.tape, i, runs)); err != nil {
@@ -143,7 +146,10 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 		if last.broke() {
 			broke = append(broke, i)
 		}
-		if last.interrupted || last.childErr != nil {
+		if last.childErr != nil {
+			failed, lastFailure = append(failed, i), last.childErr
+		}
+		if last.interrupted {
 			break
 		}
 	}
@@ -151,27 +157,31 @@ func serveScenario(cmd *cobra.Command, arg string, command []string, fl serveFla
 		keepTape(fl.tape, broke, runs)
 		fmt.Fprintf(cmd.OutOrStdout(), "%s: a check broke in %d of %d runs %v%s (real clients do not replay: their threads, "+
 			"GC and retries are their own; the servers' side of each run replays from its tape)\n", sc.Name, len(broke), ran, broke,
-			runsCaveats(ran, runs, struckAll, len(opts.Faults)))
+			runsCaveats(ran, runs, struckAll, len(opts.Faults), failed))
 	}
 	switch {
 	case last.interrupted:
 		return interruptedError{errors.New("interrupted")}
-	case last.childErr != nil:
-		return childFailed{last.childErr}
 	case len(broke) > 0:
 		return errViolations
+	case lastFailure != nil:
+		return childFailed{lastFailure}
 	}
 	return nil
 }
 
-// runsCaveats says what makes a count of broken runs weaker than it
-// reads: runs not served (the command failed, or an interrupt), and runs
-// that ended before every fault of the schedule struck (a hold there
-// tried less than the schedule).
-func runsCaveats(ran, runs, struckAll, faults int) string {
+// runsCaveats says what a count of broken runs does not say: runs not
+// served (an interrupt), runs whose command failed (a client that hung
+// until its own timeout ended it fails so: the runs go on, and a check
+// may have broken in them too), and runs that ended before every fault of
+// the schedule struck (a hold there tried less than the schedule).
+func runsCaveats(ran, runs, struckAll, faults int, failed []int) string {
 	var c []string
 	if ran < runs {
 		c = append(c, fmt.Sprintf("stopped after run %d of %d", ran, runs))
+	}
+	if len(failed) > 0 {
+		c = append(c, fmt.Sprintf("the command failed in runs %v", failed))
 	}
 	if faults > 0 && struckAll < ran {
 		c = append(c, fmt.Sprintf("every fault struck in only %d of %d runs", struckAll, ran))

@@ -122,7 +122,9 @@ func TestServeRunsCountsTheRunsThatBroke(t *testing.T) {
 		t.Fatalf("exit %d, want 0 and no run broken:\n%s", code, out.String())
 	}
 	// A run that ends before its faults strike tried less than its
-	// schedule, and a command that fails stops the runs: the count says so.
+	// schedule, and a command may fail in some runs (the runs go on, and
+	// zksim serve exits with its status when no check broke): the count
+	// says so.
 	out.Reset()
 	if code := run([]string{"serve", "lock-contention", "--runs", "2", "--faults", "at 30s crash leader", "--", "true"}, &out, &errOut); code != 0 ||
 		!strings.Contains(out.String(), "a check broke in 0 of 2 runs []; every fault struck in only 0 of 2 runs") {
@@ -130,8 +132,8 @@ func TestServeRunsCountsTheRunsThatBroke(t *testing.T) {
 	}
 	out.Reset()
 	if code := run([]string{"serve", "lock-contention", "--runs", "3", "--", "false"}, &out, &errOut); code != 1 ||
-		!strings.Contains(out.String(), "a check broke in 0 of 1 runs []; stopped after run 1 of 3") {
-		t.Fatalf("exit %d, want 1 (the command's) and the runs stopped after the first:\n%s", code, out.String())
+		!strings.Contains(out.String(), "a check broke in 0 of 3 runs []; the command failed in runs [1 2 3]") {
+		t.Fatalf("exit %d, want 1 (the command's) and every run's failure:\n%s", code, out.String())
 	}
 }
 
