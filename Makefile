@@ -57,7 +57,7 @@ live:
 ## faults" it matches.
 ONLY ?=
 libraries:
-	$(GO) test -count=1 -timeout 3h ./cmd/zksim -run '^TestLibraryTable$$' -v -libraries -libraries.out libraries.md -libraries.only '$(ONLY)'
+	$(GO) test -count=1 -timeout 3h ./cmd/zksim -run '^TestLibraryTable$$' -v -libraries -libraries.out $(CURDIR)/libraries.md -libraries.only '$(ONLY)'
 
 ## fuzz: the scenario decoder, the fault-schedule parser and the wire
 ## protocol's decoders under Go's fuzzing, a minute each (make test runs
