@@ -217,9 +217,10 @@ zk.stop()`
 	// The first runs under GNU timeout, as the table's programs do, which
 	// puts it in a process group of its own.
 	script := fmt.Sprintf(`timeout 60 %s -c '%s' first & sleep 1; %s -c '%s' second & wait`, harness.Python, program, harness.Python, program)
-	// zksim serve writes what it paused while the command's errors are
-	// copied into the same writer.
-	var out, errOut syncBuffer
+	// zksim serve writes what it paused into the writer the command's
+	// errors are copied into meanwhile (by exec's goroutine, as the
+	// writer is no file): a plain buffer, which zksim serve must lock.
+	var out, errOut bytes.Buffer
 	code := run([]string{"serve", "lock-contention", "--faults", "at 2s pause c1 2s", "--", "sh", "-c", script}, &out, &errOut)
 	if code != 0 {
 		t.Fatalf("zksim serve exited %d\n%s\n%s", code, out.String(), errOut.String())

@@ -228,6 +228,36 @@ func servedOptions(cmd *cobra.Command, arg string, fl serveFlags) (*scenarios.Sc
 // command's output (w), and the command's errors (errW).
 type servedOut struct{ w, errW io.Writer }
 
+// shared is out made safe for the command's output, which exec copies in
+// goroutines of its own unless a writer is a file, and zksim's own lines
+// (a pause's report) written meanwhile: each writer that is not a file is
+// locked, one lock per writer.
+func (out servedOut) shared() servedOut {
+	lock := func(w io.Writer) io.Writer {
+		if _, ok := w.(*os.File); ok {
+			return w
+		}
+		return &lockedWriter{w: w}
+	}
+	w := lock(out.w)
+	if out.errW == out.w {
+		return servedOut{w, w}
+	}
+	return servedOut{w, lock(out.errW)}
+}
+
+// lockedWriter is a writer one goroutine at a time writes to.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 // servedRun is how one served run went.
 type servedRun struct {
 	o           *scenarios.Outcome
@@ -244,6 +274,7 @@ func (r servedRun) broke() bool {
 func serveOnce(out servedOut, sc *scenarios.Scenario, opts serve.Options, command []string, fl serveFlags, tape string) (servedRun, error) {
 	var child *childProcess
 	if len(command) > 0 {
+		out = out.shared()
 		child = &childProcess{report: out.errW}
 		opts.Pause = child.pause
 	}
