@@ -132,6 +132,9 @@ func TestLibraryTable(t *testing.T) {
 			}
 		}
 	}
+	if len(rows) == 0 {
+		t.Fatalf("-libraries.only %q matches no trial: a trial is named \"library recipe: faults\", as \"kazoo 2.8 Counter: none\"", *librariesOnly)
+	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	slots, done, began := make(chan struct{}, max(*librariesParallel, 1)), 0, time.Now()
