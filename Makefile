@@ -53,11 +53,13 @@ live:
 ## libraries: every library recipe (kazoo, Curator), unmodified, under every
 ## trial of harness/table.go, each run three times through zksim serve, and the
 ## table README holds (written to libraries.md too; progress as it goes; two
-## trials at once). ONLY='kazoo.*Lock' runs the trials whose "library recipe:
-## faults" it matches.
+## trials at once; each breaking trial's first breaking run's tape kept in
+## libraries-tapes/, for zksim replay --tape). ONLY='kazoo.*Lock' runs the
+## trials whose "library recipe: faults" it matches.
 ONLY ?=
 libraries:
-	$(GO) test -count=1 -timeout 3h ./cmd/zksim -run '^TestLibraryTable$$' -v -libraries -libraries.out $(CURDIR)/libraries.md -libraries.only '$(ONLY)'
+	$(GO) test -count=1 -timeout 3h ./cmd/zksim -run '^TestLibraryTable$$' -v -libraries -libraries.out $(CURDIR)/libraries.md \
+		-libraries.tapes $(CURDIR)/libraries-tapes -libraries.only '$(ONLY)'
 
 ## fuzz: the scenario decoder, the fault-schedule parser and the wire
 ## protocol's decoders under Go's fuzzing, a minute each (make test runs

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ var (
 	// Two at once suit two cores: a trial's clients mostly wait on the
 	// simulated ensemble's clock.
 	librariesOnly     = flag.String("libraries.only", "", "TestLibraryTable: only the trials whose \"library recipe: faults\" this regular expression matches")
+	librariesTapes    = flag.String("libraries.tapes", "", "TestLibraryTable: keep each breaking trial's first breaking run's tape in this directory")
 	librariesParallel = flag.Int("libraries.parallel", 2, "TestLibraryTable: the trials run at once")
 )
 
@@ -44,11 +46,15 @@ func librariesReady(t *testing.T) string {
 }
 
 // serveRecipe serves r's scenario under faults, runs times, its clients
-// run with args, and returns zksim serve's exit status and output.
-func serveRecipe(r harness.Recipe, classes, faults, args string, runs int) (int, string) {
+// run with args, and returns zksim serve's exit status and output; with
+// tape set, the first breaking run's tape is kept there (--tape).
+func serveRecipe(r harness.Recipe, classes, faults, args string, runs int, tape string) (int, string) {
 	var out bytes.Buffer
-	code := run([]string{"serve", r.Scenario, "--faults", faults, "--runs", fmt.Sprint(runs), "--", "sh", "-c", r.Command(classes, args)},
-		&out, &out)
+	argv := []string{"serve", r.Scenario, "--faults", faults, "--runs", fmt.Sprint(runs)}
+	if tape != "" {
+		argv = append(argv, "--tape", tape)
+	}
+	code := run(append(argv, "--", "sh", "-c", r.Command(classes, args)), &out, &out)
 	return code, out.String()
 }
 
@@ -66,13 +72,13 @@ func TestServeJudgesKazooAndCurator(t *testing.T) {
 	classes := librariesReady(t)
 	// The two locks; the other recipes are kazoo_test's and curator_test's.
 	for _, r := range harness.Recipes()[:2] {
-		code, out := serveRecipe(r, classes, "none", r.Args, 1)
+		code, out := serveRecipe(r, classes, "none", r.Args, 1, "")
 		if code != 0 || !strings.Contains(out, "(on the ") || !strings.Contains(out, "): held") {
 			t.Errorf("%s %s under no fault: exit %d, want its kind's checks held on what its clients recorded\n%s", r.Library, r.Name, code, out)
 		}
 	}
 	atomic := recipeNamed(t, "DistributedAtomicLong")
-	code, out := serveRecipe(atomic, classes, "when c1 setData#1 applied: lose-reply", "1 4 10", 1)
+	code, out := serveRecipe(atomic, classes, "when c1 setData#1 applied: lose-reply", "1 4 10", 1, "")
 	if code != 1 || !strings.Contains(out, "counter (safety)") || !strings.Contains(out, "an increment was applied twice") {
 		t.Errorf("Curator's DistributedAtomicLong, its setData's reply lost: exit %d, want a counter violation\n%s", code, out)
 	}
@@ -81,7 +87,7 @@ func TestServeJudgesKazooAndCurator(t *testing.T) {
 		return
 	}
 	kazoo := harness.Recipes()[0]
-	code, out = serveRecipe(kazoo, classes, "at 1s disconnect c1 for 14s", "1 14 1", 1)
+	code, out = serveRecipe(kazoo, classes, "at 1s disconnect c1 for 14s", "1 14 1", 1, "")
 	if code != 1 || !strings.Contains(out, "mutex (safety)") || !strings.Contains(out, "c1 and c2 held it at once") {
 		t.Fatalf("kazoo's Lock, its holder cut off past its session timeout: exit %d, want a mutex violation\n%s", code, out)
 	}
@@ -132,6 +138,11 @@ func TestLibraryTable(t *testing.T) {
 			}
 		}
 	}
+	if *librariesTapes != "" {
+		if err := os.MkdirAll(*librariesTapes, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if len(rows) == 0 {
 		t.Fatalf("-libraries.only %q matches no trial: a trial is named \"library recipe: faults\", as \"kazoo 2.8 Counter: none\"", *librariesOnly)
 	}
@@ -144,12 +155,22 @@ func TestLibraryTable(t *testing.T) {
 		go func() {
 			defer func() { <-slots; wg.Done() }()
 			start := time.Now()
-			_, out := serveRecipe(w.r, classes, w.trial.Faults, w.trial.Args, *librariesRuns)
+			tape := ""
+			if *librariesTapes != "" {
+				tape = filepath.Join(*librariesTapes, tapeName(w.r, w.trial))
+			}
+			code, out := serveRecipe(w.r, classes, w.trial.Faults, w.trial.Args, *librariesRuns, tape)
 			w.verdict, w.took = tableVerdict(out), time.Since(start).Round(time.Second)
+			kept := ""
+			if tape != "" && code != 1 {
+				os.Remove(tape) //nolint:errcheck // kept only where a check broke
+			} else if tape != "" {
+				kept = "; its tape: " + tape
+			}
 			mu.Lock()
 			done++
-			t.Logf("[%d/%d, %s in all] %s %s, %s (%s): %s [%s]", done, len(rows), time.Since(began).Round(time.Second),
-				w.r.Library, w.r.Name, w.trial.Faults, w.trial.Why, w.verdict, w.took)
+			t.Logf("[%d/%d, %s in all] %s %s, %s (%s): %s [%s]%s", done, len(rows), time.Since(began).Round(time.Second),
+				w.r.Library, w.r.Name, w.trial.Faults, w.trial.Why, w.verdict, w.took, kept)
 			mu.Unlock()
 		}()
 	}
@@ -166,6 +187,14 @@ func TestLibraryTable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// tapeName is the file a trial's tape is kept in: its library, recipe and
+// faults, in letters, digits and dashes.
+func tapeName(r harness.Recipe, t harness.Trial) string {
+	name := strings.ToLower(fmt.Sprintf("%s %s %s", r.Library, r.Name, t.Faults))
+	name = regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(name, "-")
+	return strings.Trim(name, "-") + ".tape"
 }
 
 // tableVerdict is a trial's verdict as the table says it: held in every
