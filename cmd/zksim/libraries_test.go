@@ -91,6 +91,11 @@ func TestServeJudgesKazooAndCurator(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "mutex (safety)") || !strings.Contains(out, "c1 and c2 held it at once") {
 		t.Fatalf("kazoo's Lock, its holder cut off past its session timeout: exit %d, want a mutex violation\n%s", code, out)
 	}
+	// c1's process opened a new session after its first expired: a fourth
+	// client, which records nothing (its events name the first session).
+	if !strings.Contains(out, "served 4 client(s) (c1, c2, c3 recorded operations)") {
+		t.Errorf("the summary does not say which of the four clients recorded operations:\n%s", out)
+	}
 }
 
 // recipeNamed is the table's recipe of that name.

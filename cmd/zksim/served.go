@@ -25,7 +25,26 @@ func servedSummary(o *scenarios.Outcome, seed uint64) map[string]any {
 	return map[string]any{"scenario": o.Spec.Name, "seed": seed, "clients": o.World.Clients(),
 		"virtual_ms": res.End.Std().Milliseconds(), "trace_hash": scenarios.HashString(res.Hash), "records": res.Records,
 		"faults_struck": res.Struck.Texts(), "checks": o.Spec.Checks, "violations": append([]map[string]any{}, vs...),
-		"self_check_violations": append([]string{}, res.Violations...), "verdict": servedVerdict(o)}
+		"self_check_violations": append([]string{}, res.Violations...), "verdict": servedVerdict(o),
+		"recording_clients": append([]string{}, recorders(o)...)}
+}
+
+// recorders are the clients whose operations the recipe events hold, in
+// their order: a process names its first session's client on every event,
+// so a session it opened and lost before it knew of it (its connect
+// answer lost) is a client that records nothing.
+func recorders(o *scenarios.Outcome) []string {
+	seen := map[int]bool{}
+	for _, op := range o.Input.Ops {
+		seen[op.Client] = true
+	}
+	var names []string
+	for c := range len(o.World.Clients()) {
+		if seen[c] {
+			names = append(names, fmt.Sprintf("c%d", c+1))
+		}
+	}
+	return names
 }
 
 // servedVerdict is "held" or the checks that found a violation.
@@ -56,8 +75,12 @@ func printServedOutcome(w io.Writer, o *scenarios.Outcome, seed uint64, timeline
 		}
 		fmt.Fprint(w, t.String())
 	}
-	fmt.Fprintf(w, "%s, seed %d: served %d client(s) for %s of virtual time; %d fault(s) struck; trace hash %s\n",
-		o.Spec.Name, seed, len(o.World.Clients()), res.End.Std().Round(time.Millisecond), len(res.Struck), scenarios.HashString(res.Hash))
+	clients := fmt.Sprintf("%d client(s)", len(o.World.Clients()))
+	if rec := recorders(o); len(rec) > 0 && len(rec) < len(o.World.Clients()) {
+		clients += fmt.Sprintf(" (%s recorded operations)", strings.Join(rec, ", "))
+	}
+	fmt.Fprintf(w, "%s, seed %d: served %s for %s of virtual time; %d fault(s) struck; trace hash %s\n",
+		o.Spec.Name, seed, clients, res.End.Std().Round(time.Millisecond), len(res.Struck), scenarios.HashString(res.Hash))
 	judged := "those that need nothing from the clients"
 	if n := len(o.Input.Ops); n > 0 {
 		judged = fmt.Sprintf("on the %d operations the clients recorded and what the servers saw", n)
