@@ -34,11 +34,22 @@ type Trial struct {
 	Args   string
 	// Why is what the schedule tries, for the table.
 	Why string
+	// command, when set, runs the clients for this trial in place of the
+	// recipe's (one JVM per client, so that a pause stops one).
+	command func(classes, args string) string
 }
 
 // Command is the shell command that runs r's clients with args, the
 // compiled Java (CompileJava) in classes.
 func (r Recipe) Command(classes, args string) string { return r.command(classes, args) }
+
+// TrialCommand is the shell command that runs r's clients for trial t.
+func (r Recipe) TrialCommand(t Trial, classes string) string {
+	if t.command != nil {
+		return t.command(classes, t.Args)
+	}
+	return r.command(classes, t.Args)
+}
 
 // python runs clients processes of a Python program of this package,
 // each its number in ZKSIM_CLIENT and ended after giveUp seconds if it
@@ -144,6 +155,24 @@ func quick(lib, name, promise, scenario string, clients int, command func(string
 	return r.also(contention)
 }
 
+// jvms runs clients JVMs of a Java program of this package whose clients
+// are CuratorClients, each JVM one of them (ZKSIM_CLIENT), ended after
+// giveUp seconds if it still runs.
+func jvms(class string, clients int) func(string, string) string {
+	return func(classes, args string) string {
+		return fmt.Sprintf(`for i in $(seq %d); do ZKSIM_CLIENT=$i timeout %d java -cp %s %s %s & sleep 0.3; done; wait`,
+			clients, giveUp, Classpath(classes), class, args)
+	}
+}
+
+// pausedApart is paused for a program of CuratorClients run one JVM per
+// client (jvms), so that the pause stops c1 alone.
+func pausedApart(class string, clients int, args string) Trial {
+	t := paused(args)
+	t.command, t.Why = jvms(class, clients), t.Why+" (one JVM per client)"
+	return t
+}
+
 // java runs clients JVMs of a Java program of this package.
 func java(class string, clients int) func(string, string) string {
 	return func(classes, args string) string {
@@ -158,7 +187,7 @@ func java(class string, clients int) func(string, string) string {
 // membership's member expiring; lost replies where a retry must tell its
 // own earlier write (every schedule README explains a break under).
 // Curator's holders other than the mutex are threads of one JVM, which a
-// pause stops whole: they are tried cut off, not paused.
+// pause stops whole: they are paused run one JVM per client.
 func Recipes() []Recipe {
 	const kz, cu = "kazoo 2.8", "Curator 5.4"
 	return []Recipe{
@@ -194,13 +223,13 @@ func Recipes() []Recipe {
 		kind(kz, "Party", "every view converges on the members", "membership-faults", 4, python("kazoo_party.py", 4),
 			"4 1 2 0.05 0.5 1 30").also(lagging, expired),
 		kind(cu, "InterProcessSemaphoreV2", "at most N holders", "semaphore-contention", 5, jvm("CuratorSemaphore"), "5 3 3 3 50").
-			also(cutOff("5 3 1 16 1000")),
+			also(cutOff("5 3 1 16 1000"), pausedApart("CuratorSemaphore", 5, "5 3 1 16 1000")),
 		kind(cu, "InterProcessReadWriteLock", "readers share, a writer alone", "shared-lock-faults", 4,
-			jvm("CuratorReadWriteLock"), "4 3 3 50").also(cutOff("4 1 16 1000")),
+			jvm("CuratorReadWriteLock"), "4 3 3 50").also(cutOff("4 1 16 1000"), pausedApart("CuratorReadWriteLock", 4, "4 1 16 1000")),
 		kind(cu, "LeaderLatch", "one leader at a time", "election-faults", 4, jvm("CuratorLeaderLatch"), "4 4 3 50").
-			also(cutOff("4 1 16 1000")),
+			also(cutOff("4 1 16 1000"), pausedApart("CuratorLeaderLatch", 4, "4 1 16 1000")),
 		kind(cu, "LeaderSelector", "one leader at a time", "election-faults", 4, jvm("CuratorLeaderSelector"), "4 4 3 50").
-			also(cutOff("4 1 16 1000")),
+			also(cutOff("4 1 16 1000"), pausedApart("CuratorLeaderSelector", 4, "4 1 16 1000")),
 		quick(cu, "SharedCount", "every add counted once", "counter-faults", 4, jvm("CuratorSharedCount"), "4 4 10").
 			also(failoverWhen("c1 setData#2"), laggingWhen("c1 setData#1"), lostReply("c1 setData#1", "")),
 		quick(cu, "DistributedAtomicLong", "every add counted once", "counter-faults", 4, jvm("CuratorAtomicLong"), "4 4 10").

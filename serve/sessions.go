@@ -129,11 +129,11 @@ func (f *Front) newClient() *sim.Outside {
 }
 
 // openEnds are the ends of client o's open connections, in the order
-// they were taken.
+// they were taken (none in a replay, whose connections are the tape's).
 func (f *Front) openEnds(o *sim.Outside) []Ends {
 	var open []*peer
 	for _, p := range f.peers {
-		if p.client == o && !p.closed {
+		if p.client == o && !p.closed && p.nc != nil {
 			open = append(open, p)
 		}
 	}

@@ -17,40 +17,52 @@ import (
 	"github.com/zksim/zksim/sim"
 )
 
+// A tape replays to the run's hash: across a server's crash, and across
+// a client's pause, which the served run carried out on its process (the
+// replay has no process, nor connections, to pause).
 func TestATapeReplaysToTheSameHashAndFrames(t *testing.T) {
-	sched, err := fault.ParseSchedule("at 300ms crash s1 for 1s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "run.tape")
-	opts := Options{Config: sim.Config{Seed: 5}, Faults: sched}
-	if opts.Tape, err = CreateTape(path, opts); err != nil {
-		t.Fatal(err)
-	}
-	res := served(t, opts, func(addrs []string) {
-		c := connectGoZK(t, addrs)
-		defer c.Close()
-		for i := 0; i < 20; i++ {
-			if _, err := c.Create("/n-", []byte("x"), zk.FlagSequence, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrConnectionClosed) {
-				t.Fatalf("create %d: %v", i, err)
+	for _, schedule := range []string{"at 300ms crash s1 for 1s", "at 300ms pause c1 1s"} {
+		t.Run(schedule, func(t *testing.T) {
+			sched, err := fault.ParseSchedule(schedule)
+			if err != nil {
+				t.Fatal(err)
 			}
-			time.Sleep(30 * time.Millisecond)
-		}
-	})
-	tape, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tape.Close()
-	r, err := Replay(tape)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Result.Hash != res.Hash || r.Hash != res.Hash {
-		t.Fatalf("served hash %x, tape's %x, replay's %x", res.Hash, r.Hash, r.Result.Hash)
-	}
-	if len(res.Struck) != 1 {
-		t.Fatalf("faults struck: %v, want the crash", res.Struck)
+			path := filepath.Join(t.TempDir(), "run.tape")
+			paused := 0
+			opts := Options{Config: sim.Config{Seed: 5}, Faults: sched,
+				Pause: func(_ string, ends []Ends, _ time.Duration) { paused += len(ends) }}
+			if opts.Tape, err = CreateTape(path, opts); err != nil {
+				t.Fatal(err)
+			}
+			res := served(t, opts, func(addrs []string) {
+				c := connectGoZK(t, addrs)
+				defer c.Close()
+				for i := 0; i < 20; i++ {
+					if _, err := c.Create("/n-", []byte("x"), zk.FlagSequence, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrConnectionClosed) {
+						t.Fatalf("create %d: %v", i, err)
+					}
+					time.Sleep(30 * time.Millisecond)
+				}
+			})
+			tape, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tape.Close()
+			r, err := Replay(tape)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Result.Hash != res.Hash || r.Hash != res.Hash {
+				t.Fatalf("served hash %x, tape's %x, replay's %x", res.Hash, r.Hash, r.Result.Hash)
+			}
+			if len(res.Struck) != 1 {
+				t.Fatalf("faults struck: %v, want the %s", res.Struck, schedule)
+			}
+			if strings.Contains(schedule, "pause") && paused != 1 {
+				t.Fatalf("the pause was given %d open connections, want c1's one", paused)
+			}
+		})
 	}
 }
 

@@ -49,12 +49,17 @@ func librariesReady(t *testing.T) string {
 // run with args, and returns zksim serve's exit status and output; with
 // tape set, the first breaking run's tape is kept there (--tape).
 func serveRecipe(r harness.Recipe, classes, faults, args string, runs int, tape string) (int, string) {
+	return serveTrial(r, r.Command(classes, args), faults, runs, tape)
+}
+
+// serveTrial is serveRecipe with the shell command that runs the clients.
+func serveTrial(r harness.Recipe, command, faults string, runs int, tape string) (int, string) {
 	var out bytes.Buffer
 	argv := []string{"serve", r.Scenario, "--faults", faults, "--runs", fmt.Sprint(runs)}
 	if tape != "" {
 		argv = append(argv, "--tape", tape)
 	}
-	code := run(append(argv, "--", "sh", "-c", r.Command(classes, args)), &out, &out)
+	code := run(append(argv, "--", "sh", "-c", command), &out, &out)
 	return code, out.String()
 }
 
@@ -164,7 +169,7 @@ func TestLibraryTable(t *testing.T) {
 			if *librariesTapes != "" {
 				tape = filepath.Join(*librariesTapes, tapeName(w.r, w.trial))
 			}
-			code, out := serveRecipe(w.r, classes, w.trial.Faults, w.trial.Args, *librariesRuns, tape)
+			code, out := serveTrial(w.r, w.r.TrialCommand(w.trial, classes), w.trial.Faults, *librariesRuns, tape)
 			w.verdict, w.took = tableVerdict(out), time.Since(start).Round(time.Second)
 			kept := ""
 			if tape != "" && code != 1 {

@@ -10,7 +10,8 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.admin.ZooKeeperAdmin;
 
 /**
- * The clients of one Curator recipe under zksim, as threads of one JVM (a JVM is slow to start).
+ * The clients of one Curator recipe under zksim, as threads of one JVM (a JVM is slow to start),
+ * or one of them alone (ZKSIM_CLIENT).
  *
  * <p>Each client has its own CuratorFramework, so its own ZooKeeper session, and its own
  * recorder (ZksimEvents). They connect one after another, so that client i is the one zksim
@@ -95,10 +96,22 @@ public final class CuratorClients {
         }
     }
 
-    /** Connects n clients to ZKSIM_CONNECT, in order, and runs body in each; exits 1 if one threw. */
+    /**
+     * Connects n clients to ZKSIM_CONNECT, in order, and runs body in each; exits 1 if one threw.
+     * With ZKSIM_CLIENT=k set, this JVM runs client k alone (index k-1, its role among the n as
+     * ever): a launcher that starts one JVM per client lets zksim's "pause ck" stop that client
+     * alone, as a collection pause stops one process.
+     */
     public static void run(int n, Body body) throws Exception {
+        int from = 0;
+        int to = n;
+        String one = System.getenv("ZKSIM_CLIENT");
+        if (one != null) {
+            from = Integer.parseInt(one) - 1;
+            to = from + 1;
+        }
         List<Client> clients = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
+        for (int i = from; i < to; i++) {
             AtomicBoolean crashed = new AtomicBoolean();
             CuratorFramework curator = CuratorFrameworkFactory.builder()
                     .connectString(System.getenv("ZKSIM_CONNECT"))
