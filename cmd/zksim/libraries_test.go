@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/fault"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/live"
+	"github.com/zksim/zksim/scenarios"
 )
 
 var (
@@ -278,5 +280,33 @@ zk.stop()`
 	}
 	if !regexp.MustCompile(`zksim serve: pause c1 for 2s, process \d+ \(\S*python3 -c import os`).MatchString(errOut.String()) {
 		t.Fatalf("zksim serve did not say which process it stopped:\n%s\n%s", out.String(), errOut.String())
+	}
+}
+
+// Every row of the library table names a built-in scenario, and every
+// trial a schedule that parses, each trial once (its tape's name too):
+// make libraries runs for an hour, and a typo should not wait that long.
+func TestLibraryTableIsWellFormed(t *testing.T) {
+	names := map[string]bool{}
+	for _, r := range harness.Recipes() {
+		if _, err := scenarios.LoadServedScenario(r.Scenario); err != nil {
+			t.Errorf("%s %s: scenario %s: %v", r.Library, r.Name, r.Scenario, err)
+		}
+		if len(r.Trials) == 0 || r.Clients < 1 || r.Promise == "" {
+			t.Errorf("%s %s: %d trials, %d clients, promise %q", r.Library, r.Name, len(r.Trials), r.Clients, r.Promise)
+		}
+		for _, trial := range r.Trials {
+			if _, err := fault.ParseSchedule(strings.TrimPrefix(trial.Faults, "none")); err != nil { // as --faults reads it
+				t.Errorf("%s %s: %v", r.Library, r.Name, err)
+			}
+			if name := tapeName(r, trial); names[name] {
+				t.Errorf("%s %s: trial %q twice", r.Library, r.Name, trial.Faults)
+			} else {
+				names[name] = true
+			}
+			if trial.Args == "" || trial.Why == "" || r.TrialCommand(trial, "/classes") == "" {
+				t.Errorf("%s %s, %s: args %q, why %q", r.Library, r.Name, trial.Faults, trial.Args, trial.Why)
+			}
+		}
 	}
 }
