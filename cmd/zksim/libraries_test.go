@@ -131,33 +131,8 @@ func TestLibraryTable(t *testing.T) {
 		t.Log("the library table runs with -libraries (make libraries)")
 		return
 	}
+	rows := tableTrials(t)
 	classes := librariesReady(t)
-	type row struct {
-		r       harness.Recipe
-		trial   harness.Trial
-		verdict string
-		took    time.Duration
-	}
-	only, err := regexp.Compile(*librariesOnly)
-	if err != nil {
-		t.Fatalf("-libraries.only: %v", err)
-	}
-	var rows []*row
-	for _, r := range harness.Recipes() {
-		for _, trial := range r.Trials {
-			if only.MatchString(fmt.Sprintf("%s %s: %s", r.Library, r.Name, trial.Faults)) {
-				rows = append(rows, &row{r: r, trial: trial})
-			}
-		}
-	}
-	if *librariesTapes != "" {
-		if err := os.MkdirAll(*librariesTapes, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if len(rows) == 0 {
-		t.Fatalf("-libraries.only %q matches no trial: a trial is named \"library recipe: faults\", as \"kazoo 2.8 Counter: none\"", *librariesOnly)
-	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	slots, done, began := make(chan struct{}, max(*librariesParallel, 1)), 0, time.Now()
@@ -166,19 +141,7 @@ func TestLibraryTable(t *testing.T) {
 		slots <- struct{}{}
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			start := time.Now()
-			tape := ""
-			if *librariesTapes != "" {
-				tape = filepath.Join(*librariesTapes, tapeName(w.r, w.trial))
-			}
-			code, out := serveTrial(w.r, w.r.TrialCommand(w.trial, classes), w.trial.Faults, *librariesRuns, tape)
-			w.verdict, w.took = tableVerdict(out), time.Since(start).Round(time.Second)
-			kept := ""
-			if tape != "" && code != 1 {
-				os.Remove(tape) //nolint:errcheck // kept only where a check broke
-			} else if tape != "" {
-				kept = "; its tape: " + tape
-			}
+			kept := w.run(classes)
 			mu.Lock()
 			done++
 			t.Logf("[%d/%d, %s in all] %s %s, %s (%s): %s [%s]%s", done, len(rows), time.Since(began).Round(time.Second),
@@ -187,18 +150,78 @@ func TestLibraryTable(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	table := tableMarkdown(rows)
+	t.Logf("the table:\n%s", table)
+	if *librariesOut != "" {
+		if err := os.WriteFile(*librariesOut, []byte(table), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// tableRow is one trial of the library table and how it went.
+type tableRow struct {
+	r       harness.Recipe
+	trial   harness.Trial
+	verdict string
+	took    time.Duration
+}
+
+// tableTrials are the trials -libraries.only selects, and the tapes'
+// directory made.
+func tableTrials(t *testing.T) []*tableRow {
+	only, err := regexp.Compile(*librariesOnly)
+	if err != nil {
+		t.Fatalf("-libraries.only: %v", err)
+	}
+	var rows []*tableRow
+	for _, r := range harness.Recipes() {
+		for _, trial := range r.Trials {
+			if only.MatchString(fmt.Sprintf("%s %s: %s", r.Library, r.Name, trial.Faults)) {
+				rows = append(rows, &tableRow{r: r, trial: trial})
+			}
+		}
+	}
+	if len(rows) == 0 {
+		t.Fatalf("-libraries.only %q matches no trial: a trial is named \"library recipe: faults\", as \"kazoo 2.8 Counter: none\"", *librariesOnly)
+	}
+	if *librariesTapes != "" {
+		if err := os.MkdirAll(*librariesTapes, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return rows
+}
+
+// run serves the trial --libraries.runs times and sets its verdict; it
+// returns where the tape of a breaking trial was kept, for the log.
+func (w *tableRow) run(classes string) (kept string) {
+	start := time.Now()
+	tape := ""
+	if *librariesTapes != "" {
+		tape = filepath.Join(*librariesTapes, tapeName(w.r, w.trial))
+	}
+	code, out := serveTrial(w.r, w.r.TrialCommand(w.trial, classes), w.trial.Faults, *librariesRuns, tape)
+	w.verdict, w.took = tableVerdict(out), time.Since(start).Round(time.Second)
+	switch {
+	case tape == "":
+	case code != 1:
+		os.Remove(tape) //nolint:errcheck // kept only where a check broke
+	default:
+		kept = "; its tape: " + tape
+	}
+	return kept
+}
+
+// tableMarkdown is the table as README holds it.
+func tableMarkdown(rows []*tableRow) string {
 	var table strings.Builder
 	table.WriteString("| library | recipe | promises | scenario | faults | clients | runs | time | verdict |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, w := range rows {
 		fmt.Fprintf(&table, "| %s | %s | %s | %s | `%s` (%s) | %d | %d | %s | %s |\n", w.r.Library, w.r.Name, w.r.Promise, w.r.Scenario,
 			w.trial.Faults, w.trial.Why, w.r.Clients, *librariesRuns, w.took, w.verdict)
 	}
-	t.Logf("the table:\n%s", table.String())
-	if *librariesOut != "" {
-		if err := os.WriteFile(*librariesOut, []byte(table.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	return table.String()
 }
 
 // tapeName is the file a trial's tape is kept in: its library, recipe and
