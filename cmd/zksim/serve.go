@@ -76,12 +76,14 @@ schedule found and its rate.
 of the run exactly, without any client.
 
 The run is judged by the checks that need nothing from its clients (--checks:
-ownership, the default; leaks): a violation is shown with its report,
-whose files --out writes; --trace prints the timeline, --json one object.
+ownership, the default; leaks) and, when its clients record what they
+believed on ZKSIM_EVENTS (the second line printed), by its kind's checks: a
+violation is shown with its report, whose files --out writes; --trace
+prints the timeline, --json one object.
 
-Exit status: the command's, if it failed; else 0 when the run held, 1 when
-a check found a violation (or the simulator's self-checks failed); 2 for
-bad input; 130 when interrupted, after writing the tape and the summary.`,
+Exit status: 1 when a check found a violation in a run (or the simulator's
+self-checks failed); else the command's, if it failed; else 0; 2 for bad
+input; 130 when interrupted, after writing the tape and the summary.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()

@@ -135,6 +135,15 @@ func TestServeRunsCountsTheRunsThatBroke(t *testing.T) {
 		!strings.Contains(out.String(), "a check broke in 0 of 3 runs []; the command failed in runs [1 2 3]") {
 		t.Fatalf("exit %d, want 1 (the command's) and every run's failure:\n%s", code, out.String())
 	}
+	// A broken check outranks the command's failure; without one, the
+	// command's status is zksim serve's.
+	out.Reset()
+	if code := run([]string{"serve", "lock-contention", "--", "sh", "-c", script + "; exit 7"}, &out, &errOut); code != 1 {
+		t.Fatalf("a check broke and the command exited 7: exit %d, want 1\n%s", code, out.String())
+	}
+	if code := run([]string{"serve", "lock-contention", "--", "sh", "-c", "exit 7"}, &out, &errOut); code != 7 {
+		t.Fatalf("the command exited 7, no check broke: exit %d, want 7", code)
+	}
 }
 
 // --shrink leaves out each fault whose schedule still breaks a check in
