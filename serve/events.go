@@ -144,21 +144,7 @@ func (f *Front) recordEvent(line []byte) eventAnswer {
 		return eventAnswer{Error: "not an event: " + err.Error()}
 	}
 	if l.Return > 0 {
-		if l.Return > len(f.recipeOps) || f.recipeOps[l.Return-1].Result != "" {
-			return eventAnswer{Error: fmt.Sprintf("return of %d: no call of that id awaits its return", l.Return)}
-		}
-		op := &f.recipeOps[l.Return-1]
-		op.Result, op.Error, op.Out, op.Return = strings.ToLower(l.Result), l.Error, l.Out, f.now
-		if op.Result == "" {
-			op.Result = "ok"
-		}
-		if l.Token != 0 {
-			op.Token = l.Token
-		}
-		if l.As != "" {
-			op.Kind = l.As
-		}
-		return eventAnswer{}
+		return f.recordReturn(l)
 	}
 	kind := l.Call + l.Instant
 	if kind == "" || l.Call != "" && l.Instant != "" {
@@ -171,10 +157,26 @@ func (f *Front) recordEvent(line []byte) eventAnswer {
 	op := RecipeOp{Client: c, Kind: kind, Path: l.Path, Data: l.Data, Token: l.Token, Shared: l.Shared, Priority: l.Priority,
 		Call: f.now}
 	if l.Instant != "" {
-		op.Result, op.Return, op.Out = cmpResult(l.Result), f.now, l.Out
+		op.Result, op.Return, op.Out = resultOf(l.Result), f.now, l.Out
 	}
 	f.recipeOps = append(f.recipeOps, op)
 	return eventAnswer{ID: len(f.recipeOps)}
+}
+
+// recordReturn records the return of the call l names.
+func (f *Front) recordReturn(l eventLine) eventAnswer {
+	if l.Return > len(f.recipeOps) || f.recipeOps[l.Return-1].Result != "" {
+		return eventAnswer{Error: fmt.Sprintf("return of %d: no call of that id awaits its return", l.Return)}
+	}
+	op := &f.recipeOps[l.Return-1]
+	op.Result, op.Error, op.Out, op.Return = resultOf(l.Result), l.Error, l.Out, f.now
+	if l.Token != 0 {
+		op.Token = l.Token
+	}
+	if l.As != "" {
+		op.Kind = l.As
+	}
+	return eventAnswer{}
 }
 
 // sessionClient is the client whose session a line names.
@@ -195,7 +197,9 @@ func (f *Front) sessionClient(raw json.RawMessage) (int, error) {
 	return o.Index(), nil
 }
 
-func cmpResult(r string) string {
+// resultOf is a line's result as a history has it: lower case, ok when
+// the line gives none.
+func resultOf(r string) string {
 	if r == "" {
 		return "ok"
 	}
