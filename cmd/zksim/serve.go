@@ -481,9 +481,9 @@ type childProcess struct {
 	report io.Writer // what a pause stopped, for the person running it
 }
 
-// start starts the command, in a process group of its own (so that a
-// pause stops all of it), with ZKSIM_CONNECT set; cancel is called when
-// it exits.
+// start starts the command, in a process group of its own (so that an
+// interrupt reaches all of it), with ZKSIM_CONNECT and ZKSIM_EVENTS set;
+// cancel is called when it exits.
 func (c *childProcess) start(command []string, connect, events string, stdout, stderr io.Writer, cancel func()) error {
 	c.cmd = exec.Command(command[0], command[1:]...)
 	c.cmd.Env = append(os.Environ(), "ZKSIM_CONNECT="+connect, "ZKSIM_EVENTS="+events)

@@ -27,9 +27,13 @@ import (
 // descendants) holding the client's end of any of conns, sorted, and none
 // when /proc cannot tell (not Linux, or the connections are gone).
 func socketOwners(conns []serve.Ends, root int) []int {
+	want := portPairs(conns)
+	if len(want) == 0 {
+		return nil
+	}
 	inodes := map[string]bool{}
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		for _, inode := range socketInodes(table, conns) {
+		for _, inode := range socketInodes(table, want) {
 			inodes[inode] = true
 		}
 	}
@@ -46,10 +50,8 @@ func socketOwners(conns []serve.Ends, root int) []int {
 	return owners
 }
 
-// socketInodes reads a /proc/net/tcp table for the sockets at the
-// client's end of conns: local port the client's, remote port the
-// front end's.
-func socketInodes(table string, conns []serve.Ends) []string {
+// portPairs are the TCP ports of conns' ends, the client's first.
+func portPairs(conns []serve.Ends) map[[2]int]bool {
 	want := map[[2]int]bool{}
 	for _, c := range conns {
 		client, front := tcpPort(c.Client), tcpPort(c.Front)
@@ -57,8 +59,15 @@ func socketInodes(table string, conns []serve.Ends) []string {
 			want[[2]int{client, front}] = true
 		}
 	}
+	return want
+}
+
+// socketInodes reads a /proc/net/tcp table for the sockets at the
+// client's end of the connections want names: local port the client's,
+// remote port the front end's.
+func socketInodes(table string, want map[[2]int]bool) []string {
 	f, err := os.Open(table)
-	if err != nil || len(want) == 0 {
+	if err != nil {
 		return nil
 	}
 	defer f.Close()
@@ -88,8 +97,11 @@ func tcpPort(addr net.Addr) int {
 // hexPort reads the port of a /proc/net/tcp address, "0100007F:1F90".
 func hexPort(addr string) int {
 	i := strings.LastIndexByte(addr, ':')
+	if i < 0 {
+		return 0
+	}
 	port, err := strconv.ParseUint(addr[i+1:], 16, 16)
-	if i < 0 || err != nil {
+	if err != nil {
 		return 0
 	}
 	return int(port)

@@ -54,7 +54,7 @@ func TestSocketOwnerIsTheProcessAtTheClientsEnd(t *testing.T) {
 	}
 	var inodes []string
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		inodes = append(inodes, socketInodes(table, ends)...)
+		inodes = append(inodes, socketInodes(table, portPairs(ends))...)
 	}
 	if want := socketInode(t, c); len(inodes) != 1 || inodes[0] != want {
 		t.Fatalf("sockets at the client's end: %v, want the dialled one's alone (%s)", inodes, want)
