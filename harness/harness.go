@@ -25,6 +25,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/zksim/zksim/internal/debian"
 )
 
 // Python is Debian's Python, whose dist-packages hold python3-kazoo (a
@@ -53,20 +55,8 @@ func EnsureInstalled(log io.Writer) error {
 	if installed() == nil {
 		return nil
 	}
-	how := "sudo apt-get update && sudo apt-get install -y " + strings.Join(packages, " ")
-	if _, err := exec.LookPath("apt-get"); err != nil || os.Geteuid() != 0 {
-		return fmt.Errorf("%v; install them: %s", installed(), how)
-	}
-	if log == nil {
-		log = io.Discard
-	}
-	for _, args := range [][]string{{"update"}, append([]string{"install", "-y"}, packages...)} {
-		cmd := exec.Command("apt-get", append([]string{"-o", "DPkg::Lock::Timeout=600"}, args...)...)
-		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-		cmd.Stdout, cmd.Stderr = log, log
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("apt-get %s: %w (%s)", strings.Join(args, " "), err, how)
-		}
+	if err := debian.Install(log, packages...); err != nil {
+		return fmt.Errorf("%v: %w", installed(), err)
 	}
 	return installed()
 }

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/zksim/zksim/internal/debian"
 )
 
 // The Debian zookeeper package's jars. zookeeper.jar's manifest names the
@@ -30,25 +32,11 @@ func EnsureInstalled(log io.Writer) error {
 	if installed() {
 		return nil
 	}
-	how := "install Debian's zookeeper package: sudo apt-get update && sudo apt-get install -y zookeeper"
-	if _, err := exec.LookPath("apt-get"); err != nil {
-		return fmt.Errorf("ZooKeeper is not installed (%s missing) and there is no apt-get here: %s", zookeeperJar, how)
+	if log != nil {
+		fmt.Fprintln(log, "live: installing Debian's zookeeper package (apt-get update; apt-get install -y zookeeper)")
 	}
-	if os.Geteuid() != 0 {
-		return fmt.Errorf("ZooKeeper is not installed (%s missing) and installing it needs root: %s", zookeeperJar, how)
-	}
-	if log == nil {
-		log = io.Discard
-	}
-	fmt.Fprintln(log, "live: installing Debian's zookeeper package (apt-get update; apt-get install -y zookeeper)")
-	for _, args := range [][]string{{"update"}, {"install", "-y", "zookeeper"}} {
-		// Wait for another apt or dpkg to finish rather than fail on its lock.
-		cmd := exec.Command("apt-get", append([]string{"-o", "DPkg::Lock::Timeout=600"}, args...)...)
-		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-		cmd.Stdout, cmd.Stderr = log, log
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("apt-get %s: %w (%s)", strings.Join(args, " "), err, how)
-		}
+	if err := debian.Install(log, "zookeeper"); err != nil {
+		return fmt.Errorf("ZooKeeper is not installed (%s missing): %w", zookeeperJar, err)
 	}
 	if !installed() {
 		return fmt.Errorf("apt-get installed zookeeper, but %s or java is still missing", zookeeperJar)

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/zksim/zksim/internal/debian"
 	"github.com/zksim/zksim/search"
 )
 
@@ -25,16 +26,8 @@ func chromium(t *testing.T) string {
 	if p, err := exec.LookPath("chromium"); err == nil {
 		return p
 	}
-	if os.Geteuid() != 0 {
-		t.Fatal("chromium is missing and installing it needs root: sudo apt-get update && sudo apt-get install -y chromium")
-	}
-	for _, args := range [][]string{{"update"}, {"install", "-y", "chromium"}} {
-		// Wait for another apt or dpkg to finish rather than fail on its lock.
-		cmd := exec.Command("apt-get", append([]string{"-o", "DPkg::Lock::Timeout=600"}, args...)...)
-		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("apt-get %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
+	if err := debian.Install(nil, "chromium"); err != nil {
+		t.Fatalf("chromium is missing: %v", err)
 	}
 	p, err := exec.LookPath("chromium")
 	if err != nil {
