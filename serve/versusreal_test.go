@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -35,32 +34,19 @@ func TestFrontAnswersAsTheRealServer(t *testing.T) {
 	}
 	t.Cleanup(func() { e.Stop() })
 	real := runScript(t, e.ConnectString()[0])
-	var served []string
-	f, err := New(Options{Config: sim.Config{Seed: 1, Servers: 1, ExtendedTypes: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addrs, err := f.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { _, err := f.Run(ctx); done <- err }()
-	served = runScript(t, addrs[0])
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if len(real) != len(served) {
-		t.Fatalf("%d steps against the real server, %d against the front end", len(real), len(served))
+	var front []string
+	served(t, Options{Config: sim.Config{Seed: 1, Servers: 1, ExtendedTypes: true}}, func(addrs []string) {
+		front = runScript(t, addrs[0])
+	})
+	if len(real) != len(front) {
+		t.Fatalf("%d steps against the real server, %d against the front end", len(real), len(front))
 	}
 	diverged := 0
 	for i := range real {
-		if real[i] != served[i] {
+		if real[i] != front[i] {
 			diverged++
 			t.Errorf("the real server answered\n  %s\nthe front end\n  %s", strings.ReplaceAll(real[i], "\n", "\n  "),
-				strings.ReplaceAll(served[i], "\n", "\n  "))
+				strings.ReplaceAll(front[i], "\n", "\n  "))
 		}
 	}
 	t.Logf("%d steps, %d answered otherwise", len(real), diverged)
